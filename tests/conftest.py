@@ -1,0 +1,59 @@
+"""Shared fixtures: where ../shared is, and running the CLI in-process or as a real command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+GOLDEN = SHARED / "data" / "bellogin2011_fold1"
+ML100K = SHARED / "data" / "ml-100k"
+
+
+def need(path: Path) -> Path:
+    """Skip the calling test, saying why, when a ../shared file is absent."""
+    if not path.exists():
+        pytest.skip(f"needs {path} (the shared data folder beside the repository), which is absent")
+    return path
+
+
+@pytest.fixture
+def golden() -> Path:
+    return need(GOLDEN)
+
+
+@pytest.fixture
+def ml100k() -> Path:
+    return need(ML100K / "u.data")
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``trecrs ARGS`` in-process; returns (exit code, stdout, stderr)."""
+    from trecrs.cli import main
+
+    def _run(*args: str):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return _run
+
+
+def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m trecrs ARGS`` as a separate process (exit codes, stderr as a shell sees them)."""
+    return subprocess.run(
+        [sys.executable, "-m", "trecrs", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path

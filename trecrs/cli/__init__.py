@@ -1,0 +1,51 @@
+"""The ``trecrs`` command: argument parsing and printing only; the work is done by the library.
+
+Each sub-command lives in its own module of this package with a ``register(subparsers)`` function;
+:data:`COMMAND_MODULES` is the registry, in the order ``trecrs --help`` lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import TrecrsError
+
+COMMAND_MODULES: tuple[str, ...] = ("eval",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trecrs",
+        description="Offline evaluation of recommender systems with TREC qrels/run files and trec_eval semantics.",
+        epilog="Example: trecrs eval -m P.10 -m ndcg_cut.50 qrels.txt run.txt",
+    )
+    parser.add_argument("--version", action="version", version=f"trecrs {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``trecrs`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except TrecrsError as exc:
+        print(f"trecrs {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `trecrs eval ... | head` is fine
+        try:
+            sys.stdout.close()
+        except Exception:  # noqa: BLE001
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""``trecrs eval``: a drop-in for trec_eval, plus tidy multi-run tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+from ..scoring import ENGINES, evaluate_full
+from ..scoring.output import FORMATS, format_trec, render, tidy_table
+from ..scoring.trec_measures import NICKNAMES, TREC_MEASURES
+from .common import argv
+
+EXAMPLES = """examples:
+  trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
+  trecrs eval -q -m P.10,50 -m ndcg_cut.50 -l 4 qrels.txt run.txt
+  trecrs eval -m all_trec qrels.txt run.txt.gz
+  trecrs eval -m P@10 -m nDCG@50 qrels.txt a.run b.run c.run        # one tidy table
+  trecrs eval -m map --format parquet -o results.parquet qrels.txt *.run
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="score runs against qrels exactly as trec_eval 9.x does",
+        description="Score TREC runs against TREC qrels. With one run and the default format the output "
+        "is byte for byte what trec_eval 9.x prints for the same flags.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docno rel), .gz allowed")
+    p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag)")
+    p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
+                   help="also print the values of each query")
+    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
+                   help="measure[.params] or nickname (official, set, all_trec); ir_measures-style names "
+                   "such as P@10, nDCG@50, R@50, AP, RR, Success@10 are accepted too. Repeatable.")
+    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
+                   help="average over every qrels query; a query missing from the run scores 0")
+    p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
+    p.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
+                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int, default=None, metavar="N",
+                   help="use only the first N documents of each query (after trec_eval's ordering)")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="remove documents absent from the qrels before computing anything")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: trec for one run, tsv for several)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
+                   help="computation engine (default: auto, the fastest that covers the measures)")
+    p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
+    p.set_defaults(func=run)
+
+
+def _list_measures() -> str:
+    lines = ["trec_eval measures (table order):"]
+    for m in TREC_MEASURES:
+        lines.append(f"  {m.name:<22} {m.doc}")
+    lines.append("nicknames: " + ", ".join(NICKNAMES))
+    lines.append("ir_measures-style: P@k R@k nDCG nDCG@k AP AP@k RR Success@k Rprec Bpref infAP NumQ NumRet "
+                 "NumRel NumRelRet")
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    if args.list_measures:
+        sys.stdout.write(_list_measures())
+        return 0
+    if not args.runs:
+        raise UsageError("give at least one RUN file")
+    fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
+    if fmt == "parquet" and not args.output:
+        raise UsageError("--format parquet needs -o FILE")
+    evaluations = {}
+    for path in args.runs:
+        evaluations[path] = evaluate_full(
+            args.qrels,
+            path,
+            args.measures,
+            relevance_level=args.level,
+            judged_only=args.judged_only,
+            average_all=args.average_all,
+            depth=args.depth,
+            engine=args.engine,
+        )
+    if fmt == "trec":
+        text = "".join(
+            format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
+        )
+        return _emit_text(args, text)
+    table = tidy_table(evaluations, per_query=args.per_query or args.no_summary)
+    if args.no_summary:
+        table = table.filter(table["query"] != "all")
+    if fmt == "parquet":
+        from ..io import atomic_path
+        from ..provenance import write_manifest
+
+        with atomic_path(args.output) as tmp:
+            table.write_parquet(tmp, statistics=False)
+        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+        return 0
+    return _emit_text(args, render(table, fmt))
+
+
+def _inputs(args) -> dict:
+    ins = {"qrels": args.qrels}
+    ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
+    return ins
+
+
+def _params(args) -> dict:
+    return {
+        "measures": args.measures or ["official"],
+        "relevance_level": args.level,
+        "judged_only": args.judged_only,
+        "average_all": args.average_all,
+        "depth": args.depth,
+        "per_query": args.per_query,
+    }
+
+
+def _emit_text(args, text: str) -> int:
+    if args.output:
+        from ..io import write_text_atomic
+        from ..provenance import write_manifest
+
+        write_text_atomic(args.output, text)
+        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,331 @@
+"""Reading and writing TREC qrels, TREC runs, ratings and score files.
+
+Readers are tolerant of layout (any run of spaces/tabs between fields, CRLF line ends, blank lines,
+``#`` comment lines, ``.gz`` files) and strict about content: a malformed line raises
+:class:`~trecrs.errors.InputError` naming the file, the line and the reason. Writers are strict and atomic:
+the file appears complete under its final name or not at all.
+
+:func:`trec_order` is the one definition of trec_eval's ranking used everywhere in trecrs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io as _io
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+from .errors import InputError
+from .schema import DOC, ITER, QUERY, QRELS_SCHEMA, RANK, REL, RUN_SCHEMA, SCORE, TAG
+
+PathLike = str | os.PathLike
+
+_LINE = "line"
+_LINENO = "lineno"
+
+
+# --------------------------------------------------------------------------------------------- ordering
+
+
+def trec_order(run: pl.DataFrame, *, rank: bool = True) -> pl.DataFrame:
+    """Order a run the way trec_eval 9.x ranks it, and (optionally) renumber the rank column.
+
+    Rule (``form_res_rels.c``): per query, documents sorted by score descending, the score compared as a
+    C ``float`` (IEEE float32, so 1.0 and 1.000000001 tie); ties broken by document id descending,
+    compared bytewise (``strcmp``), so ``"9"`` ranks above ``"10"``. The rank column of the input is
+    ignored. Queries come out in bytewise ascending order, the order trec_eval evaluates them in.
+
+    Returns a new DataFrame; ``rank`` (1-based, per query) is rewritten when ``rank=True``.
+    """
+    score32 = pl.col(SCORE).cast(pl.Float32)
+    # -0.0 and 0.0 compare equal in C; make them one key so the doc id decides, as in trec_eval.
+    score32 = pl.when(score32 == 0).then(pl.lit(0.0, dtype=pl.Float32)).otherwise(score32)
+    out = run.sort([pl.col(QUERY), score32, pl.col(DOC)], descending=[False, True, True])
+    if rank:
+        out = out.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK))
+    return out
+
+
+def natural_key(values: pl.Series) -> pl.Series:
+    """Sort key for ids: numeric order when every id is a plain non-negative integer, else bytewise."""
+    if values.len() and values.str.contains(r"^\d{1,18}$").all():
+        return values.cast(pl.Int64)
+    return values
+
+
+def natural_sort(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """Sort ``df`` by ``columns`` in natural id order (see :func:`natural_key`); stable and deterministic."""
+    keys = [natural_key(df.get_column(c)) for c in columns]
+    return df.sort(keys + columns, maintain_order=True)
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def _open_bytes(path: PathLike) -> bytes:
+    path = Path(path)
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, expected a file") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(path, None, f"cannot read: {exc}") from None
+
+
+def read_lines(path: PathLike) -> pl.DataFrame:
+    """Read a text file into a DataFrame ``(lineno, line)`` of its content lines.
+
+    Blank lines and lines whose first non-blank character is ``#`` are dropped; ``lineno`` keeps the
+    1-based line number of each remaining line for error messages. Raises on an empty file.
+    """
+    data = _open_bytes(path)
+    if not data.strip():
+        raise InputError(path, None, "empty file")
+    df = pl.read_csv(
+        _io.BytesIO(data),
+        has_header=False,
+        separator="\x1f",
+        quote_char=None,
+        new_columns=[_LINE],
+        schema_overrides={_LINE: pl.Utf8},
+        encoding="utf8-lossy",
+        truncate_ragged_lines=True,
+    )
+    df = df.with_row_index(_LINENO, offset=1).with_columns(pl.col(_LINE).str.strip_chars())
+    df = df.filter(pl.col(_LINE).is_not_null() & (pl.col(_LINE) != "") & ~pl.col(_LINE).str.starts_with("#"))
+    if df.height == 0:
+        raise InputError(path, None, "no content lines (only blank or # comment lines)")
+    return df
+
+
+def split_fields(lines: pl.DataFrame) -> pl.DataFrame:
+    """Add a list column ``fields``: each line split on runs of whitespace."""
+    return lines.with_columns(pl.col(_LINE).str.replace_all(r"\s+", " ").str.split(" ").alias("fields"))
+
+
+def _first_bad(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
+    bad = df.filter(mask)
+    return None if bad.height == 0 else bad.row(0, named=True)
+
+
+def _describe(line: str, limit: int = 80) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def read_qrels(path: PathLike) -> pl.DataFrame:
+    """Read a TREC qrels file ``qid iter docno rel`` into a DataFrame (``schema.QRELS_SCHEMA``).
+
+    Exactly four whitespace-separated fields per line; ``rel`` must be an integer (a negative value
+    marks a document that is in the pool but unjudged, as in trec_eval). A (query, doc) pair that
+    appears twice is an error, as it is for trec_eval. Ids are kept as strings.
+    """
+    lines = split_fields(read_lines(path))
+    n = pl.col("fields").list.len()
+    bad = _first_bad(lines, n != 4)
+    if bad is not None:
+        raise InputError(
+            path,
+            bad[_LINENO],
+            f"expected 4 fields (qid iter docno rel), found {len(bad['fields'])}: {_describe(bad[_LINE])!r}",
+        )
+    df = lines.select(
+        pl.col(_LINENO),
+        pl.col(_LINE),
+        pl.col("fields").list.get(0).alias(QUERY),
+        pl.col("fields").list.get(1).alias(ITER),
+        pl.col("fields").list.get(2).alias(DOC),
+        pl.col("fields").list.get(3).alias("_rel"),
+    )
+    bad = _first_bad(df, ~pl.col("_rel").str.contains(r"^[+-]?\d{1,18}$"))
+    if bad is not None:
+        raise InputError(
+            path, bad[_LINENO], f"relevance must be an integer, found {bad['_rel']!r}: {_describe(bad[_LINE])!r}"
+        )
+    df = df.with_columns(pl.col("_rel").cast(pl.Int64).alias(REL))
+    _check_duplicates(df, path, "qrels")
+    return df.select(list(QRELS_SCHEMA))
+
+
+def read_run(path: PathLike) -> pl.DataFrame:
+    """Read a TREC run ``qid iter docno rank score tag`` into a DataFrame (``schema.RUN_SCHEMA``).
+
+    At least six whitespace-separated fields (extra fields are ignored, as trec_eval does). The rank
+    column is ignored for ranking (use :func:`trec_order`); it is kept as an integer when it is one. The
+    score must be a finite-or-infinite number, never NaN. The run tag of the file is the last line's
+    (trec_eval's rule); see :func:`run_tag`. A duplicate (query, doc) is an error.
+    """
+    lines = split_fields(read_lines(path))
+    n = pl.col("fields").list.len()
+    bad = _first_bad(lines, n < 6)
+    if bad is not None:
+        raise InputError(
+            path,
+            bad[_LINENO],
+            "expected at least 6 fields (qid iter docno rank score tag), "
+            f"found {len(bad['fields'])}: {_describe(bad[_LINE])!r}",
+        )
+    f = pl.col("fields")
+    df = lines.select(
+        pl.col(_LINENO),
+        pl.col(_LINE),
+        f.list.get(0).alias(QUERY),
+        f.list.get(1).alias(ITER),
+        f.list.get(2).alias(DOC),
+        f.list.get(3).cast(pl.Int64, strict=False).alias(RANK),
+        f.list.get(4).alias("_score"),
+        f.list.get(5).alias(TAG),
+    )
+    df = df.with_columns(pl.col("_score").cast(pl.Float64, strict=False).alias(SCORE))
+    bad = _first_bad(df, pl.col(SCORE).is_null() | pl.col(SCORE).is_nan())
+    if bad is not None:
+        what = "NaN" if bad[SCORE] is not None else "not a number"
+        raise InputError(path, bad[_LINENO], f"score is {what}: {bad['_score']!r} in {_describe(bad[_LINE])!r}")
+    _check_duplicates(df, path, "run")
+    return df.select(list(RUN_SCHEMA))
+
+
+def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> None:
+    dup = df.select(pl.struct(QUERY, DOC).is_duplicated().any()).item()
+    if not dup:
+        return
+    first = df.filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
+    earlier = df.filter((pl.col(QUERY) == first[QUERY]) & (pl.col(DOC) == first[DOC])).row(0, named=True)
+    lineno = first.get(_LINENO)
+    prev = earlier.get(_LINENO)
+    also = f" (first seen on line {prev})" if prev is not None else ""
+    raise InputError(
+        path, lineno, f"duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}{also}"
+    )
+
+
+def run_tag(run: pl.DataFrame, default: str = "trecrs") -> str:
+    """The run's tag as trec_eval reports it: the tag of the last line (``default`` if there is none)."""
+    if TAG not in run.columns or run.height == 0:
+        return default
+    tag = run.get_column(TAG)[-1]
+    return default if tag is None else str(tag)
+
+
+# --------------------------------------------------------------------------------------------- coercion
+
+
+def as_polars(data, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
+    """Accept a polars or pandas DataFrame (or a path) and return a polars frame with ``schema`` dtypes.
+
+    Missing optional columns are filled (``iter`` "0"/"Q0", ``rank`` by order, ``tag`` "trecrs").
+    """
+    if isinstance(data, str | os.PathLike):
+        reader = {"qrels": read_qrels, "run": read_run}[what]
+        return reader(data)
+    if not isinstance(data, pl.DataFrame):
+        try:
+            data = pl.from_pandas(data)
+        except Exception as exc:  # noqa: BLE001 - report what we were given
+            raise TypeError(f"{what}: expected a polars/pandas DataFrame or a path, got {type(data)!r}") from exc
+    missing = [c for c in (QUERY, DOC) if c not in data.columns]
+    need = REL if what == "qrels" else SCORE
+    if need not in data.columns:
+        missing.append(need)
+    if missing:
+        raise InputError(None, None, f"{what} DataFrame lacks column(s) {missing}; has {data.columns}")
+    fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
+    cols = []
+    for name, dtype in schema.items():
+        expr = pl.col(name) if name in data.columns else fill[name]
+        cols.append(expr.cast(dtype).alias(name))
+    out = data.select(cols)
+    if what == "run" and out.select(pl.col(SCORE).is_nan().any() | pl.col(SCORE).is_null().any()).item():
+        raise InputError(None, None, "run DataFrame has NaN or missing scores")
+    if what == "qrels" and out.select(pl.col(REL).is_null().any()).item():
+        raise InputError(None, None, "qrels DataFrame has missing relevance values")
+    _check_duplicates(out, None, what)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- writing
+
+
+@contextlib.contextmanager
+def atomic_path(path: PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error remove it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def write_text_atomic(path: PathLike, text: str | bytes) -> None:
+    """Write ``text`` to ``path`` atomically (gzip-compressed, reproducibly, when ``path`` ends in .gz)."""
+    data = text.encode() if isinstance(text, str) else text
+    with atomic_path(path) as tmp:
+        if str(path).endswith(".gz"):
+            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                gz.write(data)
+        else:
+            tmp.write_bytes(data)
+
+
+def write_table(df: pl.DataFrame, path: PathLike, *, separator: str = " ") -> None:
+    """Write ``df`` as headerless delimited text (or Parquet for ``*.parquet``), atomically."""
+    if str(path).endswith(".parquet"):
+        with atomic_path(path) as tmp:
+            df.write_parquet(tmp, statistics=False)
+        return
+    text = df.write_csv(include_header=False, separator=separator, quote_style="never")
+    write_text_atomic(path, text)
+
+
+def format_run(run: pl.DataFrame, *, tag: str | None = None, depth: int | None = None) -> pl.DataFrame:
+    """Order a run with :func:`trec_order`, cut it at ``depth`` per query, and lay out the six TREC columns."""
+    ordered = trec_order(run)
+    if depth is not None:
+        ordered = ordered.filter(pl.col(RANK) <= depth)
+    tag_expr = pl.lit(tag) if tag is not None else (pl.col(TAG) if TAG in ordered.columns else pl.lit("trecrs"))
+    iter_expr = pl.col(ITER) if ITER in ordered.columns else pl.lit("Q0")
+    return ordered.select(
+        pl.col(QUERY), iter_expr.alias(ITER), pl.col(DOC), pl.col(RANK), pl.col(SCORE), tag_expr.alias(TAG)
+    )
+
+
+def write_run(
+    run: pl.DataFrame, path: PathLike, *, tag: str | None = None, depth: int | None = None
+) -> pl.DataFrame:
+    """Write a run file ``qid Q0 docno rank score tag`` in trec_eval order; returns what was written.
+
+    Queries are written in natural id order (numeric when every id is an integer), documents in
+    :func:`trec_order` with ranks 1..n, cut at ``depth`` if given. Scores are written with the shortest
+    text that reads back as the same float64, so a written run scores exactly like the frame.
+    """
+    out = format_run(run, tag=tag, depth=depth)
+    if out.height:
+        out = natural_sort(out, [QUERY])  # stable: documents keep their trec_eval order
+    write_table(out, path)
+    return out
+
+
+def write_qrels(qrels: pl.DataFrame, path: PathLike, *, sort: bool = True) -> pl.DataFrame:
+    """Write a qrels file ``qid 0 docno rel`` (natural id order when ``sort``); returns what was written."""
+    iter_expr = pl.col(ITER) if ITER in qrels.columns else pl.lit("0")
+    out = qrels.select(pl.col(QUERY), iter_expr.alias(ITER), pl.col(DOC), pl.col(REL).cast(pl.Int64))
+    if sort and out.height:
+        out = natural_sort(out, [QUERY, DOC])
+    write_table(out, path)
+    return out

@@ -1,0 +1,17 @@
+"""Scoring: trec_eval measures (engines) and recommender-specific measures."""
+
+from .engines import ENGINES, Engine, register_engine
+from .evaluate import Evaluation, evaluate, evaluate_full
+from .trec_measures import TREC_MEASURES, MeasureRequest, parse_measures
+
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "Evaluation",
+    "MeasureRequest",
+    "TREC_MEASURES",
+    "evaluate",
+    "evaluate_full",
+    "parse_measures",
+    "register_engine",
+]

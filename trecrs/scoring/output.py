@@ -1,0 +1,80 @@
+"""Printing evaluations: trec_eval's exact text, and tidy tables (tsv, csv, json, parquet).
+
+trec_eval's lines are ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts, ``'%s'`` for relstring, the bare tag for
+runid); with ``-q`` every query's block comes first (bytewise qid order, measures in table order, the
+summary-only measures runid/num_q/gm_* left out), then the summary with query ``all`` unless ``-n``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from ..schema import ALL, MEASURE, QUERY, RUN, VALUE
+from .evaluate import Evaluation, _printed_per_query
+from .trec_measures import format_value
+
+FORMATS = ("trec", "tsv", "csv", "json", "parquet")
+
+
+def _line(name: str, qid: str, text: str) -> str:
+    return "%-22s\t%s\t%s\n" % (name, qid, text)
+
+
+def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True) -> str:
+    """The exact stdout of ``trec_eval [-q] [-n] ...`` for this evaluation."""
+    out: list[str] = []
+    cols = ev.columns()
+    has_rel = "relstring" in ev.request.params
+    if per_query:
+        q_cols = [c for c in cols if _printed_per_query(c)]
+        # relstring sits in the table between P and recall
+        rel_pos = _relstring_position(q_cols) if has_rel else None
+        queries = ev.per_query.get_column(QUERY).to_list()
+        columns = {c: ev.per_query.get_column(c).to_list() for c in q_cols}
+        for i, q in enumerate(queries):
+            for j, c in enumerate(q_cols):
+                if rel_pos == j:
+                    out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
+                out.append(_line(c, q, format_value(c, columns[c][i])))
+            if rel_pos is not None and rel_pos >= len(q_cols):
+                out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
+    if summary:
+        for name, value in ev.summary.items():
+            if name == "runid":
+                out.append(_line("runid", ALL, ev.runid))
+            else:
+                out.append(_line(name, ALL, format_value(name, value)))
+    return "".join(out)
+
+
+def _relstring_position(q_cols: list[str]) -> int:
+    from .trec_measures import ORDER, base_of
+
+    rel_order = ORDER["relstring"]
+    for j, c in enumerate(q_cols):
+        b = base_of(c)
+        if b is not None and ORDER[b] > rel_order:
+            return j
+    return len(q_cols)
+
+
+def tidy_table(evaluations: dict[str, Evaluation], *, per_query: bool = True) -> pl.DataFrame:
+    """One ``(run, query, measure, value)`` table for several runs (runid/relstring left out)."""
+    frames = []
+    for name, ev in evaluations.items():
+        t = ev.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid")
+        frames.append(t.select(pl.lit(name).alias(RUN), pl.col(QUERY), pl.col(MEASURE), pl.col(VALUE)))
+    return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema={RUN: pl.Utf8})
+
+
+def render(table: pl.DataFrame, fmt: str) -> str:
+    """Text rendering of a tidy table: tsv, csv or json (a list of records)."""
+    if fmt == "tsv":
+        return table.write_csv(separator="\t", float_precision=None)
+    if fmt == "csv":
+        return table.write_csv()
+    if fmt == "json":
+        return json.dumps(table.to_dicts(), indent=1, allow_nan=False) + "\n"
+    raise ValueError(f"no text rendering for {fmt!r}")
