@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 
 from .errors import InputError
-from .schema import DOC, ITER, QUERY, QRELS_SCHEMA, RANK, REL, RUN_SCHEMA, SCORE, TAG
+from .schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
 
 PathLike = str | os.PathLike
 
