@@ -1,0 +1,216 @@
+"""Error measures on predicted vs test ratings: MAE, RMSE, range-normalised, per-user and per-item means.
+
+Definitions (Herlocker, Konstan, Terveen, Riedl, "Evaluating collaborative filtering recommender
+systems", ACM TOIS 22(1), 2004, section 4.1; Shani & Gunawardana, "Evaluating recommendation systems",
+Recommender Systems Handbook, 2011, section 8.3.2.1), over the set T of test (user, item) pairs that have
+a prediction p_ui and a true rating r_ui:
+
+* MAE  = (1/|T|) * sum |p_ui - r_ui|
+* RMSE = sqrt((1/|T|) * sum (p_ui - r_ui)^2)
+* NMAE = MAE / (r_max - r_min), NRMSE = RMSE / (r_max - r_min) (Goldberg et al., "Eigentaste", 2001)
+* user-averaged: the mean over users of each user's MAE (RMSE); item-averaged likewise over items, so a
+  heavy rater (a popular item) weighs as much as any other (Shani & Gunawardana 2011).
+
+Test pairs without a prediction are left out of every error and counted (``n_test - n_predicted``);
+the fraction covered is Herlocker's prediction coverage. Predictions for pairs that are not in the test
+set are ignored (counted as ``n_extra``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import polars as pl
+
+from ...errors import InputError
+from ...schema import ITEM, RATING, SCORE, USER
+
+PREDICTION = "prediction"  # column of the joined frame holding p_ui
+
+
+def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(pred, dtype=np.float64).ravel()
+    t = np.asarray(truth, dtype=np.float64).ravel()
+    if p.shape != t.shape:
+        raise ValueError(f"predictions and truth differ in length: {p.size} vs {t.size}")
+    if p.size == 0:
+        raise ValueError("no (prediction, rating) pairs: the error is undefined")
+    if np.isnan(p).any() or np.isnan(t).any():
+        raise ValueError("NaN among predictions or ratings; drop unpredicted pairs first")
+    return p, t
+
+
+def mae(pred, truth) -> float:
+    """Mean absolute error: (1/n) * sum |p_i - r_i| (Herlocker et al. 2004, eq. in section 4.1.1).
+
+    ``pred`` and ``truth``: equal-length sequences of numbers (lists, numpy arrays, polars/pandas series).
+    """
+    p, t = _arrays(pred, truth)
+    return float(np.mean(np.abs(p - t)))
+
+
+def rmse(pred, truth) -> float:
+    """Root mean squared error: sqrt((1/n) * sum (p_i - r_i)^2) (Herlocker et al. 2004, section 4.1.1)."""
+    p, t = _arrays(pred, truth)
+    return float(math.sqrt(np.mean((p - t) ** 2)))
+
+
+def mse(pred, truth) -> float:
+    """Mean squared error: (1/n) * sum (p_i - r_i)^2."""
+    p, t = _arrays(pred, truth)
+    return float(np.mean((p - t) ** 2))
+
+
+def nmae(pred, truth, r_min: float, r_max: float) -> float:
+    """Normalised MAE: MAE / (r_max - r_min) (Goldberg, Roeder, Gupta, Perkins, "Eigentaste", 2001)."""
+    return mae(pred, truth) / _span(r_min, r_max)
+
+
+def nrmse(pred, truth, r_min: float, r_max: float) -> float:
+    """Normalised RMSE: RMSE / (r_max - r_min)."""
+    return rmse(pred, truth) / _span(r_min, r_max)
+
+
+def _span(r_min: float, r_max: float) -> float:
+    span = float(r_max) - float(r_min)
+    if not span > 0:
+        raise ValueError(f"rating range must have r_max > r_min, got [{r_min}, {r_max}]")
+    return span
+
+
+# --------------------------------------------------------------------------------------------- frames
+
+
+def _frame(data, needed: tuple[str, ...], what: str, value_aliases: tuple[str, ...] = ()) -> pl.DataFrame:
+    if not isinstance(data, pl.DataFrame):
+        try:
+            data = pl.from_pandas(data)
+        except Exception as exc:  # noqa: BLE001 - say what was given
+            raise TypeError(f"{what}: expected a polars or pandas DataFrame, got {type(data)!r}") from exc
+    value = needed[-1]
+    if value not in data.columns:
+        for alias in value_aliases:
+            if alias in data.columns:
+                data = data.rename({alias: value})
+                break
+    missing = [c for c in needed if c not in data.columns]
+    if missing:
+        raise InputError(None, None, f"{what} DataFrame lacks column(s) {missing}; has {data.columns}")
+    return data.select(pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(value).cast(pl.Float64))
+
+
+def join_predictions(predictions, test) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Pair each test rating with its prediction: ``(user, item, rating, prediction)`` plus counts.
+
+    ``predictions``: columns ``user, item, score`` (``prediction`` or ``rating`` accepted as the value
+    column); ``test``: ``user, item, rating``. A NaN/null prediction counts as no prediction. Duplicate
+    (user, item) pairs in either frame are an error. Counts: ``n_test`` test pairs, ``n_predicted`` of
+    them with a prediction, ``n_extra`` predictions for pairs outside the test set.
+    """
+    pred = _frame(predictions, (USER, ITEM, SCORE), "predictions", (PREDICTION, RATING))
+    truth = _frame(test, (USER, ITEM, RATING), "test ratings")
+    for df, what in ((pred, "predictions"), (truth, "test ratings")):
+        if df.select(pl.struct(USER, ITEM).is_duplicated().any()).item():
+            row = df.filter(pl.struct(USER, ITEM).is_duplicated()).row(0, named=True)
+            raise InputError(None, None, f"{what}: duplicate pair user {row[USER]!r}, item {row[ITEM]!r}")
+    if truth.select(pl.col(RATING).is_null().any() | pl.col(RATING).is_nan().any()).item():
+        raise InputError(None, None, "test ratings: missing or NaN rating")
+    pred = pred.filter(pl.col(SCORE).is_not_null() & pl.col(SCORE).is_not_nan())
+    joined = truth.join(pred.rename({SCORE: PREDICTION}), on=[USER, ITEM], how="left", maintain_order="left")
+    n_test = joined.height
+    joined = joined.filter(pl.col(PREDICTION).is_not_null())
+    n_extra = pred.height - joined.height
+    return joined, {"n_test": n_test, "n_predicted": joined.height, "n_extra": n_extra}
+
+
+def per_group_errors(joined: pl.DataFrame, by: str) -> pl.DataFrame:
+    """Each user's (``by="user"``) or item's MAE and RMSE: columns ``by, n, mae, rmse``, natural id order."""
+    e = pl.col(PREDICTION) - pl.col(RATING)
+    out = joined.group_by(by).agg(
+        pl.len().alias("n"), e.abs().mean().alias("mae"), (e * e).mean().sqrt().alias("rmse")
+    )
+    return out.sort(by)
+
+
+def rating_range(*frames: pl.DataFrame) -> tuple[float, float]:
+    """(min, max) of the ``rating`` column over the given frames: the observed rating scale."""
+    lo = min(float(f.get_column(RATING).min()) for f in frames if f.height)
+    hi = max(float(f.get_column(RATING).max()) for f in frames if f.height)
+    return lo, hi
+
+
+def error_measures(predictions, test, *, rating_range: tuple[float, float] | None = None) -> pl.DataFrame:
+    """All error measures of a prediction frame against test ratings, as ``(measure, value)`` rows.
+
+    Rows, in this order: ``mae``, ``rmse``, ``nmae``, ``nrmse`` (over all predicted test pairs),
+    ``mae_user``, ``rmse_user`` (mean over users of the user's value), ``mae_item``, ``rmse_item`` (mean
+    over items), ``prediction_coverage`` (n_predicted / n_test), ``n_test``, ``n_predicted``, ``n_extra``.
+    ``rating_range`` = (r_min, r_max) for the normalised errors; default the min and max of the test
+    ratings (pass the declared scale, e.g. ``(1, 5)``, when the test set may not use all of it).
+    Raises ``ValueError`` if no test pair has a prediction.
+    """
+    joined, counts = join_predictions(predictions, test)
+    if joined.height == 0:
+        raise ValueError(f"none of the {counts['n_test']} test pairs has a prediction")
+    p = joined.get_column(PREDICTION).to_numpy()
+    t = joined.get_column(RATING).to_numpy()
+    lo, hi = rating_range if rating_range is not None else _observed_range(test)
+    by_user = per_group_errors(joined, USER)
+    by_item = per_group_errors(joined, ITEM)
+    values = {
+        "mae": mae(p, t),
+        "rmse": rmse(p, t),
+        "nmae": nmae(p, t, lo, hi),
+        "nrmse": nrmse(p, t, lo, hi),
+        "mae_user": float(by_user.get_column("mae").mean()),
+        "rmse_user": float(by_user.get_column("rmse").mean()),
+        "mae_item": float(by_item.get_column("mae").mean()),
+        "rmse_item": float(by_item.get_column("rmse").mean()),
+        "prediction_coverage": counts["n_predicted"] / counts["n_test"],
+        **{k: float(v) for k, v in counts.items()},
+    }
+    return pl.DataFrame({"measure": list(values), "value": list(values.values())})
+
+
+def _observed_range(test) -> tuple[float, float]:
+    truth = _frame(test, (USER, ITEM, RATING), "test ratings")
+    return rating_range(truth)
+
+
+def read_predictions(path: str | os.PathLike) -> pl.DataFrame:
+    """Read a prediction file ``user item predicted_rating`` (whitespace-separated; extra fields ignored).
+
+    Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
+    error naming the line; ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
+    """
+    from ...io import read_lines, split_fields
+
+    lines = split_fields(read_lines(path))
+    bad = lines.filter(pl.col("fields").list.len() < 3)
+    if bad.height:
+        r = bad.row(0, named=True)
+        raise InputError(path, r["lineno"], f"expected 3 fields (user item predicted_rating): {r['line']!r}")
+    f = pl.col("fields")
+    df = lines.select(
+        pl.col("lineno"),
+        f.list.get(0).alias(USER),
+        f.list.get(1).alias(ITEM),
+        f.list.get(2).alias("_v"),
+    ).with_columns(pl.col("_v").cast(pl.Float64, strict=False).alias(SCORE))
+    bad = df.filter(pl.col(SCORE).is_null())
+    if bad.height:
+        r = bad.row(0, named=True)
+        raise InputError(path, r["lineno"], f"predicted rating is not a number: {r['_v']!r}")
+    later = df.filter(~pl.struct(USER, ITEM).is_first_distinct())
+    if later.height:
+        r = later.row(0, named=True)
+        first = df.filter((pl.col(USER) == r[USER]) & (pl.col(ITEM) == r[ITEM])).row(0, named=True)
+        raise InputError(
+            path,
+            r["lineno"],
+            f"duplicate prediction for user {r[USER]!r}, item {r[ITEM]!r} "
+            f"(first seen on line {first['lineno']})",
+        )
+    return df.select(USER, ITEM, SCORE)
