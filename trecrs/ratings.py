@@ -1,0 +1,587 @@
+"""Reading and writing rating files: MovieLens layouts, any delimited text with a column mapping, Parquet.
+
+A ratings table has the columns of :data:`trecrs.schema.RATINGS_SCHEMA`: ``user`` and ``item`` (strings),
+``rating`` (float64) and ``timestamp`` (int64, null when the file has none). Rows keep the file's order;
+splitters depend on it (MovieLens 100K's predefined splits are defined by line position in ``u.data``).
+
+Each file layout is a :class:`RatingsFormat` in the :data:`FORMATS` registry:
+
+=========  ======================================  ====================================================
+name       layout                                  files
+=========  ======================================  ====================================================
+ml100k     ``user<TAB>item<TAB>rating<TAB>ts``      MovieLens 100K ``u.data``, ``u1.base``, ``ua.test``...
+ml1m       ``user::item::rating::ts``               MovieLens 1M / 10M ``ratings.dat``
+csv        header ``userId,movieId,rating,timestamp``  MovieLens 20M / 25M / 32M ``ratings.csv``
+text       any delimiter, header or positional     anything else (``columns=`` maps the columns)
+parquet    columns by name                         ``*.parquet``
+=========  ======================================  ====================================================
+
+Reading is tolerant of layout (CRLF, blank lines, ``#`` comment lines, ``.gz``) and strict about content:
+a missing column, a non-numeric or non-finite rating, a non-integer timestamp or an empty id raises
+:class:`~trecrs.errors.InputError` naming the file, the line and the reason. A (user, item) pair rated
+twice is an error naming both lines, unless a ``dedupe`` policy (``first``, ``last``, ``mean``) is given;
+then how many rows were merged is reported.
+
+Writing (:func:`write_ratings`) is atomic and uses the layout a file was read with, so a split of
+``u.data`` is written as ``u.data``-style lines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import polars as pl
+
+from .errors import InputError, UsageError
+from .io import _open_bytes, atomic_path, natural_sort, read_lines, write_text_atomic
+from .schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+
+PathLike = str | os.PathLike
+
+ROLES: tuple[str, ...] = (USER, ITEM, RATING, TIMESTAMP)
+REQUIRED_ROLES: tuple[str, ...] = (USER, ITEM, RATING)
+DEDUPE_POLICIES: tuple[str, ...] = ("first", "last", "mean")
+
+# Header names recognised (case-insensitively) for each role when no column mapping is given.
+HEADER_ALIASES: dict[str, tuple[str, ...]] = {
+    USER: ("user", "userid", "user_id", "uid", "u"),
+    ITEM: ("item", "itemid", "item_id", "movieid", "movie_id", "iid", "i"),
+    RATING: ("rating", "ratings", "score", "stars", "value", "r"),
+    TIMESTAMP: ("timestamp", "time", "ts", "datetime", "date", "t"),
+}
+
+_LINENO = "lineno"
+_LINE = "line"
+_WHITESPACE = (" ", "\t", None)
+
+
+@dataclass(frozen=True)
+class RatingsFormat:
+    """How a ratings file is laid out, for reading and for writing files the same way.
+
+    ``separator``: the field delimiter (``None`` or a blank = any run of spaces/tabs when reading; written
+    as ``write_separator``). ``header``: the file starts with a header line. ``columns``: role -> column
+    name (with a header) or 0-based position; roles absent from the mapping are absent from the file.
+    ``decimal_ratings``: write ``4.0`` rather than ``4`` (MovieLens ``ratings.csv`` does).
+    ``exact_fields``: the number of fields every line must have (``None`` = at least what the mapping needs).
+    """
+
+    name: str
+    separator: str | None
+    header: bool
+    columns: tuple[tuple[str, str | int], ...]
+    decimal_ratings: bool = False
+    exact_fields: int | None = None
+    header_names: tuple[str, ...] = ()
+
+    @property
+    def mapping(self) -> dict[str, str | int]:
+        return dict(self.columns)
+
+    @property
+    def write_separator(self) -> str:
+        return "\t" if self.separator is None else self.separator
+
+
+_POSITIONAL = ((USER, 0), (ITEM, 1), (RATING, 2), (TIMESTAMP, 3))
+
+#: The registry of known layouts; ``text`` is the generic one that ``columns=``/``separator=`` adapt.
+FORMATS: dict[str, RatingsFormat] = {
+    "ml100k": RatingsFormat("ml100k", "\t", False, _POSITIONAL, exact_fields=4),
+    "ml1m": RatingsFormat("ml1m", "::", False, _POSITIONAL, exact_fields=4),
+    "csv": RatingsFormat(
+        "csv",
+        ",",
+        True,
+        ((USER, "userId"), (ITEM, "movieId"), (RATING, "rating"), (TIMESTAMP, "timestamp")),
+        decimal_ratings=True,
+        header_names=("userId", "movieId", "rating", "timestamp"),
+    ),
+    "text": RatingsFormat("text", None, False, _POSITIONAL),
+    "parquet": RatingsFormat("parquet", None, True, ((USER, USER), (ITEM, ITEM), (RATING, RATING), (TIMESTAMP, TIMESTAMP))),
+}
+
+
+# --------------------------------------------------------------------------------------------- detection
+
+
+def _normalise_columns(columns) -> dict[str, str | int] | None:
+    """``columns`` as role -> name/position: a mapping, or a sequence naming the role of each position."""
+    if columns is None:
+        return None
+    if isinstance(columns, Mapping):
+        out = {}
+        for role, col in columns.items():
+            if role not in ROLES:
+                raise UsageError(f"unknown ratings column role {role!r}; roles are {', '.join(ROLES)}")
+            if col is None or col == "":
+                continue
+            if isinstance(col, str) and col.isdigit():
+                col = int(col)
+            out[role] = col
+    elif isinstance(columns, Sequence) and not isinstance(columns, str):
+        out = {}
+        for pos, role in enumerate(columns):
+            if role in (None, "", "_", "-"):
+                continue
+            if role not in ROLES:
+                raise UsageError(f"unknown ratings column role {role!r}; roles are {ROLES} (or _ to skip)")
+            if role in out:
+                raise UsageError(f"ratings column role {role!r} given twice")
+            out[role] = pos
+    else:
+        raise UsageError(f"columns must be a mapping role -> column or a list of roles, got {columns!r}")
+    missing = [r for r in REQUIRED_ROLES if r not in out]
+    if missing:
+        raise UsageError(f"the column mapping lacks {', '.join(missing)} (user, item and rating are required)")
+    return out
+
+
+def parse_columns(spec: str) -> dict[str, str | int]:
+    """Parse a command-line column mapping: ``user=userId,item=movieId,rating=rating[,timestamp=ts]``
+    (names, or 0-based positions), or a positional list of roles ``user,item,_,rating``."""
+    parts = [p.strip() for p in spec.split(",") if p.strip()]
+    if parts and all("=" in p for p in parts):
+        return _normalise_columns(dict(p.split("=", 1) for p in parts))
+    if any("=" in p for p in parts):
+        raise UsageError(f"--columns {spec!r}: use either role=column pairs or a list of roles, not both")
+    return _normalise_columns(parts)
+
+
+def _sniff_separator(line: str) -> str | None:
+    if "::" in line:
+        return "::"
+    for sep in ("\t", ",", ";", "|"):
+        if sep in line:
+            return sep
+    return " " if " " in line else None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _first_content_line(path: PathLike) -> str | None:
+    data = _open_bytes(path)
+    for raw in data[: 1 << 16].decode("utf8", "replace").splitlines():
+        s = raw.strip()
+        if s and not s.startswith("#"):
+            return s
+    return None
+
+
+def ratings_format(
+    path: PathLike,
+    fmt: str | RatingsFormat = "auto",
+    *,
+    columns=None,
+    separator: str | None = None,
+) -> RatingsFormat:
+    """The :class:`RatingsFormat` of ``path``: ``fmt`` by name, or detected when ``fmt="auto"``.
+
+    Detection: ``*.parquet`` -> parquet; ``u.data``, ``*.base``, ``*.test`` -> ml100k; ``*.dat`` -> ml1m;
+    otherwise the first content line decides: ``::`` -> ml1m; a MovieLens header ``userId,movieId,...``
+    -> csv; a header line (a non-numeric rating field) -> text with a header; else positional text with
+    the sniffed delimiter (tab, comma, semicolon, bar, space). ``columns``/``separator`` override the
+    layout's mapping/delimiter.
+    """
+    if separator is not None and (separator == "\\t" or separator.lower() == "tab"):
+        separator = "\t"
+    mapping = _normalise_columns(columns)
+    if isinstance(fmt, RatingsFormat):
+        base = fmt
+    elif fmt == "auto":
+        base = _detect(path, separator, mapping)
+    elif fmt in FORMATS:
+        base = FORMATS[fmt]
+    else:
+        raise UsageError(f"unknown ratings format {fmt!r}; known: auto, {', '.join(FORMATS)}")
+    if separator is not None:
+        base = replace(base, separator=separator)
+    if mapping is not None:
+        named = any(isinstance(c, str) for c in mapping.values())
+        header = base.header or named
+        if base.name != "parquet" and any(isinstance(c, int) for c in mapping.values()) and named:
+            raise UsageError("a column mapping uses either header names or positions, not both")
+        base = replace(
+            base,
+            name=base.name if base.name in ("parquet", "csv", "text") else "text",
+            header=header,
+            columns=tuple((r, mapping[r]) for r in ROLES if r in mapping),
+            exact_fields=None,
+            header_names=base.header_names if named else (),
+        )
+    return base
+
+
+def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) -> RatingsFormat:
+    name = Path(path).name
+    if name.endswith(".gz"):
+        name = name[:-3]
+    if name.endswith(".parquet"):
+        return FORMATS["parquet"]
+    if separator is None:
+        if name == "u.data" or re.search(r"\.(base|test)$", name):
+            return FORMATS["ml100k"]
+        if name.endswith(".dat"):
+            return FORMATS["ml1m"]
+    line = _first_content_line(path)
+    if line is None:
+        raise InputError(path, None, "empty file (no content lines)")
+    sep = separator if separator is not None else _sniff_separator(line)
+    if sep == "::" and separator is None:
+        return FORMATS["ml1m"]
+    fields = _split_one(line, sep)
+    if [f.strip('"') for f in fields[:4]] == list(FORMATS["csv"].header_names[: len(fields[:4])]) and sep == ",":
+        return FORMATS["csv"]
+    rating_pos = 2
+    if mapping is not None:
+        rating_pos = mapping[RATING] if isinstance(mapping[RATING], int) else -1
+    if rating_pos < 0 or (len(fields) > rating_pos and not _is_number(fields[rating_pos].strip('"'))):
+        # A header line: map its names to roles (the mapping given, else the known aliases).
+        names = tuple(f.strip('"') for f in fields)
+        cols = () if mapping is not None else _columns_from_header(path, names)
+        return RatingsFormat("text", sep, True, cols, header_names=names)
+    if sep == "\t" and len(fields) == 4 and separator is None:
+        return FORMATS["ml100k"]
+    return replace(FORMATS["text"], separator=sep)
+
+
+def _split_one(line: str, sep: str | None) -> list[str]:
+    if sep in _WHITESPACE:
+        return line.split()
+    return [f.strip() for f in line.split(sep)]
+
+
+def _columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    lower = {n.lower(): n for n in names}
+    found = []
+    for role in ROLES:
+        hit = next((lower[a] for a in HEADER_ALIASES[role] if a in lower), None)
+        if hit is not None:
+            found.append((role, hit))
+    missing = [r for r in REQUIRED_ROLES if r not in dict(found)]
+    if missing:
+        raise InputError(
+            path,
+            None,
+            f"missing column(s) {', '.join(missing)}: the header has {list(names)}; "
+            "give a mapping (columns= / --columns user=...,item=...,rating=...)",
+        )
+    return tuple(found)
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def read_ratings(
+    path: PathLike,
+    *,
+    fmt: str | RatingsFormat = "auto",
+    columns=None,
+    separator: str | None = None,
+    dedupe: str | None = None,
+    report: Callable[[str], None] | None = None,
+) -> pl.DataFrame:
+    """Read a ratings file into a DataFrame ``user item rating timestamp`` (``schema.RATINGS_SCHEMA``).
+
+    ``fmt``: a :data:`FORMATS` name, a :class:`RatingsFormat`, or ``"auto"`` (see :func:`ratings_format`).
+    ``columns``: role -> column name or 0-based position, or a list giving the role of each position
+    (``["user", "item", "_", "rating"]``). ``separator``: the delimiter of generic text. ``dedupe``: what
+    to do with a (user, item) rated more than once: ``None`` (an error naming both lines), ``"first"`` /
+    ``"last"`` (keep that occurrence, at its own position), ``"mean"`` (one row at the first occurrence's
+    position holding the mean rating and the latest timestamp). ``report`` receives a one-line message
+    with the count of merged rows (default: a :class:`UserWarning`).
+
+    Rows keep the file's order. Ids are strings exactly as written (``"007"`` stays ``"007"``).
+    """
+    if dedupe is not None and dedupe not in DEDUPE_POLICIES:
+        raise UsageError(f"unknown dedupe policy {dedupe!r}; use one of {', '.join(DEDUPE_POLICIES)}")
+    spec = ratings_format(path, fmt, columns=columns, separator=separator)
+    if spec.name == "parquet":
+        df = _read_parquet(path, spec)
+    else:
+        df = _read_text(path, spec)
+    return _dedupe(df, path, dedupe, report, unit="row" if spec.name == "parquet" else "line")
+
+
+def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
+    lines = read_lines(path)
+    sep = spec.separator
+    line = pl.col(_LINE)
+    if sep in _WHITESPACE:
+        fields = line.str.replace_all(r"\s+", " ").str.split(" ")
+    else:
+        # Surrounding blanks and double quotes of each field are not part of the value.
+        fields = line.str.split(sep).list.eval(pl.element().str.strip_chars().str.strip_chars('"'))
+    lines = lines.with_columns(fields.alias("fields"))
+    mapping = spec.mapping
+    if spec.header:
+        head = lines.row(0, named=True)
+        names = [f for f in head["fields"]]
+        positions = {}
+        missing = []
+        for role, col in mapping.items():
+            if isinstance(col, int):
+                positions[role] = col
+            elif col in names:
+                positions[role] = names.index(col)
+            else:
+                missing.append(f"{role} ({col!r})")
+        if missing:
+            raise InputError(
+                path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}"
+            )
+        lines = lines.slice(1)
+        if lines.height == 0:
+            raise InputError(path, None, "no ratings after the header line")
+    else:
+        positions = {role: int(col) for role, col in mapping.items()}
+    n = pl.col("fields").list.len()
+    if spec.exact_fields is not None and not spec.header:
+        # Fixed MovieLens layouts: 4 fields, or 3 when the file carries no timestamps at all.
+        ok = n.is_in([spec.exact_fields, spec.exact_fields - 1])
+        want = f"{spec.exact_fields - 1} or {spec.exact_fields} fields (user item rating [timestamp])"
+    else:
+        need = max(p for r, p in positions.items() if r in REQUIRED_ROLES) + 1
+        ok = n >= need
+        want = f"at least {need} fields"
+    bad = _first(lines, ~ok)
+    if bad is not None:
+        raise InputError(
+            path,
+            bad[_LINENO],
+            f"expected {want} separated by {_sep_name(sep)}, found {len(bad['fields'])}: {_short(bad[_LINE])!r}",
+        )
+    exprs = [pl.col(_LINENO), pl.col(_LINE)]
+    for role in ROLES:
+        if role in positions:
+            exprs.append(pl.col("fields").list.get(positions[role], null_on_oob=True).alias(f"_{role}"))
+        else:
+            exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
+    raw = lines.select(exprs)
+    return _validate(raw, path, line_of=lambda r: r[_LINENO], text_of=lambda r: _short(r[_LINE]))
+
+
+def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
+    if not Path(path).is_file():
+        raise InputError(path, None, "no such file")
+    try:
+        table = pl.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
+        raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
+    mapping = spec.mapping
+    if spec.columns == FORMATS["parquet"].columns:
+        # No explicit mapping: the schema's names, else MovieLens/alias names.
+        mapping = dict(_columns_from_header(path, table.columns))
+    missing = [f"{r} ({c!r})" for r, c in mapping.items() if c not in table.columns]
+    if missing:
+        raise InputError(path, None, f"missing column(s) {', '.join(missing)}; the file has {table.columns}")
+    exprs = [(pl.int_range(pl.len()) + 1).alias(_LINENO), pl.lit("").alias(_LINE)]
+    for role in ROLES:
+        if role not in mapping:
+            exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
+            continue
+        col = pl.col(mapping[role])
+        dtype = table.schema[mapping[role]]
+        if role == TIMESTAMP and dtype.is_temporal():
+            col = col.cast(pl.Datetime("us")).dt.epoch("s")
+        exprs.append(col.cast(pl.Utf8).alias(f"_{role}"))
+    raw = table.select(exprs)
+    return _validate(raw, path, line_of=lambda r: None, text_of=lambda r: f"row {r[_LINENO]}")
+
+
+def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.DataFrame:
+    """Check ids, ratings and timestamps; cast to the ratings schema (keeping ``lineno`` for duplicates)."""
+    df = raw.with_columns(
+        pl.col(f"_{RATING}").cast(pl.Float64, strict=False).alias(RATING),
+        pl.col(f"_{TIMESTAMP}").cast(pl.Int64, strict=False).alias(TIMESTAMP),
+    )
+    for role in (USER, ITEM):
+        bad = _first(df, pl.col(f"_{role}").is_null() | (pl.col(f"_{role}") == ""))
+        if bad is not None:
+            raise InputError(path, line_of(bad), f"empty {role} id: {text_of(bad)!r}")
+    bad = _first(df, pl.col(RATING).is_null() | ~pl.col(RATING).is_finite())
+    if bad is not None:
+        what = "not a number" if bad[RATING] is None else "not a finite number"
+        raise InputError(path, line_of(bad), f"rating is {what}: {bad['_' + RATING]!r} in {text_of(bad)!r}")
+    has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
+    bad = _first(df, has_ts & pl.col(TIMESTAMP).is_null())
+    if bad is not None:
+        raise InputError(
+            path, line_of(bad), f"timestamp must be an integer, found {bad['_' + TIMESTAMP]!r} in {text_of(bad)!r}"
+        )
+    return df.select(
+        pl.col(_LINENO),
+        pl.col(f"_{USER}").alias(USER),
+        pl.col(f"_{ITEM}").alias(ITEM),
+        pl.col(RATING),
+        pl.col(TIMESTAMP),
+    )
+
+
+def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, unit: str) -> pl.DataFrame:
+    key = pl.struct(USER, ITEM)
+    n_dup = df.select(key.is_duplicated().sum()).item()
+    if n_dup:
+        if policy is None:
+            second = df.filter(~key.is_first_distinct()).row(0, named=True)
+            first = df.filter((pl.col(USER) == second[USER]) & (pl.col(ITEM) == second[ITEM])).row(0, named=True)
+            raise InputError(
+                path,
+                None if unit == "row" else second[_LINENO],
+                f"duplicate rating for user {second[USER]!r}, item {second[ITEM]!r}: {unit}s "
+                f"{first[_LINENO]} and {second[_LINENO]} "
+                f"(choose a policy: dedupe='first'|'last'|'mean', --dedupe on the command line)",
+            )
+        before = df.height
+        if policy == "first":
+            df = df.filter(key.is_first_distinct())
+        elif policy == "last":
+            df = df.filter(key.is_last_distinct())
+        else:  # mean: one row at the first occurrence, mean rating, latest timestamp
+            df = df.with_columns(
+                pl.col(RATING).mean().over(USER, ITEM),
+                pl.col(TIMESTAMP).max().over(USER, ITEM),
+            ).filter(key.is_first_distinct())
+        merged = before - df.height
+        groups = n_dup - merged
+        msg = (
+            f"{path}: {merged} duplicate rating row(s) merged into {groups} (user, item) pair(s) "
+            f"(dedupe={policy}); {df.height} ratings kept"
+        )
+        if report is None:
+            warnings.warn(msg, stacklevel=3)
+        else:
+            report(msg)
+    return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])
+
+
+def as_ratings(data) -> pl.DataFrame:
+    """Accept a ratings DataFrame (polars or pandas) or a path; return it with the ratings schema dtypes.
+
+    A frame without ``timestamp`` gets a null one; ids are cast to strings.
+    """
+    if isinstance(data, str | os.PathLike):
+        return read_ratings(data)
+    if not isinstance(data, pl.DataFrame):
+        data = pl.from_pandas(data)
+    missing = [c for c in REQUIRED_ROLES if c not in data.columns]
+    if missing:
+        raise InputError(None, None, f"ratings DataFrame lacks column(s) {missing}; has {data.columns}")
+    cols = []
+    for name, dtype in RATINGS_SCHEMA.items():
+        cols.append((pl.col(name) if name in data.columns else pl.lit(None)).cast(dtype).alias(name))
+    return data.select(cols)
+
+
+# --------------------------------------------------------------------------------------------- writing
+
+
+def _rating_text(decimal: bool) -> pl.Expr:
+    r = pl.col(RATING)
+    integral = (r == r.round(0)) & (r.abs() < 2**53)
+    whole = r.cast(pl.Int64).cast(pl.Utf8)
+    if decimal:
+        whole = whole + ".0"
+    return pl.when(integral).then(whole).otherwise(r.cast(pl.Utf8))
+
+
+def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
+    """The text of ``df`` in layout ``fmt`` (header line included when the layout has one)."""
+    sep = fmt.write_separator
+    mapping = fmt.mapping
+    all_null_ts = df.height == 0 or df.get_column(TIMESTAMP).null_count() == df.height
+    roles = [r for r in ROLES if r in mapping and not (r == TIMESTAMP and all_null_ts and not fmt.header)]
+    if not fmt.header:
+        # Positional layouts: order the written fields by position.
+        roles.sort(key=lambda r: int(mapping[r]))
+    elif all(isinstance(mapping[r], str) for r in roles) and fmt.header_names:
+        order = {n: i for i, n in enumerate(fmt.header_names)}
+        roles.sort(key=lambda r: order.get(mapping[r], len(order)))
+    texts = {
+        USER: pl.col(USER),
+        ITEM: pl.col(ITEM),
+        RATING: _rating_text(fmt.decimal_ratings),
+        TIMESTAMP: pl.col(TIMESTAMP).cast(pl.Utf8).fill_null(""),
+    }
+    if TIMESTAMP in roles and not fmt.header and df.get_column(TIMESTAMP).null_count():
+        raise UsageError(f"cannot write {fmt.name} ratings: some rows have a timestamp and some do not")
+    body = ""
+    if df.height:
+        lines = df.select(pl.concat_str([texts[r] for r in roles], separator=sep).alias("l")).get_column("l")
+        body = "\n".join(lines.to_list()) + "\n"
+    if fmt.header:
+        names = [str(mapping[r]) if isinstance(mapping[r], str) else r for r in roles]
+        body = sep.join(names) + "\n" + body
+    return body
+
+
+def write_ratings(
+    df: pl.DataFrame,
+    path: PathLike,
+    *,
+    fmt: str | RatingsFormat | None = None,
+    sort: bool = False,
+) -> pl.DataFrame:
+    """Write ratings atomically in layout ``fmt`` (a :data:`FORMATS` name or the :class:`RatingsFormat` a
+    file was read with); returns the rows written, in file order.
+
+    ``fmt=None`` picks by name: ``*.parquet`` parquet, ``*.dat`` ml1m, ``*.csv`` csv, else ml100k.
+    Ratings are written as integers when integral (``4.0`` in the csv layout, as MovieLens does), else
+    with the shortest text that reads back as the same float64. Rows keep their order unless ``sort``
+    (natural (user, item) order). A ``.gz`` name is gzip-compressed reproducibly.
+    """
+    df = as_ratings(df)
+    if sort and df.height:
+        df = natural_sort(df, [USER, ITEM])
+    if fmt is None:
+        name = str(path)[:-3] if str(path).endswith(".gz") else str(path)
+        fmt = {".parquet": "parquet", ".dat": "ml1m", ".csv": "csv"}.get(Path(name).suffix, "ml100k")
+    if isinstance(fmt, str):
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown ratings format {fmt!r}; known: {', '.join(FORMATS)}")
+        fmt = FORMATS[fmt]
+    if fmt.name == "parquet":
+        mapping = fmt.mapping
+        out = df.select([pl.col(r).alias(str(mapping.get(r, r))) for r in ROLES if r in mapping])
+        with atomic_path(path) as tmp:
+            out.write_parquet(tmp, statistics=False)
+        return df
+    write_text_atomic(path, format_ratings(df, fmt))
+    return df
+
+
+def _first(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
+    bad = df.filter(mask)
+    return None if bad.height == 0 else bad.row(0, named=True)
+
+
+def _short(line: str, limit: int = 80) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _sep_name(sep: str | None) -> str:
+    return {None: "blanks", " ": "blanks", "\t": "tabs", ",": "commas", "::": "'::'"}.get(sep, repr(sep))
+
+
+__all__ = [
+    "DEDUPE_POLICIES",
+    "FORMATS",
+    "RatingsFormat",
+    "as_ratings",
+    "format_ratings",
+    "parse_columns",
+    "ratings_format",
+    "read_ratings",
+    "write_ratings",
+]
