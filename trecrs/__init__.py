@@ -5,10 +5,14 @@ Users are queries, items are documents. The public API is what this module expor
 
 __version__ = "0.1.0"
 
+from .datasets import load as load_movielens  # noqa: E402
+from .datasets import ml100k_splits  # noqa: E402
+from .datasets import verify as verify_movielens  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .io import read_qrels, read_run, trec_order, write_qrels, write_run  # noqa: E402
 from .ratings import read_ratings, write_ratings  # noqa: E402
 from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
+from .synthetic import generate as synthetic_ratings  # noqa: E402
 
 __all__ = [
     "InputError",
@@ -17,11 +21,15 @@ __all__ = [
     "__version__",
     "evaluate",
     "evaluate_full",
+    "load_movielens",
+    "ml100k_splits",
     "parse_measures",
     "read_qrels",
     "read_ratings",
     "read_run",
+    "synthetic_ratings",
     "trec_order",
+    "verify_movielens",
     "write_qrels",
     "write_ratings",
     "write_run",
