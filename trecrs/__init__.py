@@ -12,10 +12,12 @@ from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .io import read_qrels, read_run, trec_order, write_qrels, write_run  # noqa: E402
 from .ratings import read_ratings, write_ratings  # noqa: E402
 from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
+from .splits import Split, split, split_file  # noqa: E402
 from .synthetic import generate as synthetic_ratings  # noqa: E402
 
 __all__ = [
     "InputError",
+    "Split",
     "TrecrsError",
     "UsageError",
     "__version__",
@@ -27,6 +29,8 @@ __all__ = [
     "read_qrels",
     "read_ratings",
     "read_run",
+    "split",
+    "split_file",
     "synthetic_ratings",
     "trec_order",
     "verify_movielens",

@@ -1,0 +1,460 @@
+"""Splitting a ratings table into training and test sets: a registry of seeded, deterministic splitters.
+
+Every splitter takes a ratings table (:data:`trecrs.schema.RATINGS_SCHEMA`, rows in file order) and returns
+one or more :class:`Split` (``k`` for k-fold). Train and test keep the input's row order. Randomness comes
+only from ``numpy.random.default_rng(seed)`` drawn over the rows in file order, so the same file and seed
+give byte-identical splits (and a different seed different ones); timestamp ties are broken by file order
+(a later line counts as later).
+
+Counts derived from a ratio round half up, exactly, on the ratio as written (``0.014 * 100000 = 1400``).
+
+=============  ===========================================================================================
+``holdout``    random hold-out: ``round(ratio * N)`` ratings drawn uniformly to test, the rest to train.
+``kfold``      k-fold cross-validation: a random permutation dealt into k folds (sizes differ by at most 1);
+               fold i = test, the other folds = train. Folds are disjoint and cover every rating.
+``per-user``   per-user hold-out: ``given`` n random ratings of each user to train (Breese et al. 1998,
+               "Given-n"), or ``all_but`` n to test ("All-but-n"), or ``ratio`` r of each user's ratings
+               (``round(r * n_u)``, at least one left in train) to test.
+``temporal``   time-aware: a global cut (``cut`` timestamp: test = ratings at or after it; or ``ratio``: the
+               latest ``round(r * N)`` ratings), or per user (``last`` n / ``last_ratio`` r latest ratings).
+``loo``        leave-one-out: one rating per user to test, chosen at random or the latest.
+``probe``      Cremonesi, Koren & Turrin (RecSys 2010): a random ``ratio`` of all ratings (1.4% as Netflix's
+               probe) is the probe set; test = probe ratings >= ``threshold`` (5 stars); train = every rating
+               not in the probe. Probe ratings below the threshold are in neither set (counted).
+=============  ===========================================================================================
+
+Users whose ratings cannot be divided as asked (e.g. fewer than ``given + 1`` ratings) keep all their
+ratings in train; :attr:`Split.report` counts them, and every rating dropped, so nothing goes silently.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from .errors import UsageError
+from .ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from .schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+
+PathLike = str | os.PathLike
+
+_POS = "_pos"
+_KEY = "_key"
+
+
+@dataclass(frozen=True)
+class Split:
+    """One train/test split: the two ratings tables (input row order), its name (``"fold3"``; ``""`` for a
+    single split), the method's parameters (method, seed, options), and counts worth reporting."""
+
+    train: pl.DataFrame
+    test: pl.DataFrame
+    name: str
+    parameters: dict = field(default_factory=dict)
+    report: dict = field(default_factory=dict)
+
+    def summary(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        users = self.test.get_column(USER).n_unique() if self.test.height else 0
+        return f"{label}{self.train.height} train / {self.test.height} test ratings ({users} test users)"
+
+
+@dataclass(frozen=True)
+class Splitter:
+    """A registered split method: its function, the options it takes, and whether it draws at random."""
+
+    name: str
+    func: Callable[..., list[Split]]
+    options: tuple[str, ...]
+    random: bool
+    doc: str
+
+
+SPLITTERS: dict[str, Splitter] = {}
+
+
+def register(name: str, options: tuple[str, ...], *, random: bool, doc: str):
+    """Decorator adding a splitter to :data:`SPLITTERS` (the CLI's ``--method`` choices come from it)."""
+
+    def deco(func):
+        SPLITTERS[name] = Splitter(name, func, options, random, doc)
+        return func
+
+    return deco
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def round_half_up(ratio: float | str | Fraction, n: int | np.ndarray) -> int | np.ndarray:
+    """``round(ratio * n)`` with halves rounded up, computed exactly on the decimal ratio as written.
+
+    ``ratio`` 0.014 is 14/1000 (not the nearest binary float), so 0.014 * 100000 is exactly 1400.
+    """
+    frac = ratio if isinstance(ratio, Fraction) else Fraction(str(ratio))
+    p, q = frac.numerator, frac.denominator
+    if isinstance(n, np.ndarray):
+        return (2 * p * n.astype(object) + q) // (2 * q)
+    return (2 * p * int(n) + q) // (2 * q)
+
+
+def _ratio(value, name: str, *, upper_open: bool = True) -> Fraction:
+    try:
+        frac = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}") from None
+    if not (0 < frac < 1 if upper_open else 0 < frac <= 1):
+        raise UsageError(f"{name} must be strictly between 0 and 1, got {value}")
+    return frac
+
+
+def _positive_int(value, name: str) -> int:
+    if value is None or int(value) != value or int(value) < 1:
+        raise UsageError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _rng(seed: int | None, method: str) -> np.random.Generator:
+    if seed is None:
+        raise UsageError(f"the {method} split draws at random: give a seed (--seed S)")
+    return np.random.default_rng(seed)
+
+
+def _indexed(ratings: pl.DataFrame) -> pl.DataFrame:
+    return ratings.with_row_index(_POS)
+
+
+def _parts(df: pl.DataFrame, in_test: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
+    cols = list(RATINGS_SCHEMA)
+    marked = df.with_columns(in_test.alias("_test"))
+    return (
+        marked.filter(~pl.col("_test")).sort(_POS).select(cols),
+        marked.filter(pl.col("_test")).sort(_POS).select(cols),
+    )
+
+
+def _need_timestamps(ratings: pl.DataFrame, method: str) -> None:
+    missing = ratings.get_column(TIMESTAMP).null_count()
+    if missing:
+        raise UsageError(
+            f"the {method} split orders ratings by time, but {missing} of {ratings.height} ratings have no timestamp"
+        )
+
+
+def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> pl.DataFrame:
+    """Add ``_nth`` (1-based rank of each rating within its user by ``key``, ties by file order) and ``_n``."""
+    order = df.sort([USER, key, pl.col(_POS)], descending=[False, descending, descending], maintain_order=True)
+    order = order.with_columns(
+        (pl.int_range(pl.len()).over(USER) + 1).alias("_nth"), pl.len().over(USER).alias("_n")
+    )
+    return order
+
+
+# --------------------------------------------------------------------------------------------- splitters
+
+
+@register("holdout", ("ratio",), random=True, doc="random hold-out of round(ratio*N) ratings (default 0.2)")
+def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split]:
+    frac = _ratio(ratio, "ratio")
+    rng = _rng(seed, "holdout")
+    df = _indexed(ratings)
+    n_test = round_half_up(frac, df.height)
+    chosen = np.zeros(df.height, dtype=bool)
+    chosen[rng.permutation(df.height)[:n_test]] = True
+    train, test = _parts(df, pl.Series(chosen))
+    return [Split(train, test, "", {"method": "holdout", "seed": seed, "ratio": str(ratio)})]
+
+
+@register("kfold", ("folds",), random=True, doc="k-fold cross-validation over ratings (default 5 folds)")
+def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
+    k = _positive_int(folds, "folds")
+    if k < 2:
+        raise UsageError("k-fold needs at least 2 folds")
+    if k > ratings.height:
+        raise UsageError(f"{k} folds but only {ratings.height} ratings")
+    rng = _rng(seed, "kfold")
+    df = _indexed(ratings)
+    # Deal a random permutation round-robin: fold sizes differ by at most one.
+    fold_of = np.empty(df.height, dtype=np.int64)
+    fold_of[rng.permutation(df.height)] = np.arange(df.height) % k
+    df = df.with_columns(pl.Series("_fold", fold_of))
+    out = []
+    for i in range(k):
+        train, test = _parts(df, pl.col("_fold") == i)
+        out.append(Split(train, test, f"fold{i + 1}", {"method": "kfold", "seed": seed, "folds": k, "fold": i + 1}))
+    return out
+
+
+@register(
+    "per-user",
+    ("given", "all_but", "ratio"),
+    random=True,
+    doc="per-user hold-out: --given N to train, --all-but N to test, or --ratio R of each user to test",
+)
+def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=None, ratio=None) -> list[Split]:
+    chosen = [name for name, v in (("given", given), ("all_but", all_but), ("ratio", ratio)) if v is not None]
+    if len(chosen) != 1:
+        raise UsageError("per-user split: give exactly one of --given N, --all-but N, --ratio R")
+    rng = _rng(seed, "per-user")
+    df = _indexed(ratings).with_columns(pl.Series(_KEY, rng.random(ratings.height)))
+    df = _per_user_rank(df, pl.col(_KEY))
+    n, nth = pl.col("_n"), pl.col("_nth")
+    if given is not None:
+        g = _positive_int(given, "given")
+        in_test = (n > g) & (nth > g)  # the first g in random order train, the rest test
+        short = df.filter(pl.col("_nth") == 1).filter(pl.col("_n") <= g).height
+        params = {"given": g}
+        why = f"users with <= {g} ratings (all kept in train)"
+    elif all_but is not None:
+        a = _positive_int(all_but, "all_but")
+        in_test = (n > a) & (nth <= a)
+        short = df.filter(pl.col("_nth") == 1).filter(pl.col("_n") <= a).height
+        params = {"all_but": a}
+        why = f"users with <= {a} ratings (all kept in train)"
+    else:
+        frac = _ratio(ratio, "ratio")
+        counts = df.filter(nth == 1).select(USER, "_n")
+        t = round_half_up(frac, counts.get_column("_n").to_numpy())
+        t = np.minimum(t.astype(np.int64), counts.get_column("_n").to_numpy() - 1)
+        df = df.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
+        in_test = nth <= pl.col("_t")
+        short = int((t == 0).sum())
+        params = {"ratio": str(ratio)}
+        why = "users whose share rounds to 0 test ratings (all kept in train)"
+    train, test = _parts(df, in_test)
+    report = {why: short} if short else {}
+    return [Split(train, test, "", {"method": "per-user", "seed": seed, **params}, report)]
+
+
+@register(
+    "temporal",
+    ("cut", "ratio", "last", "last_ratio"),
+    random=False,
+    doc="time-aware: global --cut TIMESTAMP or --ratio R (latest share); per user --last N or --last-ratio R",
+)
+def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=None, last=None, last_ratio=None) -> list[Split]:
+    chosen = [k for k, v in (("cut", cut), ("ratio", ratio), ("last", last), ("last_ratio", last_ratio)) if v is not None]
+    if len(chosen) != 1:
+        raise UsageError("temporal split: give exactly one of --cut TIMESTAMP, --ratio R, --last N, --last-ratio R")
+    _need_timestamps(ratings, "temporal")
+    df = _indexed(ratings)
+    report = {}
+    if cut is not None:
+        c = int(cut)
+        train, test = _parts(df, pl.col(TIMESTAMP) >= c)
+        params = {"cut": c}
+    elif ratio is not None:
+        frac = _ratio(ratio, "ratio")
+        n_test = round_half_up(frac, df.height)
+        # The latest n_test ratings: by timestamp, ties by file order (a later line is later).
+        order = df.sort([TIMESTAMP, _POS]).with_columns(pl.int_range(pl.len()).alias("_r"))
+        train, test = _parts(order, pl.col("_r") >= df.height - n_test)
+        params = {"ratio": str(ratio)}
+        if test.height and train.height:
+            report_cut = test.get_column(TIMESTAMP).min()
+            tied = train.filter(pl.col(TIMESTAMP) == report_cut).height
+            if tied:
+                report["train ratings sharing the cut timestamp with test (ties split by file order)"] = tied
+    else:
+        latest = _per_user_rank(df, pl.col(TIMESTAMP), descending=True)  # _nth 1 = the user's latest
+        n, nth = pl.col("_n"), pl.col("_nth")
+        if last is not None:
+            k = _positive_int(last, "last")
+            in_test = (n > k) & (nth <= k)
+            short = latest.filter((nth == 1) & (n <= k)).height
+            params = {"last": k}
+            why = f"users with <= {k} ratings (all kept in train)"
+        else:
+            frac = _ratio(last_ratio, "last_ratio")
+            counts = latest.filter(nth == 1).select(USER, "_n")
+            t = round_half_up(frac, counts.get_column("_n").to_numpy())
+            t = np.minimum(t.astype(np.int64), counts.get_column("_n").to_numpy() - 1)
+            latest = latest.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
+            in_test = nth <= pl.col("_t")
+            short = int((t == 0).sum())
+            params = {"last_ratio": str(last_ratio)}
+            why = "users whose share rounds to 0 test ratings (all kept in train)"
+        train, test = _parts(latest, in_test)
+        if short:
+            report[why] = short
+    return [Split(train, test, "", {"method": "temporal", **params}, report)]
+
+
+@register("loo", ("pick",), random=True, doc="leave-one-out: one rating per user to test (--pick random|latest)")
+def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick="random") -> list[Split]:
+    if pick not in ("random", "latest"):
+        raise UsageError(f"leave-one-out --pick must be random or latest, got {pick!r}")
+    df = _indexed(ratings)
+    if pick == "latest":
+        _need_timestamps(ratings, "leave-one-out (latest)")
+        ranked = _per_user_rank(df, pl.col(TIMESTAMP), descending=True)
+    else:
+        rng = _rng(seed, "leave-one-out")
+        ranked = _per_user_rank(df.with_columns(pl.Series(_KEY, rng.random(df.height))), pl.col(_KEY))
+    in_test = (pl.col("_nth") == 1) & (pl.col("_n") > 1)
+    single = ranked.filter((pl.col("_nth") == 1) & (pl.col("_n") == 1)).height
+    train, test = _parts(ranked, in_test)
+    report = {"users with a single rating (kept in train)": single} if single else {}
+    params = {"method": "loo", "pick": pick} | ({"seed": seed} if pick == "random" else {})
+    return [Split(train, test, "", params, report)]
+
+
+@register(
+    "probe",
+    ("ratio", "threshold"),
+    random=True,
+    doc="Cremonesi et al. 2010: a random --ratio of ratings (0.014) is the probe; test = probe >= --threshold (5)",
+)
+def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5.0) -> list[Split]:
+    frac = _ratio(ratio, "ratio")
+    rng = _rng(seed, "probe")
+    df = _indexed(ratings)
+    n_probe = round_half_up(frac, df.height)
+    in_probe = np.zeros(df.height, dtype=bool)
+    in_probe[rng.permutation(df.height)[:n_probe]] = True
+    df = df.with_columns(pl.Series("_probe", in_probe))
+    cols = list(RATINGS_SCHEMA)
+    train = df.filter(~pl.col("_probe")).select(cols)
+    test = df.filter(pl.col("_probe") & (pl.col(RATING) >= float(threshold))).select(cols)
+    dropped = n_probe - test.height
+    report = {"probe size": n_probe}
+    if dropped:
+        report[f"probe ratings below {threshold:g} (in neither train nor test)"] = dropped
+    params = {"method": "probe", "seed": seed, "ratio": str(ratio), "threshold": float(threshold)}
+    return [Split(train, test, "", params, report)]
+
+
+# --------------------------------------------------------------------------------------------- entry points
+
+
+def split(ratings, method: str, *, seed: int | None = None, **options) -> list[Split]:
+    """Split ``ratings`` (a DataFrame or a path) with the registered ``method``; returns the splits.
+
+    ``options`` are the method's (see :data:`SPLITTERS`); ``None`` values are ignored. A split whose test
+    or train set comes out empty is an error (nothing to evaluate / nothing to learn from).
+    """
+    if method not in SPLITTERS:
+        raise UsageError(f"unknown split method {method!r}; known: {', '.join(SPLITTERS)}")
+    spec = SPLITTERS[method]
+    given = {k: v for k, v in options.items() if v is not None}
+    unknown = sorted(set(given) - set(spec.options))
+    if unknown:
+        opts = ", ".join("--" + o.replace("_", "-") for o in unknown)
+        raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}")
+    ratings = as_ratings(ratings)
+    if ratings.height == 0:
+        raise UsageError("no ratings to split")
+    result = spec.func(ratings, seed=seed, **given)
+    for s in result:
+        where = f" ({s.name})" if s.name else ""
+        if s.test.height == 0:
+            raise UsageError(f"the {method} split{where} leaves the test set empty; change its options")
+        if s.train.height == 0:
+            raise UsageError(f"the {method} split{where} leaves the training set empty; change its options")
+    return result
+
+
+def split_file_names(split_: Split, ext: str = "") -> tuple[str, str]:
+    """File names of a split in its output folder: ``train<ext>``/``test<ext>`` for a single split,
+    ``<name>.train<ext>``/``<name>.test<ext>`` (``fold1.train``...) for one of several."""
+    prefix = f"{split_.name}." if split_.name else ""
+    return f"{prefix}train{ext}", f"{prefix}test{ext}"
+
+
+_KEEP_EXT = (".csv", ".dat", ".tsv", ".txt", ".parquet")
+
+
+def output_extension(path: PathLike) -> str:
+    """The extension split files take from their input: ``.csv``/``.dat``/``.tsv``/``.txt``/``.parquet``
+    (plus ``.gz`` when compressed); none for names like ``u.data`` whose suffix is not a format."""
+    name = Path(path).name
+    gz = name.endswith(".gz")
+    stem = name[:-3] if gz else name
+    suffix = Path(stem).suffix
+    ext = suffix if suffix in _KEEP_EXT else ""
+    return ext + (".gz" if gz else "")
+
+
+def write_split(
+    splits: list[Split],
+    out_dir: PathLike,
+    *,
+    source: PathLike | None = None,
+    fmt: str | RatingsFormat = "ml100k",
+    sort: bool = False,
+    command: list[str] | None = None,
+) -> list[Path]:
+    """Write every split's train and test files into ``out_dir`` (see :func:`split_file_names`) in layout
+    ``fmt`` (the input's), each atomically with a manifest (input sha256, method, parameters, seed, counts).
+    ``sort`` writes rows in natural (user, item) order instead of the input's order. Returns the paths."""
+    from .provenance import write_manifest
+
+    out = Path(out_dir)
+    ext = output_extension(source) if source is not None else ""
+    if isinstance(fmt, RatingsFormat) and fmt.name == "parquet":
+        ext = ".parquet"
+    written = []
+    for s in splits:
+        for role, df, fname in zip(("train", "test"), (s.train, s.test), split_file_names(s, ext), strict=True):
+            path = out / fname
+            write_ratings(df, path, fmt=fmt, sort=sort)
+            layout = fmt.name if isinstance(fmt, RatingsFormat) else fmt
+            params = dict(s.parameters) | {"role": role, "format": layout, "sorted": sort}
+            extra = {"ratings": df.height, "users": df.get_column(USER).n_unique()}
+            if s.report:
+                extra["report"] = s.report
+            write_manifest(
+                path,
+                f"ratings-{role}",
+                inputs={"ratings": source} if source is not None else None,
+                parameters=params,
+                command=command,
+                extra=extra,
+            )
+            written.append(path)
+    return written
+
+
+def split_file(
+    path: PathLike,
+    out_dir: PathLike,
+    method: str,
+    *,
+    seed: int | None = None,
+    fmt: str | RatingsFormat = "auto",
+    columns=None,
+    separator: str | None = None,
+    dedupe: str | None = None,
+    report: Callable[[str], None] | None = None,
+    sort: bool = False,
+    command: list[str] | None = None,
+    **options,
+) -> tuple[list[Split], list[Path]]:
+    """Read a ratings file, split it, and write the parts in the file's own layout (see :func:`write_split`).
+
+    Everything is computed before the first file is written, so a bad input or option leaves no file.
+    """
+    spec = ratings_format(path, fmt, columns=columns, separator=separator)
+    ratings = read_ratings(path, fmt=spec, dedupe=dedupe, report=report)
+    splits = split(ratings, method, seed=seed, **options)
+    paths = write_split(splits, out_dir, source=path, fmt=spec, sort=sort, command=command)
+    return splits, paths
+
+
+__all__ = [
+    "SPLITTERS",
+    "Split",
+    "Splitter",
+    "output_extension",
+    "round_half_up",
+    "split",
+    "split_file",
+    "split_file_names",
+    "write_split",
+]
