@@ -1,0 +1,131 @@
+"""``trecrs candidates``: the (query, user, item) pairs a recommender must score for a methodology."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import argv, note
+
+EXAMPLES = """examples:
+  trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.all-items.pairs
+  trecrs candidates --methodology test-items --train u1.base --test u1.test --items u.item -o pairs.tsv
+  trecrs candidates --methodology one-plus-random --train u1.base --test u1.test \\
+      --n 1000 --relevant-threshold 5 --seed 7 -o u1.opr.pairs
+
+output: one line per pair, query<TAB>user<TAB>item; query = the user id, or user:item for
+one-plus-random (one query per test rating >= --relevant-threshold). Counts go to stderr.
+"""
+
+
+def fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """The options that define a methodology's candidates (shared by candidates, run and qrels)."""
+    from ..methodologies import METHODOLOGIES, OPR_POOLS
+    from ..ratings import FORMATS
+
+    p.add_argument("--methodology", choices=list(METHODOLOGIES), required=required, metavar="M",
+                   help="one of: " + ", ".join(METHODOLOGIES))
+    p.add_argument("--train", metavar="TRAIN", required=required, help="training ratings file")
+    p.add_argument("--test", metavar="TEST", required=required, help="test ratings file")
+    p.add_argument("--items", metavar="CATALOGUE",
+                   help="item catalogue I (ids in the first field: a list, u.item, movies.dat, movies.csv); "
+                   "default: the items of train and test")
+    p.add_argument("--n", type=int, default=1000, metavar="N",
+                   help="one-plus-random: random unrated items per query (default 1000)")
+    p.add_argument("--relevant-threshold", type=float, default=5.0, metavar="R",
+                   help="one-plus-random: one query per test rating >= R (default 5)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="one-plus-random: random seed (default 0)")
+    p.add_argument("--pool", choices=OPR_POOLS, default="all",
+                   help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
+                   "from the unrated items that appear in the test set (test)")
+    p.add_argument("--long-tail", type=float, metavar="SHARE",
+                   help="one-plus-random: only test items outside the short head (the most popular items "
+                   "holding SHARE of the training ratings, e.g. 0.33)")
+    p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
+                   help="layout of TRAIN/TEST (default: detected)")
+    p.add_argument("--columns", metavar="SPEC",
+                   help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId,rating=rating")
+    add_dedupe_option(p)
+
+
+def add_dedupe_option(p: argparse.ArgumentParser) -> None:
+    from ..ratings import DEDUPE_POLICIES
+
+    p.add_argument("--dedupe", choices=DEDUPE_POLICIES,
+                   help="a (user, item) rated twice in a ratings file: keep the first, the last, or the mean "
+                   "(default: an error naming both lines)")
+
+
+def read_split_ratings(args, which: str):
+    from ..ratings import parse_columns, read_ratings
+
+    path = getattr(args, which)
+    columns = parse_columns(args.columns) if args.columns else None
+    return read_ratings(path, fmt=args.ratings_format, columns=columns, dedupe=args.dedupe, report=note)
+
+
+def load_candidates(args):
+    """The CandidateSet the options describe."""
+    from ..methodologies import candidate_set
+
+    train = read_split_ratings(args, "train")
+    test = read_split_ratings(args, "test")
+    return candidate_set(
+        args.methodology, train, test, args.items, n=args.n, relevant_threshold=args.relevant_threshold,
+        seed=args.seed, pool=args.pool, long_tail=args.long_tail,
+        paths={"train": args.train, "test": args.test, "items": args.items},
+    )
+
+
+def split_inputs(args) -> dict:
+    ins = {"train": args.train, "test": args.test}
+    if args.items:
+        ins["items"] = args.items
+    return ins
+
+
+def split_parameters(args) -> dict:
+    params = {"methodology": args.methodology}
+    if args.methodology == "one-plus-random":
+        params.update(n=args.n, relevant_threshold=args.relevant_threshold, seed=args.seed, pool=args.pool,
+                      long_tail=args.long_tail, query_id="user:item")
+    params["catalogue"] = "items file" if args.items else "items of train and test"
+    return params
+
+
+def report_candidates(info: dict, methodology: str) -> None:
+    note(f"{methodology}: {fmt(info.get('queries', 0))} queries, {fmt(info.get('pairs', 0))} candidate pairs")
+    short = info.get("cases_short_of_n")
+    if short:
+        note(f"{fmt(short)} of {fmt(info['cases'])} one-plus-random queries have fewer than {info['n']} "
+             f"unrated items in the '{info['pool']}' pool: they rank all of them")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "candidates",
+        help="write the (query, user, item) pairs to score under a methodology",
+        description="Write the candidate items L_u of every query under an evaluation methodology "
+        "(Bellogín et al. 2011: test-ratings, test-items, training-items, all-items; Cremonesi et al. "
+        "2010: one-plus-random), for a recommender to score.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_split_options(p)
+    p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..methodologies import write_candidates
+    from ..provenance import write_manifest
+
+    cands = load_candidates(args)
+    info = write_candidates(cands, args.output)
+    write_manifest(args.output, "candidates", inputs=split_inputs(args), parameters=split_parameters(args),
+                   command=argv(), extra={"counts": info})
+    report_candidates(info, args.methodology)
+    return 0

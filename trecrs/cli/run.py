@@ -1,0 +1,98 @@
+"""``trecrs run``: a recommender's score file -> the TREC run of a methodology."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import UsageError
+from .candidates import (
+    add_split_options,
+    fmt,
+    load_candidates,
+    report_candidates,
+    split_inputs,
+    split_parameters,
+)
+from .common import argv, note
+
+EXAMPLES = """examples:
+  trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
+  trecrs run --methodology test-ratings --train u1.base --test u1.test --scores svd.parquet \\
+      --depth 100 --tag svd -o svd.tr.run
+  trecrs run --methodology all-items --train u1.base --test u1.test --scores top50.txt --ranks \\
+      --missing drop -o top50.run                     # top-N lists: user item rank
+  trecrs run --candidates u1.opr.pairs --scores knn.scores -o knn.opr.run
+
+SCORES: user item score per line (whitespace separated), or Parquet with columns user, item, score
+(user, item, rank with --ranks). Candidates without a score: --missing fail (default) | last | drop.
+Scores of pairs that are not candidates are dropped and counted on stderr.
+"""
+
+
+def register(sub) -> None:
+    from ..runs import MISSING_POLICIES
+
+    p = sub.add_parser(
+        "run",
+        help="turn a score file into the TREC run of a methodology",
+        description="Build the TREC run of a methodology from a recommender's scores: each query's "
+        "candidates, ranked the way trec_eval ranks (score as float32 descending, then item id descending), "
+        "numbered 1..n, optionally cut at --depth, tagged.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_split_options(p, required=False)
+    p.add_argument("--candidates", metavar="PAIRS",
+                   help="take the candidates from a file written by 'trecrs candidates' instead of "
+                   "--methodology/--train/--test")
+    p.add_argument("--scores", metavar="SCORES", required=True,
+                   help="score file: user item score (text, whitespace separated) or .parquet")
+    p.add_argument("--ranks", action="store_true",
+                   help="SCORES holds top-N lists (user item rank; rank 1 is best) instead of scores")
+    p.add_argument("--missing", choices=MISSING_POLICIES, default="fail",
+                   help="candidates without a score: fail (default), last (rank them after every scored "
+                   "candidate), drop (leave them out)")
+    p.add_argument("--depth", type=int, metavar="N", help="keep the first N documents of each query")
+    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension)")
+    p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..methodologies import read_candidates
+    from ..provenance import write_manifest
+    from ..runs import iter_run, write_run_stream
+
+    if args.candidates:
+        given = [o for o in ("methodology", "train", "test", "items") if getattr(args, o)]
+        if given:
+            raise UsageError(f"--candidates replaces --{', --'.join(given)}; give one or the other")
+        cands = read_candidates(args.candidates)
+        inputs = {"candidates": args.candidates}
+        params: dict = {"candidates": "file"}
+    else:
+        missing = [o for o in ("methodology", "train", "test") if not getattr(args, o)]
+        if missing:
+            raise UsageError(f"give --{', --'.join(missing)} (or --candidates PAIRS)")
+        cands = load_candidates(args)
+        inputs = split_inputs(args)
+        params = split_parameters(args)
+    tag = args.tag or Path(args.scores).name.split(".")[0] or "trecrs"
+    info: dict = {}
+    chunks = iter_run(cands, args.scores, missing=args.missing, depth=args.depth, tag=tag,
+                      kind="rank" if args.ranks else "score", scores_path=args.scores, info=info)
+    write_run_stream(chunks, args.output)
+    inputs["scores"] = args.scores
+    params.update(scores="ranks" if args.ranks else "scores", missing=args.missing, depth=args.depth, tag=tag)
+    write_manifest(args.output, "run", inputs=inputs, parameters=params, command=argv(), extra={"counts": info})
+    report_candidates(info, args.methodology or "candidates")
+    if info["missing"]:
+        how = {"last": f"ranked last with score {info.get('missing_score_value')!r}", "drop": "left out"}
+        note(f"{fmt(info['missing'])} of {fmt(info['candidates'])} candidates had no score: {how[args.missing]}")
+    if info["scores_outside_candidates"]:
+        note(f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped")
+    if info["cut_by_depth"]:
+        note(f"{fmt(info['cut_by_depth'])} ranked candidates beyond depth {args.depth}: cut")
+    note(f"wrote {fmt(info['lines'])} lines to {args.output}")
+    return 0

@@ -1,0 +1,329 @@
+"""Score files -> TREC runs for a methodology: restrict to the candidates, order as trec_eval, cut, tag.
+
+A recommender scores (user, item) pairs; :func:`build_run` keeps the scores of each query's candidates
+(:mod:`trecrs.methodologies`), ranks them with :func:`~trecrs.io.trec_order` (score as float32
+descending, then item id descending bytewise: trec_eval's own order) and numbers them 1..n, optionally cut
+at ``depth`` documents per query. It counts, never silently drops:
+
+* candidates with no score, handled by the ``missing`` policy (:data:`MISSING_POLICIES`): ``fail`` (an
+  error), ``last`` (ranked after every scored candidate of the run with one score below all of them,
+  ``min - max(1, |min|)`` over the score file, so ties among them fall to trec_eval's doc-id rule), or
+  ``drop`` (left out of the run: the usual reading of a top-N list);
+* scores that are not candidates (dropped): training pairs, users without test ratings, items outside L_u.
+
+A score naming a user absent from both train and test is an error (the ids do not belong to the split),
+and so is a score file none of whose pairs is a candidate. Top-N lists (``user item rank``) are read as
+scores ``max_rank + 1 - rank``, so rank 1 comes first.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from .errors import InputError, UsageError
+from .io import atomic_path, read_lines, split_fields, trec_order
+from .methodologies import _I, _Q, _U, CandidateSet
+from .schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
+
+MISSING_POLICIES: tuple[str, ...] = ("fail", "last", "drop")
+SCORE_KINDS: tuple[str, ...] = ("score", "rank")
+
+_LINENO = "lineno"
+_S = "_s"
+
+
+# --------------------------------------------------------------------------------------------- scores
+
+
+def read_scores(path, *, kind: str = "score") -> pl.DataFrame:
+    """Read a score file: ``user item score`` (or ``user item rank`` with ``kind="rank"``).
+
+    Text: three whitespace-separated fields per line (a first line ``user item score``/``rank`` is a
+    header); Parquet (``*.parquet``): columns ``user``, ``item`` and ``score``/``rank``. Scores must be
+    finite numbers, ranks positive integers; a (user, item) pair may appear once. Returns ``user, item,
+    score`` (ranks converted, see the module docstring) plus ``lineno`` (null for Parquet).
+    """
+    if kind not in SCORE_KINDS:
+        raise UsageError(f"unknown score kind {kind!r}; choose from {SCORE_KINDS}")
+    if str(path).endswith(".parquet"):
+        try:
+            raw = pl.read_parquet(path)
+        except FileNotFoundError:
+            raise InputError(path, None, "no such file") from None
+        except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
+            raise InputError(path, None, f"cannot read Parquet: {exc}") from None
+        missing = [c for c in (USER, ITEM, kind) if c not in raw.columns]
+        if missing:
+            raise InputError(path, None, f"score file lacks column(s) {missing}; has {raw.columns}")
+        df = raw.select(
+            pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(kind).cast(pl.Utf8).alias("_v"),
+            pl.lit(None, dtype=pl.UInt32).alias(_LINENO),
+        )
+    else:
+        lines = split_fields(read_lines(path))
+        first = lines.item(0, "fields")
+        if len(first) == 3 and first[0].lower() == USER and first[2].lower() == kind:
+            lines = lines.slice(1)
+        bad = lines.filter(pl.col("fields").list.len() != 3)
+        if bad.height:
+            raise InputError(path, bad.item(0, _LINENO), f"expected 3 fields (user item {kind}), found "
+                             f"{len(bad.item(0, 'fields'))}: {bad.item(0, 'line')[:80]!r}")
+        f = pl.col("fields")
+        df = lines.select(f.list.get(0).alias(USER), f.list.get(1).alias(ITEM), f.list.get(2).alias("_v"),
+                          pl.col(_LINENO))
+    return _parse_values(df, path, kind)
+
+
+def _where(row: dict, path) -> tuple[str | None, int | None]:
+    return (None if path is None else os.fspath(path)), row.get(_LINENO)
+
+
+def _parse_values(df: pl.DataFrame, path, kind: str) -> pl.DataFrame:
+    if df.height == 0:
+        raise InputError(path, None, "the score file has no scores")
+    nulls = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | pl.col("_v").is_null())
+    if nulls.height:
+        row = nulls.row(0, named=True)
+        raise InputError(*_where(row, path), f"missing user, item or {kind} ({nulls.height} row(s))")
+    val = pl.col("_v").str.strip_chars().cast(pl.Float64, strict=False)
+    df = df.with_columns(val.alias(SCORE))
+    if kind == "score":
+        bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite())
+        if bad.height:
+            row = bad.row(0, named=True)
+            what = "not a number" if row[SCORE] is None else ("NaN" if row[SCORE] != row[SCORE] else "infinite")
+            raise InputError(*_where(row, path), f"score is {what}: {row['_v']!r} "
+                             f"({bad.height} bad score(s) in the file)")
+    else:
+        bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite() | (pl.col(SCORE) < 1)
+                        | (pl.col(SCORE) != pl.col(SCORE).round()))
+        if bad.height:
+            row = bad.row(0, named=True)
+            raise InputError(*_where(row, path), f"rank must be a positive integer, found {row['_v']!r}")
+        top = df.get_column(SCORE).max()
+        df = df.with_columns((top + 1 - pl.col(SCORE)).alias(SCORE))
+    dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
+    if dup.height:
+        rows = dup.filter((pl.col(USER) == dup.item(0, USER)) & (pl.col(ITEM) == dup.item(0, ITEM)))
+        line = rows.item(1, _LINENO) if rows.height > 1 else None
+        raise InputError(path if path is None else os.fspath(path), line,
+                         f"user {dup.item(0, USER)!r}, item {dup.item(0, ITEM)!r} has more than one {kind}")
+    return df.select(USER, ITEM, SCORE, _LINENO)
+
+
+def as_scores(data, *, kind: str = "score") -> pl.DataFrame:
+    """Scores from a path (:func:`read_scores`) or a polars/pandas frame with ``user, item, score|rank``."""
+    if isinstance(data, str | os.PathLike):
+        return read_scores(data, kind=kind)
+    if not isinstance(data, pl.DataFrame):
+        data = pl.from_pandas(data)
+    missing = [c for c in (USER, ITEM, kind) if c not in data.columns]
+    if missing:
+        raise InputError(None, None, f"scores DataFrame lacks column(s) {missing}; has {data.columns}")
+    df = data.select(
+        pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(kind).cast(pl.Utf8).alias("_v"),
+        pl.lit(None, dtype=pl.UInt32).alias(_LINENO),
+    )
+    return _parse_values(df, None, kind)
+
+
+# --------------------------------------------------------------------------------------------- candidates
+
+
+class FrameCandidates:
+    """Candidates given as a frame ``query, user, item`` (e.g. read from a PAIRS file), coded like a split."""
+
+    def __init__(self, frame: pl.DataFrame):
+        missing = [c for c in (QUERY, USER, ITEM) if c not in frame.columns]
+        if missing:
+            raise InputError(None, None, f"candidates lack column(s) {missing}; has {frame.columns}")
+        frame = frame.select(pl.col(QUERY).cast(pl.Utf8), pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8))
+        self.queries = frame.get_column(QUERY).unique(maintain_order=True)
+        self.users = frame.get_column(USER).unique(maintain_order=True)
+        self.items = frame.get_column(ITEM).unique(maintain_order=True)
+        self._frame = frame
+        self.info: dict = {}
+
+    def code_chunks(self) -> Iterator[pl.DataFrame]:
+        f = self._frame
+        coded = f.select(
+            _code(f.get_column(QUERY), self.queries).alias(_Q),
+            _code(f.get_column(USER), self.users).alias(_U),
+            _code(f.get_column(ITEM), self.items).alias(_I),
+        )
+        self.info.update(queries=self.queries.len(), pairs=coded.height)
+        yield coded
+
+    def query_names(self, q: pl.Series) -> pl.Series:
+        return self.queries.gather(q).alias(QUERY)
+
+
+def _code(values: pl.Series, index: pl.Series) -> pl.Series:
+    lookup = pl.DataFrame({"_id": index}).with_row_index("_c").with_columns(pl.col("_c").cast(pl.Int64))
+    return pl.DataFrame({"_id": values}).join(lookup, on="_id", how="left", maintain_order="left").get_column("_c")
+
+
+# --------------------------------------------------------------------------------------------- runs
+
+
+@dataclass
+class RunResult:
+    """A run (``schema.RUN_SCHEMA``, trec_eval order) and the counts of what was filled and dropped."""
+
+    run: pl.DataFrame
+    info: dict = field(default_factory=dict)
+
+
+def iter_run(
+    cands: CandidateSet | FrameCandidates | pl.DataFrame,
+    scores,
+    *,
+    missing: str = "fail",
+    depth: int | None = None,
+    tag: str = "trecrs",
+    kind: str = "score",
+    scores_path=None,
+    info: dict | None = None,
+) -> Iterator[pl.DataFrame]:
+    """Yield the run chunk by chunk (whole queries, natural query order); ``info`` is filled at the end.
+
+    See :func:`build_run`. Errors (unscored candidates under ``fail``, no candidate scored at all) are
+    raised after the last chunk, so a caller streaming to a temporary file can discard it.
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"unknown missing-score policy {missing!r}; choose from {MISSING_POLICIES}")
+    if depth is not None and depth < 1:
+        raise UsageError(f"--depth must be a positive number of documents, got {depth}")
+    if not tag or any(ch.isspace() for ch in tag):
+        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}")
+    info = {} if info is None else info
+    if isinstance(cands, pl.DataFrame):
+        cands = FrameCandidates(cands)
+    if not (isinstance(scores, pl.DataFrame) and scores.columns == [USER, ITEM, SCORE, _LINENO]):
+        scores = as_scores(scores, kind=kind)  # a frame from read_scores is already validated
+    if isinstance(cands, CandidateSet):
+        users, items = cands.split.users, cands.split.items
+    else:
+        users, items = cands.users, cands.items
+    coded = scores.with_row_index(_S).with_columns(
+        _code(scores.get_column(USER), users).alias(_U), _code(scores.get_column(ITEM), items).alias(_I)
+    )
+    if isinstance(cands, CandidateSet):
+        unknown = coded.filter(pl.col(_U).is_null())
+        if unknown.height:
+            row = unknown.row(0, named=True)
+            n_users = unknown.get_column(USER).n_unique()
+            raise InputError(
+                scores_path, row[_LINENO],
+                f"{n_users} user(s) of the score file are in neither the training nor the test ratings "
+                f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
+            )
+    scored = coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
+    smin = scores.get_column(SCORE).min()
+    fill = float(smin - max(1.0, abs(smin)))
+    used = np.zeros(scores.height, dtype=bool)
+    n_missing = n_cands = n_written = n_cut = 0
+    first_missing = None
+    for chunk in cands.code_chunks():
+        joined = chunk.join(scored, on=[_U, _I], how="left")
+        hit = joined.get_column(_S).drop_nulls().to_numpy()
+        used[hit] = True
+        n_cands += chunk.height
+        absent = joined.filter(pl.col(SCORE).is_null())
+        if absent.height:
+            if first_missing is None:
+                row = absent.row(0, named=True)
+                first_missing = (cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]])
+            n_missing += absent.height
+            if missing == "fail":
+                continue
+            if missing == "drop":
+                joined = joined.filter(pl.col(SCORE).is_not_null())
+            else:
+                joined = joined.with_columns(pl.col(SCORE).fill_null(fill))
+        if missing == "fail" and n_missing:
+            continue
+        ranked = trec_order(
+            joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
+        )
+        if depth is not None:
+            before = ranked.height
+            ranked = ranked.filter(pl.col(RANK) <= depth)
+            n_cut += before - ranked.height
+        n_written += ranked.height
+        yield pl.DataFrame(
+            {
+                QUERY: cands.query_names(ranked.get_column(QUERY)),
+                ITER: "Q0",
+                DOC: ranked.get_column(DOC),
+                RANK: ranked.get_column(RANK),
+                SCORE: ranked.get_column(SCORE),
+                TAG: tag,
+            },
+            schema=RUN_SCHEMA,
+        )
+    n_used = int(used.sum())
+    info.update(
+        cands.info,
+        candidates=n_cands,
+        scores=scores.height,
+        scored_candidates=n_cands - n_missing,
+        missing=n_missing,
+        missing_policy=missing,
+        scores_outside_candidates=scores.height - n_used,
+        depth=depth,
+        cut_by_depth=n_cut,
+        lines=n_written,
+        tag=tag,
+    )
+    if missing == "last" and n_missing:
+        info["missing_score_value"] = fill
+    if n_used == 0:
+        raise InputError(scores_path, None, f"none of the {scores.height} scores is a candidate pair of this "
+                         "methodology; do the user and item ids belong to this split?")
+    if missing == "fail" and n_missing:
+        q, u, i = first_missing
+        raise InputError(
+            scores_path, None,
+            f"{n_missing} of {n_cands} candidates have no score (first: query {q!r}, user {u!r}, item {i!r}); "
+            "score every candidate, or choose --missing last (rank them last) or --missing drop",
+        )
+
+
+def build_run(
+    cands: CandidateSet | FrameCandidates | pl.DataFrame,
+    scores,
+    *,
+    missing: str = "fail",
+    depth: int | None = None,
+    tag: str = "trecrs",
+    kind: str = "score",
+    scores_path=None,
+) -> RunResult:
+    """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
+
+    ``cands``: a :class:`~trecrs.methodologies.CandidateSet` (from
+    :func:`~trecrs.methodologies.candidate_set`) or a frame ``query, user, item``. ``scores``: a path or
+    a frame ``user, item, score`` (``user, item, rank`` with ``kind="rank"``). Rows come in natural query
+    order, each query ranked by :func:`~trecrs.io.trec_order` with ranks 1..n (cut at ``depth``), iter
+    ``Q0`` and ``tag``. ``info`` counts candidates, missing scores, dropped scores and depth cuts.
+    """
+    info: dict = {}
+    if scores_path is None and isinstance(scores, str | os.PathLike):
+        scores_path = scores
+    parts = list(iter_run(cands, scores, missing=missing, depth=depth, tag=tag, kind=kind,
+                          scores_path=scores_path, info=info))
+    run = pl.concat(parts) if parts else pl.DataFrame(schema=RUN_SCHEMA)
+    return RunResult(run, info)
+
+
+def write_run_stream(chunks: Iterator[pl.DataFrame], path) -> None:
+    """Write run chunks as ``qid Q0 docno rank score tag`` lines, atomically (nothing left on error)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        for chunk in chunks:
+            fh.write(chunk.write_csv(include_header=False, separator=" ", quote_style="never").encode())
