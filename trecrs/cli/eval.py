@@ -7,9 +7,10 @@ import sys
 
 from ..errors import UsageError
 from ..scoring import ENGINES, evaluate_full
+from ..scoring.extras.registry import listing as extras_listing
 from ..scoring.output import FORMATS, format_trec, render, tidy_table
 from ..scoring.trec_measures import NICKNAMES, TREC_MEASURES
-from .common import argv
+from .common import argv, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -17,6 +18,10 @@ EXAMPLES = """examples:
   trecrs eval -m all_trec qrels.txt run.txt.gz
   trecrs eval -m P@10 -m nDCG@50 qrels.txt a.run b.run c.run        # one tidy table
   trecrs eval -m map --format parquet -o results.parquet qrels.txt *.run
+  trecrs eval -m P.10 -m auc -m lauc.10 -m ndcg_exp.10 qrels.txt run.txt   # trec_eval + recommender measures
+  trecrs eval -m novelty.10 -m gini.10 -m catalog_coverage.10 --train u1.base qrels.txt run.txt
+  trecrs eval -m mae -m rmse -m ndpm --test u1.test --predictions pred.txt qrels.txt run.txt
+  trecrs eval -m recall.10 -m opr_recall.10 --opr-average user opr.qrels opr.run  # One-Plus-Random
 """
 
 
@@ -50,6 +55,15 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
                    help="computation engine (default: auto, the fastest that covers the measures)")
+    p.add_argument("--train", metavar="TRAIN",
+                   help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
+    p.add_argument("--test", metavar="TEST",
+                   help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
+    p.add_argument("--predictions", metavar="FILE",
+                   help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
+    p.add_argument("--opr-average", choices=["case", "user"], default=None,
+                   help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
+                   "the default) or per user first, then over users")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
     p.set_defaults(func=run)
 
@@ -61,6 +75,8 @@ def _list_measures() -> str:
     lines.append("nicknames: " + ", ".join(NICKNAMES))
     lines.append("ir_measures-style: P@k R@k nDCG nDCG@k AP AP@k RR Success@k Rprec Bpref infAP NumQ NumRet "
                  "NumRel NumRelRet")
+    lines.append("recommender measures (printed after the trec_eval ones; docs/measures.md):")
+    lines.extend(extras_listing())
     return "\n".join(lines) + "\n"
 
 
@@ -84,7 +100,13 @@ def run(args) -> int:
             average_all=args.average_all,
             depth=args.depth,
             engine=args.engine,
+            train=args.train,
+            test=args.test,
+            predictions=args.predictions,
+            opr_average=args.opr_average,
         )
+        for message in evaluations[path].notes:
+            note(f"{path}: {message}" if len(args.runs) > 1 else message)
     if fmt == "trec":
         text = "".join(
             format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
@@ -107,6 +129,7 @@ def run(args) -> int:
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions") if getattr(args, k)})
     return ins
 
 
@@ -118,6 +141,7 @@ def _params(args) -> dict:
         "average_all": args.average_all,
         "depth": args.depth,
         "per_query": args.per_query,
+        "opr_average": args.opr_average,
     }
 
 

@@ -38,6 +38,8 @@ class Evaluation:
     runid: str
     relstrings: dict[str, str] = field(default_factory=dict)
     num_q: int = 0
+    notes: list[str] = field(default_factory=list)  # counts of undefined/left-out values (extras)
+    extra_columns: list[str] = field(default_factory=list)  # per-query columns of extras (printed last)
 
     def columns(self) -> list[str]:
         return [c for c in self.per_query.columns if c != QUERY]
@@ -56,7 +58,8 @@ class Evaluation:
                 long = long.with_columns(pl.col(MEASURE).replace_strict(order, return_dtype=pl.Int64).alias("_m"))
                 qorder = {q: i for i, q in enumerate(self.per_query.get_column(QUERY).to_list())}
                 long = long.with_columns(pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q"))
-                frames.append(long.sort(["_q", "_m"]).drop(["_q", "_m"]))
+                # extras leave undefined per-query values null: no row for them
+                frames.append(long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null()))
         summ = pl.DataFrame(
             {QUERY: [ALL] * len(self.summary), MEASURE: list(self.summary), VALUE: list(self.summary.values())},
             schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64},
@@ -140,9 +143,21 @@ def evaluate_full(
     average_all: bool = False,
     depth: int | None = None,
     engine: str = "auto",
+    train=None,
+    test=None,
+    predictions=None,
+    opr_average: str | None = None,
+    head_share: float = 0.33,
 ) -> Evaluation:
-    """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`)."""
+    """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
+
+    Recommender-specific measures (:mod:`trecrs.scoring.extras`) named in ``measures`` are computed on the
+    same queries and printed after the trec_eval ones; ``train``/``test``/``predictions`` (frames or paths)
+    feed those that need them. ``opr_average="user"`` averages One-Plus-Random cases per user first.
+    """
     request = measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
+    if opr_average not in (None, "case", "user"):
+        raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
     run = as_polars(run, RUN_SCHEMA, "run")
     tag = run_tag(run)
@@ -163,6 +178,8 @@ def evaluate_full(
     sub_run = run.filter(pl.col(QUERY).is_in(list(evaluated)))
     sub_qrels = qrels.filter(pl.col(QUERY).is_in(list(evaluated)))
     kwargs = dict(relevance_level=relevance_level, judged_only=judged_only)
+    if not request.params:  # only extras asked for: no trec_eval measure to compute
+        eng = _NoTrecMeasures
     frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if evaluated else []
 
     missing = qrels_queries - run_queries if average_all else set()
@@ -181,6 +198,25 @@ def evaluate_full(
     per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
     num_q = per_query.height
     summary = summarize(per_query, num_q)
+    notes: list[str] = []
+    extra_columns: list[str] = []
+    if opr_average == "user":
+        from .extras.opr import summarize_trec_by_user
+
+        summary = summarize_trec_by_user(per_query, num_q)
+    if request.extras:
+        from .extras.registry import evaluate_extras
+
+        res = evaluate_extras(
+            request.extras, qrels=sub_qrels, run=sub_run, queries=order, all_qrels_queries=len(qrels_queries),
+            level=relevance_level, judged_only=judged_only, train=train, test=test, predictions=predictions,
+            opr_average=opr_average, head_share=head_share,
+        )  # fmt: skip
+        extra_columns = [c for c in res.per_query.columns if c != QUERY]
+        if extra_columns:
+            per_query = per_query.with_columns([res.per_query.get_column(c) for c in extra_columns])
+        summary.update(res.summary)
+        notes = res.notes
 
     rs: dict[str, str] = {}
     if "relstring" in request.params:
@@ -193,7 +229,15 @@ def evaluate_full(
     if "runid" in request.params:
         ordered_summary["runid"] = float("nan")
     ordered_summary.update(summary)
-    return Evaluation(request, per_query, ordered_summary, tag, rs, num_q)
+    return Evaluation(request, per_query, ordered_summary, tag, rs, num_q, notes, extra_columns)
+
+
+class _NoTrecMeasures:
+    """Stand-in engine when a request holds only extras: one row per query, no trec_eval columns."""
+
+    @staticmethod
+    def compute(qrels, run, request, **kwargs) -> pl.DataFrame:
+        return pl.DataFrame({QUERY: run.get_column(QUERY).unique()}, schema={QUERY: pl.Utf8})
 
 
 def _choose_engine(name: str, request: MeasureRequest):
@@ -221,6 +265,11 @@ def evaluate(
     depth: int | None = None,
     engine: str = "auto",
     per_query: bool = True,
+    train=None,
+    test=None,
+    predictions=None,
+    opr_average: str | None = None,
+    head_share: float = 0.33,
 ) -> pl.DataFrame:
     """Score a run against qrels exactly as trec_eval 9.x does; tidy ``(query, measure, value)`` rows.
 
@@ -231,6 +280,11 @@ def evaluate(
     ``depth`` its ``-M``. Rows: every value trec_eval prints per query (``-q``), query by query in bytewise
     qid order, then the summary rows with query ``"all"`` (``num_q``, ``gm_map``... appear only there).
     Measure names are trec_eval's output names (``P_10``, ``ndcg_cut_50``).
+
+    ``measures`` may also name recommender-specific measures (``"auc"``, ``"lauc.10"``, ``"ndpm"``,
+    ``"novelty.10"``, ``"mae"``...; see ``docs/measures.md``), whose rows follow the trec_eval ones;
+    ``train``, ``test`` (ratings frames or files) and ``predictions`` (``user, item, score``) feed those that
+    need them; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
     Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018).
     """
@@ -243,6 +297,11 @@ def evaluate(
         average_all=average_all,
         depth=depth,
         engine=engine,
+        train=train,
+        test=test,
+        predictions=predictions,
+        opr_average=opr_average,
+        head_share=head_share,
     )
     out = ev.tidy(per_query=per_query)
     return out.filter(pl.col(MEASURE) != "runid")

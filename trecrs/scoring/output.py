@@ -30,14 +30,15 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
     if per_query:
         q_cols = [c for c in cols if _printed_per_query(c)]
         # relstring sits in the table between P and recall
-        rel_pos = _relstring_position(q_cols) if has_rel else None
+        rel_pos = _relstring_position(q_cols, set(ev.extra_columns)) if has_rel else None
         queries = ev.per_query.get_column(QUERY).to_list()
         columns = {c: ev.per_query.get_column(c).to_list() for c in q_cols}
         for i, q in enumerate(queries):
             for j, c in enumerate(q_cols):
                 if rel_pos == j:
                     out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
-                out.append(_line(c, q, format_value(c, columns[c][i])))
+                if columns[c][i] is not None:  # an extra measure undefined for this query prints nothing
+                    out.append(_line(c, q, format_value(c, columns[c][i])))
             if rel_pos is not None and rel_pos >= len(q_cols):
                 out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
     if summary:
@@ -49,13 +50,13 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
     return "".join(out)
 
 
-def _relstring_position(q_cols: list[str]) -> int:
+def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> int:
     from .trec_measures import ORDER, base_of
 
     rel_order = ORDER["relstring"]
     for j, c in enumerate(q_cols):
         b = base_of(c)
-        if b is not None and ORDER[b] > rel_order:
+        if c in extras or (b is not None and ORDER[b] > rel_order):
             return j
     return len(q_cols)
 

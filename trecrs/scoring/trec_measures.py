@@ -146,6 +146,7 @@ class MeasureRequest:
     """The measures asked for: trec_eval base name -> parameter string (``None`` = defaults)."""
 
     params: dict[str, str | None] = field(default_factory=dict)
+    extras: tuple[str, ...] = ()  # recommender-specific measures (trecrs.scoring.extras), as requested
 
     @property
     def names(self) -> list[str]:
@@ -224,6 +225,7 @@ def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRe
         specs = [specs]
     trec_params: dict[str, str | None] = {}
     ir_params: dict[str, list[str]] = {}
+    extras: list[str] = []
     for raw in specs:
         spec = raw.strip()
         if not spec:
@@ -255,6 +257,11 @@ def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRe
             else:
                 ir_params.setdefault(b, []).append(k)
             continue
+        from .extras.registry import parse_spec  # recommender-specific measures: names trec_eval lacks
+
+        if parse_spec(spec) is not None:
+            extras.append(spec)
+            continue
         raise UsageError(f"unknown measure {raw!r} (see 'trecrs eval --list-measures')")
     for base, ks in ir_params.items():
         if base in trec_params:  # merge with P.5,10 or with the defaults of a bare P
@@ -270,7 +277,7 @@ def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRe
         joined = ",".join(pieces)
         _validate(base, joined)
         trec_params[base] = joined
-    return MeasureRequest(trec_params)
+    return MeasureRequest(trec_params, tuple(extras))
 
 
 def _underscore_form(spec: str) -> tuple[str, str] | None:

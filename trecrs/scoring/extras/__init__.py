@@ -1,8 +1,38 @@
-"""Recommender-specific measures beyond trec_eval's table, one module per family.
+"""Recommender-specific measures beyond trec_eval's table, one module per family, and their registry.
 
+* :mod:`.classification`: precision, tpr, fpr, fnr, npv, tnr, F1, F-beta, informedness, markedness, MCC
+  at a cutoff over L_u (the run's documents for the query);
+* :mod:`.ranking`: ROC AUC, LAUC, boolean Kendall tau, NDPM, Spearman/Kendall vs test ratings, half-life
+  utility, reciprocal rank and hit rate at k, nDCG with exponential gain or log_b discount, GMAP/HMAP/QMAP;
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
+* :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
+* :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
+
+:mod:`.registry` holds :data:`~.registry.REGISTRY` (name -> measure), the ``name.params`` syntax and the
+data conventions; ``trecrs eval -m`` and :func:`trecrs.evaluate` look names up there.
 """
 
+from . import registry
+from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, read_predictions, rmse
+from .opr import OPR_AVERAGES
+from .registry import REGISTRY, ExtraMeasure, register
 
-__all__ = ["error_measures", "mae", "mse", "nmae", "nrmse", "read_predictions", "rmse"]
+registry._load()
+
+__all__ = [
+    "OPR_AVERAGES",
+    "REGISTRY",
+    "ExtraMeasure",
+    "error_measures",
+    "gini_index",
+    "mae",
+    "mse",
+    "nmae",
+    "nrmse",
+    "popularity_strata",
+    "read_predictions",
+    "register",
+    "rmse",
+    "shannon_entropy",
+]

@@ -24,7 +24,7 @@ import os
 import numpy as np
 import polars as pl
 
-from ...errors import InputError
+from ...errors import InputError, UsageError
 from ...schema import ITEM, RATING, SCORE, USER
 
 PREDICTION = "prediction"  # column of the joined frame holding p_ui
@@ -214,3 +214,132 @@ def read_predictions(path: str | os.PathLike) -> pl.DataFrame:
             f"(first seen on line {first['lineno']})",
         )
     return df.select(USER, ITEM, SCORE)
+
+
+# --------------------------------------------------------------------------------------------- registry
+# In ``trecrs eval`` the error measures need ``--predictions`` and ``--test``. Their summary is computed on
+# the whole test file (every test pair, not only those of the evaluated queries), so ``mae`` is the MAE
+# of the prediction file; the per-query lines give each query's user's own value.
+
+from .registry import GLOBAL, VALUE, VALUES, Context, ExtraMeasure, register  # noqa: E402
+
+
+def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
+    def make():
+        joined, counts = join_predictions(ctx.require("predictions", "error"), ctx.require("test", "error"))
+        if counts["n_predicted"] < counts["n_test"]:
+            ctx.note(
+                f"error measures: {counts['n_test'] - counts['n_predicted']} of {counts['n_test']} test ratings "
+                "have no prediction and are left out"
+            )
+        if counts["n_extra"]:
+            ctx.note(
+                f"error measures: {counts['n_extra']} predictions are for pairs not in the test ratings (ignored)"
+            )
+        if joined.height == 0:
+            raise UsageError("error measures: none of the test ratings has a prediction (do the ids match?)")
+        return joined, counts
+
+    return ctx.cached("errors_joined", make)
+
+
+def _range(ctx: Context, param) -> tuple[float, float]:
+    if param:
+        return float(param[0]), float(param[1])
+    return rating_range(ctx.require("test", "error"))
+
+
+def _per_user(kind: str, normalised: bool):
+    def per_query(ctx: Context, param):
+        joined, _ = _joined(ctx)
+        by_user = per_group_errors(joined, USER).select(USER, pl.col(kind).alias(VALUE))
+        if normalised:
+            lo, hi = _range(ctx, param)
+            by_user = by_user.with_columns(pl.col(VALUE) / _span(lo, hi))
+        return ctx.query_users.join(by_user, on=USER, how="left", maintain_order="left").select(
+            "query", VALUE
+        )
+
+    return per_query
+
+
+def _pooled(kind: str, normalised: bool):
+    def summary(ctx: Context, param, frame) -> float:
+        joined, _ = _joined(ctx)
+        p, t = joined.get_column(PREDICTION).to_numpy(), joined.get_column(RATING).to_numpy()
+        value = mae(p, t) if kind == "mae" else rmse(p, t)
+        if normalised:
+            value /= _span(*_range(ctx, param))
+        return value
+
+    return summary
+
+
+def _grouped(kind: str, by: str):
+    def summary(ctx: Context, param, frame) -> float:
+        joined, _ = _joined(ctx)
+        return float(per_group_errors(joined, by).get_column(kind).mean())
+
+    return summary
+
+
+def _range_validate(param) -> None:
+    if len(param) not in (0, 2):
+        raise UsageError(
+            "normalised errors take both ends of the rating scale: nmae.R_MIN,R_MAX (e.g. nmae.1,5)"
+        )
+    if param and not param[1] > param[0]:
+        raise UsageError(f"rating range must have R_MAX > R_MIN, got {param[0]:g},{param[1]:g}")
+
+
+_HERLOCKER = (
+    "Herlocker, Konstan, Terveen, Riedl 2004 (Evaluating collaborative filtering recommender systems)"
+)
+for _kind in ("mae", "rmse"):
+    _what = "mean absolute error" if _kind == "mae" else "root mean squared error"
+    register(
+        ExtraMeasure(
+            _kind,
+            "error",
+            f"{_what} of the predictions over all test ratings (per query: the user's)",
+            _HERLOCKER,
+            _per_user(_kind, False),
+            summary=GLOBAL,
+            global_summary=_pooled(_kind, False),
+            needs=("predictions", "test"),
+            aggregate="pooled over every test rating with a prediction",
+            undefined_when="the user has no predicted test rating",
+        )
+    )
+    register(
+        ExtraMeasure(
+            f"n{_kind}",
+            "error",
+            f"{_what} / (r_max - r_min); n{_kind}.R_MIN,R_MAX (default: the test ratings' min and max)",
+            f"Goldberg et al. 2001 (Eigentaste); {_HERLOCKER}",
+            _per_user(_kind, True),
+            summary=GLOBAL,
+            global_summary=_pooled(_kind, True),
+            params=VALUES,
+            param_names=("r_min", "r_max"),
+            needs=("predictions", "test"),
+            validate=_range_validate,
+            aggregate="pooled over every test rating with a prediction",
+            undefined_when="the user has no predicted test rating",
+        )
+    )
+for _kind in ("mae", "rmse"):
+    for _by, _word in ((USER, "users"), (ITEM, "items")):
+        register(
+            ExtraMeasure(
+                f"{_kind}_{_by}",
+                "error",
+                f"mean over {_word} of each one's {_kind.upper()}",
+                f"Shani & Gunawardana 2011; {_HERLOCKER}",
+                None,
+                summary=GLOBAL,
+                global_summary=_grouped(_kind, _by),
+                needs=("predictions", "test"),
+                aggregate=f"mean over {_word}",
+            )
+        )

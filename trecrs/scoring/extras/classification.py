@@ -1,0 +1,182 @@
+"""Classification measures at a cutoff k: the top-k of L_u as the positive predictions.
+
+The confusion matrix of a query at cutoff k (k = the whole list when no cutoff is given), over the universe
+L_u ∪ R_u (the run's documents for the query plus its relevant qrels documents; the latter are usually
+all in L_u already), with n = |L_u| and R = |R_u|:
+
+* TP = relevant documents in the top min(k, n)
+* FP = min(k, n) - TP                         (non-relevant documents recommended)
+* FN = R - TP                                 (relevant documents not in the top k, retrieved or not)
+* TN = (n - |R_u ∩ L_u|) - FP                 (non-relevant documents of L_u not in the top k)
+
+Measures (Powers, "Evaluation: from precision, recall and F-measure to ROC, informedness, markedness and
+correlation", 2007/2011; Schröder, Thiele, Lehner, "Setting goals and choosing metrics for recommender
+system evaluations", UCERSTI 2, RecSys 2011), each with 0/0 := 0:
+
+precision = TP/(TP+FP)   tpr (recall)  = TP/(TP+FN)   fpr (fallout)          = FP/(FP+TN)
+fnr (miss rate) = FN/(TP+FN)   npv (inverse precision) = TN/(TN+FN)   tnr (inverse recall) = TN/(TN+FP)
+F_beta = (1+b²)TP / ((1+b²)TP + b²FN + FP)   informedness = tpr + tnr - 1   markedness = precision + npv - 1
+MCC = (TP·TN - FP·FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)), 0 when a marginal is 0.
+
+``precision.k`` differs from trec_eval's ``P.k`` only when a query retrieved fewer than k documents (P.k
+divides by k); ``tpr.k`` equals trec_eval's ``recall.k``. All are averaged over queries (arithmetic mean).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...errors import UsageError
+from ...schema import QUERY, RANK
+from .registry import CUTOFFS, RELEVANT, VALUE, VALUES, Context, ExtraMeasure, register, safe_div
+
+F = pl.Float64
+TP, FP, FN, TN = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
+
+
+def confusion(ctx: Context, k: int | None) -> pl.DataFrame:
+    """``query, tp, fp, fn, tn`` (float) of every evaluated query at cutoff ``k`` (None = whole list)."""
+
+    def make() -> pl.DataFrame:
+        top = ctx.top(k).group_by(QUERY).agg(pl.col(RELEVANT).sum().alias("tp"), pl.len().alias("kk"))
+        st = ctx.stats.join(top, on=QUERY, how="left", maintain_order="left").fill_null(0)
+        return st.select(
+            QUERY,
+            pl.col("tp").cast(F).alias("tp"),
+            (pl.col("kk") - pl.col("tp")).cast(F).alias("fp"),
+            (pl.col("num_rel") - pl.col("tp")).cast(F).alias("fn"),
+            (pl.col("num_nonrel_ret") - (pl.col("kk") - pl.col("tp"))).cast(F).alias("tn"),
+        )
+
+    return ctx.cached(("confusion", k), make)
+
+
+def _measure(expr_of: callable):
+    def per_query(ctx: Context, k):
+        return confusion(ctx, k).select(QUERY, expr_of().alias(VALUE))
+
+    return per_query
+
+
+def _ppv() -> pl.Expr:
+    return safe_div(TP, TP + FP)
+
+
+def _tpr() -> pl.Expr:
+    return safe_div(TP, TP + FN)
+
+
+def _tnr() -> pl.Expr:
+    return safe_div(TN, TN + FP)
+
+
+def _npv() -> pl.Expr:
+    return safe_div(TN, TN + FN)
+
+
+def _mcc() -> pl.Expr:
+    den = ((TP + FP) * (TP + FN) * (TN + FP) * (TN + FN)).sqrt()
+    return safe_div(TP * TN - FP * FN, den)
+
+
+def _f_beta_per_query(ctx: Context, param):
+    k, beta = int(param[0]), param[1]
+    b2 = beta * beta
+    return confusion(ctx, k).select(QUERY, safe_div((1 + b2) * TP, (1 + b2) * TP + b2 * FN + FP).alias(VALUE))
+
+
+def _f_beta_validate(param) -> None:
+    k, beta = param
+    if k <= 0 or k != int(k):
+        raise UsageError(f"measure f_beta: the cutoff must be a positive integer, got {k:g}")
+    if beta <= 0:
+        raise UsageError(f"measure f_beta: beta must be positive, got {beta:g}")
+
+
+POWERS = "Powers 2007 (Evaluation: from precision, recall and F-measure to ROC, informedness, markedness)"
+SCHRODER = "Schröder, Thiele, Lehner 2011 (Setting goals and choosing metrics for recommender evaluations)"
+
+_SIMPLE = (
+    ("precision", "TP/(TP+FP): share of the top-k that is relevant (P.k divides by k instead)", _ppv, ()),
+    (
+        "tpr",
+        "TP/(TP+FN): recall, sensitivity, true positive rate (= trec_eval recall.k)",
+        _tpr,
+        ("sensitivity",),
+    ),
+    ("fpr", "FP/(FP+TN): fallout, false positive rate", lambda: safe_div(FP, FP + TN), ("fallout",)),
+    ("fnr", "FN/(TP+FN): miss rate, false negative rate", lambda: safe_div(FN, TP + FN), ("miss_rate",)),
+    ("npv", "TN/(TN+FN): inverse precision, negative predictive value", _npv, ("inv_precision",)),
+    (
+        "tnr",
+        "TN/(TN+FP): inverse recall, specificity, true negative rate",
+        _tnr,
+        ("inv_recall", "specificity"),
+    ),
+    (
+        "f1",
+        "2TP/(2TP+FP+FN): harmonic mean of precision and tpr",
+        lambda: safe_div(2 * TP, 2 * TP + FP + FN),
+        (),
+    ),
+)
+
+for _name, _doc, _expr, _aliases in _SIMPLE:
+    register(
+        ExtraMeasure(
+            _name,
+            "classification",
+            _doc,
+            f"{POWERS}; {SCHRODER}",
+            _measure(_expr),
+            params=CUTOFFS,
+            aliases=_aliases,
+        )
+    )
+
+register(
+    ExtraMeasure(
+        "f_beta",
+        "classification",
+        "(1+b²)TP/((1+b²)TP+b²FN+FP) at cutoff k; f_beta.K,BETA (defaults 10, 1)",
+        f"van Rijsbergen 1979; {POWERS}",
+        _f_beta_per_query,
+        params=VALUES,
+        param_names=("k", "beta"),
+        defaults=(10, 1),
+        validate=_f_beta_validate,
+    )
+)
+register(
+    ExtraMeasure(
+        "informedness",
+        "classification",
+        "tpr + tnr - 1 (Youden's J, bookmaker informedness)",
+        POWERS,
+        _measure(lambda: _tpr() + _tnr() - 1),
+        params=CUTOFFS,
+    )
+)
+register(
+    ExtraMeasure(
+        "markedness",
+        "classification",
+        "precision + npv - 1",
+        POWERS,
+        _measure(lambda: _ppv() + _npv() - 1),
+        params=CUTOFFS,
+    )
+)
+register(
+    ExtraMeasure(
+        "mcc",
+        "classification",
+        "Matthews correlation (TP·TN-FP·FN)/sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)); mcc² = informedness·markedness",
+        f"Matthews 1975; {POWERS}",
+        _measure(_mcc),
+        params=CUTOFFS,
+    )
+)
+
+__all__ = ["confusion"]
+_ = RANK  # ranks come from Context.top
