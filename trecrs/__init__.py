@@ -10,25 +10,36 @@ from .datasets import ml100k_splits  # noqa: E402
 from .datasets import verify as verify_movielens  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .io import read_qrels, read_run, trec_order, write_qrels, write_run  # noqa: E402
+from .methodologies import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
+from .qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .ratings import read_ratings, write_ratings  # noqa: E402
+from .runs import build_run, read_scores  # noqa: E402
 from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
 from .splits import Split, split, split_file  # noqa: E402
 from .synthetic import generate as synthetic_ratings  # noqa: E402
 
 __all__ = [
     "InputError",
+    "METHODOLOGIES",
     "Split",
     "TrecrsError",
     "UsageError",
     "__version__",
+    "build_run",
+    "candidate_set",
+    "candidates",
     "evaluate",
     "evaluate_full",
     "load_movielens",
+    "make_qrels",
+    "methodology_qrels",
     "ml100k_splits",
     "parse_measures",
+    "qrels_from_ratings",
     "read_qrels",
     "read_ratings",
     "read_run",
+    "read_scores",
     "split",
     "split_file",
     "synthetic_ratings",

@@ -62,7 +62,7 @@ _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @dataclass
-class Split:
+class IndexedSplit:
     """A validated train/test split with integer codes: users and items numbered in natural id order.
 
     ``items`` is the catalogue I (the given one, else the items of train ∪ test); ``users`` every user of
@@ -96,8 +96,8 @@ def _index(values: pl.Series, code: str) -> pl.DataFrame:
     return pl.DataFrame({"_id": values}).with_row_index(code).with_columns(pl.col(code).cast(pl.Int64))
 
 
-def make_split(train, test, items=None, *, paths: dict | None = None) -> Split:
-    """Validate a split and number its users and items (see :class:`Split`).
+def make_split(train, test, items=None, *, paths: dict | None = None) -> IndexedSplit:
+    """Validate a split and number its users and items (see :class:`IndexedSplit`).
 
     ``train`` / ``test``: ratings frames (or paths); ``items``: an optional catalogue (a sequence or
     Series of item ids, or a path read by :func:`read_items`). Errors: an empty test set, a (user, item)
@@ -138,7 +138,7 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Split:
         out = df.join(uidx, left_on=USER, right_on="_id").join(iidx, left_on=ITEM, right_on="_id")
         return out.select(_U, _I, RATING).sort(_U, _I)
 
-    return Split(users.alias(USER), items_s.alias(ITEM), codes(train), codes(test), catalogue_given)
+    return IndexedSplit(users.alias(USER), items_s.alias(ITEM), codes(train), codes(test), catalogue_given)
 
 
 def read_items(path) -> pl.Series:
@@ -221,11 +221,11 @@ class Methodology:
     name: str
     rule: str
     reference: str
-    chunks: Callable[[Split, CandidateOptions, dict], Iterator[pl.DataFrame]]
+    chunks: Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]]
     per_case: bool = False
 
 
-def _test_ratings_chunks(split: Split, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
+def _test_ratings_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
     pairs = split.test.select(pl.col(_U).alias(_Q), _U, _I)
     step = max(1, opts.chunk_rows)
     users = pairs.get_column(_U).to_numpy()
@@ -249,10 +249,10 @@ def _rated_rows(frame: pl.DataFrame, users: np.ndarray) -> tuple[np.ndarray, np.
     return su[keep], si[keep]
 
 
-def _pool_minus_train(pool: Callable[[Split], np.ndarray]):
+def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]):
     """Chunks of L_u = P \\ Tr_u for a pool P of items (a bool mask over the catalogue)."""
 
-    def chunks(split: Split, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
+    def chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
         mask = pool(split)
         n_items = mask.size
         users = split.query_users
@@ -270,7 +270,7 @@ def _pool_minus_train(pool: Callable[[Split], np.ndarray]):
     return chunks
 
 
-def opr_cases(split: Split, opts: CandidateOptions) -> pl.DataFrame:
+def opr_cases(split: IndexedSplit, opts: CandidateOptions) -> pl.DataFrame:
     """One-Plus-Random cases: test ratings >= the highly-relevant threshold (long tail only, if asked).
 
     Columns ``_q`` (case number, in natural (user, item) order), ``_u``, ``_i``, ``rating``.
@@ -290,7 +290,7 @@ def opr_cases(split: Split, opts: CandidateOptions) -> pl.DataFrame:
     return cases.sort(_U, _I).with_row_index(_Q).with_columns(pl.col(_Q).cast(pl.Int64))
 
 
-def _one_plus_random_chunks(split: Split, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
+def _one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
     if opts.pool not in OPR_POOLS:
         raise UsageError(f"unknown One-Plus-Random pool {opts.pool!r}; choose from {OPR_POOLS}")
     if opts.n < 1:
@@ -376,7 +376,7 @@ class CandidateSet:
     produced (queries, pairs, One-Plus-Random cases short of N).
     """
 
-    split: Split
+    split: IndexedSplit
     methodology: Methodology
     options: CandidateOptions
     info: dict = field(default_factory=dict)
@@ -440,7 +440,7 @@ class CandidateSet:
 def candidate_set(
     methodology: str,
     train,
-    test,
+    test=None,
     items=None,
     *,
     n: int = 1000,
@@ -451,15 +451,21 @@ def candidate_set(
     chunk_rows: int = CHUNK_ROWS,
     paths: dict | None = None,
 ) -> CandidateSet:
-    """The lazily built candidates of ``methodology`` (a :data:`METHODOLOGIES` name) on a split."""
+    """The lazily built candidates of ``methodology`` (a :data:`METHODOLOGIES` name) on a split.
+
+    ``train``/``test``: ratings frames or paths; or ``train`` alone as a :class:`trecrs.splits.Split`
+    (anything with ``.train`` and ``.test``) or an :class:`IndexedSplit`.
+    """
     m = get_methodology(methodology)
-    split = train if isinstance(train, Split) else make_split(train, test, items, paths=paths)
+    if test is None and hasattr(train, "train") and hasattr(train, "test"):
+        train, test = train.train, train.test
+    split = train if isinstance(train, IndexedSplit) else make_split(train, test, items, paths=paths)
     opts = CandidateOptions(n=n, relevant_threshold=relevant_threshold, seed=seed, pool=pool,
                             long_tail=long_tail, chunk_rows=chunk_rows)
     return CandidateSet(split, m, opts)
 
 
-def candidates(methodology: str, train, test, items=None, **options) -> pl.DataFrame:
+def candidates(methodology: str, train, test=None, items=None, **options) -> pl.DataFrame:
     """All candidate pairs ``query, user, item`` of ``methodology`` on a split (see :func:`candidate_set`).
 
     Queries in natural user order (One-Plus-Random: natural (user, item) order), items in natural order.
