@@ -487,13 +487,22 @@ def as_ratings(data) -> pl.DataFrame:
 # --------------------------------------------------------------------------------------------- writing
 
 
-def _rating_text(decimal: bool) -> pl.Expr:
+def _rating_str(value: float, decimal: bool) -> str:
+    if value == int(value) and abs(value) < 2**53:
+        return f"{int(value)}.0" if decimal else str(int(value))
+    return repr(float(value))  # the shortest text that reads back as the same float64
+
+
+def _rating_text(df: pl.DataFrame, decimal: bool) -> pl.Expr:
+    """Rating text: integral values without a decimal part (``4``; ``4.0`` when ``decimal``), others the
+    shortest round-trip text. Rating scales have few distinct values, so they are formatted once each."""
+    values = df.get_column(RATING).unique()
+    if values.len() <= 10_000:
+        old = values.to_list()
+        return pl.col(RATING).replace_strict(old, [_rating_str(v, decimal) for v in old], return_dtype=pl.Utf8)
     r = pl.col(RATING)
-    integral = (r == r.round(0)) & (r.abs() < 2**53)
-    whole = r.cast(pl.Int64).cast(pl.Utf8)
-    if decimal:
-        whole = whole + ".0"
-    return pl.when(integral).then(whole).otherwise(r.cast(pl.Utf8))
+    whole = r.cast(pl.Int64).cast(pl.Utf8) + (".0" if decimal else "")
+    return pl.when((r == r.round(0)) & (r.abs() < 2**53)).then(whole).otherwise(r.cast(pl.Utf8))
 
 
 def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
@@ -511,15 +520,16 @@ def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
     texts = {
         USER: pl.col(USER),
         ITEM: pl.col(ITEM),
-        RATING: _rating_text(fmt.decimal_ratings),
+        RATING: _rating_text(df, fmt.decimal_ratings),
         TIMESTAMP: pl.col(TIMESTAMP).cast(pl.Utf8).fill_null(""),
     }
     if TIMESTAMP in roles and not fmt.header and df.get_column(TIMESTAMP).null_count():
         raise UsageError(f"cannot write {fmt.name} ratings: some rows have a timestamp and some do not")
     body = ""
     if df.height:
-        lines = df.select(pl.concat_str([texts[r] for r in roles], separator=sep).alias("l")).get_column("l")
-        body = "\n".join(lines.to_list()) + "\n"
+        # One pre-joined text column written by polars: fast, and no quoting of any field.
+        lines = df.select(pl.concat_str([texts[r] for r in roles], separator=sep).alias("l"))
+        body = lines.write_csv(include_header=False, quote_style="never", line_terminator="\n")
     if fmt.header:
         names = [str(mapping[r]) if isinstance(mapping[r], str) else r for r in roles]
         body = sep.join(names) + "\n" + body
