@@ -309,3 +309,14 @@ def test_temporal_needs_timestamps(tmp_path):
     src.write_text("1 2 3\n1 3 4\n")
     with pytest.raises(UsageError, match="orders ratings by time"):
         split(read_ratings(src), "temporal", last=1)
+
+
+def test_cli_parquet_in_parquet_out_keeps_column_names(tmp_path, sample):
+    src = tmp_path / "r.parquet"
+    sample.rename({"user": "userId", "item": "movieId"}).write_parquet(src)
+    proc = run_command("split", "--method", "holdout", "--seed", 1, src, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    test = pl.read_parquet(tmp_path / "out" / "test.parquet")
+    assert test.columns == ["userId", "movieId", "rating", "timestamp"]
+    assert test.height == 4419
+    assert read_ratings(tmp_path / "out" / "train.parquet").height == 22_093 - 4419

@@ -228,7 +228,17 @@ def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) 
     if name.endswith(".gz"):
         name = name[:-3]
     if name.endswith(".parquet"):
-        return FORMATS["parquet"]
+        if mapping is not None:
+            return FORMATS["parquet"]
+        # The roles' columns from the file's schema (schema names, MovieLens names or aliases), so that
+        # files written in this layout keep the input's column names.
+        try:
+            names = tuple(pl.read_parquet_schema(path))
+        except FileNotFoundError:
+            raise InputError(path, None, "no such file") from None
+        except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
+            raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
+        return replace(FORMATS["parquet"], columns=_columns_from_header(path, names), header_names=names)
     if separator is None:
         if name == "u.data" or re.search(r"\.(base|test)$", name):
             return FORMATS["ml100k"]
@@ -380,8 +390,8 @@ def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
         raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
     mapping = spec.mapping
-    if spec.columns == FORMATS["parquet"].columns:
-        # No explicit mapping: the schema's names, else MovieLens/alias names.
+    if spec.columns == FORMATS["parquet"].columns and not all(c in table.columns for c in mapping.values()):
+        # The default mapping (schema names) does not fit: try MovieLens/alias names.
         mapping = dict(_columns_from_header(path, table.columns))
     missing = [f"{r} ({c!r})" for r, c in mapping.items() if c not in table.columns]
     if missing:
