@@ -154,3 +154,12 @@ def test_committed_sample_is_the_documented_command(tmp_path):
 
     write_synthetic(tmp_path, 300, 600, seed=42)
     assert generated.read_bytes() == sample.read_bytes()
+
+
+def test_ml100k_splits_bad_input_writes_nothing(tmp_path):
+    src = tmp_path / "u.data"
+    src.write_text("1\t2\t3\t4\n1\t2\t5\t5\n")
+    proc = run_command("datasets", "ml100k-splits", src, tmp_path / "out")
+    assert proc.returncode == 2
+    assert "u.data:2: duplicate rating for user '1', item '2': lines 1 and 2" in proc.stderr
+    assert not (tmp_path / "out").exists()
