@@ -13,6 +13,7 @@ from .io import read_qrels, read_run, trec_order, write_qrels, write_run  # noqa
 from .methodologies import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
 from .qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .ratings import read_ratings, write_ratings  # noqa: E402
+from .recommenders import make_recommender, recommend  # noqa: E402
 from .runs import build_run, read_scores  # noqa: E402
 from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
 from .splits import Split, split, split_file  # noqa: E402
@@ -32,6 +33,7 @@ __all__ = [
     "evaluate_full",
     "load_movielens",
     "make_qrels",
+    "make_recommender",
     "methodology_qrels",
     "ml100k_splits",
     "parse_measures",
@@ -40,6 +42,7 @@ __all__ = [
     "read_ratings",
     "read_run",
     "read_scores",
+    "recommend",
     "split",
     "split_file",
     "synthetic_ratings",

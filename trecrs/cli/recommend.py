@@ -1,0 +1,119 @@
+"""``trecrs recommend``: fit a reference recommender on training ratings and score candidate pairs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+from .common import argv, note
+
+EXAMPLES = """examples:
+  trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
+  trecrs recommend --algorithm SVD50 --train u1.base --candidates u1.pairs -o u1.SVD50.scores
+  trecrs recommend -a UB50 --train u1.base --predict u1.test -o u1.UB50.predictions
+  trecrs recommend -a IB --train u1.base --candidates u1.pairs -o s.parquet --predict u1.test --predictions p.txt
+  trecrs recommend -a userknn -p k=30 -p similarity=cosine --train u1.base --candidates u1.pairs -o s.txt
+  trecrs recommend --list
+
+PAIRS: lines "query<TAB>user<TAB>item" (as trecrs candidates writes them) or "user item"; Parquet with
+columns user, item. SCORES: one line "user item score" per distinct (user, item) pair the model can score
+(Parquet for *.parquet); pairs it cannot score (unknown user or item, no neighbour rated the item) are
+left out and counted. --predict writes the same layout for the pairs of a test ratings file.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "recommend",
+        help="score candidate (user, item) pairs with a reference recommender",
+        description="Fit one of the reference recommenders (the baselines of Bellogín et al. 2011 and "
+        "Cremonesi et al. 2010) on training ratings and score exactly the given pairs.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "-a", "--algorithm", metavar="NAME", help="algorithm or preset (see --list), case-insensitive"
+    )
+    p.add_argument("--train", metavar="RATINGS", help="training ratings (any layout trecrs reads)")
+    p.add_argument("--candidates", metavar="PAIRS", help="the (user, item) pairs to score")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="SCORES",
+        help="scores of the candidates (or, with only --predict, the predictions)",
+    )
+    p.add_argument("--predict", metavar="TEST", help="also predict the ratings of this test file's pairs")
+    p.add_argument(
+        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores"
+    )
+    p.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a parameter of the algorithm (repeatable)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (random, mf, puresvd); default 0")
+    p.add_argument("--list", action="store_true", help="list algorithms, presets and parameters, then exit")
+    p.set_defaults(func=run)
+
+
+def _listing() -> str:
+    from ..recommenders import ALGORITHMS, PRESETS, WEIGHTINGS
+
+    lines = ["algorithms (parameters with defaults):"]
+    for a in ALGORITHMS.values():
+        params = ", ".join(f"{k}={v}" for k, v in a.factory.defaults.items()) or "-"
+        lines.append(f"  {a.name:<10} {a.summary}  [{params}]  ({a.source})")
+    lines.append("presets (the configurations the reproduced papers name):")
+    for name, (algo, params) in PRESETS.items():
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        lines.append(f"  {name:<10} = {algo}" + (f" {shown}" if shown else ""))
+    lines.append("kNN weightings: " + "; ".join(f"{k}: {v}" for k, v in WEIGHTINGS.items()))
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    if args.list:
+        sys.stdout.write(_listing())
+        return 0
+    from ..recommenders import make_recommender, parse_param, read_pairs, write_scores
+
+    if not args.algorithm or not args.train:
+        raise UsageError("give --algorithm and --train (or --list)")
+    if not args.candidates and not args.predict:
+        raise UsageError("give --candidates PAIRS and/or --predict TEST")
+    if not args.output:
+        raise UsageError("give -o FILE")
+    if args.candidates and args.predict and not args.predictions:
+        raise UsageError("with both --candidates and --predict, give --predictions FILE for the predictions")
+    params = dict(parse_param(text, args.algorithm) for text in args.param)
+    from ..ratings import read_ratings
+
+    train = read_ratings(args.train, report=note)
+    model = make_recommender(args.algorithm, seed=args.seed, **params)
+    pairs = read_pairs(args.candidates) if args.candidates else None
+    test = read_ratings(args.predict, report=note) if args.predict else None
+    model.fit(train)
+    jobs = []
+    if pairs is not None:
+        jobs.append(("candidates", pairs, args.candidates, args.output))
+    if test is not None:
+        jobs.append(("test", test, args.predict, args.predictions or args.output))
+    for role, frame, source, out in jobs:
+        scores = model.score(frame)
+        write_scores(
+            scores,
+            out,
+            inputs={"train": args.train, role: source},
+            parameters={**model.describe(), "scored": role},
+            command=argv(),
+        )
+        what = "candidate pairs" if role == "candidates" else "test pairs"
+        note(
+            f"{model.name}: scored {scores.frame.height} of {scores.n_pairs} distinct {what}; "
+            f"{scores.n_unscored} could not be scored (left out) -> {out}"
+        )
+    return 0
