@@ -61,8 +61,8 @@ def test_id_order_is_natural_and_numbering_stable():
 
 @pytest.mark.parametrize("name", list(METHODOLOGIES))
 def test_chunking_does_not_change_candidates(name):
-    whole = candidates(name, TRAIN, TEST, n=2)
-    tiny = candidates(name, TRAIN, TEST, n=2, chunk_rows=1)
+    whole = candidates(name, TRAIN, TEST, n=2, seed=0)
+    tiny = candidates(name, TRAIN, TEST, n=2, seed=0, chunk_rows=1)
     assert whole.equals(tiny)
 
 
@@ -80,7 +80,20 @@ def test_bad_splits():
     with pytest.raises(UsageError, match="unknown methodology 'random'"):
         candidates("random", TRAIN, TEST)
     with pytest.raises(UsageError, match="highly-relevant threshold 6"):
-        candidates("one-plus-random", TRAIN, TEST, relevant_threshold=6)
+        candidates("one-plus-random", TRAIN, TEST, relevant_threshold=6, seed=0)
+    with pytest.raises(UsageError, match="give a seed"):
+        candidates("one-plus-random", TRAIN, TEST)
+
+
+def test_one_plus_random_long_tail():
+    # training popularity: 2 (a, b) holds 2 of 5 ratings = 40% >= 33%: the short head is {2}
+    cs = candidates("one-plus-random", TRAIN, pl.concat([TEST, pl.DataFrame(
+        {"user": ["c"], "item": ["2"], "rating": [5.0]})]), n=2, seed=0, long_tail=0.33)
+    assert cs.get_column("query").unique(maintain_order=True).to_list() == ["a:3", "b:1"]  # not c:2
+    q = methodology_qrels("one-plus-random", TRAIN, TEST, long_tail=0.33, relevant_threshold=4)
+    assert q.qrels.get_column("query").to_list() == ["a:3", "b:1"]  # d:2 (rated 4) is short head
+    with pytest.raises(UsageError, match="long-tail filter needs the training"):
+        methodology_qrels("one-plus-random", None, TEST, long_tail=0.33)
 
 
 def test_read_items_formats(tmp_path):

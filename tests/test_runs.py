@@ -86,6 +86,8 @@ def test_top_n_lists_as_ranks():
 def test_opr_run_from_candidates_frame_equals_candidate_set():
     cs = candidate_set("one-plus-random", TRAIN, TEST, n=2, seed=1)
     frame = cs.frame()
+    with pytest.raises(InputError, match="listed twice"):
+        build_run(pl.concat([frame, frame.head(1)]), scores(FULL))
     sc = scores(FULL)
     a = build_run(candidate_set("one-plus-random", TRAIN, TEST, n=2, seed=1), sc, missing="last").run
     b = build_run(frame, sc, missing="last").run
@@ -190,6 +192,7 @@ def files(tmp_path):
 def test_cli_run_and_candidates_file_agree(files, cli):
     t = files
     base = ["--train", t / "tr", "--test", t / "te"]
+    base += ["--seed", "9"]
     code, _, err = cli("run", "--methodology", "one-plus-random", *base, "--n", "5", "--scores", t / "s.scores",
                        "-o", t / "a.run")
     assert code == 0, err

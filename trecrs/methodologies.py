@@ -208,7 +208,7 @@ class CandidateOptions:
 
     n: int = 1000
     relevant_threshold: float = 5.0
-    seed: int = 0
+    seed: int | None = None
     pool: str = "all"
     long_tail: float | None = None
     chunk_rows: int = CHUNK_ROWS
@@ -295,6 +295,8 @@ def _one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: d
         raise UsageError(f"unknown One-Plus-Random pool {opts.pool!r}; choose from {OPR_POOLS}")
     if opts.n < 1:
         raise UsageError(f"--n must be a positive number of random items, got {opts.n}")
+    if opts.seed is None:
+        raise UsageError("one-plus-random draws random items: give a seed (--seed S)")
     cases = opr_cases(split, opts)
     n_items = split.items.len()
     pool = np.ones(n_items, dtype=bool) if opts.pool == "all" else split.item_mask(split.test)
@@ -445,7 +447,7 @@ def candidate_set(
     *,
     n: int = 1000,
     relevant_threshold: float = 5.0,
-    seed: int = 0,
+    seed: int | None = None,
     pool: str = "all",
     long_tail: float | None = None,
     chunk_rows: int = CHUNK_ROWS,

@@ -146,6 +146,10 @@ class FrameCandidates:
         self.queries = frame.get_column(QUERY).unique(maintain_order=True)
         self.users = frame.get_column(USER).unique(maintain_order=True)
         self.items = frame.get_column(ITEM).unique(maintain_order=True)
+        dup = frame.filter(pl.struct(QUERY, ITEM).is_duplicated())
+        if dup.height:
+            raise InputError(None, None, f"candidate item {dup.item(0, ITEM)!r} listed twice for query "
+                             f"{dup.item(0, QUERY)!r}")
         self._frame = frame
         self.info: dict = {}
 

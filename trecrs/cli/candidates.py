@@ -37,7 +37,7 @@ def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
                    help="one-plus-random: random unrated items per query (default 1000)")
     p.add_argument("--relevant-threshold", type=float, default=5.0, metavar="R",
                    help="one-plus-random: one query per test rating >= R (default 5)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="one-plus-random: random seed (default 0)")
+    p.add_argument("--seed", type=int, metavar="S", help="one-plus-random: random seed (required there)")
     p.add_argument("--pool", choices=OPR_POOLS, default="all",
                    help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
                    "from the unrated items that appear in the test set (test)")
