@@ -100,11 +100,11 @@ def test_read_items_formats(tmp_path):
     (tmp_path / "u.item").write_text("1|Toy Story (1995)|01-Jan-1995\n2|GoldenEye (1995)|x\n")
     (tmp_path / "movies.csv").write_text('movieId,title,genres\n1,"Toy Story, The",Comedy\n7,X,Y\n')
     (tmp_path / "movies.dat").write_text("1::Toy Story (1995)::Animation\n3::Z::W\n")
-    (tmp_path / "list").write_text("a\nb\na\n")
+    (tmp_path / "list").write_text("a\nb\na\nx:y\n")  # a single colon is part of an id
     assert read_items(tmp_path / "u.item").to_list() == ["1", "2"]
     assert read_items(tmp_path / "movies.csv").to_list() == ["1", "7"]
     assert read_items(tmp_path / "movies.dat").to_list() == ["1", "3"]
-    assert read_items(tmp_path / "list").to_list() == ["a", "b"]
+    assert read_items(tmp_path / "list").to_list() == ["a", "b", "x:y"]
 
 
 # ---------------------------------------------------------------- ML-100K u1 against plain Python sets

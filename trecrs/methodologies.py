@@ -155,9 +155,9 @@ def read_items(path) -> pl.Series:
             raise InputError(path, None, f"item catalogue lacks column 'item'; has {df.columns}")
         return df.get_column(ITEM).cast(pl.Utf8).drop_nulls().unique(maintain_order=True)
     lines = read_lines(path)
-    first = pl.col("line").str.extract(r"^([^\t|:, ]+)", 1)
+    first = pl.col("line").str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
     df = lines.with_columns(first.alias(ITEM))
-    bad = df.filter(pl.col(ITEM).is_null())
+    bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))
     if bad.height:
         raise InputError(path, bad.item(0, "lineno"), f"no item id at the start of {bad.item(0, 'line')!r}")
     if df.item(0, ITEM).lower() in {"item", "itemid", "item_id", "movieid", "movie_id", "id"}:
