@@ -16,6 +16,7 @@ from .ratings import read_ratings, write_ratings  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
 from .runs import build_run, read_scores  # noqa: E402
 from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
+from .scoring.extras import error_measures, mae, rmse  # noqa: E402
 from .splits import Split, split, split_file  # noqa: E402
 from .synthetic import generate as synthetic_ratings  # noqa: E402
 
@@ -29,9 +30,11 @@ __all__ = [
     "build_run",
     "candidate_set",
     "candidates",
+    "error_measures",
     "evaluate",
     "evaluate_full",
     "load_movielens",
+    "mae",
     "make_qrels",
     "make_recommender",
     "methodology_qrels",
@@ -43,6 +46,7 @@ __all__ = [
     "read_run",
     "read_scores",
     "recommend",
+    "rmse",
     "split",
     "split_file",
     "synthetic_ratings",
