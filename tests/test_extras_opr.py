@@ -74,3 +74,26 @@ def test_bad_average_is_rejected():
     qrels, run = opr_data()
     with pytest.raises(UsageError, match="opr_average"):
         evaluate_full(qrels, run, ["P.2"], opr_average="users")
+
+
+def test_ids_holding_colons_split_where_the_qrels_item_ends_the_case_id():
+    from trecrs.scoring.extras.registry import case_ids
+
+    qrels = pl.DataFrame(
+        {"query": ["a:b:c", "u1:x:y", "v:w", "plain"], "doc": ["c", "x:y", "zz", "d"], "rel": [1] * 4}
+    )
+    ids = case_ids(["a:b:c", "u1:x:y", "v:w", "plain"], qrels)
+    assert ids.rows() == [
+        ("a:b:c", "a:b", "c"),  # user id with a colon
+        ("u1:x:y", "u1", "x:y"),  # item id with a colon
+        ("v:w", "v", "w"),  # qrels item does not end the id: first colon
+        ("plain", "plain", None),  # an ordinary user query
+    ]
+    # per-user averaging groups the cases of user "a:b" together
+    run = pl.DataFrame(
+        {"query": ["a:b:c", "a:b:d", "a:c:e"], "doc": ["c", "x", "e"], "score": [1.0, 1.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["a:b:c", "a:b:d", "a:c:e"], "doc": ["c", "d", "e"], "rel": [1, 1, 1]})
+    got = values(qrels, run, ["success.1", "opr_recall.1"], opr_average="user")
+    assert got[("all", "success_1")] == pytest.approx((1 / 2 + 1) / 2)  # users a:b (1 of 2), a:c (1 of 1)
+    assert got[("all", "opr_recall_1")] == pytest.approx((1 / 2 + 1) / 2)

@@ -203,7 +203,7 @@ def evaluate_full(
     if opr_average == "user":
         from .extras.opr import summarize_trec_by_user
 
-        summary = summarize_trec_by_user(per_query, num_q)
+        summary = summarize_trec_by_user(per_query, num_q, qrels)
     if request.extras:
         from .extras.registry import evaluate_extras
 

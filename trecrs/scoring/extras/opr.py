@@ -2,8 +2,9 @@
 
 In the One-Plus-Random methodology (Cremonesi, Koren, Turrin, RecSys 2010, section 2) every highly rated
 test item i of user u is a test case: i is ranked among N = 1000 random items u has not rated; it is a hit
-at N when it ranks within the top N. trecrs names a case's query ``<user>:<item>`` (the user is the text
-before the first ``:``, the target item the text after it) and its qrels hold just (``u:i``, i).
+at N when it ranks within the top N. trecrs names a case's query ``<user>:<item>`` and its qrels hold just
+(``u:i``, i); the user and the target are recovered by :func:`~.registry.case_ids` (split where the qrels
+item ends the id, so ids holding ``:`` work; else at the first ``:``).
 
 * Per test case (Cremonesi's definition): recall(N) = #hits / |T|, precision(N) = recall(N) / N, |T| the
   number of cases: the arithmetic mean over cases of hit(N) and hit(N)/N. This is trec_eval's ordinary
@@ -24,7 +25,7 @@ import polars as pl
 
 from ...errors import UsageError
 from ...schema import DOC, QUERY, RANK, USER
-from .registry import CUTOFFS, VALUE, Context, ExtraMeasure, query_user, register, sequential_mean
+from .registry import CUTOFFS, TARGET, VALUE, Context, ExtraMeasure, case_ids, register, sequential_mean
 
 OPR_AVERAGES = ("case", "user")
 
@@ -36,19 +37,9 @@ def check_average(average: str | None) -> str | None:
     return average
 
 
-def case_target(queries: pl.Expr) -> pl.Expr:
-    """The target item of a ``user:item`` case id (null when the id has no ``:``)."""
-    parts = queries.str.splitn(":", 2)
-    return (
-        pl.when(queries.str.contains(":", literal=True)).then(parts.struct.field("field_1")).otherwise(None)
-    )
-
-
 def _target_rank(ctx: Context) -> pl.DataFrame:
     def make() -> pl.DataFrame:
-        q = pl.DataFrame({QUERY: ctx.queries}, schema={QUERY: pl.Utf8}).with_columns(
-            case_target(pl.col(QUERY)).alias(DOC)
-        )
+        q = ctx.cases.select(QUERY, pl.col(TARGET).alias(DOC))
         bad = q.filter(pl.col(DOC).is_null()).height
         if bad:
             ctx.note(f"opr measures: {bad} queries are not named user:item; no value for them")
@@ -78,17 +69,20 @@ def _opr_precision(ctx: Context, n: int | None) -> pl.DataFrame:
     )
 
 
-def by_user(per_query: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
-    """Each user's mean of ``columns`` over their cases (nulls ignored); users in bytewise order."""
+def by_user(per_query: pl.DataFrame, columns: list[str], users: pl.DataFrame) -> pl.DataFrame:
+    """Each user's mean of ``columns`` over their cases (nulls ignored); users in bytewise order.
+
+    ``users``: ``query, user`` (:func:`~.registry.case_ids`).
+    """
     grouped = (
-        per_query.with_columns(query_user(pl.col(QUERY)).alias(USER))
+        per_query.join(users.select(QUERY, USER), on=QUERY, how="left")
         .group_by(USER)
         .agg([pl.col(c).mean() for c in columns])
     )
     return grouped.sort(pl.col(USER).cast(pl.Binary))
 
 
-def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
+def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int, qrels: pl.DataFrame) -> dict[str, float]:
     """trec_eval summary values with cases averaged per user first (``--opr-average user``).
 
     Arithmetic means: mean over users of the user's mean over cases. Geometric means (``gm_map``,
@@ -98,7 +92,8 @@ def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int) -> dict[str, flo
     from ..trec_measures import BY_NAME, COUNT, GEO, NONE, SUM, base_of
 
     cols = [c for c in per_query.columns if c != QUERY]
-    users = by_user(per_query, cols) if per_query.height else None
+    ids = case_ids(per_query.get_column(QUERY).to_list(), qrels)
+    users = by_user(per_query, cols, ids) if per_query.height else None
     out: dict[str, float] = {}
     for col in cols:
         base = base_of(col)
@@ -150,4 +145,4 @@ register(
     )
 )
 
-__all__ = ["OPR_AVERAGES", "by_user", "case_target", "check_average", "summarize_trec_by_user"]
+__all__ = ["OPR_AVERAGES", "by_user", "case_ids", "check_average", "summarize_trec_by_user"]

@@ -213,7 +213,11 @@ def listing() -> list[str]:
     """One line per registered measure for ``trecrs eval --list-measures``: syntax, needs, definition."""
     lines = []
     for m in ordered():
-        syntax = {NO_PARAMS: m.name, CUTOFFS: f"{m.name}[.k,...]", VALUES: f"{m.name}[.{','.join(m.param_names)}]"}
+        syntax = {
+            NO_PARAMS: m.name,
+            CUTOFFS: f"{m.name}[.k,...]",
+            VALUES: f"{m.name}[.{','.join(m.param_names)}]",
+        }
         extra = []
         if m.needs:
             extra.append("needs " + ", ".join(f"--{n}" for n in m.needs))
@@ -227,9 +231,45 @@ def listing() -> list[str]:
 # --------------------------------------------------------------------------------------------- context
 
 
-def query_user(queries: pl.Expr | pl.Series):
-    """The user of a query id: the text before the first ``:`` (One-Plus-Random ``user:item``), else the id."""
-    return queries.str.split_exact(":", 1).struct.field("field_0")
+TARGET = "target"
+CASE_SEPARATOR = ":"
+
+
+def case_ids(queries: list[str], qrels: pl.DataFrame, users: set[str] | None = None) -> pl.DataFrame:
+    """``query, user, target``: the user and (for One-Plus-Random cases) the target item of each query.
+
+    A One-Plus-Random case is named ``<user>:<item>`` and its qrels hold the item (trecrs.methodologies).
+    Ids may themselves contain ``:``, so a query is split where its own qrels document ``d`` ends it
+    (``query = user + ":" + d``); failing that, at its first ``:``. A query that is a known user id
+    (``users``, from the ratings given) or holds no ``:`` is a user with no target.
+    """
+    q = pl.DataFrame({QUERY: queries}, schema={QUERY: pl.Utf8})
+    suffix = (
+        qrels.select(QUERY, pl.col(DOC).alias(TARGET))
+        .filter(pl.col(QUERY).is_in(queries) & pl.col(QUERY).str.ends_with(CASE_SEPARATOR + pl.col(TARGET)))
+        .sort(pl.col(TARGET).str.len_bytes(), descending=True)
+        .unique(QUERY, keep="first")
+    )
+    q = q.join(suffix, on=QUERY, how="left", maintain_order="left")
+    head = pl.col(QUERY).str.splitn(CASE_SEPARATOR, 2)
+    from_suffix = pl.col(QUERY).str.slice(
+        0, pl.col(QUERY).str.len_chars() - pl.col(TARGET).str.len_chars() - 1
+    )
+    is_user = pl.col(QUERY).is_in(list(users)) if users else pl.lit(False)
+    has_sep = pl.col(QUERY).str.contains(CASE_SEPARATOR, literal=True)
+    return q.select(
+        QUERY,
+        pl.when(is_user | ~has_sep)
+        .then(pl.col(QUERY))
+        .when(pl.col(TARGET).is_not_null())
+        .then(from_suffix)
+        .otherwise(head.struct.field("field_0"))
+        .alias(USER),
+        pl.when(is_user | ~has_sep)
+        .then(None)
+        .otherwise(pl.coalesce(pl.col(TARGET), head.struct.field("field_1")))
+        .alias(TARGET),
+    )
 
 
 @dataclass
@@ -317,17 +357,18 @@ class Context:
         return pl.concat([train, self.run.get_column(DOC)]).unique().sort()
 
     @cached_property
-    def query_users(self) -> pl.DataFrame:
-        """``query, user``: each evaluated query's user (the query itself, or before ``:`` for OPR cases)."""
-        q = pl.DataFrame({QUERY: self.queries}, schema={QUERY: pl.Utf8})
+    def cases(self) -> pl.DataFrame:
+        """``query, user, target`` of every evaluated query (see :func:`case_ids`)."""
         known: set[str] = set()
         for data in (self.test, self.train, self.predictions):
             if data is not None:
                 known.update(data.get_column(USER).unique().to_list())
-        is_user = pl.col(QUERY).is_in(list(known)) if known else pl.lit(False)
-        return q.with_columns(
-            pl.when(is_user).then(pl.col(QUERY)).otherwise(query_user(pl.col(QUERY))).alias(USER)
-        )
+        return case_ids(self.queries, self.qrels, known)
+
+    @property
+    def query_users(self) -> pl.DataFrame:
+        """``query, user``: each evaluated query's user (the query itself, or the user of an OPR case)."""
+        return self.cases.select(QUERY, USER)
 
     def note(self, message: str) -> None:
         if message not in self.notes:
@@ -356,14 +397,12 @@ class ExtrasResult:
     notes: list[str]
 
 
-def unit_values(frame: pl.DataFrame, opr_average: str | None = None) -> np.ndarray:
-    """The defined values of ``frame`` (query, value) in bytewise query order, or, with ``opr_average="user"``,
-    the mean of each user's defined values (users in bytewise order; see :mod:`.opr`)."""
+def unit_values(frame: pl.DataFrame, users: pl.DataFrame | None = None) -> np.ndarray:
+    """The defined values of ``frame`` (query, value) in bytewise query order, or, given ``users`` (query,
+    user: One-Plus-Random ``user`` averaging), the mean of each user's defined values in bytewise user order."""
     frame = frame.filter(pl.col(VALUE).is_not_null())
-    if opr_average == "user":
-        frame = (
-            frame.with_columns(query_user(pl.col(QUERY)).alias(USER)).group_by(USER).agg(pl.col(VALUE).mean())
-        )
+    if users is not None:
+        frame = frame.join(users, on=QUERY, how="left").group_by(USER).agg(pl.col(VALUE).mean())
         frame = frame.sort(pl.col(USER).cast(pl.Binary))
     else:
         frame = frame.sort(pl.col(QUERY).cast(pl.Binary))
@@ -399,7 +438,7 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
         if m.summary == GLOBAL:
             value = m.global_summary(ctx, out.param, frame)
         else:
-            units = unit_values(frame, opr_average)
+            units = unit_values(frame, ctx.query_users if opr_average == "user" else None)
             value = None
             if units.size:
                 value = float(m.reduce(units)) if m.summary == REDUCE else sequential_mean(units)
