@@ -1,5 +1,6 @@
 """Scoring: trec_eval measures (engines) and recommender-specific measures."""
 
+from . import vectorized  # noqa: F401 - registers the "vectorized" engine (the default)
 from .engines import ENGINES, Engine, register_engine
 from .evaluate import Evaluation, evaluate, evaluate_full
 from .trec_measures import TREC_MEASURES, MeasureRequest, parse_measures
