@@ -68,7 +68,7 @@ def test_concentration_and_coverage_from_a_run():
 def test_missing_training_ratings_is_a_clear_error():
     from trecrs.errors import UsageError
 
-    with pytest.raises(UsageError, match=r"novelty_2 needs the train ratings \(--train TRAIN"):
+    with pytest.raises(UsageError, match=r"novelty_2 needs the training ratings \(--train TRAIN"):
         values(QRELS, RUN, ["novelty.2"])
 
 

@@ -100,7 +100,7 @@ def test_usage_errors_exit_2_with_one_line(files, tmp_path):
     res = run_command("eval", "-m", "novelty.10", q, r)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip() == (
-        "trecrs eval: error: measure novelty_10 needs the train ratings (--train TRAIN; train= in the Python API)"
+        "trecrs eval: error: measure novelty_10 needs the training ratings (--train TRAIN; train= in the Python API)"
     )
     res = run_command("eval", "-m", "lauc.x", q, r)
     assert res.returncode == 2 and "lauc.x: cutoffs must be integers" in res.stderr
@@ -135,3 +135,24 @@ def test_python_api_accepts_extras(files):
     assert df.columns == ["query", "measure", "value"]
     assert df.get_column("measure").to_list() == ["P_2", "auc", "gmap"]
     assert df.filter(pl.col("measure") == "auc").get_column("value").item() == pytest.approx(0.75)
+
+
+def test_depth_and_judged_only_apply_to_extras(files):
+    from trecrs import evaluate
+
+    q, r = files
+    # u1 ranks a (rel), c (judged non-relevant), b (rel); u2 ranks x (rel), z (unjudged)
+    got = {
+        (a, m): v
+        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], engine="pytrec_eval").iter_rows()
+    }
+    assert got[("u2", "precision_2")] == 0.5 and got[("u2", "auc")] == 1.0
+    got = {
+        (a, m): v
+        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], judged_only=True).iter_rows()
+    }
+    assert got[("u2", "precision_2")] == 1.0  # z removed: x alone
+    assert ("u2", "auc") not in got  # no non-relevant document left
+    got = {(a, m): v for a, m, v in evaluate(str(q), str(r), ["tpr", "auc"], depth=1).iter_rows()}
+    assert got[("u1", "tpr")] == 0.5  # only a is kept of a, c, b
+    assert ("u1", "auc") not in got  # -M 1 leaves L_u = {a}: no non-relevant document, AUC undefined

@@ -335,8 +335,9 @@ class Context:
             flag = {"train": "--train TRAIN", "test": "--test TEST", "predictions": "--predictions FILE"}[
                 what
             ]
+            noun = {"train": "training", "test": "test", "predictions": "predicted"}[what]
             raise UsageError(
-                f"measure {measure} needs the {what} ratings ({flag}; {what}= in the Python API)"
+                f"measure {measure} needs the {noun} ratings ({flag}; {what}= in the Python API)"
             )
         return data
 
