@@ -34,7 +34,7 @@ def register(sub) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docno rel), .gz allowed")
+    p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed")
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag)")
     p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                    help="also print the values of each query")
@@ -84,7 +84,7 @@ def run(args) -> int:
     if args.list_measures:
         sys.stdout.write(_list_measures())
         return 0
-    if not args.runs:
+    if not args.qrels or not args.runs:
         raise UsageError("give at least one RUN file")
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
     if fmt == "parquet" and not args.output:
