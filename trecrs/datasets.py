@@ -269,15 +269,19 @@ def ml100k_split_frames(ratings: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """The 14 predefined MovieLens 100K split files as DataFrames (name -> rows in file order).
 
     Rules of the release's ``mku.sh``/``allbut.pl``, applied to ``u.data`` in its original line order:
-    ``u{i}.test`` = lines ``(i-1)*20000+1 .. i*20000`` and ``u{i}.base`` = all other lines (i = 1..5);
+    ``u{i}.test`` = lines ``(i-1)*20000+1 .. i*20000`` and ``u{i}.base`` = all other lines (i = 1..5;
+    for a file that is not 100,000 lines long, five consecutive parts of ceil(n/5) lines);
     ``ua.test`` = each user's 1st..10th rating in file order, ``ub.test`` = the 11th..20th, ``ua/ub.base``
     = the rest. Every file is sorted by (user, item) numerically (``sort -k1,1n -k2,2n``).
     """
     n = ratings.height
     out: dict[str, pl.DataFrame] = {}
     pos = pl.int_range(pl.len())
+    # 20,000 lines for u.data's 100,000; a file of another length (such as sample data) is cut into five
+    # consecutive parts the same way, rather than into 20,000-line parts that leave later folds empty.
+    size = ML100K_FOLD_SIZE if n == ML100K_FOLDS * ML100K_FOLD_SIZE else -(-n // ML100K_FOLDS)
     for i in range(1, ML100K_FOLDS + 1):
-        lo, hi = (i - 1) * ML100K_FOLD_SIZE, min(i * ML100K_FOLD_SIZE, n)
+        lo, hi = (i - 1) * size, min(i * size, n)
         in_test = (pos >= lo) & (pos < hi)
         out[f"u{i}.test"] = natural_sort(ratings.filter(in_test), [USER, "item"])
         out[f"u{i}.base"] = natural_sort(ratings.filter(~in_test), [USER, "item"])

@@ -608,21 +608,25 @@ class BiasedMF(Recommender):
 
 
 def _als_side(R: sp.csr_matrix, other: np.ndarray, other_bias: np.ndarray, mu: float, lam: float):
-    """One ALS half-step: solve every row's [factors, bias] given the other side (ALS-WR regulariser)."""
+    """One ALS half-step: solve every row's [factors, bias] given the other side (ALS-WR regulariser).
+
+    Row u solves (sum_i y_i y_i^T + lam |R(u)| I) x_u = sum_i y_i (r_ui - mu - b_i), y_i = [q_i, 1]; the
+    Gram matrices of all rows come from one sparse product with the items' outer products, and the systems
+    are solved as a batch (no Python loop over rows).
+    """
     n, f = R.shape[0], other.shape[1]
     Y = np.hstack([other, np.ones((other.shape[0], 1))])
-    X = np.zeros((n, f + 1))
-    eye = np.eye(f + 1)
-    indptr, indices, data = R.indptr, R.indices, R.data
-    for row in range(n):
-        lo, hi = indptr[row], indptr[row + 1]
-        if hi == lo:
-            continue
-        cols = indices[lo:hi]
-        Yr = Y[cols]
-        target = data[lo:hi] - mu - other_bias[cols]
-        A = Yr.T @ Yr + lam * (hi - lo) * eye
-        X[row] = np.linalg.solve(A, Yr.T @ target)
+    outer = (Y[:, :, None] * Y[:, None, :]).reshape(Y.shape[0], -1)
+    pattern = R.copy()
+    pattern.data = np.ones_like(pattern.data)
+    counts = np.diff(R.indptr)
+    A = np.asarray(pattern @ outer).reshape(n, f + 1, f + 1)
+    A += (lam * np.maximum(counts, 1))[:, None, None] * np.eye(f + 1)
+    T = R.copy()
+    T.data = T.data - mu - other_bias[T.indices]
+    rhs = np.asarray(T @ Y)
+    X = np.linalg.solve(A, rhs[:, :, None])[:, :, 0]
+    X[counts == 0] = 0.0
     return X[:, :f], X[:, f]
 
 

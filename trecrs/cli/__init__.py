@@ -13,7 +13,7 @@ import sys
 from .. import __version__
 from ..errors import TrecrsError
 
-COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
 
 def build_parser() -> argparse.ArgumentParser:

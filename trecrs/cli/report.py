@@ -1,0 +1,63 @@
+"""``trecrs report``: gather a reproduction's per-fold evaluations into results, findings and a figure."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import argv, note
+
+EXAMPLES = """examples:
+  trecrs report bellogin2011 out/bellogin --reference ../shared/reference/bellogin2011_fig2_D1.tsv
+  trecrs report cremonesi2010 out/cremonesi --runtime 95
+
+Reads the files scripts/reproduce_bellogin2011.sh / reproduce_cremonesi2010.sh leave in OUT_DIR and
+writes OUT_DIR/results.tsv, OUT_DIR/report.md and a PNG figure (each with a manifest). Prints one line
+per published finding (holds / does not hold). Exit status 0 even when a finding does not hold: the
+report says so and why.
+"""
+
+
+def register(sub) -> None:
+    from ..report import REPORTS
+
+    p = sub.add_parser(
+        "report",
+        help="results table, findings and figure of a paper reproduction",
+        description="Aggregate the evaluations a reproduction script wrote into results.tsv, a Markdown report "
+        "with the published findings checked, and the paper's figure. Reports: "
+        + "; ".join(f"{r.name}: {r.summary}" for r in REPORTS.values()),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", metavar="NAME", choices=list(REPORTS), help="one of: " + ", ".join(REPORTS))
+    p.add_argument("out_dir", metavar="OUT_DIR", help="the reproduction's output folder")
+    p.add_argument("--reference", metavar="TSV", help="published values to compare with (bellogin2011)")
+    p.add_argument(
+        "--runtime", type=float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
+    )
+    p.add_argument("--jobs", type=int, metavar="N", help="how many folds ran in parallel, for the report")
+    p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..report import make_report
+
+    result = make_report(
+        args.name,
+        args.out_dir,
+        reference=args.reference,
+        runtime=args.runtime,
+        jobs=args.jobs,
+        data=args.data,
+        command=argv(),
+    )
+    by_split = result.extra.get("findings_by_split") or {"": result.findings}
+    for split, findings in by_split.items():
+        for f in findings:
+            where = f"[{split}] " if split else ""
+            verdict = "holds" if f.holds else "DOES NOT HOLD"
+            sys.stdout.write(f"{where}{f.claim}: {verdict} ({f.evidence})\n")
+    note("wrote " + ", ".join(str(p) for p in result.files))
+    return 0
