@@ -152,3 +152,21 @@ def test_hand_computed_example():
     ev = evaluate_full(qrels, run, ["map", "P.2"], engine="vectorized", judged_only=True, relevance_level=2)
     row = ev.per_query.row(0, named=True)  # -J: i1, i9, i2 ; relevant (>=2): i2 at rank 3
     assert row["map"] == pytest.approx(1 / 3) and row["P_2"] == 0.0
+
+
+LAYOUTS = [" ", "\t", "  "]  # the last one is irregular: read line by line
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(collections(), FLAGS, st.sampled_from(LAYOUTS))
+def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
+    """``trecrs eval QRELS RUN``'s path: files read lean and ranked by the vectorized engine."""
+    qrels, run = data
+    qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qpath.write_text("".join(f"{q}{sep}0{sep}{d}{sep}{r}\n" for q, d, r in qrels.iter_rows()))
+    rpath.write_text("".join(f"{q}{sep}Q0{sep}{d}{sep}0{sep}{s!r}{sep}tag\n" for q, d, s in run.iter_rows()))
+    ref = evaluate_full(qrels, run.with_columns(pl.lit("tag").alias("tag")), ["all_trec"], engine="pytrec_eval", **flags)
+    fast = evaluate_full(qpath, rpath, ["all_trec"], **flags)
+    assert fast.per_query.columns == ref.per_query.columns
+    assert format_trec(fast, per_query=True) == format_trec(ref, per_query=True)
+    assert fast.relstrings == ref.relstrings

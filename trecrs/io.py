@@ -122,13 +122,173 @@ def _describe(line: str, limit: int = 80) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+_CHUNK_BYTES = 1 << 23  # small pieces are cheaper to allocate and parse than large ones
+_FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f")  # comments, other whitespace, read_lines' own separator
+_QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
+_RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
+
+
+def _is_parquet(path) -> bool:
+    return isinstance(path, str | os.PathLike) and str(path).endswith(".parquet")
+
+
+def _chunks(path: PathLike) -> Iterator[bytes]:
+    """The file's bytes (gunzipped for ``.gz``) in pieces of about 8 MB that end on a line end."""
+    path = Path(path)
+    try:
+        fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc}") from None
+    with fh:
+        while True:
+            try:
+                buf = fh.read(_CHUNK_BYTES)
+                if buf and not buf.endswith(b"\n"):
+                    buf += fh.readline()
+            except (OSError, EOFError) as exc:
+                raise InputError(path, None, f"cannot read: {exc}") from None
+            if not buf:
+                return
+            yield buf
+
+
+def _regular(chunk: bytes, sep: bytes) -> bool:
+    """Whether ``chunk`` can be split on ``sep`` alone: ASCII, no other whitespace, no ``#``, CRLF only."""
+    if not chunk.isascii() or chunk.find(b"\t" if sep == b" " else b" ") >= 0:
+        return False
+    if any(chunk.find(b) >= 0 for b in _FORBIDDEN):
+        return False
+    return chunk.find(b"\r") < 0 or chunk.count(b"\r") == chunk.count(b"\r\n")
+
+
+def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> pl.DataFrame | None:
+    """Parse a regular TREC file with polars' CSV reader, or return None to use the line-by-line path.
+
+    Regular: the separator (one space, or one tab, sniffed from the first line) is the only whitespace
+    besides line ends, every line has exactly ``len(schema)`` non-empty fields (an empty field means a
+    doubled separator), no ``#``, ASCII. Such a file splits the same way on ``sep`` as on runs of
+    whitespace, so both paths give the same frame. ``keep`` maps each parsed chunk to what is kept
+    (columns can be dropped early); it may return None to give up.
+    """
+    frames = []
+    sep = None
+    for chunk in _chunks(path):
+        if sep is None:
+            first = chunk[: chunk.find(b"\n")] if b"\n" in chunk else chunk
+            sep = b"\t" if b"\t" in first else b" "
+        if not _regular(chunk, sep):
+            return None
+        try:
+            df = pl.read_csv(
+                chunk, has_header=False, separator=sep.decode(), quote_char=None, schema=schema, raise_if_empty=False
+            )
+        except pl.exceptions.PolarsError:
+            return None
+        if df.height == 0 or df.null_count().sum_horizontal().item():
+            return None  # blank line or missing field: the line-by-line path decides
+        if keep is not None:
+            df = keep(df)
+            if df is None:
+                return None
+        frames.append(df)
+    if not frames:
+        return None
+    return pl.concat(frames, how="vertical", rechunk=False) if len(frames) > 1 else frames[0]
+
+
+def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tuple[pl.DataFrame, str]:
+    """A run reduced to what scoring needs: ``(query, doc, score)`` with categorical ids, and the run tag.
+
+    ``query`` and ``doc`` are ``pl.Categorical`` (4 bytes a line instead of a string each), ``score`` is the
+    C ``float`` trec_eval ranks by (``pl.Float32``, rounded from the parsed double as trec_eval does). Same
+    validation as :func:`read_run` (a bad file raises the same error; ``check_duplicates=False`` leaves the
+    duplicate check to the caller); iter and rank columns are checked and dropped chunk by chunk, so a
+    22-million-line run fits in a few hundred MB.
+    """
+    tags: list[str] = []
+    cat = pl.Categorical
+
+    def keep(df: pl.DataFrame) -> pl.DataFrame | None:
+        if df.select(pl.col(SCORE).is_nan().any()).item():
+            return None
+        tags[:] = [df.get_column(TAG)[-1]]
+        return df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32))
+
+    lean_schema = {**_RUN_FAST_SCHEMA, QUERY: cat, DOC: cat}  # ids hashed as they are parsed
+
+    if _is_parquet(path):
+        full = _read_parquet(path, RUN_SCHEMA, "run")
+        fast = keep(full)
+        tag = run_tag(full)
+        del full
+    else:
+        fast = _fast_read(path, lean_schema, keep)
+        tag = tags[0] if tags else "trecrs"
+        if fast is not None and check_duplicates:
+            key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
+            if fast.select(key.n_unique()).item() != fast.height:
+                fast = None  # a duplicate: the line-by-line path reports it with its line numbers
+    if fast is None:
+        full = _read_run_lines(path)
+        tag = run_tag(full)
+        fast = keep(full.select(QUERY, DOC, SCORE, TAG))
+    return fast, tag
+
+
+def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
+    """A qrels/run stored as Parquet: required columns checked, optional ones filled, values validated."""
+    try:
+        df = pl.read_parquet(path)
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
+    need = [QUERY, DOC, REL if what == "qrels" else SCORE]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {df.columns}")
+    fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
+    try:
+        df = df.select(
+            [(pl.col(n) if n in df.columns else fill[n]).cast(t, strict=True).alias(n) for n, t in schema.items()]
+        )
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(path, None, f"{what} Parquet column has the wrong type: {exc}") from None
+    nulls = [c for c in need if df.get_column(c).null_count()]
+    if nulls:
+        row = df.with_row_index("_r").filter(pl.any_horizontal(pl.col(nulls).is_null())).get_column("_r")[0]
+        raise InputError(path, None, f"row {row + 1}: missing value in {nulls}")
+    if what == "run" and df.select(pl.col(SCORE).is_nan().any()).item():
+        row = df.with_row_index("_r").filter(pl.col(SCORE).is_nan()).get_column("_r")[0]
+        raise InputError(path, None, f"row {row + 1}: score is NaN")
+    if _has_duplicates(df):
+        first = df.with_row_index("_r").filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
+        raise InputError(
+            path, None, f"row {first['_r'] + 1}: duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}"
+        )
+    return df
+
+
 def read_qrels(path: PathLike) -> pl.DataFrame:
     """Read a TREC qrels file ``qid iter docno rel`` into a DataFrame (``schema.QRELS_SCHEMA``).
 
     Exactly four whitespace-separated fields per line; ``rel`` must be an integer (a negative value
     marks a document that is in the pool but unjudged, as in trec_eval). A (query, doc) pair that
-    appears twice is an error, as it is for trec_eval. Ids are kept as strings.
+    appears twice is an error, as it is for trec_eval. Ids are kept as strings. A ``.parquet`` file
+    with columns query, doc, rel (iter optional) is read as is.
+
+    A file laid out regularly (one space or one tab between fields, ASCII) is parsed directly by polars'
+    CSV reader; anything else — and any error — goes through the line-by-line path, which names the line.
     """
+    if _is_parquet(path):
+        return _read_parquet(path, QRELS_SCHEMA, "qrels")
+    fast = _fast_read(path, _QRELS_FAST_SCHEMA)
+    if fast is not None and fast.select(pl.col(REL).abs().max() < 10**18).item() and not _has_duplicates(fast):
+        return fast
     lines = split_fields(read_lines(path))
     n = pl.col("fields").list.len()
     bad = _first_bad(lines, n != 4)
@@ -162,8 +322,21 @@ def read_run(path: PathLike) -> pl.DataFrame:
     At least six whitespace-separated fields (extra fields are ignored, as trec_eval does). The rank
     column is ignored for ranking (use :func:`trec_order`); it is kept as an integer when it is one. The
     score must be a finite-or-infinite number, never NaN. The run tag of the file is the last line's
-    (trec_eval's rule); see :func:`run_tag`. A duplicate (query, doc) is an error.
+    (trec_eval's rule); see :func:`run_tag`. A duplicate (query, doc) is an error. A ``.parquet`` file
+    with the ``schema.RUN_SCHEMA`` columns (query, doc, score required) is read as is.
+
+    A file laid out regularly (one space or one tab between exactly six fields, ASCII) is parsed directly
+    by polars' CSV reader; anything else — and any error — goes through the line-by-line path.
     """
+    if _is_parquet(path):
+        return _read_parquet(path, RUN_SCHEMA, "run")
+    fast = _fast_read(path, _RUN_FAST_SCHEMA)
+    if fast is not None and not fast.select(pl.col(SCORE).is_nan().any()).item() and not _has_duplicates(fast):
+        return fast
+    return _read_run_lines(path)
+
+
+def _read_run_lines(path: PathLike) -> pl.DataFrame:
     lines = split_fields(read_lines(path))
     n = pl.col("fields").list.len()
     bad = _first_bad(lines, n < 6)
@@ -194,9 +367,17 @@ def read_run(path: PathLike) -> pl.DataFrame:
     return df.select(list(RUN_SCHEMA))
 
 
+def _has_duplicates(df: pl.DataFrame) -> bool:
+    """Whether a (query, doc) pair repeats; distinct row hashes prove there is none, cheaply."""
+    if df.height < 2:
+        return False
+    if df.select(QUERY, DOC).hash_rows().n_unique() == df.height:
+        return False
+    return bool(df.select(pl.struct(QUERY, DOC).is_duplicated().any()).item())
+
+
 def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> None:
-    dup = df.select(pl.struct(QUERY, DOC).is_duplicated().any()).item()
-    if not dup:
+    if not _has_duplicates(df):
         return
     first = df.filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
     earlier = df.filter((pl.col(QUERY) == first[QUERY]) & (pl.col(DOC) == first[DOC])).row(0, named=True)

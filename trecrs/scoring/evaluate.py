@@ -158,6 +158,15 @@ def evaluate_full(
     request = measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
+    if not getattr(request, "extras", ()) and opr_average != "user":
+        from .vectorized import evaluate_files  # files + vectorized engine: lean read, no string frames
+
+        fast = evaluate_files(
+            qrels, run, request, engine=engine, relevance_level=relevance_level, judged_only=judged_only,
+            average_all=average_all, depth=depth,
+        )  # fmt: skip
+        if fast is not None:
+            return fast
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
     run = as_polars(run, RUN_SCHEMA, "run")
     tag = run_tag(run)

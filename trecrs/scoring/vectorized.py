@@ -43,6 +43,7 @@ UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED: in the qrels with a negative value
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 INFAP_EPSILON = 0.00001  # trec_eval.h
 _TABLE_CELLS = 1 << 24  # size of the (query x doc) relevance lookup table built per chunk of queries
+_SLICE = 1 << 22  # rows handled at once by the passes over the whole run (bounds their temporaries)
 
 # --------------------------------------------------------------------------------------------- C math
 
@@ -134,8 +135,9 @@ def _accumulate(m: np.ndarray, how: str) -> np.ndarray:
 class Ranked:
     """trec_eval's ``RES_RELS`` for every evaluated query at once, as flat numpy arrays.
 
-    Segment ``s`` (query ``queries[s]``, bytewise order) owns ``rel[starts[s]:starts[s+1]]``: the
-    relevance value of each retrieved document in trec_eval's ranking order (after ``-J``).
+    Segment ``s`` (query ``queries[s]``; segments follow the run's query order, then the ``-c`` stand-in
+    queries) owns ``rel[starts[s]:starts[s+1]]``: the relevance value of each retrieved document in
+    trec_eval's ranking order (after ``-M`` and ``-J``).
     """
 
     queries: list[str]
@@ -146,6 +148,7 @@ class Ranked:
     num_nonrel: np.ndarray  # judged documents with 0 <= rel < level
     ideal_starts: np.ndarray  # int64, len S+1, into ideal
     ideal: np.ndarray  # float64: positive judged values, descending within each query
+    bogus: np.ndarray | None = None  # -c: queries absent from the run (evaluated on a stand-in ranking)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -160,38 +163,28 @@ class Ranked:
     def first(self) -> np.ndarray:
         return self.starts[:-1]
 
-    # ---- relevant-at-level rows (trec_eval: results_rel_list[i] >= relevance_level)
+    # ---- row subsets, kept sparse: rows are never scanned again once the subsets are drawn
     @cached_property
-    def isrel(self) -> np.ndarray:
-        return self.rel >= self.level
-
-    @cached_property
-    def cs0(self) -> np.ndarray:
-        """Running count of relevant rows, with a leading 0 (count in rows [a, b) = cs0[b] - cs0[a])."""
-        out = np.zeros(self.rel.size + 1, dtype=np.int64)
-        np.cumsum(self.isrel, out=out[1:])
-        return out
+    def relrows(self) -> Sparse:
+        """Relevant rows (trec_eval: ``results_rel_list[i] >= relevance_level``)."""
+        return Sparse.of(self, self.rel >= self.level)
 
     @cached_property
     def relret(self) -> np.ndarray:
-        return self.cs0[self.starts[1:]] - self.cs0[self.first]
+        return self.relrows.lens
 
     def count_at(self, k) -> np.ndarray:
         """Relevant documents among the first ``k`` retrieved of each query (k scalar or per query)."""
-        return self.cs0[self.first + np.minimum(k, self.lens)] - self.cs0[self.first]
+        return self.relrows.count_at(k)
 
     @cached_property
-    def relrows(self) -> Sparse:
-        return Sparse.of(self, self.isrel)
-
-    # ---- judged rows (rel >= 0), judged non-relevant, pooled-unjudged
-    @cached_property
-    def judged(self) -> np.ndarray:
-        return self.rel >= 0
+    def nonrelrows(self) -> Sparse:
+        """Judged non-relevant rows (``0 <= rel < level``)."""
+        return Sparse.of(self, (self.rel >= 0) & (self.rel < self.level))
 
     @cached_property
     def num_judged_ret(self) -> np.ndarray:
-        return _seg_count(self.judged, self.starts)
+        return self.relret + self.nonrelrows.lens
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
@@ -239,8 +232,7 @@ class Ranked:
     def dcg_at_rows(self, seg: np.ndarray, m: np.ndarray) -> np.ndarray:
         """DCG of the first ``m`` retrieved documents of query ``seg``, for pairs (seg, m)."""
         g = self.gainrows
-        first = self.first[seg]
-        c = g.cs0[first + np.minimum(m, self.lens[seg])] - g.cs0[first]
+        c = np.searchsorted(g.idx, self.first[seg] + np.minimum(m, self.lens[seg])) - g.starts[seg]
         out = np.zeros(seg.size, dtype=np.float64)
         has = c > 0
         out[has] = self.dcg_prefix[(g.starts[seg] + c - 1)[has]]
@@ -257,26 +249,28 @@ class Ranked:
 
 @dataclass
 class Sparse:
-    """A subset of a :class:`Ranked`'s rows, kept in ranking order and grouped by query."""
+    """A subset of a :class:`Ranked`'s rows, in ranking order (so grouped by query), as row indices.
 
-    idx: np.ndarray  # row indices into Ranked.rel
+    Counts over rank ranges are binary searches in the sorted row indices, so nothing proportional to
+    the whole run is computed again once the subset is drawn.
+    """
+
+    idx: np.ndarray  # sorted row indices into Ranked.rel
     seg: np.ndarray  # query of each row
     pos: np.ndarray  # 0-based rank of each row within its query
     starts: np.ndarray  # start of each query's rows within idx (len S)
     lens: np.ndarray  # rows per query (len S)
-    cs0: np.ndarray  # running count of subset rows over all ranked rows, leading 0
     r_first: np.ndarray  # Ranked.first
     r_lens: np.ndarray  # Ranked.lens
 
     @classmethod
     def of(cls, r: Ranked, mask: np.ndarray) -> Sparse:
-        cs0 = np.zeros(mask.size + 1, dtype=np.int64)
-        np.cumsum(mask, out=cs0[1:])
-        lens = cs0[r.starts[1:]] - cs0[r.first]
         idx = np.flatnonzero(mask)
+        bounds = np.searchsorted(idx, r.starts)
+        lens = np.diff(bounds)
         seg = np.repeat(np.arange(r.S, dtype=np.int64), lens)
         pos = idx - r.first[seg]
-        return cls(idx, seg, pos, cs0[r.first], lens, cs0, r.first, r.lens)
+        return cls(idx, seg, pos, bounds[:-1], lens, r.first, r.lens)
 
     @cached_property
     def rank(self) -> np.ndarray:
@@ -285,171 +279,279 @@ class Sparse:
 
     def count_at(self, k) -> np.ndarray:
         """Subset rows among the first ``k`` retrieved of each query."""
-        return self.cs0[self.r_first + np.minimum(k, self.r_lens)] - self.cs0[self.r_first]
+        return np.searchsorted(self.idx, self.r_first + np.minimum(k, self.r_lens)) - self.starts
 
-    def before(self, mask_cs0: np.ndarray) -> np.ndarray:
-        """For each subset row, how many rows of another mask (given by its running count) precede it."""
-        return mask_cs0[self.idx] - mask_cs0[self.r_first[self.seg]]
-
-
-def _cs0(mask: np.ndarray) -> np.ndarray:
-    out = np.zeros(mask.size + 1, dtype=np.int64)
-    np.cumsum(mask, out=out[1:])
-    return out
-
-
-def _seg_count(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    cs0 = _cs0(mask)
-    return cs0[starts[1:]] - cs0[starts[:-1]]
+    def before(self, other: Sparse) -> np.ndarray:
+        """For each row of this subset, how many rows of ``other`` precede it in its query's ranking."""
+        return np.searchsorted(other.idx, self.idx) - other.starts[self.seg]
 
 
 # --------------------------------------------------------------------------------------------- encoding
 
 
-def _codes(col: pl.Series, enum: pl.Enum) -> np.ndarray:
-    """Positions of ``col``'s values among ``enum``'s categories (-1 where absent), as int64."""
-    return col.cast(enum, strict=False).to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
+class DuplicateEntry(ValueError):
+    """A (query, doc) pair occurs twice in the run (trec_eval refuses such a run)."""
 
 
 def _as_utf8(col: pl.Series) -> pl.Series:
     return col if col.dtype == pl.Utf8 else col.cast(pl.Utf8)
 
 
+def _distinct(col: pl.Series) -> pl.Series:
+    """The distinct values of an id column, as strings."""
+    return col.unique().cast(pl.Utf8) if col.dtype == pl.Categorical else col.unique()
+
+
+def _encode(col: pl.Series, vocab: pl.Series) -> np.ndarray:
+    """Position of each value of ``col`` in the sorted string array ``vocab`` (-1 where absent), int32.
+
+    A categorical column is mapped through its distinct physical codes (a table lookup per line, chunk
+    by chunk, so no 64-bit temporary the size of the run); a string column through a polars ``Enum``.
+    """
+    enum = pl.Enum(vocab)
+    if col.dtype != pl.Categorical:
+        return col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+    u = col.unique()
+    phys = u.to_physical().cast(pl.Int64).to_numpy()
+    pos = u.cast(pl.Utf8).cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+    lut = np.full(int(phys.max()) + 1 if phys.size else 1, -1, dtype=np.int32)
+    lut[phys] = pos
+    out = np.empty(col.len(), dtype=np.int32)
+    at = 0
+    for chunk in col.get_chunks():
+        codes = chunk.to_physical().to_numpy()
+        np.take(lut, codes, out=out[at : at + codes.size])
+        at += codes.size
+    return out
+
+
 def _float32_scores(col: pl.Series) -> np.ndarray:
     """Scores as C ``float``s, with -0.0 made 0.0 (they compare equal in C, so the doc id decides)."""
-    s = col.cast(pl.Float32).to_numpy().copy()
-    s[s == 0] = 0.0
-    return s
+    out = np.empty(col.len(), dtype=np.float32)
+    at = 0
+    for chunk in col.get_chunks():
+        v = chunk.cast(pl.Float32).to_numpy()
+        out[at : at + v.size] = v
+        at += v.size
+    out[out == 0] = 0.0
+    return out
 
 
-def _order(qcode: np.ndarray, s32: np.ndarray, docs: pl.Series) -> np.ndarray | None:
-    """Row permutation putting the run in trec_eval order (query code, score desc, doc desc bytewise).
+def _blocks(qcode: np.ndarray) -> np.ndarray:
+    """Start row of each run of equal query codes."""
+    change = np.empty(qcode.size, dtype=bool)
+    change[:1] = True
+    np.not_equal(qcode[1:], qcode[:-1], out=change[1:])
+    return np.flatnonzero(change)
 
-    Returns None when the rows already are in that order. Linear-time check first: each query's rows
-    contiguous, scores non-increasing, equal scores with strictly decreasing doc ids. A run whose queries
-    are contiguous and internally ordered only needs its query blocks permuted; anything else is sorted.
+
+def _order(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
+    """Row permutation putting each query's rows together in trec_eval order (score desc, doc id desc).
+
+    ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies, so comparing codes compares ids.
+    Returns None when nothing has to move: each query's rows contiguous (in any query order), scores
+    non-increasing and equal scores with decreasing doc ids — checked in linear time; runs written by
+    recommenders and by ``trecrs run`` are like that. Otherwise a sort by (query, score, doc).
     """
     n = qcode.size
     if n == 0:
         return None
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(qcode[1:], qcode[:-1], out=change[1:])
-    bstart = np.flatnonzero(change)
-    bq = qcode[bstart]
-    contiguous = np.unique(bq).size == bq.size
-    ordered = contiguous
-    if ordered:
-        same = ~change[1:]
-        if (same & (s32[1:] > s32[:-1])).any():
-            ordered = False
+    bstart = _blocks(qcode)
+    if np.unique(qcode[bstart]).size == bstart.size:
+        same = np.ones(n - 1, dtype=bool)
+        same[bstart[1:] - 1] = False
+        for a in range(0, n - 1, _SLICE):  # in slices: temporaries stay small
+            b = min(n - 1, a + _SLICE)
+            sp, sn = s32[a:b], s32[a + 1 : b + 1]
+            bad = (sn > sp) | ((sn == sp) & (dcode[a + 1 : b + 1] >= dcode[a:b]))
+            if (same[a:b] & bad).any():
+                break
         else:
-            tie = np.flatnonzero(same & (s32[1:] == s32[:-1]))
-            if tie.size:
-                prev = _as_utf8(docs.gather(tie))
-                nxt = _as_utf8(docs.gather(tie + 1))
-                ordered = bool((nxt < prev).all())
-    if ordered:
-        if (np.diff(bq) > 0).all():
             return None
-        # permute whole query blocks into query-code order
-        blens = np.diff(np.append(bstart, n))
-        bo = np.argsort(bq, kind="stable")
-        new_lens = blens[bo]
-        new_starts = np.cumsum(new_lens) - new_lens
-        return np.repeat(bstart[bo] - new_starts, new_lens) + np.arange(n, dtype=np.int64)
-    frame = pl.DataFrame({"q": qcode, "s": s32, "d": _as_utf8(docs)})
+    frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
     return frame.select(
         pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)
     ).to_series().to_numpy()
 
 
-def _lookup(qcode: np.ndarray, dcode: np.ndarray, qq: np.ndarray, qd: np.ndarray, qv: np.ndarray, ndocs: int):
-    """Relevance of each (query code, doc code) row: qrels value, NONPOOL or UNJUDGED.
+def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = False) -> np.ndarray:
+    """Relevance of each run row — its qrels value, NONPOOL or UNJUDGED — in one linear pass.
 
-    ``qcode`` must be sorted. A dense (query x doc) table is filled for a chunk of queries at a time
-    (about 2^24 cells), read for the chunk's run rows, and cleared again, so the cost is linear in the
-    number of run and qrels lines whatever the catalogue size.
+    The run's rows come in blocks, one per query (block ``i`` starts at row ``bstart[i]``); qrels row ``j``
+    belongs to block ``qq[j]`` (negative: a query absent from the run, ignored). A dense (block x doc)
+    table for a range of blocks at a time (about 2^24 cells) is filled from the qrels, read for those
+    blocks' rows, and cleared again, so the cost is linear in the number of lines whatever the
+    catalogue size. With ``check_duplicates`` a second table records which row claimed each cell; a row
+    that does not find itself there repeats a (query, doc) pair (:class:`DuplicateEntry`).
     """
-    n = qcode.size
-    out = np.full(n, NONPOOL, dtype=np.int64)
-    if n == 0 or qq.size == 0:
+    n = dcode.size
+    out = np.full(n, NONPOOL, dtype=np.int16)
+    if n == 0:
         return out
-    val = np.where(qv < 0, UNJUDGED, qv)
-    lo, hi = int(val.min()), int(val.max())
-    dtype = np.int16 if -32768 < lo and hi < 32767 else np.int64
+    use = qq >= 0
+    qq, qd, qv = qq[use], qd[use], qv[use]
+    val = np.where(qv < 0, UNJUDGED, qv) if qv.size else qv
+    if qv.size and not (-32768 < int(val.min()) and int(val.max()) < 32767):
+        out = out.astype(np.int64)
     o = np.argsort(qq, kind="stable")
-    qq, qd, val = qq[o], qd[o], val[o].astype(dtype)
+    qq, qd, val = qq[o], qd[o], val[o].astype(out.dtype)
+    nb = bstart.size
+    bounds = np.append(bstart, n)
     per = max(1, _TABLE_CELLS // max(ndocs, 1))
-    nq = int(max(qcode[-1], qq[-1])) + 1
-    table = np.full(min(nq, per) * ndocs, NONPOOL, dtype=dtype)
-    valid = dcode >= 0
-    for q0 in range(int(qcode[0]) - int(qcode[0]) % per, int(qcode[-1]) + 1, per):
-        q1 = q0 + per
-        a, b = np.searchsorted(qcode, [q0, q1])
-        if a == b:
-            continue
-        c, d = np.searchsorted(qq, [q0, q1])
-        cells = (qq[c:d] - q0) * ndocs + qd[c:d]
+    table = np.full(min(nb, per) * ndocs, NONPOOL, dtype=out.dtype)
+    owner = np.full(table.size, -1, dtype=np.int32) if check_duplicates else None
+    b0 = 0
+    while b0 < nb:
+        # a range of blocks: at most `per` of them (table size) and about _SLICE rows (temporaries)
+        b1 = min(nb, b0 + per, max(b0 + 1, int(np.searchsorted(bounds, bounds[b0] + _SLICE, "right")) - 1))
+        a, b = int(bounds[b0]), int(bounds[b1])
+        c, d = np.searchsorted(qq, [b0, b1])
+        cells = (qq[c:d] - b0) * ndocs + qd[c:d]
         table[cells] = val[c:d]
-        rows = np.arange(a, b)[valid[a:b]]
-        out[rows] = table[(qcode[rows] - q0) * ndocs + dcode[rows]]
+        lens = np.diff(bounds[b0 : b1 + 1])
+        idx = np.repeat(np.arange(0, (b1 - b0) * ndocs, ndocs, dtype=np.int32), lens) + dcode[a:b]
+        out[a:b] = table[idx]
         table[cells] = NONPOOL
+        if owner is not None:
+            rows = np.arange(b - a, dtype=np.int32)
+            owner[idx] = rows
+            if not (owner[idx] == rows).all():
+                raise DuplicateEntry("duplicate (query, doc) in the run")
+            owner[idx] = -1
+        b0 = b1
     return out
 
 
-def rank(qrels: pl.DataFrame, run: pl.DataFrame, *, relevance_level: int = 1, judged_only: bool = False) -> Ranked:
+def rank(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    check_duplicates: bool = False,
+) -> Ranked:
     """Build trec_eval's ranked relevance lists for every query present in both the run and the qrels.
 
     ``qrels``: columns query, doc, rel; ``run``: query, doc, score. Ids may be ``Utf8`` or ``Categorical``.
-    Implements ``form_res_rels.c``: ranking by :func:`trecrs.io.trec_order`'s rule, relevance lookup,
-    ``-J`` (judged documents only, original tie order kept) and the per-query relevance counts.
+    Implements ``form_res_rels.c``: ranking by :func:`trecrs.io.trec_order`'s rule, ``-M`` (``depth``:
+    the first N of each ranking), relevance lookup, ``-J`` (judged documents only, original tie order
+    kept) and the per-query relevance counts. With ``complete`` (``-c``) every qrels query missing from
+    the run is added on trec_eval's stand-in ranking, one document in no qrels (``Ranked.bogus`` marks
+    them; they come after the others).
     """
-    qq_str = _as_utf8(qrels.get_column(QUERY))
-    qvals = qq_str.unique().sort()  # polars sorts strings bytewise, trec_eval's strcmp order
-    qenum = pl.Enum(qvals)
-    dvals = _as_utf8(qrels.get_column(DOC)).unique().sort()
-    denum = pl.Enum(dvals)
-    qq = _codes(qq_str, qenum)
-    qd = _codes(_as_utf8(qrels.get_column(DOC)), denum)
-    qv = qrels.get_column(REL).cast(pl.Int64).to_numpy()
+    return rank_encoded(
+        encode(qrels, run), relevance_level=relevance_level, judged_only=judged_only, depth=depth,
+        complete=complete, check_duplicates=check_duplicates,
+    )  # fmt: skip
 
-    docs = run.get_column(DOC)
-    qcode = _codes(run.get_column(QUERY), qenum)
-    keep = qcode >= 0
-    if not keep.all():  # run-only queries: trec_eval skips them
-        rows = np.flatnonzero(keep)
-        qcode = qcode[rows]
-        docs = docs.gather(rows)
-        s32 = _float32_scores(run.get_column(SCORE).gather(rows))
-    else:
-        s32 = _float32_scores(run.get_column(SCORE))
-    dcode = _codes(docs, denum)
-    perm = _order(qcode, s32, docs)
-    del s32, docs
+
+@dataclass
+class Encoded:
+    """A qrels/run pair as integers: ids as ranks in bytewise-sorted vocabularies, scores as C floats."""
+
+    qvocab: pl.Series  # every query id (qrels and run), sorted bytewise
+    dvocab: pl.Series  # every doc id, sorted bytewise
+    qq: np.ndarray  # qrels rows: query code
+    qd: np.ndarray  # qrels rows: doc code
+    qv: np.ndarray  # qrels rows: relevance value
+    qcode: np.ndarray  # run rows: query code
+    dcode: np.ndarray  # run rows: doc code
+    s32: np.ndarray  # run rows: score as float32
+
+
+def encode(qrels: pl.DataFrame, run: pl.DataFrame) -> Encoded:
+    """Encode ids once (``Utf8`` or ``Categorical`` columns) so that comparing codes compares ids bytewise."""
+    rq, rd = run.get_column(QUERY), run.get_column(DOC)
+    qrels_q = _as_utf8(qrels.get_column(QUERY))
+    qrels_d = _as_utf8(qrels.get_column(DOC))
+    # polars sorts strings by their bytes, as trec_eval's strcmp compares them
+    qvocab = pl.concat([qrels_q.unique(), _distinct(rq)]).unique().sort()
+    dvocab = pl.concat([qrels_d.unique(), _distinct(rd)]).unique().sort()
+    return Encoded(
+        qvocab=qvocab,
+        dvocab=dvocab,
+        qq=_encode(qrels_q, qvocab),
+        qd=_encode(qrels_d, dvocab),
+        qv=qrels.get_column(REL).cast(pl.Int64).to_numpy(),
+        qcode=_encode(rq, qvocab),
+        dcode=_encode(rd, dvocab),
+        s32=_float32_scores(run.get_column(SCORE)),
+    )
+
+
+def rank_encoded(
+    enc: Encoded,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    check_duplicates: bool = False,
+) -> Ranked:
+    """:func:`rank` on an :class:`Encoded` pair; the run arrays of ``enc`` are released as they are used."""
+    qvocab, dvocab, qq, qd, qv = enc.qvocab, enc.dvocab, enc.qq, enc.qd, enc.qv
+    qcode, dcode, s32 = enc.qcode, enc.dcode, enc.s32
+    enc.qcode = enc.dcode = enc.s32 = None
+    judged_q = np.zeros(len(qvocab), dtype=bool)
+    judged_q[qq] = True
+    perm = _order(qcode, s32, dcode)
+    del s32
     if perm is not None:
         qcode = qcode[perm]
         dcode = dcode[perm]
-    rel = _lookup(qcode, dcode, qq, qd, qv, len(dvals))
+        del perm
+    # one block of rows per query, in the order the run lists them: rows never move again
+    bstart = _blocks(qcode)
+    nb = bstart.size
+    bq = qcode[bstart]  # query code of each block
+    blens = np.diff(np.append(bstart, qcode.size))
+    del qcode
+    block_of = np.full(len(qvocab), -1, dtype=np.int32)
+    block_of[bq] = np.arange(nb, dtype=np.int32)
+    rel = _lookup(bstart, dcode, block_of[qq], qd, qv, len(dvocab), check_duplicates=check_duplicates)
     del dcode
-
-    present = np.flatnonzero(np.bincount(qcode, minlength=len(qvals)) > 0)
-    seg_of = np.full(len(qvals), -1, dtype=np.int64)
-    seg_of[present] = np.arange(present.size)
+    keep_block = judged_q[bq]  # queries absent from the qrels are not evaluated
+    keep = None
+    if not keep_block.all():
+        keep = np.repeat(keep_block, blens)
+    if depth is not None and (blens > depth).any():
+        pos = np.arange(rel.size, dtype=np.int64) - np.repeat(bstart, blens)
+        keep = pos < depth if keep is None else keep & (pos < depth)
+        del pos
     if judged_only:
-        k = rel >= 0
-        rel = rel[k]
-        qcode = qcode[k]
-    lens = np.bincount(seg_of[qcode], minlength=present.size) if qcode.size else np.zeros(present.size, np.int64)
-    starts = np.zeros(present.size + 1, dtype=np.int64)
+        keep = rel >= 0 if keep is None else keep & (rel >= 0)
+    if keep is not None:
+        blens = np.add.reduceat(keep, bstart, dtype=np.int64) if rel.size else blens
+        rel = rel[keep]
+    del keep
+    present = np.flatnonzero(keep_block)  # evaluated blocks, in run order
+    seg_q = bq[present]  # query code of each segment
+    lens = blens[present]
+    if complete:
+        in_run = np.zeros(len(qvocab), dtype=bool)
+        in_run[bq] = True
+        missing = np.flatnonzero(judged_q & ~in_run)
+    else:
+        missing = np.zeros(0, dtype=np.int64)
+    if missing.size:
+        # trec_eval -c: a missing query is ranked as one document that is in no qrels (gone under -J)
+        seg_q = np.concatenate([seg_q, missing])
+        stand_in = 0 if judged_only else 1
+        rel = np.concatenate([rel, np.full(missing.size * stand_in, NONPOOL, dtype=rel.dtype)])
+        lens = np.concatenate([lens, np.full(missing.size, stand_in, dtype=lens.dtype)])
+    S = seg_q.size
+    starts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])
+    seg_of = np.full(len(qvocab), -1, dtype=np.int64)
+    seg_of[seg_q] = np.arange(S)
 
     # per-query qrels counts (form_res_rels.c rel_levels / num_rel)
     qseg = seg_of[qq]
     inq = qseg >= 0
     qseg, qv_in = qseg[inq], qv[inq]
     level = int(relevance_level)
-    S = present.size
     num_rel = np.bincount(qseg[(qv_in >= 0) & (qv_in >= level)], minlength=S)
     num_nonrel = np.bincount(qseg[(qv_in >= 0) & (qv_in < level)], minlength=S)
     pos_g = qv_in > 0
@@ -460,7 +562,8 @@ def rank(qrels: pl.DataFrame, run: pl.DataFrame, *, relevance_level: int = 1, ju
     istarts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(ilens, out=istarts[1:])
     return Ranked(
-        queries=qvals.gather(present).to_list(),
+        queries=qvocab.gather(seg_q).to_list(),
+        bogus=np.arange(S) >= S - missing.size,
         starts=starts,
         rel=rel,
         level=level,
@@ -586,8 +689,7 @@ def m_relative_P(r: Ranked, p):
 def _bpref(r: Ranked) -> np.ndarray:
     """m_bpref.c: for each judged relevant row, 1 - min(nonrel above, R) / min(num_nonrel, R)."""
     sp = r.relrows  # judged rows with rel >= level (level >= 1)
-    nonrel = r.judged & ~r.isrel
-    nsf = sp.before(_cs0(nonrel))
+    nsf = sp.before(r.nonrelrows)
     R = r.num_rel[sp.seg]
     NN = r.num_nonrel[sp.seg]
     contrib = np.where(nsf > 0, 1.0 - _div(np.minimum(nsf, R), np.minimum(NN, R)), 1.0)
@@ -606,9 +708,8 @@ def m_gm_bpref(r: Ranked, p):
 def m_infAP(r: Ranked, p):
     """m_infap.c (Yilmaz & Aslam 2006), with trec_eval's operation order."""
     sp = r.relrows
-    nonrel = r.judged & ~r.isrel
-    nsf = sp.before(_cs0(nonrel))
-    pusf = sp.before(_cs0(r.rel == UNJUDGED))
+    nsf = sp.before(r.nonrelrows)
+    pusf = sp.before(Sparse.of(r, r.rel == UNJUDGED))
     rsf = sp.rank
     fj = _f(sp.pos)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -936,7 +1037,7 @@ def compute(
     r = rank(qrels, run, relevance_level=relevance_level, judged_only=judged_only)
     if r.S == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-    return compute_ranked(r, request)
+    return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
 
 
 ENGINE = register_engine(
@@ -947,3 +1048,97 @@ ENGINE = register_engine(
         description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
     )
 )
+
+
+# --------------------------------------------------------------------------------------------- files
+
+
+def relstrings(r: Ranked, length: int = 10) -> dict[str, str]:
+    """trec_eval's ``relstring`` from the ranked relevance values: ``0``-``9``, ``>`` above 9, ``-`` not in the
+    qrels, ``.`` pooled but unjudged; queries evaluated on the ``-c`` stand-in ranking get an empty string,
+    queries left with no document (``-J``) none, as in :func:`trecrs.scoring.evaluate.relstrings`.
+    """
+    take = np.minimum(r.lens, max(length, 0))
+    rows = np.repeat(r.first, take) + (np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take))
+    seg = np.repeat(np.arange(r.S), take)
+    v = r.rel[rows]
+    chars = np.where(v == NONPOOL, "-", np.where(v < 0, ".", np.where(v > 9, ">", v.clip(0, 9).astype(str))))
+    frame = pl.DataFrame({"s": seg, "c": chars})
+    joined = frame.group_by("s", maintain_order=True).agg(pl.col("c").str.join(""))
+    out: dict[str, str] = {}
+    for s_, c in zip(joined.get_column("s").to_list(), joined.get_column("c").to_list(), strict=True):
+        out[r.queries[s_]] = c
+    if r.bogus is not None:
+        for s_ in np.flatnonzero(r.bogus):
+            out[r.queries[s_]] = ""
+    return out
+
+
+def evaluate_files(
+    qrels,
+    run,
+    request: MeasureRequest,
+    *,
+    engine: str = "auto",
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    average_all: bool = False,
+    depth: int | None = None,
+):
+    """:func:`trecrs.scoring.evaluate_full` for a qrels file and a run file, the lean way, or None.
+
+    The run is read with :func:`trecrs.io.read_run_for_scoring` (categorical ids, C-float scores; iter,
+    rank and tag dropped as it is parsed) and evaluated here without building a string frame, so a
+    22-million-line run needs a few hundred MB. Same rules and output as ``evaluate_full``: queries of
+    the run present in the qrels, ``-c`` stand-in rankings (num_ret and utility then reset to 0), sums
+    and means in bytewise query order, relstring, runid. Returns None (the caller then takes the general
+    path) unless both inputs are paths and this engine is asked for (or ``auto``) and covers the request.
+    """
+    import os
+
+    from ..errors import UsageError
+    from ..io import read_qrels, read_run_for_scoring
+    from .evaluate import Evaluation, _bytewise_sorted, summarize
+    from .trec_measures import base_of
+
+    if not all(isinstance(x, str | os.PathLike) for x in (qrels, run)):
+        return None
+    if engine not in ("auto", ENGINE.name) or not supports(request) or relevance_level < 1:
+        return None
+    if depth is not None and depth <= 0:
+        raise UsageError("-M/depth must be a positive number of documents")
+    run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
+    enc = encode(read_qrels(qrels), run_df)
+    del run_df  # from here on only integer arrays
+    try:
+        r = rank_encoded(
+            enc, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=average_all,
+            check_duplicates=True,
+        )  # fmt: skip
+    except DuplicateEntry:
+        from ..io import read_run
+
+        read_run(run)  # raises the error naming both lines
+        raise
+    n_bogus = int(r.bogus.sum()) if r.bogus is not None else 0
+    if r.S - n_bogus == 0 and not average_all:
+        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
+    per_query = compute_ranked(r, request)
+    if n_bogus:
+        resets = [c for c in per_query.columns if c == "num_ret" or base_of(c) == "utility"]
+        mask = pl.Series(r.bogus)
+        per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
+    order = _bytewise_sorted(per_query.get_column(QUERY).to_list())
+    if order != per_query.get_column(QUERY).to_list():
+        per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
+    num_q = per_query.height
+    summary = summarize(per_query, num_q)
+    rs: dict[str, str] = {}
+    if "relstring" in request.params:
+        p = request.params["relstring"]
+        rs = relstrings(r, int(float(p.split(",")[0])) if p else 10)
+    ordered_summary: dict[str, float] = {}
+    if "runid" in request.params:
+        ordered_summary["runid"] = float("nan")
+    ordered_summary.update(summary)
+    return Evaluation(request, per_query, ordered_summary, tag, rs, num_q)

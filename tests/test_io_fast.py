@@ -1,0 +1,139 @@
+"""The fast readers (polars' CSV reader on regularly laid-out files, Parquet, the lean scoring reader) give
+exactly what the line-by-line readers give, and fall back to them — with the same error messages — on
+anything irregular.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import polars as pl
+import pytest
+
+from trecrs import io
+from trecrs.errors import InputError
+
+RUN_LINES = [
+    ("1", "Q0", "10", "1", "2.5", "tagA"),
+    ("1", "Q0", "9", "2", "2.5", "tagA"),
+    ("1", "Q0", "a-b", "3", "-0", "tagA"),
+    ("10", "Q0", "007", "1", "1e-5", "tagA"),
+    ("10", "Q0", "7", "2", ".5", "tagA"),
+    ("2", "Q0", "x", "x1", "inf", "tagB"),  # non-integer rank: kept as null
+]
+QRELS_LINES = [("1", "0", "10", "2"), ("1", "0", "9", "0"), ("10", "0", "007", "-1"), ("2", "0", "x", "+3")]
+
+
+def _write(path, rows, sep=" ", end="\n"):
+    path.write_text("".join(sep.join(r) + end for r in rows))
+    return path
+
+
+def _no_fallback(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("line-by-line path used")
+
+    monkeypatch.setattr(io, "_read_run_lines", boom)
+    monkeypatch.setattr(io, "read_lines", boom)
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_regular_files_take_the_fast_path_and_match(tmp_path, monkeypatch, sep):
+    run = _write(tmp_path / "r.txt", [r for r in RUN_LINES if r[3] != "x1"], sep)
+    qrels = _write(tmp_path / "q.txt", QRELS_LINES, sep)
+    slow_run = io._read_run_lines(run)
+    slow_qrels = io.read_qrels(_write(tmp_path / "q2.txt", QRELS_LINES, "  "))  # irregular: slow path
+    _no_fallback(monkeypatch)
+    fast_run = io.read_run(run)
+    assert fast_run.equals(slow_run)
+    assert io.read_qrels(qrels).equals(slow_qrels)
+    assert slow_qrels.get_column("rel").to_list() == [2, 0, -1, 3]
+
+
+IRREGULAR = {
+    "double spaces": lambda rows: "".join("  ".join(r) + "\n" for r in rows),
+    "leading and trailing blanks": lambda rows: "".join(" " + " ".join(r) + " \n" for r in rows),
+    "mixed tabs and spaces": lambda rows: "".join(" ".join(r[:3]) + "\t" + "\t".join(r[3:]) + "\n" for r in rows),
+    "CRLF": lambda rows: "".join(" ".join(r) + "\r\n" for r in rows),
+    "comments and blank lines": lambda rows: "# header\n\n" + "".join(" ".join(r) + "\n\n" for r in rows),
+    "extra fields": lambda rows: "".join(" ".join(r) + " extra 1\n" for r in rows),
+    "non-ASCII ids": lambda rows: "".join(" ".join((r[0] + "é",) + r[1:]) + "\n" for r in rows),
+    "no final newline": lambda rows: "\n".join(" ".join(r) for r in rows),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IRREGULAR))
+def test_irregular_files_read_like_the_line_by_line_path(tmp_path, kind):
+    path = tmp_path / "run.txt"
+    path.write_text(IRREGULAR[kind](RUN_LINES))
+    expected = io._read_run_lines(path)
+    assert io.read_run(path).equals(expected)
+    lean, tag = io.read_run_for_scoring(path)
+    assert lean.get_column("query").cast(pl.Utf8).to_list() == expected.get_column("query").to_list()
+    assert lean.get_column("doc").cast(pl.Utf8).to_list() == expected.get_column("doc").to_list()
+    assert lean.get_column("score").to_list() == expected.get_column("score").cast(pl.Float32).to_list()
+    assert tag == io.run_tag(expected) == "tagB"
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("1 Q0 d 1 0.5 t\n1 Q0 e 2 nan t\n", "2: score is NaN"),
+        ("1 Q0 d 1 0.5 t\n1 Q0 d 2 0.4 t\n", "2: duplicate run entry for query '1', doc 'd' (first seen on line 1)"),
+        ("1 Q0 d 1 0.5 t\n1 Q0 e 2 0.4\n", "2: expected at least 6 fields"),
+        ("1 Q0 d 1 0.5 t\n1 Q0 e 2 zero t\n", "2: score is not a number"),
+    ],
+)
+def test_bad_runs_fail_the_same_way(tmp_path, text, message):
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    for reader in (io.read_run, lambda p: io.read_run_for_scoring(p), io._read_run_lines):
+        with pytest.raises(InputError) as err:
+            reader(path)
+        assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("1 0 d 1\n1 0 e 1.0\n", "2: relevance must be an integer"),
+        ("1 0 d 1\n1 0 d 2\n", "2: duplicate qrels entry"),
+        ("1 0 d 1\n1 0 e 1 5\n", "2: expected 4 fields"),
+    ],
+)
+def test_bad_qrels_fail_the_same_way(tmp_path, text, message):
+    path = tmp_path / "qrels.txt"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        io.read_qrels(path)
+    assert message in str(err.value)
+
+
+def test_gzip_and_parquet_runs(tmp_path):
+    text = tmp_path / "r.txt"
+    _write(text, RUN_LINES)
+    expected = io.read_run(text)
+    gz = tmp_path / "r.txt.gz"
+    gz.write_bytes(gzip.compress(text.read_bytes()))
+    assert io.read_run(gz).equals(expected)
+    pq = tmp_path / "r.parquet"
+    expected.write_parquet(pq)
+    assert io.read_run(pq).equals(expected)
+    lean, tag = io.read_run_for_scoring(pq)
+    assert tag == "tagB" and lean.get_column("doc").cast(pl.Utf8).to_list() == expected.get_column("doc").to_list()
+    # only the required columns: the others are filled as for in-memory frames
+    expected.select("query", "doc", "score").write_parquet(pq)
+    assert io.read_run(pq).get_column("tag").to_list() == ["trecrs"] * len(RUN_LINES)
+
+
+def test_bad_parquet_runs(tmp_path):
+    pq = tmp_path / "r.parquet"
+    pl.DataFrame({"query": ["1", "1"], "doc": ["a", "a"], "score": [1.0, 2.0]}).write_parquet(pq)
+    with pytest.raises(InputError, match="row 2: duplicate run entry for query '1', doc 'a'"):
+        io.read_run(pq)
+    pl.DataFrame({"query": ["1"], "doc": ["a"], "score": [float("nan")]}).write_parquet(pq)
+    with pytest.raises(InputError, match="row 1: score is NaN"):
+        io.read_run(pq)
+    pl.DataFrame({"query": ["1"], "score": [1.0]}).write_parquet(pq)
+    with pytest.raises(InputError, match=r"lacks column\(s\) \['doc'\]"):
+        io.read_run(pq)
