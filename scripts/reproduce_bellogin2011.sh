@@ -14,7 +14,8 @@
 #   FOLDS="D1:u1 D1:u2 D1:u3 D1:u4 D1:u5 D2:ua D2:ub"   the folds to run (a subset gives a quick look)
 #   SEED=1        seed of the One-Plus-Random draws and of SVD50's initial factors
 #   REFERENCE=... the published values (default: ../shared/reference/bellogin2011_fig2_D1.tsv beside the
-#                 repository, when present)
+#                 repository, when present), compared only when DATA_DIR passes `trecrs datasets verify`
+#                 (MovieLens 100K's checksums)
 #   TRECRS=trecrs the command to run
 #
 # Every step is a trecrs command; fold() below writes one fold's pipeline to OUT_DIR/D1/u1/commands.txt
@@ -183,10 +184,13 @@ fi
 
 ELAPSED=$SECONDS
 ref=()
-if [[ -n $REFERENCE && -f $REFERENCE ]]; then
-  ref=(--reference "$REFERENCE")
-else
+if [[ -z $REFERENCE || ! -f $REFERENCE ]]; then
   echo "$0: no published values at '${REFERENCE}': the report will not compare" >&2
+elif ! "$TRECRS" datasets verify "$DATA" > "$OUT/verify.log" 2>&1; then
+  # the published bars are MovieLens 100K's: comparing other data with them would mean nothing
+  echo "$0: $DATA is not MovieLens 100K (see $OUT/verify.log): the report will not compare" >&2
+else
+  ref=(--reference "$REFERENCE")
 fi
 "$TRECRS" report bellogin2011 "$OUT" "${ref[@]}" --runtime "$ELAPSED" --jobs "$JOBS" --data "$DATA"
 echo "Done in ${SECONDS}s: $OUT/report.md, $OUT/results.tsv, $OUT/bellogin2011_fig2.png" >&2
