@@ -813,8 +813,8 @@ PRESETS: dict[str, tuple[str, dict]] = {
 
 
 def algorithm_names() -> list[str]:
-    """Every name ``make_recommender`` accepts: algorithms, then presets."""
-    return [*ALGORITHMS, *PRESETS]
+    """Every name ``make_recommender`` accepts: algorithms, then presets (case-insensitive duplicates once)."""
+    return [*ALGORITHMS, *(p for p in PRESETS if p.lower() not in ALGORITHMS)]
 
 
 def resolve(name: str) -> tuple[str, dict]:

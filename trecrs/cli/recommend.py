@@ -32,8 +32,13 @@ def register(sub) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from ..recommenders import algorithm_names
+
     p.add_argument(
-        "-a", "--algorithm", metavar="NAME", help="algorithm or preset (see --list), case-insensitive"
+        "-a",
+        "--algorithm",
+        metavar="NAME",
+        help="algorithm or preset, case-insensitive: " + ", ".join(algorithm_names()) + " (see --list)",
     )
     p.add_argument("--train", metavar="RATINGS", help="training ratings (any layout trecrs reads)")
     p.add_argument("--candidates", metavar="PAIRS", help="the (user, item) pairs to score")
