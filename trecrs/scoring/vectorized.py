@@ -42,7 +42,7 @@ NONPOOL = -1  # trec_eval RELVALUE_NONPOOL: retrieved document absent from the q
 UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED: in the qrels with a negative value
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 INFAP_EPSILON = 0.00001  # trec_eval.h
-_TABLE_CELLS = 1 << 24  # size of the (query x doc) relevance lookup table built per chunk of queries
+_TABLE_CELLS = 1 << 20  # (query x doc) lookup table per range of queries: small enough to stay in cache
 _SLICE = 1 << 22  # rows handled at once by the passes over the whole run (bounds their temporaries)
 
 # --------------------------------------------------------------------------------------------- C math
@@ -297,32 +297,36 @@ def _as_utf8(col: pl.Series) -> pl.Series:
     return col if col.dtype == pl.Utf8 else col.cast(pl.Utf8)
 
 
-def _distinct(col: pl.Series) -> pl.Series:
-    """The distinct values of an id column, as strings."""
-    return col.unique().cast(pl.Utf8) if col.dtype == pl.Categorical else col.unique()
+class _Ids:
+    """An id column and its distinct values (as strings), computed once."""
 
+    def __init__(self, col: pl.Series):
+        self.col = col
+        self.cat = col.dtype == pl.Categorical
+        self.uniq = col.unique()
+        self.strings = self.uniq.cast(pl.Utf8) if self.cat else self.uniq
 
-def _encode(col: pl.Series, vocab: pl.Series) -> np.ndarray:
-    """Position of each value of ``col`` in the sorted string array ``vocab`` (-1 where absent), int32.
+    def encode(self, vocab: pl.Series) -> np.ndarray:
+        """Position of each value in the sorted string array ``vocab`` (-1 where absent), int32.
 
-    A categorical column is mapped through its distinct physical codes (a table lookup per line, chunk
-    by chunk, so no 64-bit temporary the size of the run); a string column through a polars ``Enum``.
-    """
-    enum = pl.Enum(vocab)
-    if col.dtype != pl.Categorical:
-        return col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-    u = col.unique()
-    phys = u.to_physical().cast(pl.Int64).to_numpy()
-    pos = u.cast(pl.Utf8).cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-    lut = np.full(int(phys.max()) + 1 if phys.size else 1, -1, dtype=np.int32)
-    lut[phys] = pos
-    out = np.empty(col.len(), dtype=np.int32)
-    at = 0
-    for chunk in col.get_chunks():
-        codes = chunk.to_physical().to_numpy()
-        np.take(lut, codes, out=out[at : at + codes.size])
-        at += codes.size
-    return out
+        A categorical column is mapped through its distinct physical codes (a table lookup per line,
+        chunk by chunk, so no 64-bit temporary the size of the run); a string column through a polars
+        ``Enum`` cast.
+        """
+        enum = pl.Enum(vocab)
+        if not self.cat:
+            return self.col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+        phys = self.uniq.to_physical().cast(pl.Int64).to_numpy()
+        pos = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+        lut = np.full(int(phys.max()) + 1 if phys.size else 1, -1, dtype=np.int32)
+        lut[phys] = pos
+        out = np.empty(self.col.len(), dtype=np.int32)
+        at = 0
+        for chunk in self.col.get_chunks():
+            codes = chunk.to_physical().to_numpy()
+            np.take(lut, codes, out=out[at : at + codes.size])
+            at += codes.size
+        return out
 
 
 def _float32_scores(col: pl.Series) -> np.ndarray:
@@ -379,9 +383,9 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
 
     The run's rows come in blocks, one per query (block ``i`` starts at row ``bstart[i]``); qrels row ``j``
     belongs to block ``qq[j]`` (negative: a query absent from the run, ignored). A dense (block x doc)
-    table for a range of blocks at a time (about 2^24 cells) is filled from the qrels, read for those
-    blocks' rows, and cleared again, so the cost is linear in the number of lines whatever the
-    catalogue size. With ``check_duplicates`` a second table records which row claimed each cell; a row
+    table for a range of blocks at a time (about 2^20 cells, which stay in cache) is filled from the
+    qrels, read for those blocks' rows, and cleared again, so the cost is linear in the number of lines
+    whatever the catalogue size. With ``check_duplicates`` a second table records which row claimed each cell; a row
     that does not find itself there repeats a (query, doc) pair (:class:`DuplicateEntry`).
     """
     n = dcode.size
@@ -403,9 +407,10 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
     b0 = 0
     while b0 < nb:
         # a range of blocks: at most `per` of them (table size) and about _SLICE rows (temporaries)
-        b1 = min(nb, b0 + per, max(b0 + 1, int(np.searchsorted(bounds, bounds[b0] + _SLICE, "right")) - 1))
+        reach = np.searchsorted(bounds, np.array([bounds[b0] + _SLICE], dtype=bounds.dtype), "right")
+        b1 = min(nb, b0 + per, max(b0 + 1, int(reach[0]) - 1))
         a, b = int(bounds[b0]), int(bounds[b1])
-        c, d = np.searchsorted(qq, [b0, b1])
+        c, d = np.searchsorted(qq, np.array([b0, b1], dtype=qq.dtype))  # same dtype: no copy of qq
         cells = (qq[c:d] - b0) * ndocs + qd[c:d]
         table[cells] = val[c:d]
         lens = np.diff(bounds[b0 : b1 + 1])
@@ -463,20 +468,19 @@ class Encoded:
 
 def encode(qrels: pl.DataFrame, run: pl.DataFrame) -> Encoded:
     """Encode ids once (``Utf8`` or ``Categorical`` columns) so that comparing codes compares ids bytewise."""
-    rq, rd = run.get_column(QUERY), run.get_column(DOC)
-    qrels_q = _as_utf8(qrels.get_column(QUERY))
-    qrels_d = _as_utf8(qrels.get_column(DOC))
+    rq, rd = _Ids(run.get_column(QUERY)), _Ids(run.get_column(DOC))
+    qq, qd = _Ids(qrels.get_column(QUERY)), _Ids(qrels.get_column(DOC))
     # polars sorts strings by their bytes, as trec_eval's strcmp compares them
-    qvocab = pl.concat([qrels_q.unique(), _distinct(rq)]).unique().sort()
-    dvocab = pl.concat([qrels_d.unique(), _distinct(rd)]).unique().sort()
+    qvocab = pl.concat([qq.strings, rq.strings]).unique().sort()
+    dvocab = pl.concat([qd.strings, rd.strings]).unique().sort()
     return Encoded(
         qvocab=qvocab,
         dvocab=dvocab,
-        qq=_encode(qrels_q, qvocab),
-        qd=_encode(qrels_d, dvocab),
+        qq=qq.encode(qvocab),
+        qd=qd.encode(dvocab),
         qv=qrels.get_column(REL).cast(pl.Int64).to_numpy(),
-        qcode=_encode(rq, qvocab),
-        dcode=_encode(rd, dvocab),
+        qcode=rq.encode(qvocab),
+        dcode=rd.encode(dvocab),
         s32=_float32_scores(run.get_column(SCORE)),
     )
 
