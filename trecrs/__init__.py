@@ -15,7 +15,7 @@ from .qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .ratings import read_ratings, write_ratings  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
 from .runs import build_run, read_scores  # noqa: E402
-from .scoring import evaluate, evaluate_full, parse_measures  # noqa: E402
+from .scoring import evaluate, evaluate_full, evaluate_matrix, parse_measures  # noqa: E402
 from .scoring.extras import error_measures, mae, rmse  # noqa: E402
 from .splits import Split, split, split_file  # noqa: E402
 from .synthetic import generate as synthetic_ratings  # noqa: E402
@@ -33,6 +33,7 @@ __all__ = [
     "error_measures",
     "evaluate",
     "evaluate_full",
+    "evaluate_matrix",
     "load_movielens",
     "mae",
     "make_qrels",

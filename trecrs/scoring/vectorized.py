@@ -1102,8 +1102,6 @@ def evaluate_files(
 
     from ..errors import UsageError
     from ..io import read_qrels, read_run_for_scoring
-    from .evaluate import Evaluation, _bytewise_sorted, summarize
-    from .trec_measures import base_of
 
     if not all(isinstance(x, str | os.PathLike) for x in (qrels, run)):
         return None
@@ -1124,11 +1122,22 @@ def evaluate_files(
 
         read_run(run)  # raises the error naming both lines
         raise
+    return _evaluation(r, request, tag, average_all=average_all)
+
+
+def _evaluation(r: Ranked, request: MeasureRequest, tag: str, *, average_all: bool):
+    """evaluate_full's pieces from a :class:`Ranked`: per-query values (``-c`` resets), bytewise query
+    order, summary, relstrings, runid."""
+    from ..errors import UsageError
+    from .evaluate import Evaluation, _bytewise_sorted, summarize
+    from .trec_measures import base_of
+
     n_bogus = int(r.bogus.sum()) if r.bogus is not None else 0
     if r.S - n_bogus == 0 and not average_all:
         raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
     per_query = compute_ranked(r, request)
     if n_bogus:
+        # trec_eval.c resets num_ret and utility of a query evaluated on the stand-in ranking
         resets = [c for c in per_query.columns if c == "num_ret" or base_of(c) == "utility"]
         mask = pl.Series(r.bogus)
         per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
@@ -1146,3 +1155,111 @@ def evaluate_files(
         ordered_summary["runid"] = float("nan")
     ordered_summary.update(summary)
     return Evaluation(request, per_query, ordered_summary, tag, rs, num_q)
+
+
+# --------------------------------------------------------------------------------------------- matrix
+
+
+def _descending_key(s32: np.ndarray) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of the float32 scores (C comparison)."""
+    s = np.where(s32 == 0, np.float32(0.0), s32).astype(np.float32)  # -0.0 and 0.0 compare equal in C
+    b = s.view(np.uint32)
+    asc = np.where(b & np.uint32(0x80000000), ~b, b | np.uint32(0x80000000))
+    return ~asc
+
+
+def evaluate_matrix(
+    qrels,
+    scores,
+    user_ids,
+    item_ids,
+    *,
+    exclude=None,
+    measures=None,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    average_all: bool = False,
+    depth: int | None = None,
+    per_query: bool = True,
+    tag: str = "trecrs",
+) -> pl.DataFrame:
+    """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
+
+    ``scores[u, i]`` is the score of item ``item_ids[i]`` for user ``user_ids[u]`` (numpy, float32 or
+    float64); ``exclude`` (same shape, bool) marks the pairs that are not candidates — for AllItems
+    (Bellogín, Castells & Cantador 2011) the user's training items (L_u = I \\ Tr_u). The result is
+    exactly what writing the run ``user Q0 item rank score tag`` (one line per candidate pair) and scoring
+    it with ``trecrs eval`` / :func:`trecrs.evaluate` gives: same ranking rule (score as a C float, ties
+    by item id descending bytewise), same trec_eval measures and flags (``relevance_level`` = ``-l``,
+    ``judged_only`` = ``-J``, ``average_all`` = ``-c``, ``depth`` = ``-M``). Tidy rows as
+    :func:`trecrs.evaluate` returns them: ``(query, measure, value)``, per query then ``all``.
+
+    Each row is ordered with one 64-bit key per cell (score bits, then item rank), so a 6,040 x 3,706
+    matrix needs a few hundred MB and no string is created per pair. Only measures of the vectorized
+    engine are available here (everything in ``all_trec``).
+    """
+    from ..errors import InputError, UsageError
+    from ..io import as_polars
+    from ..schema import MEASURE, QRELS_SCHEMA
+    from .trec_measures import parse_measures
+
+    request = measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
+    if getattr(request, "extras", ()) or not supports(request):
+        raise UsageError(f"evaluate_matrix computes the vectorized engine's measures only; got {measures!r}")
+    if relevance_level < 1:
+        raise UsageError("relevance_level must be at least 1")
+    if depth is not None and depth <= 0:
+        raise UsageError("-M/depth must be a positive number of documents")
+    scores = np.asarray(scores)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a users x items matrix, got shape {scores.shape}")
+    users = pl.Series(QUERY, [str(u) for u in user_ids], dtype=pl.Utf8)
+    items = pl.Series(DOC, [str(i) for i in item_ids], dtype=pl.Utf8)
+    if scores.shape != (users.len(), items.len()):
+        raise ValueError(f"scores shape {scores.shape} != ({users.len()} users, {items.len()} items)")
+    for what, ids in (("user", users), ("item", items)):
+        if ids.n_unique() != ids.len():
+            dup = ids.filter(ids.is_duplicated())[0]
+            raise InputError(None, None, f"{what} id {dup!r} occurs twice")
+    cand = np.ones(scores.shape, dtype=bool) if exclude is None else ~np.asarray(exclude, dtype=bool)
+    if cand.shape != scores.shape:
+        raise ValueError(f"exclude shape {cand.shape} != scores shape {scores.shape}")
+    s32 = scores.astype(np.float64, copy=False).astype(np.float32)
+    if np.isnan(s32[cand]).any():
+        u, i = np.argwhere(np.isnan(s32) & cand)[0]
+        raise InputError(None, None, f"score of user {users[int(u)]!r}, item {items[int(i)]!r} is NaN")
+
+    qrels_df = as_polars(qrels, QRELS_SCHEMA, "qrels")
+    qrels_q, qrels_d = qrels_df.get_column(QUERY).cast(pl.Utf8), qrels_df.get_column(DOC).cast(pl.Utf8)
+    qvocab = pl.concat([qrels_q.unique(), users]).unique().sort()
+    dvocab = pl.concat([qrels_d.unique(), items]).unique().sort()
+    ucode = _Ids(users).encode(qvocab)
+    icode = _Ids(items).encode(dvocab)
+    # one key per cell: score descending, then item id descending; non-candidates sort last
+    key = _descending_key(s32).astype(np.uint64) << np.uint64(32)
+    key |= (np.uint64(len(dvocab)) - 1 - icode.astype(np.uint64))[None, :]
+    key[~cand] = np.iinfo(np.uint64).max
+    order = np.argsort(key, axis=1)
+    del key
+    n_cand = cand.sum(axis=1)
+    keep = np.arange(scores.shape[1])[None, :] < n_cand[:, None]
+    cols = order[keep]
+    del order
+    rows = np.repeat(np.arange(scores.shape[0]), n_cand)
+    enc = Encoded(
+        qvocab=qvocab,
+        dvocab=dvocab,
+        qq=_Ids(qrels_q).encode(qvocab),
+        qd=_Ids(qrels_d).encode(dvocab),
+        qv=qrels_df.get_column(REL).cast(pl.Int64).to_numpy(),
+        qcode=ucode[rows],
+        dcode=icode[cols],
+        s32=s32[rows, cols],
+    )
+    del rows, cols
+    r = rank_encoded(
+        enc, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=average_all
+    )
+    ev = _evaluation(r, request, tag, average_all=average_all)
+    out = ev.tidy(per_query=per_query)
+    return out.filter(pl.col(MEASURE) != "runid")
