@@ -14,7 +14,9 @@ import contextlib
 import gzip
 import io as _io
 import os
+import queue
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,6 +167,50 @@ def _regular(chunk: bytes, sep: bytes) -> bool:
     return chunk.find(b"\r") < 0 or chunk.count(b"\r") == chunk.count(b"\r\n")
 
 
+def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
+    """``(chunk, separator)`` pairs, separator None for an irregular chunk; read and checked one chunk
+    ahead in a thread, so that reading the file overlaps with polars parsing the previous chunk."""
+    out: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+    done = object()
+
+    def offer(item) -> bool:
+        while not stop.is_set():  # the consumer may stop early: never block on a full queue
+            try:
+                out.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        sep = None
+        try:
+            for chunk in _chunks(path):
+                if sep is None:
+                    first = chunk[: chunk.find(b"\n")] if b"\n" in chunk else chunk
+                    sep = b"\t" if b"\t" in first else b" "
+                if not offer((chunk, sep if _regular(chunk, sep) else None)):
+                    return
+            offer(done)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            offer(exc)
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = out.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
 def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> pl.DataFrame | None:
     """Parse a regular TREC file with polars' CSV reader, or return None to use the line-by-line path.
 
@@ -175,12 +221,8 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> pl.
     (columns can be dropped early); it may return None to give up.
     """
     frames = []
-    sep = None
-    for chunk in _chunks(path):
+    for chunk, sep in _checked_chunks(path):
         if sep is None:
-            first = chunk[: chunk.find(b"\n")] if b"\n" in chunk else chunk
-            sep = b"\t" if b"\t" in first else b" "
-        if not _regular(chunk, sep):
             return None
         try:
             df = pl.read_csv(
@@ -221,10 +263,7 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
     lean_schema = {**_RUN_FAST_SCHEMA, QUERY: cat, DOC: cat}  # ids hashed as they are parsed
 
     if _is_parquet(path):
-        full = _read_parquet(path, RUN_SCHEMA, "run")
-        fast = keep(full)
-        tag = run_tag(full)
-        del full
+        return _read_parquet_for_scoring(path, keep)
     else:
         fast = _fast_read(path, lean_schema, keep)
         tag = tags[0] if tags else "trecrs"
@@ -237,6 +276,28 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
         tag = run_tag(full)
         fast = keep(full.select(QUERY, DOC, SCORE, TAG))
     return fast, tag
+
+
+def _read_parquet_for_scoring(path: PathLike, keep) -> tuple[pl.DataFrame, str]:
+    """read_run_for_scoring for Parquet: only query, doc, score (and the last tag) are read."""
+    try:
+        lf = pl.scan_parquet(path)
+        names = lf.collect_schema().names()
+        if all(c in names for c in (QUERY, DOC, SCORE)):
+            cat = pl.Categorical
+            df = lf.select(
+                pl.col(QUERY).cast(pl.Utf8, strict=True).cast(cat),
+                pl.col(DOC).cast(pl.Utf8, strict=True).cast(cat),
+                pl.col(SCORE).cast(pl.Float64, strict=True),
+            ).collect()
+            tag = lf.select(pl.col(TAG).last()).collect().item() if TAG in names else None
+            ok = not df.null_count().sum_horizontal().item() and not df.select(pl.col(SCORE).is_nan().any()).item()
+            if ok:
+                return df.with_columns(pl.col(SCORE).cast(pl.Float32)), "trecrs" if tag is None else str(tag)
+    except (OSError, pl.exceptions.PolarsError):
+        pass
+    full = _read_parquet(path, RUN_SCHEMA, "run")  # raises the error naming the row
+    return keep(full), run_tag(full)
 
 
 def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:

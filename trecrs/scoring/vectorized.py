@@ -303,8 +303,15 @@ class _Ids:
     def __init__(self, col: pl.Series):
         self.col = col
         self.cat = col.dtype == pl.Categorical
-        self.uniq = col.unique()
-        self.strings = self.uniq.cast(pl.Utf8) if self.cat else self.uniq
+        if self.cat:
+            # categorical codes are global and dense: every code up to the largest one used names an id,
+            # so the strings of codes 0..max stand in for a (costlier) distinct pass over the column;
+            # ids of other columns that come along are harmless extra vocabulary
+            top = col.to_physical().max()
+            self.phys = np.arange(0 if top is None else int(top) + 1, dtype=np.uint32)
+            self.strings = pl.Series(self.phys).cat.to(pl.Categorical).cast(pl.Utf8)
+        else:
+            self.strings = col.unique()
 
     def encode(self, vocab: pl.Series) -> np.ndarray:
         """Position of each value in the sorted string array ``vocab`` (-1 where absent), int32.
@@ -316,10 +323,7 @@ class _Ids:
         enum = pl.Enum(vocab)
         if not self.cat:
             return self.col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        phys = self.uniq.to_physical().cast(pl.Int64).to_numpy()
-        pos = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        lut = np.full(int(phys.max()) + 1 if phys.size else 1, -1, dtype=np.int32)
-        lut[phys] = pos
+        lut = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
         out = np.empty(self.col.len(), dtype=np.int32)
         at = 0
         for chunk in self.col.get_chunks():
