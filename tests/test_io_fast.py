@@ -137,3 +137,21 @@ def test_bad_parquet_runs(tmp_path):
     pl.DataFrame({"query": ["1"], "score": [1.0]}).write_parquet(pq)
     with pytest.raises(InputError, match=r"lacks column\(s\) \['doc'\]"):
         io.read_run(pq)
+
+
+def test_many_chunks_keep_file_order_and_the_last_tag(tmp_path, monkeypatch):
+    """Chunks are parsed two at a time: pieces must still come back in file order."""
+    monkeypatch.setattr(io, "_CHUNK_BYTES", 300)
+    rows = [(str(q), "Q0", f"d{i}", str(i), f"{1 / (i + 1):.6f}", f"t{q}_{i}") for q in range(40) for i in range(7)]
+    path = _write(tmp_path / "r.txt", rows)
+    expected = io._read_run_lines(path)
+    assert io.read_run(path).equals(expected)
+    lean, tag = io.read_run_for_scoring(path)
+    assert lean.get_column("doc").cast(pl.Utf8).to_list() == expected.get_column("doc").to_list()
+    assert lean.get_column("query").cast(pl.Utf8).to_list() == expected.get_column("query").to_list()
+    assert tag == "t39_6"
+    # an irregular line in a later chunk sends the whole file down the line-by-line path
+    text = path.read_text().splitlines(keepends=True)
+    text[200] = text[200].replace(" ", "  ", 1)
+    path.write_text("".join(text))
+    assert io.read_run(path).equals(expected)

@@ -10,6 +10,8 @@ the file appears complete under its final name or not at all.
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import gzip
 import io as _io
@@ -211,19 +213,16 @@ def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
         worker.join()
 
 
-def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> pl.DataFrame | None:
+def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> list | None:
     """Parse a regular TREC file with polars' CSV reader, or return None to use the line-by-line path.
 
     Regular: the separator (one space, or one tab, sniffed from the first line) is the only whitespace
     besides line ends, every line has exactly ``len(schema)`` non-empty fields (an empty field means a
     doubled separator), no ``#``, ASCII. Such a file splits the same way on ``sep`` as on runs of
-    whitespace, so both paths give the same frame. ``keep`` maps each parsed chunk to what is kept
-    (columns can be dropped early); it may return None to give up.
+    whitespace, so both paths give the same frame. Returns the parsed pieces in file order, each mapped
+    by ``keep`` (which may drop columns early, or return None to give up).
     """
-    frames = []
-    for chunk, sep in _checked_chunks(path):
-        if sep is None:
-            return None
+    def parse(chunk: bytes, sep: bytes):
         try:
             df = pl.read_csv(
                 chunk, has_header=False, separator=sep.decode(), quote_char=None, schema=schema, raise_if_empty=False
@@ -232,11 +231,34 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> pl.
             return None
         if df.height == 0 or df.null_count().sum_horizontal().item():
             return None  # blank line or missing field: the line-by-line path decides
-        if keep is not None:
-            df = keep(df)
-            if df is None:
-                return None
-        frames.append(df)
+        return df if keep is None else keep(df)
+
+    frames: list = []
+    pending: collections.deque = collections.deque()
+    # two chunks parsed at a time: polars releases the GIL, so the cores stay busy between chunks
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        try:
+            for chunk, sep in _checked_chunks(path):
+                if sep is None:
+                    return None
+                pending.append(pool.submit(parse, chunk, sep))
+                if len(pending) >= 2:
+                    df = pending.popleft().result()
+                    if df is None:
+                        return None
+                    frames.append(df)
+            while pending:
+                df = pending.popleft().result()
+                if df is None:
+                    return None
+                frames.append(df)
+        finally:
+            for f in pending:
+                f.cancel()
+    return frames or None
+
+
+def _concat(frames: list[pl.DataFrame] | None) -> pl.DataFrame | None:
     if not frames:
         return None
     return pl.concat(frames, how="vertical", rechunk=False) if len(frames) > 1 else frames[0]
@@ -251,22 +273,23 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
     duplicate check to the caller); iter and rank columns are checked and dropped chunk by chunk, so a
     22-million-line run fits in a few hundred MB.
     """
-    tags: list[str] = []
     cat = pl.Categorical
 
-    def keep(df: pl.DataFrame) -> pl.DataFrame | None:
+    def keep(df: pl.DataFrame) -> tuple[pl.DataFrame, str] | None:
         if df.select(pl.col(SCORE).is_nan().any()).item():
             return None
-        tags[:] = [df.get_column(TAG)[-1]]
-        return df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32))
+        # one contiguous piece per parsed chunk (later passes loop over pieces), and its last line's tag
+        lean = df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32)).rechunk()
+        return lean, df.get_column(TAG)[-1]
 
     lean_schema = {**_RUN_FAST_SCHEMA, QUERY: cat, DOC: cat}  # ids hashed as they are parsed
 
     if _is_parquet(path):
         return _read_parquet_for_scoring(path, keep)
     else:
-        fast = _fast_read(path, lean_schema, keep)
-        tag = tags[0] if tags else "trecrs"
+        pieces = _fast_read(path, lean_schema, keep)
+        fast = _concat([p[0] for p in pieces]) if pieces else None
+        tag = pieces[-1][1] if pieces else "trecrs"  # the file's last line: pieces come in file order
         if fast is not None and check_duplicates:
             key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
             if fast.select(key.n_unique()).item() != fast.height:
@@ -274,7 +297,7 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
     if fast is None:
         full = _read_run_lines(path)
         tag = run_tag(full)
-        fast = keep(full.select(QUERY, DOC, SCORE, TAG))
+        fast = keep(full.select(QUERY, DOC, SCORE, TAG))[0]
     return fast, tag
 
 
@@ -297,7 +320,7 @@ def _read_parquet_for_scoring(path: PathLike, keep) -> tuple[pl.DataFrame, str]:
     except (OSError, pl.exceptions.PolarsError):
         pass
     full = _read_parquet(path, RUN_SCHEMA, "run")  # raises the error naming the row
-    return keep(full), run_tag(full)
+    return keep(full)[0], run_tag(full)
 
 
 def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
@@ -347,7 +370,7 @@ def read_qrels(path: PathLike) -> pl.DataFrame:
     """
     if _is_parquet(path):
         return _read_parquet(path, QRELS_SCHEMA, "qrels")
-    fast = _fast_read(path, _QRELS_FAST_SCHEMA)
+    fast = _concat(_fast_read(path, _QRELS_FAST_SCHEMA))
     if fast is not None and fast.select(pl.col(REL).abs().max() < 10**18).item() and not _has_duplicates(fast):
         return fast
     lines = split_fields(read_lines(path))
@@ -391,7 +414,7 @@ def read_run(path: PathLike) -> pl.DataFrame:
     """
     if _is_parquet(path):
         return _read_parquet(path, RUN_SCHEMA, "run")
-    fast = _fast_read(path, _RUN_FAST_SCHEMA)
+    fast = _concat(_fast_read(path, _RUN_FAST_SCHEMA))
     if fast is not None and not fast.select(pl.col(SCORE).is_nan().any()).item() and not _has_duplicates(fast):
         return fast
     return _read_run_lines(path)

@@ -1,0 +1,186 @@
+"""Time ``trecrs eval`` against pytrec_eval (and ranx, for the record) on generated TREC files.
+
+    python benchmarks/bench_eval.py --case a            # issue 2: 6,040 users x 1,000 items (6M lines)
+    python benchmarks/bench_eval.py --case b --ranx 1   # issue 5: 6,040 x 3,700 (22M lines), + Parquet run
+    python benchmarks/bench_eval.py --case c --reference 0   # 480,000 x 100 (48M lines), trecrs only
+
+Every measurement is a separate process: wall time from start to exit (interpreter start, imports, parsing
+and evaluation included, output discarded) and its peak resident memory (``wait4``'s ``ru_maxrss``).
+Medians over ``--repeat`` runs (default 3), commands run one after the other, never in parallel.
+
+* trecrs: ``trecrs eval -m P.10,50 -m recall.50 -m ndcg_cut.50 -m map -m recip_rank QRELS RUN`` (default
+  engine), on the text run and on the same run stored as Parquet.
+* pytrec_eval: ``parse_qrel`` + ``parse_run`` + ``RelevanceEvaluator(...).evaluate`` (reference_eval.py).
+* ranx: ``Qrels.from_file`` + ``Run.from_file`` + ``evaluate`` (first call includes numba compilation).
+
+Then, outside the timings, the per-query values are compared: trecrs vs pytrec_eval must be identical
+(every query, every measure, bit for bit); ranx breaks score ties differently, and the queries where any
+of its values differs from trec_eval's are counted. Results go to ``benchmarks/results/<case>.json`` and a
+Markdown table is printed. Data are generated (seeded) under ``benchmarks/data/`` when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+RESULTS = HERE / "results"
+MEASURES = ["P.10,50", "recall.50", "ndcg_cut.50", "map", "recip_rank"]
+CASES = {
+    "a": dict(users=6040, items=3706, per_user=1000, max_rel=60),
+    "b": dict(users=6040, items=3706, per_user=3700, max_rel=60),
+    "c": dict(users=480_000, items=17_770, per_user=100, max_rel=20),
+}
+
+
+def ensure_data(case: str) -> tuple[Path, Path, Path]:
+    stem = DATA / case
+    files = (Path(f"{stem}.qrels"), Path(f"{stem}.run"), Path(f"{stem}.run.parquet"))
+    if not all(f.exists() for f in files):
+        sys.path.insert(0, str(HERE))
+        import generate
+
+        c = CASES[case]
+        generate.main(
+            ["--name", case, "--users", str(c["users"]), "--items", str(c["items"]),
+             "--per-user", str(c["per_user"]), "--max-rel", str(c["max_rel"])]
+        )  # fmt: skip
+    return files
+
+
+def measure(cmd: list[str]) -> dict:
+    """Run ``cmd`` to completion; wall seconds, peak RSS (MB) and its JSON stdout line if any."""
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise RuntimeError(f"{cmd} failed: {err.decode()[-2000:]}")
+    info = {"wall_s": wall, "peak_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "load_before": load}  # fmt: skip
+    last = out.decode().strip().splitlines()[-1] if out.strip() else ""
+    if last.startswith("{"):
+        info.update(json.loads(last))
+    return info
+
+
+def repeat(cmd: list[str], n: int, label: str) -> dict:
+    runs = []
+    for i in range(n):
+        runs.append(measure(cmd))
+        print(f"  {label} #{i + 1}: {runs[-1]['wall_s']:.2f} s, {runs[-1]['peak_mb']:.0f} MB", file=sys.stderr)
+    return {
+        "median_wall_s": statistics.median(r["wall_s"] for r in runs),
+        "median_peak_mb": statistics.median(r["peak_mb"] for r in runs),
+        "runs": runs,
+    }
+
+
+def trecrs_cmd(qrels: Path, run: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "trecrs", "eval"]
+    for m in MEASURES:
+        cmd += ["-m", m]
+    return cmd + [str(qrels), str(run)]
+
+
+def trecrs_per_query(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
+    from trecrs.scoring import evaluate_full
+
+    ev = evaluate_full(qrels, run, MEASURES)
+    cols = [c for c in ev.per_query.columns if c != "query"]
+    return {row[0]: dict(zip(cols, row[1:], strict=True)) for row in ev.per_query.iter_rows()}
+
+
+def compare(ours: dict, theirs: dict, tol: float) -> dict:
+    """Queries where any value differs by more than ``tol`` (missing queries count as differing)."""
+    differ = 0
+    worst = 0.0
+    for q, vals in ours.items():
+        other = theirs.get(q)
+        if other is None:
+            differ += 1
+            continue
+        d = max(abs(v - other.get(k, float("nan"))) if k in other else float("inf") for k, v in vals.items())
+        worst = max(worst, d)
+        if not d <= tol:
+            differ += 1
+    return {"queries": len(ours), "queries_differing": differ, "max_abs_diff": worst,
+            "queries_only_in_reference": len(set(theirs) - set(ours))}  # fmt: skip
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", choices=sorted(CASES), required=True)
+    p.add_argument("--repeat", type=int, default=3, help="runs per tool (median reported)")
+    p.add_argument("--reference", type=int, default=None, help="pytrec_eval runs (default: --repeat)")
+    p.add_argument("--ranx", type=int, default=0, help="ranx runs (0: skip; it needs ~6 GB on case b)")
+    p.add_argument("--parquet", type=int, default=None, help="trecrs runs on the Parquet run (default: --repeat)")
+    args = p.parse_args(argv)
+    qrels, run, parquet = ensure_data(args.case)
+    n_ref = args.repeat if args.reference is None else args.reference
+    n_pq = args.repeat if args.parquet is None else args.parquet
+    res: dict = {
+        "case": args.case,
+        "shape": CASES[args.case],
+        "run_lines": sum(1 for _ in open(run, "rb")),
+        "measures": MEASURES,
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+    }
+    print(f"case {args.case}: {res['run_lines']:,} run lines", file=sys.stderr)
+    res["trecrs"] = repeat(trecrs_cmd(qrels, run), args.repeat, "trecrs eval (text)")
+    if n_pq:
+        res["trecrs_parquet"] = repeat(trecrs_cmd(qrels, parquet), n_pq, "trecrs eval (parquet)")
+    ref_cmd = [sys.executable, str(HERE / "reference_eval.py")]
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_out, ranx_out = Path(tmp) / "pytrec.json", Path(tmp) / "ranx.json"
+        if n_ref:
+            res["pytrec_eval"] = repeat(ref_cmd + ["pytrec_eval", str(qrels), str(run), "--out", str(ref_out)],
+                                        n_ref, "pytrec_eval")  # fmt: skip
+        if args.ranx:
+            res["ranx"] = repeat(ref_cmd + ["ranx", str(qrels), str(run), "--out", str(ranx_out)], args.ranx, "ranx")
+        ours = trecrs_per_query(qrels, run)
+        if n_ref:
+            res["agreement_pytrec_eval"] = compare(ours, json.loads(ref_out.read_text()), 0.0)
+        if args.ranx:
+            res["agreement_ranx"] = compare(ours, json.loads(ranx_out.read_text()), 1e-9)
+    if n_ref:
+        res["ratio_wall"] = res["trecrs"]["median_wall_s"] / res["pytrec_eval"]["median_wall_s"]
+        res["ratio_peak_mb"] = res["trecrs"]["median_peak_mb"] / res["pytrec_eval"]["median_peak_mb"]
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{args.case}.json").write_text(json.dumps(res, indent=1) + "\n")
+    print(table(res))
+
+
+def table(res: dict) -> str:
+    lines = [f"case {res['case']} ({res['run_lines']:,} lines): median of runs, wall s / peak MB",
+             "| tool | wall (s) | peak (MB) |", "|---|---:|---:|"]  # fmt: skip
+    for key, label in (("trecrs", "trecrs eval, text run"), ("trecrs_parquet", "trecrs eval, Parquet run"),
+                       ("pytrec_eval", "pytrec_eval (parse + evaluate)"), ("ranx", "ranx (parse + evaluate)")):  # fmt: skip
+        if key in res:
+            lines.append(f"| {label} | {res[key]['median_wall_s']:.2f} | {res[key]['median_peak_mb']:.0f} |")
+    if "ratio_wall" in res:
+        lines.append(f"trecrs / pytrec_eval: wall {res['ratio_wall']:.3f} (1/{1 / res['ratio_wall']:.1f}), "
+                     f"peak memory {res['ratio_peak_mb']:.3f} (1/{1 / res['ratio_peak_mb']:.1f})")  # fmt: skip
+    for key in ("agreement_pytrec_eval", "agreement_ranx"):
+        if key in res:
+            a = res[key]
+            lines.append(f"{key}: {a['queries_differing']} of {a['queries']} queries differ "
+                         f"(max |diff| {a['max_abs_diff']:.3g})")  # fmt: skip
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
