@@ -96,6 +96,17 @@ def trecrs_cmd(qrels: Path, run: Path) -> list[str]:
     return cmd + [str(qrels), str(run)]
 
 
+def write_untied(run: Path, out: Path) -> None:
+    """A copy of a run written in trec_eval order (ranks 1..n) with score = 1e6 - rank: no ties left."""
+    import polars as pl
+
+    names = ["query", "iter", "doc", "rank", "score", "tag"]
+    df = pl.read_csv(run, has_header=False, separator=" ", new_columns=names, schema_overrides={"query": pl.Utf8,
+                     "doc": pl.Utf8, "score": pl.Float64})  # fmt: skip
+    df = df.with_columns((1e6 - pl.col("rank").cast(pl.Float64)).alias("score"))
+    df.write_csv(out, include_header=False, separator=" ")
+
+
 def trecrs_per_query(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
     from trecrs.scoring import evaluate_full
 
@@ -128,6 +139,9 @@ def main(argv=None) -> None:
     p.add_argument("--reference", type=int, default=None, help="pytrec_eval runs (default: --repeat)")
     p.add_argument("--ranx", type=int, default=0, help="ranx runs (0: skip; it needs ~6 GB on case b)")
     p.add_argument("--parquet", type=int, default=None, help="trecrs runs on the Parquet run (default: --repeat)")
+    p.add_argument("--untied-check", action="store_true",
+                   help="also score a tie-free copy of the run (score = -rank) with ranx and trecrs: ranx's "
+                   "disagreements must vanish, showing they come from tie-breaking alone")  # fmt: skip
     args = p.parse_args(argv)
     qrels, run, parquet = ensure_data(args.case)
     n_ref = args.repeat if args.reference is None else args.reference
@@ -152,6 +166,12 @@ def main(argv=None) -> None:
         if args.ranx:
             res["ranx"] = repeat(ref_cmd + ["ranx", str(qrels), str(run), "--out", str(ranx_out)], args.ranx, "ranx")
         ours = trecrs_per_query(qrels, run)
+        if args.untied_check:
+            untied = DATA / f"{args.case}.untied.run"
+            write_untied(run, untied)
+            out = Path(tmp) / "ranx_untied.json"
+            measure(ref_cmd + ["ranx", str(qrels), str(untied), "--out", str(out)])
+            res["agreement_ranx_untied"] = compare(trecrs_per_query(qrels, untied), json.loads(out.read_text()), 1e-9)
         if n_ref:
             res["agreement_pytrec_eval"] = compare(ours, json.loads(ref_out.read_text()), 0.0)
         if args.ranx:
@@ -174,7 +194,7 @@ def table(res: dict) -> str:
     if "ratio_wall" in res:
         lines.append(f"trecrs / pytrec_eval: wall {res['ratio_wall']:.3f} (1/{1 / res['ratio_wall']:.1f}), "
                      f"peak memory {res['ratio_peak_mb']:.3f} (1/{1 / res['ratio_peak_mb']:.1f})")  # fmt: skip
-    for key in ("agreement_pytrec_eval", "agreement_ranx"):
+    for key in ("agreement_pytrec_eval", "agreement_ranx", "agreement_ranx_untied"):
         if key in res:
             a = res[key]
             lines.append(f"{key}: {a['queries_differing']} of {a['queries']} queries differ "
