@@ -155,3 +155,13 @@ def test_many_chunks_keep_file_order_and_the_last_tag(tmp_path, monkeypatch):
     text[200] = text[200].replace(" ", "  ", 1)
     path.write_text("".join(text))
     assert io.read_run(path).equals(expected)
+
+
+def test_trecrs_eval_reports_a_duplicate_found_while_ranking(tmp_path, cli):
+    """The lean scoring path finds repeated (query, doc) pairs while ranking; the error names both lines."""
+    qrels = _write(tmp_path / "q.txt", QRELS_LINES)
+    run = _write(tmp_path / "r.txt", [("1", "Q0", "a", "1", "3", "t"), ("1", "Q0", "b", "2", "2", "t"),
+                                      ("1", "Q0", "a", "3", "1", "t")])  # fmt: skip
+    code, out, err = cli("eval", qrels, run)
+    assert code == 2 and out == ""
+    assert f"{run}:3: duplicate run entry for query '1', doc 'a' (first seen on line 1)" in err
