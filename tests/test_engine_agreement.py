@@ -170,3 +170,17 @@ def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
     assert fast.per_query.columns == ref.per_query.columns
     assert format_trec(fast, per_query=True) == format_trec(ref, per_query=True)
     assert fast.relstrings == ref.relstrings
+
+
+@pytest.mark.parametrize("qscale", [1, 1 << 30])  # small codes: one 64-bit key; huge codes: multi-key sort
+def test_order_sorts_by_query_score_desc_doc_desc(qscale):
+    from trecrs.scoring.vectorized import _order
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    q = (rng.integers(0, 40, n) * qscale).astype(np.int64)
+    d = rng.permutation(np.arange(n, dtype=np.int64) * 3)  # unique docs
+    s = rng.choice(np.array([0.0, -0.0, 1.0, 1.5, -2.0, 3.25], dtype=np.float32), n)
+    perm = _order(q, np.where(s == 0, np.float32(0), s), d)
+    expected = np.lexsort((-d, -s.astype(np.float64), q))
+    assert (perm == expected).all()

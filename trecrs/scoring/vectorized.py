@@ -376,6 +376,15 @@ def _order(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray 
                 break
         else:
             return None
+    qbits = int(qcode.max()).bit_length()
+    dbits = int(dcode.max()).bit_length()
+    if qbits + 32 + dbits <= 64:
+        # one 64-bit key per line (query, score descending, doc descending): a single integer sort
+        dmax = np.uint64((1 << dbits) - 1)
+        key = qcode.astype(np.uint64) << np.uint64(32 + dbits)
+        key |= _descending_key(s32).astype(np.uint64) << np.uint64(dbits)
+        key |= dmax - dcode.astype(np.uint64)
+        return pl.Series(key).arg_sort().to_numpy()
     frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
     return frame.select(
         pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)
