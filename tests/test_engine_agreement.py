@@ -4,9 +4,8 @@ A property test: hypothesis generates small qrels/run pairs built to hit trec_ev
 score ties, scores that differ as doubles but tie as C floats (1.0 vs 1.0000000001), -0.0 vs 0.0, numeric
 and string ids of different lengths (``"9"`` vs ``"10"``, ``"007"``, non-ASCII), queries only in the run or
 only in the qrels, queries with no relevant document, negative (pooled but unjudged) qrels values,
-relevance levels 1-3, values above 9 (relstring's ``>``), ``-J``, ``-M`` and ``-c`` — and every per-query value and
-summary value must agree.
-The engines are compared bit for bit (NaN where trec_eval divides 0 by 0 included), which is stronger than
+relevance levels 1-3, values above 9 (relstring's ``>``), ``-J``, ``-M`` and ``-c`` — and every per-query
+value and summary value must agree. The engines are compared bit for bit (NaN where trec_eval divides 0 by 0 included), which is stronger than
 the |Δ| <= 1e-9 the engine promises; the printed trec_eval text must be byte-identical too.
 
 Excluded by construction: a qrels query whose every value is negative. trec_eval reads stale memory from
