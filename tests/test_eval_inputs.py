@@ -146,3 +146,11 @@ def test_written_run_reads_back_identically(tmp_path):
     assert text == "2 Q0 x 1 0.3333333333333333 t1\n10 Q0 9 1 0.5 t1\n10 Q0 10 2 0.5 t1\n"
     back = trecrs.read_run(tmp_path / "r.txt")
     assert back.rows() == written.rows()
+
+
+def test_relevance_level_below_one_is_refused(tmp_path):
+    qrels = write(tmp_path / "q", GOOD_QRELS)
+    runf = write(tmp_path / "r", GOOD_RUN)
+    proc = run_command("eval", "-l", "0", qrels, runf)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "trecrs eval: error: relevance level 0 is not supported: use -l 1 or more"

@@ -432,7 +432,10 @@ def plot_bellogin(results: pl.DataFrame, reference: pl.DataFrame | None, path: P
             ax.grid(axis="y", alpha=0.3)
             ax.set_axisbelow(True)
             if metric == "RMSE":
-                ax.set_ylim(0.8, max(1.3, ax.get_ylim()[1]))
+                # the paper's axis starts at 0.8; go lower when a bar would otherwise vanish below it
+                heights = [b.get_height() for b in ax.patches if b.get_height() > 0]
+                low = min([0.8, *(math.floor(h * 10 - 0.5) / 10 for h in heights)])
+                ax.set_ylim(max(0.0, low), max(1.3, ax.get_ylim()[1]))
             if row == 0 and col == 0:
                 handles, labels = ax.get_legend_handles_labels()
                 if reference is not None:

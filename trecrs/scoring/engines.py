@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from ..errors import UsageError
 from ..schema import DOC, QUERY, REL, SCORE
 from .trec_measures import BY_NAME, MeasureRequest
 
@@ -72,6 +73,10 @@ def _pytrec_compute(
     ``name.params`` string trec_eval's ``-m`` would.
     """
     from pytrec_eval_ext import RelevanceEvaluator  # the C extension of pytrec-eval-terrier
+
+    if int(relevance_level) < 1:
+        # trec_eval accepts -l0 (every judged document relevant); its pytrec_eval wrapper refuses it
+        raise UsageError(f"relevance level {relevance_level} is not supported: use -l 1 or more")
 
     specs = [s for s in request.engine_specs() if s.split(".")[0] != "relstring"]
     if not specs or run.height == 0:
