@@ -130,6 +130,20 @@ def _indexed(ratings: pl.DataFrame) -> pl.DataFrame:
     return ratings.with_row_index(_POS)
 
 
+def _per_user_share(df: pl.DataFrame, frac: Fraction) -> tuple[pl.DataFrame, pl.Expr, int]:
+    """Per-user test counts for a share: t_u = round_half_up(frac * n_u), at most n_u - 1.
+
+    ``df`` carries ``_n`` (the user's rating count) and ``_nth`` (1-based position in the order that
+    decides which ratings go to test). Returns ``df`` with ``_t`` joined, the test mask, and how many
+    users get no test rating (their share rounds to 0).
+    """
+    counts = df.filter(pl.col("_nth") == 1).select(USER, "_n")
+    n = counts.get_column("_n").to_numpy()
+    t = np.minimum(round_half_up(frac, n).astype(np.int64), n - 1)
+    df = df.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
+    return df, pl.col("_nth") <= pl.col("_t"), int((t == 0).sum())
+
+
 def _parts(df: pl.DataFrame, in_test: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
     cols = list(RATINGS_SCHEMA)
     marked = df.with_columns(in_test.alias("_test"))
@@ -218,13 +232,7 @@ def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=Non
         params = {"all_but": a}
         why = f"users with <= {a} ratings (all kept in train)"
     else:
-        frac = _ratio(ratio, "ratio")
-        counts = df.filter(nth == 1).select(USER, "_n")
-        t = round_half_up(frac, counts.get_column("_n").to_numpy())
-        t = np.minimum(t.astype(np.int64), counts.get_column("_n").to_numpy() - 1)
-        df = df.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
-        in_test = nth <= pl.col("_t")
-        short = int((t == 0).sum())
+        df, in_test, short = _per_user_share(df, _ratio(ratio, "ratio"))
         params = {"ratio": str(ratio)}
         why = "users whose share rounds to 0 test ratings (all kept in train)"
     train, test = _parts(df, in_test)
@@ -271,13 +279,7 @@ def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=
             params = {"last": k}
             why = f"users with <= {k} ratings (all kept in train)"
         else:
-            frac = _ratio(last_ratio, "last_ratio")
-            counts = latest.filter(nth == 1).select(USER, "_n")
-            t = round_half_up(frac, counts.get_column("_n").to_numpy())
-            t = np.minimum(t.astype(np.int64), counts.get_column("_n").to_numpy() - 1)
-            latest = latest.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
-            in_test = nth <= pl.col("_t")
-            short = int((t == 0).sum())
+            latest, in_test, short = _per_user_share(latest, _ratio(last_ratio, "last_ratio"))
             params = {"last_ratio": str(last_ratio)}
             why = "users whose share rounds to 0 test ratings (all kept in train)"
         train, test = _parts(latest, in_test)
