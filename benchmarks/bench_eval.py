@@ -108,7 +108,7 @@ def write_untied(run: Path, out: Path) -> None:
 
 
 def trecrs_per_query(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
-    from trecrs.scoring import evaluate_full
+    from trecrs.evaluate import evaluate_full
 
     ev = evaluate_full(qrels, run, MEASURES)
     cols = [c for c in ev.per_query.columns if c != "query"]

@@ -8,9 +8,16 @@ import shutil
 import polars as pl
 import pytest
 
-from trecrs.datasets import ML100K_SPLITS_MD5, md5_file, ml100k_split_frames, ml100k_splits, verify, verify_ok
-from trecrs.ratings import read_ratings
-from trecrs.synthetic import ML100K_STAR_SHARES, generate
+from trecrs.data.datasets import (
+    ML100K_SPLITS_MD5,
+    md5_file,
+    ml100k_split_frames,
+    ml100k_splits,
+    verify,
+    verify_ok,
+)
+from trecrs.data.synthetic import ML100K_STAR_SHARES, generate
+from trecrs.files.ratings import read_ratings
 
 from .conftest import ML100K, ROOT, need, run_command
 
@@ -150,7 +157,7 @@ def test_committed_sample_is_the_documented_command(tmp_path):
     if not sample.exists():
         pytest.skip("sample_data/synth-100k-like/u.data not generated")
     generated = tmp_path / "u.data"
-    from trecrs.synthetic import write_synthetic
+    from trecrs.data.synthetic import write_synthetic
 
     write_synthetic(tmp_path, 300, 600, seed=42)
     assert generated.read_bytes() == sample.read_bytes()

@@ -22,8 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trecrs.scoring import ENGINES, evaluate_full, parse_measures
-from trecrs.scoring.output import format_trec
+from trecrs.engines.base import ENGINES
+from trecrs.evaluate import evaluate_full
+from trecrs.measures.trec_eval import parse_measures
+from trecrs.report.trec import format_trec
 
 QIDS = ["1", "2", "9", "10", "007", "q", "Q10", "é"]
 DOCS = ["1", "2", "9", "10", "11", "100", "007", "7", "a", "B", "ab", "d-3", "é", "zz"]
@@ -121,7 +123,7 @@ def test_parametrised_measures_agree(data, flags):
 
 
 def test_vectorized_is_the_default_when_it_covers_the_request():
-    from trecrs.scoring.evaluate import _choose_engine
+    from trecrs.evaluate import _choose_engine
 
     for spec in (["all_trec"], ["official"], ["set"], PARAMETRISED, ["P@10", "nDCG@50", "AP", "RR"]):
         assert _choose_engine("auto", parse_measures(spec)).name == "vectorized", spec
@@ -174,7 +176,7 @@ def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
 
 @pytest.mark.parametrize("qscale", [1, 1 << 30])  # small codes: one 64-bit key; huge codes: multi-key sort
 def test_order_sorts_by_query_score_desc_doc_desc(qscale):
-    from trecrs.scoring.vectorized import _order
+    from trecrs.engines.vectorized import _order
 
     rng = np.random.default_rng(7)
     n = 5000

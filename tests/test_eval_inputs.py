@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 import trecrs
+from trecrs.files.trec import run_tag
 
 from .conftest import run_command, write
 
@@ -76,7 +77,7 @@ def test_tolerant_layout(tmp_path):
     assert r["doc"].to_list() == ["a", "b", "c"]
     assert r["score"].to_list() == [0.9, 0.5, 0.3]
     assert r["rank"].to_list() == [1, 2, None]  # the rank column is ignored; "x" is not an error
-    assert trecrs.io.run_tag(r) == "last"
+    assert run_tag(r) == "last"
 
 
 def test_ids_stay_strings(tmp_path):

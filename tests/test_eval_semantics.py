@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import trecrs
-from trecrs.io import trec_order
+from trecrs.ordering import trec_order
 
 from .conftest import write
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from trecrs import evaluate, evaluate_matrix
 from trecrs.errors import InputError, UsageError
-from trecrs.io import write_qrels, write_run
+from trecrs.files.trec import write_qrels, write_run
 
 
 def _case(seed: int, n_users: int = 7, n_items: int = 23):

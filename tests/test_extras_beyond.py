@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from trecrs.scoring.extras import gini_index, popularity_strata, shannon_entropy
+from trecrs.measures.recsys import gini_index, popularity_strata, shannon_entropy
 
 from .test_extras_ranking import values
 

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from trecrs.errors import InputError
-from trecrs.scoring.extras import error_measures, mae, nmae, nrmse, read_predictions, rmse
+from trecrs.measures.recsys import error_measures, mae, nmae, nrmse, read_predictions, rmse
 
 # user, item, true rating, predicted rating (residuals: 2 x8, 3 x2)
 TABLE = [

@@ -143,7 +143,7 @@ def test_lauc_hand_value_and_schroder_properties():
 
 
 def test_auc_undefined_without_negatives_is_left_out_and_counted():
-    from trecrs.scoring import evaluate_full
+    from trecrs.evaluate import evaluate_full
 
     qrels, run = make({"a": [1, 1, 1], "b": [1, 0, 0]})
     ev = evaluate_full(qrels, run, ["auc"])

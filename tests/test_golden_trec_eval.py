@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from trecrs.scoring.trec_measures import NICKNAMES
+from trecrs.measures.trec_eval import NICKNAMES
 
 RUNS = ["IB", "IB_AdjCos", "SVD_50", "UB50", "UB50_Fixed"]
 QRELS = ["th3", "th4"]
@@ -37,7 +37,7 @@ def test_every_golden_measure_is_computable(golden):
     for f in (golden / "trec_eval_outputs").rglob("*.txt"):
         for line in f.read_text().splitlines():
             names.add(line.split("\t")[0].strip())
-    from trecrs.scoring.trec_measures import base_of
+    from trecrs.measures.trec_eval import base_of
 
     bases = {base_of(n) for n in names}
     assert None not in bases

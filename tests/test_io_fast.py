@@ -10,8 +10,8 @@ import gzip
 import polars as pl
 import pytest
 
-from trecrs import io
 from trecrs.errors import InputError
+from trecrs.files import trec as io
 
 RUN_LINES = [
     ("1", "Q0", "10", "1", "2.5", "tagA"),

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import run_command
 from trecrs.errors import InputError, UsageError
-from trecrs.methodologies import METHODOLOGIES, candidates, methodology_qrels, read_items
+from trecrs.protocol.candidates import METHODOLOGIES, candidates, methodology_qrels, read_items
 
 # ---------------------------------------------------------------- a hand-made split
 #   items 1..6; catalogue adds 7

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import run_command, write
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
-from trecrs.qrels import make_qrels, rating_scale, short_head
+from trecrs.protocol.qrels import make_qrels, rating_scale, short_head
 
 # ---------------------------------------------------------------- golden: the authors' urels_th3/th4
 

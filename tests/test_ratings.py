@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from trecrs.errors import InputError, UsageError
-from trecrs.ratings import parse_columns, ratings_format, read_ratings, write_ratings
+from trecrs.files.ratings import parse_columns, ratings_format, read_ratings, write_ratings
 
 
 def md5(path) -> str:

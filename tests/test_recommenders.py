@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import GOLDEN, ML100K, need
 from trecrs.errors import InputError, UsageError
-from trecrs.recommenders import (
+from trecrs.recommenders.algorithms import (
     BiasedMF,
     _als_side,
     baselines,
@@ -151,7 +151,7 @@ def test_puresvd_arpack_path_agrees_with_exact_svd():
     rows = [(f"u{u}", f"i{i}", float(dense[u, i])) for u, i in zip(*np.nonzero(dense), strict=True)]
     train = pl.DataFrame(rows, schema={"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64}, orient="row")
     exact = make_recommender("puresvd", factors=5).fit(train)
-    import trecrs.recommenders as rec
+    import trecrs.recommenders.algorithms as rec
 
     old = rec.PureSVD._fit
 
@@ -269,7 +269,7 @@ def test_cremonesi_neighbourhoods_match_the_equations(name, kind):
 
 
 def test_baselines_by_hand():
-    from trecrs.recommenders import RatingData
+    from trecrs.recommenders.algorithms import RatingData
 
     d = RatingData.from_frame(frame(A))
     mu, bu, bi = baselines(d, lambda_item=0.0, lambda_user=0.0)
@@ -281,7 +281,7 @@ def test_baselines_by_hand():
 
 
 def test_registry_and_parameters():
-    from trecrs.recommenders import parse_param, resolve
+    from trecrs.recommenders.algorithms import parse_param, resolve
 
     assert resolve("ub50") == ("userknn", {"k": 50, "similarity": "pearson"})
     assert resolve("MovieAvg") == ("itemavg", {})
@@ -358,7 +358,7 @@ def test_cli_recommend(cli, tmp_path):
 
 
 def _theirs(name: str) -> pl.DataFrame:
-    from trecrs.io import read_run
+    from trecrs.files.trec import read_run
 
     run = read_run(need(GOLDEN / "runs_test_ratings" / f"{name}.txt"))
     return run.select(
@@ -368,7 +368,7 @@ def _theirs(name: str) -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def u1():
-    from trecrs.ratings import read_ratings
+    from trecrs.files.ratings import read_ratings
 
     need(ML100K / "u1.base")
     return read_ratings(ML100K / "u1.base"), read_ratings(ML100K / "u1.test")

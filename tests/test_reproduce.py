@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import ML100K, ROOT, SHARED, need
 from trecrs.errors import InputError
-from trecrs.report import (
+from trecrs.reproductions.reports import (
     BELLOGIN_METHODOLOGIES,
     BELLOGIN_RECOMMENDERS,
     bellogin_comparison,
@@ -239,11 +239,11 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
 
 def test_bellogin_numbers_are_the_pipeline_numbers(bellogin_sample):
     """Recompute two entries of results.tsv with the library, from the fold's own files."""
-    from trecrs.methodologies import candidate_set
-    from trecrs.ratings import read_ratings
-    from trecrs.runs import build_run, read_scores
-    from trecrs.scoring import evaluate
-    from trecrs.scoring.extras.error import error_measures, read_predictions
+    from trecrs import evaluate
+    from trecrs.files.ratings import read_ratings
+    from trecrs.measures.recsys.error import error_measures, read_predictions
+    from trecrs.protocol.candidates import candidate_set
+    from trecrs.protocol.runs import build_run, read_scores
 
     out, _ = bellogin_sample
     res = pl.read_csv(out / "results.tsv", separator="\t", schema_overrides={"fold": pl.Utf8})

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import run_command, write
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
-from trecrs.methodologies import candidate_set, methodology_qrels
-from trecrs.runs import build_run, read_scores
+from trecrs.protocol.candidates import candidate_set, methodology_qrels
+from trecrs.protocol.runs import build_run, read_scores
 
 TRAIN = pl.DataFrame({"user": ["a", "a", "b", "b", "c"], "item": ["1", "2", "2", "3", "5"],
                       "rating": [4.0, 3.0, 5.0, 1.0, 2.0]})
@@ -167,7 +167,7 @@ def test_all_items_judged_only_equals_test_ratings_synthetic():
 
 
 def test_all_items_judged_only_equals_test_ratings_u1(ml100k):
-    from trecrs.ratings import read_ratings
+    from trecrs.files.ratings import read_ratings
 
     train, test = read_ratings(ml100k.parent / "u1.base"), read_ratings(ml100k.parent / "u1.test")
     a = equivalence(train, test, threshold=4, seed=11)

@@ -9,9 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
+from trecrs.data.splits import SPLITTERS, output_extension, round_half_up, split
 from trecrs.errors import UsageError
-from trecrs.ratings import read_ratings
-from trecrs.splits import SPLITTERS, output_extension, round_half_up, split
+from trecrs.files.ratings import read_ratings
 
 from .conftest import ROOT, run_command
 

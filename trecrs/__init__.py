@@ -3,22 +3,24 @@
 Users are queries, items are documents. The public API is what this module exports.
 """
 
-__version__ = "0.1.0"
-
-from .datasets import load as load_movielens  # noqa: E402
-from .datasets import ml100k_splits  # noqa: E402
-from .datasets import verify as verify_movielens  # noqa: E402
+from ._version import __version__  # noqa: E402
+from .data.datasets import load as load_movielens  # noqa: E402
+from .data.datasets import ml100k_splits  # noqa: E402
+from .data.datasets import verify as verify_movielens  # noqa: E402
+from .data.splits import Split, split, split_file  # noqa: E402
+from .data.synthetic import generate as synthetic_ratings  # noqa: E402
+from .engines.vectorized import evaluate_matrix  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
-from .io import read_qrels, read_run, trec_order, write_qrels, write_run  # noqa: E402
-from .methodologies import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
-from .qrels import make_qrels, qrels_from_ratings  # noqa: E402
-from .ratings import read_ratings, write_ratings  # noqa: E402
-from .recommenders import make_recommender, recommend  # noqa: E402
-from .runs import build_run, read_scores  # noqa: E402
-from .scoring import evaluate, evaluate_full, evaluate_matrix, parse_measures  # noqa: E402
-from .scoring.extras import error_measures, mae, rmse  # noqa: E402
-from .splits import Split, split, split_file  # noqa: E402
-from .synthetic import generate as synthetic_ratings  # noqa: E402
+from .evaluate import evaluate, evaluate_full  # noqa: E402
+from .files.ratings import read_ratings, write_ratings  # noqa: E402
+from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
+from .measures.recsys import error_measures, mae, rmse  # noqa: E402
+from .measures.trec_eval import parse_measures  # noqa: E402
+from .ordering import trec_order  # noqa: E402
+from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
+from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
+from .protocol.runs import build_run, read_scores  # noqa: E402
+from .recommenders.algorithms import make_recommender, recommend  # noqa: E402
 
 __all__ = [
     "InputError",

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-from .. import __version__
+from .._version import __version__
 from ..errors import TrecrsError
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")

@@ -23,8 +23,8 @@ def fmt(n: int) -> str:
 
 def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """The options that define a methodology's candidates (shared by candidates, run and qrels)."""
-    from ..methodologies import METHODOLOGIES, OPR_POOLS
-    from ..ratings import FORMATS
+    from ..files.ratings import FORMATS
+    from ..protocol.candidates import METHODOLOGIES, OPR_POOLS
 
     p.add_argument("--methodology", choices=list(METHODOLOGIES), required=required, metavar="M",
                    help="one of: " + ", ".join(METHODOLOGIES))
@@ -52,7 +52,7 @@ def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
 
 
 def add_dedupe_option(p: argparse.ArgumentParser) -> None:
-    from ..ratings import DEDUPE_POLICIES
+    from ..files.ratings import DEDUPE_POLICIES
 
     p.add_argument("--dedupe", choices=DEDUPE_POLICIES,
                    help="a (user, item) rated twice in a ratings file: keep the first, the last, or the mean "
@@ -60,7 +60,7 @@ def add_dedupe_option(p: argparse.ArgumentParser) -> None:
 
 
 def read_split_ratings(args, which: str):
-    from ..ratings import parse_columns, read_ratings
+    from ..files.ratings import parse_columns, read_ratings
 
     path = getattr(args, which)
     columns = parse_columns(args.columns) if args.columns else None
@@ -69,7 +69,7 @@ def read_split_ratings(args, which: str):
 
 def load_candidates(args):
     """The CandidateSet the options describe."""
-    from ..methodologies import candidate_set
+    from ..protocol.candidates import candidate_set
 
     train = read_split_ratings(args, "train")
     test = read_split_ratings(args, "test")
@@ -120,8 +120,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..methodologies import write_candidates
-    from ..provenance import write_manifest
+    from ..files.manifest import write_manifest
+    from ..protocol.candidates import write_candidates
 
     cands = load_candidates(args)
     info = write_candidates(cands, args.output)

@@ -19,7 +19,7 @@ exit status of verify: 0 all present files match, 1 a mismatch (or the ratings f
 
 
 def register(sub) -> None:
-    from ..datasets import DATASETS
+    from ..data.datasets import DATASETS
 
     p = sub.add_parser(
         "datasets",
@@ -73,7 +73,7 @@ def register(sub) -> None:
 
 
 def run_verify(args) -> int:
-    from ..datasets import verify, verify_ok
+    from ..data.datasets import verify, verify_ok
 
     checks = verify(args.directory, args.dataset)
     for c in checks:
@@ -85,7 +85,7 @@ def run_verify(args) -> int:
 
 
 def run_ml100k_splits(args) -> int:
-    from ..datasets import ml100k_splits
+    from ..data.datasets import ml100k_splits
 
     paths = ml100k_splits(args.u_data, args.out_dir)
     note(f"wrote {len(paths)} files to {args.out_dir}: {' '.join(paths)}")
@@ -93,7 +93,7 @@ def run_ml100k_splits(args) -> int:
 
 
 def run_synthetic(args) -> int:
-    from ..synthetic import write_synthetic
+    from ..data.synthetic import write_synthetic
 
     path = write_synthetic(
         args.out_dir, args.users, args.items, seed=args.seed, min_ratings=args.min_ratings, command=argv()

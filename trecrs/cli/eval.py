@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..engines.base import ENGINES
 from ..errors import UsageError
-from ..scoring import ENGINES, evaluate_full
-from ..scoring.extras.registry import listing as extras_listing
-from ..scoring.output import FORMATS, format_trec, render, tidy_table
-from ..scoring.trec_measures import NICKNAMES, TREC_MEASURES
+from ..evaluate import evaluate_full
+from ..measures.recsys.registry import listing as extras_listing
+from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
+from ..report.trec import FORMATS, format_trec, render, tidy_table
 from .common import argv, note
 
 EXAMPLES = """examples:
@@ -116,8 +117,8 @@ def run(args) -> int:
     if args.no_summary:
         table = table.filter(table["query"] != "all")
     if fmt == "parquet":
-        from ..io import atomic_path
-        from ..provenance import write_manifest
+        from ..files.manifest import write_manifest
+        from ..files.output import atomic_path
 
         with atomic_path(args.output) as tmp:
             table.write_parquet(tmp, statistics=False)
@@ -147,8 +148,8 @@ def _params(args) -> dict:
 
 def _emit_text(args, text: str) -> int:
     if args.output:
-        from ..io import write_text_atomic
-        from ..provenance import write_manifest
+        from ..files.manifest import write_manifest
+        from ..files.output import write_text_atomic
 
         write_text_atomic(args.output, text)
         write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())

@@ -26,9 +26,9 @@ users with no relevant test rating are not queries (num_q), bpref has no judged 
 
 
 def register(sub) -> None:
-    from ..methodologies import METHODOLOGIES
-    from ..qrels import GRADES, USER_BASES, USER_STATS_FROM
-    from ..ratings import FORMATS
+    from ..files.ratings import FORMATS
+    from ..protocol.candidates import METHODOLOGIES
+    from ..protocol.qrels import GRADES, USER_BASES, USER_STATS_FROM
 
     p = sub.add_parser(
         "qrels",
@@ -71,10 +71,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..io import write_table
-    from ..methodologies import METHODOLOGIES, methodology_qrels
-    from ..provenance import write_manifest
-    from ..ratings import read_ratings
+    from ..files.manifest import write_manifest
+    from ..files.output import write_table
+    from ..files.ratings import read_ratings
+    from ..protocol.candidates import METHODOLOGIES, methodology_qrels
 
     opr = METHODOLOGIES[args.methodology].per_case
     if opr and (args.threshold is not None or args.per_user or args.nonrelevant):

@@ -32,7 +32,7 @@ def register(sub) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from ..recommenders import algorithm_names
+    from ..recommenders.algorithms import algorithm_names
 
     p.add_argument(
         "-a",
@@ -66,7 +66,7 @@ def register(sub) -> None:
 
 
 def _listing() -> str:
-    from ..recommenders import ALGORITHMS, PRESETS, WEIGHTINGS
+    from ..recommenders.algorithms import ALGORITHMS, PRESETS, WEIGHTINGS
 
     lines = ["algorithms (parameters with defaults):"]
     for a in ALGORITHMS.values():
@@ -84,7 +84,7 @@ def run(args) -> int:
     if args.list:
         sys.stdout.write(_listing())
         return 0
-    from ..recommenders import make_recommender, parse_param, read_pairs, write_scores
+    from ..recommenders.algorithms import make_recommender, parse_param, read_pairs, write_scores
 
     if not args.algorithm or not args.train:
         raise UsageError("give --algorithm and --train (or --list)")
@@ -95,7 +95,7 @@ def run(args) -> int:
     if args.candidates and args.predict and not args.predictions:
         raise UsageError("with both --candidates and --predict, give --predictions FILE for the predictions")
     params = dict(parse_param(text, args.algorithm) for text in args.param)
-    from ..ratings import read_ratings
+    from ..files.ratings import read_ratings
 
     train = read_ratings(args.train, report=note)
     model = make_recommender(args.algorithm, seed=args.seed, **params)

@@ -31,7 +31,7 @@ Scores of pairs that are not candidates are dropped and counted on stderr.
 
 
 def register(sub) -> None:
-    from ..runs import MISSING_POLICIES
+    from ..protocol.runs import MISSING_POLICIES
 
     p = sub.add_parser(
         "run",
@@ -60,9 +60,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..methodologies import read_candidates
-    from ..provenance import write_manifest
-    from ..runs import iter_run, write_run_stream
+    from ..files.manifest import write_manifest
+    from ..protocol.candidates import read_candidates
+    from ..protocol.runs import iter_run, write_run_stream
 
     if args.candidates:
         given = [o for o in ("methodology", "train", "test", "items") if getattr(args, o)]

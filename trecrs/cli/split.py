@@ -23,8 +23,8 @@ Output files keep the input's layout and extension (.csv/.dat/.tsv/.txt/.parquet
 
 
 def register(sub) -> None:
-    from ..ratings import DEDUPE_POLICIES, FORMATS
-    from ..splits import SPLITTERS
+    from ..data.splits import SPLITTERS
+    from ..files.ratings import DEDUPE_POLICIES, FORMATS
 
     methods = "\n".join(f"  {s.name:<9} {s.doc}" for s in SPLITTERS.values())
     p = sub.add_parser(
@@ -73,8 +73,8 @@ OPTIONS = ("ratio", "folds", "given", "all_but", "cut", "last", "last_ratio", "p
 
 
 def run(args) -> int:
-    from ..ratings import parse_columns
-    from ..splits import split_file
+    from ..data.splits import split_file
+    from ..files.ratings import parse_columns
 
     columns = parse_columns(args.columns) if args.columns else None
     options = {k: getattr(args, k) for k in OPTIONS if getattr(args, k) is not None}

@@ -11,9 +11,9 @@ import json
 
 import polars as pl
 
+from ..evaluate import Evaluation, _printed_per_query
+from ..measures.trec_eval import format_value
 from ..schema import ALL, MEASURE, QUERY, RUN, VALUE
-from .evaluate import Evaluation, _printed_per_query
-from .trec_measures import format_value
 
 FORMATS = ("trec", "tsv", "csv", "json", "parquet")
 
@@ -51,7 +51,7 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
 
 
 def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> int:
-    from .trec_measures import ORDER, base_of
+    from ..measures.trec_eval import ORDER, base_of
 
     rel_order = ORDER["relstring"]
     for j, c in enumerate(q_cols):

@@ -37,9 +37,11 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import _open_bytes, atomic_path, natural_sort, read_lines, write_text_atomic
-from .schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from ..errors import InputError, UsageError
+from ..ids import natural_sort
+from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from .lines import _open_bytes, read_lines
+from .output import atomic_path, write_text_atomic
 
 PathLike = str | os.PathLike
 

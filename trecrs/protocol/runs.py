@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import atomic_path, read_lines, split_fields, trec_order
-from .methodologies import _I, _Q, _U, CandidateSet
-from .schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
+from ..errors import InputError, UsageError
+from ..files.lines import read_lines, split_fields
+from ..files.output import atomic_path
+from ..ordering import trec_order
+from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
+from .candidates import _I, _Q, _U, CandidateSet
 
 MISSING_POLICIES: tuple[str, ...] = ("fail", "last", "drop")
 SCORE_KINDS: tuple[str, ...] = ("score", "rank")

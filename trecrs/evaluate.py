@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from ..errors import UsageError
-from ..io import as_polars, run_tag, trec_order
-from ..schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, VALUE
-from .engines import ENGINES
-from .trec_measures import BY_NAME, COUNT, GEO, NONE, SUM, MeasureRequest, base_of, parse_measures
+from .engines.base import ENGINES
+from .errors import UsageError
+from .files.trec import as_polars, run_tag
+from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, MeasureRequest, base_of, parse_measures
+from .ordering import trec_order
+from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, VALUE
 
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's stand-in ranking for a query missing under -c
 
@@ -159,7 +160,9 @@ def evaluate_full(
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     if not getattr(request, "extras", ()) and opr_average != "user":
-        from .vectorized import evaluate_files  # files + vectorized engine: lean read, no string frames
+        from .engines.vectorized import (
+            evaluate_files,  # files + vectorized engine: lean read, no string frames
+        )
 
         fast = evaluate_files(
             qrels, run, request, engine=engine, relevance_level=relevance_level, judged_only=judged_only,
@@ -210,11 +213,11 @@ def evaluate_full(
     notes: list[str] = []
     extra_columns: list[str] = []
     if opr_average == "user":
-        from .extras.opr import summarize_trec_by_user
+        from .measures.recsys.opr import summarize_trec_by_user
 
         summary = summarize_trec_by_user(per_query, num_q, qrels)
     if request.extras:
-        from .extras.registry import evaluate_extras
+        from .measures.recsys.registry import evaluate_extras
 
         res = evaluate_extras(
             request.extras, qrels=sub_qrels, run=sub_run, queries=order, all_qrels_queries=len(qrels_queries),

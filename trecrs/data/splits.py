@@ -38,9 +38,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .errors import UsageError
-from .ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
-from .schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from ..errors import UsageError
+from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
 
@@ -395,7 +395,7 @@ def write_split(
     """Write every split's train and test files into ``out_dir`` (see :func:`split_file_names`) in layout
     ``fmt`` (the input's), each atomically with a manifest (input sha256, method, parameters, seed, counts).
     ``sort`` writes rows in natural (user, item) order instead of the input's order. Returns the paths."""
-    from .provenance import write_manifest
+    from ..files.manifest import write_manifest
 
     out = Path(out_dir)
     ext = output_extension(source) if source is not None else ""

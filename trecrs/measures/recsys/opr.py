@@ -89,7 +89,7 @@ def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int, qrels: pl.DataFr
     ``gm_bpref``, whose per-query values are already logs): exp of the same two-level mean. Sums and
     ``num_q`` as trec_eval.
     """
-    from ..trec_measures import BY_NAME, COUNT, GEO, NONE, SUM, base_of
+    from ..trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of
 
     cols = [c for c in per_query.columns if c != QUERY]
     ids = case_ids(per_query.get_column(QUERY).to_list(), qrels)

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import natural_key, natural_sort
-from .schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
+from ..errors import InputError, UsageError
+from ..ids import natural_key, natural_sort
+from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 
 # Factors tried, in order, to map a rating scale onto integers without loss (x2 = half stars).
 SCALE_FACTORS: tuple[int, ...] = (1, 2, 4, 5, 10, 100)
@@ -56,7 +56,7 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
     numbers, never missing or NaN; a (user, item) pair may appear once. Returns ``user, item, rating``.
     """
     if isinstance(data, str | os.PathLike):
-        from .ratings import read_ratings
+        from ..files.ratings import read_ratings
 
         path = data
         data = read_ratings(data)

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .errors import UsageError
-from .schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from ..errors import UsageError
+from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
 
@@ -129,8 +129,8 @@ def write_synthetic(
     **kwargs,
 ) -> Path:
     """Generate (see :func:`generate`) and write ``OUT_DIR/u.data`` (ML-100K layout) with its manifest."""
-    from .provenance import write_manifest
-    from .ratings import write_ratings
+    from ..files.manifest import write_manifest
+    from ..files.ratings import write_ratings
 
     df = generate(n_users, n_items, seed=seed, **kwargs)
     path = Path(out_dir) / "u.data"

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import polars as pl
 
-from . import __version__
-from .errors import InputError, UsageError
-from .io import write_text_atomic
+from .._version import __version__
+from ..errors import InputError, UsageError
+from ..files.output import write_text_atomic
 
 PathLike = str | os.PathLike
 
@@ -94,7 +94,7 @@ def _md_table(header: list[str], rows: list[list[str]], align: str | None = None
 
 
 def _savefig(fig, path: Path) -> None:
-    from .io import atomic_path
+    from ..files.output import atomic_path
 
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
@@ -140,8 +140,8 @@ def _bellogin_eval_rows(d: Path, split: str, fold: str, level: int) -> list[dict
 
 
 def _rmse_rows(d: Path, test: Path, split: str, fold: str) -> tuple[list[dict], list[dict]]:
-    from .ratings import read_ratings
-    from .scoring.extras.error import error_measures, read_predictions
+    from ..files.ratings import read_ratings
+    from ..measures.recsys.error import error_measures, read_predictions
 
     truth = read_ratings(test)
     rows, coverage = [], []
@@ -470,7 +470,7 @@ def bellogin_report(
     command: list[str] | None = None,
 ) -> ReportResult:
     """Write ``results.tsv``, ``report.md`` and ``bellogin2011_fig2.png`` into ``out_dir``."""
-    from .provenance import write_manifest
+    from ..files.manifest import write_manifest
 
     out = Path(out_dir)
     raw, coverage = bellogin_results(out)
@@ -820,7 +820,7 @@ def cremonesi_report(
     command: list[str] | None = None,
 ) -> ReportResult:
     """Write ``results.tsv``, ``report.md`` and ``cremonesi2010.png`` into ``out_dir``."""
-    from .provenance import write_manifest
+    from ..files.manifest import write_manifest
 
     if reference:
         raise UsageError(
@@ -898,7 +898,7 @@ def cremonesi_report(
 
 
 def _cremonesi_cases(out: Path) -> dict[str, int]:
-    from .io import read_qrels
+    from ..files.trec import read_qrels
 
     return {
         t: read_qrels(out / f"{t}.qrels").height for t in CREMONESI_TESTSETS if (out / f"{t}.qrels").is_file()

@@ -42,10 +42,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import atomic_path, natural_key, read_lines, split_fields
+from ..errors import InputError, UsageError
+from ..files.lines import read_lines, split_fields
+from ..files.output import atomic_path
+from ..ids import natural_key
+from ..schema import CANDIDATES_SCHEMA, DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 from .qrels import GRADES, QrelsResult, make_qrels, rating_scale, short_head, validate_ratings
-from .schema import CANDIDATES_SCHEMA, DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 
 # Separator of One-Plus-Random query ids: ``user:item``.
 CASE_SEPARATOR = ":"

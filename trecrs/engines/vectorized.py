@@ -34,9 +34,9 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
+from ..measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS, MeasureRequest
 from ..schema import DOC, QUERY, REL, SCORE
-from .engines import Engine, register_engine
-from .trec_measures import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS, MeasureRequest
+from .base import Engine, register_engine
 
 NONPOOL = -1  # trec_eval RELVALUE_NONPOOL: retrieved document absent from the qrels
 UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED: in the qrels with a negative value
@@ -1043,7 +1043,7 @@ def compute(
     A relevance level below 1 goes to the pytrec_eval engine, which refuses it as pytrec_eval does.
     """
     if relevance_level < 1:
-        from .engines import ENGINES
+        from .base import ENGINES
 
         return ENGINES["pytrec_eval"].compute(
             qrels, run, request, relevance_level=relevance_level, judged_only=judged_only
@@ -1114,7 +1114,7 @@ def evaluate_files(
     import os
 
     from ..errors import UsageError
-    from ..io import read_qrels, read_run_for_scoring
+    from ..files.trec import read_qrels, read_run_for_scoring
 
     if not all(isinstance(x, str | os.PathLike) for x in (qrels, run)):
         return None
@@ -1131,7 +1131,7 @@ def evaluate_files(
             check_duplicates=True,
         )  # fmt: skip
     except DuplicateEntry:
-        from ..io import read_run
+        from ..files.trec import read_run
 
         read_run(run)  # raises the error naming both lines
         raise
@@ -1142,8 +1142,8 @@ def _evaluation(r: Ranked, request: MeasureRequest, tag: str, *, average_all: bo
     """evaluate_full's pieces from a :class:`Ranked`: per-query values (``-c`` resets), bytewise query
     order, summary, relstrings, runid."""
     from ..errors import UsageError
-    from .evaluate import Evaluation, _bytewise_sorted, summarize
-    from .trec_measures import base_of
+    from ..evaluate import Evaluation, _bytewise_sorted, summarize
+    from ..measures.trec_eval import base_of
 
     n_bogus = int(r.bogus.sum()) if r.bogus is not None else 0
     if r.S - n_bogus == 0 and not average_all:
@@ -1212,9 +1212,9 @@ def evaluate_matrix(
     engine are available here (everything in ``all_trec``).
     """
     from ..errors import InputError, UsageError
-    from ..io import as_polars
+    from ..files.trec import as_polars
+    from ..measures.trec_eval import parse_measures
     from ..schema import MEASURE, QRELS_SCHEMA
-    from .trec_measures import parse_measures
 
     request = measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
     if getattr(request, "extras", ()) or not supports(request):

@@ -12,8 +12,8 @@ import json
 import os
 from pathlib import Path
 
-from . import __version__
-from .io import write_text_atomic
+from .._version import __version__
+from .output import write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
 

@@ -257,7 +257,7 @@ def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRe
             else:
                 ir_params.setdefault(b, []).append(k)
             continue
-        from .extras.registry import parse_spec  # recommender-specific measures: names trec_eval lacks
+        from .recsys.registry import parse_spec  # recommender-specific measures: names trec_eval lacks
 
         if parse_spec(spec) is not None:
             extras.append(spec)

@@ -12,109 +12,29 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import contextlib
 import gzip
-import io as _io
 import os
 import queue
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 
-from .errors import InputError
-from .schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
+from ..errors import InputError
+from ..ids import natural_sort
+from ..ordering import trec_order
+from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
+from .lines import LINE as _LINE
+from .lines import LINENO as _LINENO
+from .lines import read_lines, split_fields
+from .output import write_table
 
 PathLike = str | os.PathLike
 
-_LINE = "line"
-_LINENO = "lineno"
-
-
-# --------------------------------------------------------------------------------------------- ordering
-
-
-def trec_order(run: pl.DataFrame, *, rank: bool = True) -> pl.DataFrame:
-    """Order a run the way trec_eval 9.x ranks it, and (optionally) renumber the rank column.
-
-    Rule (``form_res_rels.c``): per query, documents sorted by score descending, the score compared as a
-    C ``float`` (IEEE float32, so 1.0 and 1.000000001 tie); ties broken by document id descending,
-    compared bytewise (``strcmp``), so ``"9"`` ranks above ``"10"``. The rank column of the input is
-    ignored. Queries come out in bytewise ascending order, the order trec_eval evaluates them in.
-
-    Returns a new DataFrame; ``rank`` (1-based, per query) is rewritten when ``rank=True``.
-    """
-    score32 = pl.col(SCORE).cast(pl.Float32)
-    # -0.0 and 0.0 compare equal in C; make them one key so the doc id decides, as in trec_eval.
-    score32 = pl.when(score32 == 0).then(pl.lit(0.0, dtype=pl.Float32)).otherwise(score32)
-    out = run.sort([pl.col(QUERY), score32, pl.col(DOC)], descending=[False, True, True])
-    if rank:
-        out = out.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK))
-    return out
-
-
-def natural_key(values: pl.Series) -> pl.Series:
-    """Sort key for ids: numeric order when every id is a plain non-negative integer, else bytewise."""
-    if values.len() and values.str.contains(r"^\d{1,18}$").all():
-        return values.cast(pl.Int64)
-    return values
-
-
-def natural_sort(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
-    """Sort ``df`` by ``columns`` in natural id order (see :func:`natural_key`); stable and deterministic."""
-    keys = [natural_key(df.get_column(c)) for c in columns]
-    return df.sort(keys + columns, maintain_order=True)
 
 
 # --------------------------------------------------------------------------------------------- reading
-
-
-def _open_bytes(path: PathLike) -> bytes:
-    path = Path(path)
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a file") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(path, None, f"cannot read: {exc}") from None
-
-
-def read_lines(path: PathLike) -> pl.DataFrame:
-    """Read a text file into a DataFrame ``(lineno, line)`` of its content lines.
-
-    Blank lines and lines whose first non-blank character is ``#`` are dropped; ``lineno`` keeps the
-    1-based line number of each remaining line for error messages. Raises on an empty file.
-    """
-    data = _open_bytes(path)
-    if not data.strip():
-        raise InputError(path, None, "empty file")
-    df = pl.read_csv(
-        _io.BytesIO(data),
-        has_header=False,
-        separator="\x1f",
-        quote_char=None,
-        new_columns=[_LINE],
-        schema_overrides={_LINE: pl.Utf8},
-        encoding="utf8-lossy",
-        truncate_ragged_lines=True,
-    )
-    df = df.with_row_index(_LINENO, offset=1).with_columns(pl.col(_LINE).str.strip_chars())
-    df = df.filter(pl.col(_LINE).is_not_null() & (pl.col(_LINE) != "") & ~pl.col(_LINE).str.starts_with("#"))
-    if df.height == 0:
-        raise InputError(path, None, "no content lines (only blank or # comment lines)")
-    return df
-
-
-def split_fields(lines: pl.DataFrame) -> pl.DataFrame:
-    """Add a list column ``fields``: each line split on runs of whitespace."""
-    return lines.with_columns(pl.col(_LINE).str.replace_all(r"\s+", " ").str.split(" ").alias("fields"))
 
 
 def _first_bad(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
@@ -518,48 +438,6 @@ def as_polars(data, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------- writing
-
-
-@contextlib.contextmanager
-def atomic_path(path: PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error remove it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    # mkstemp creates 0600; give the file the permissions an ordinary open() would (0666 & ~umask)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp_path, 0o666 & ~umask)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp_path.unlink()
-        raise
-
-
-def write_text_atomic(path: PathLike, text: str | bytes) -> None:
-    """Write ``text`` to ``path`` atomically (gzip-compressed, reproducibly, when ``path`` ends in .gz)."""
-    data = text.encode() if isinstance(text, str) else text
-    with atomic_path(path) as tmp:
-        if str(path).endswith(".gz"):
-            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                gz.write(data)
-        else:
-            tmp.write_bytes(data)
-
-
-def write_table(df: pl.DataFrame, path: PathLike, *, separator: str = " ") -> None:
-    """Write ``df`` as headerless delimited text (or Parquet for ``*.parquet``), atomically."""
-    if str(path).endswith(".parquet"):
-        with atomic_path(path) as tmp:
-            df.write_parquet(tmp, statistics=False)
-        return
-    text = df.write_csv(include_header=False, separator=separator, quote_style="never")
-    write_text_atomic(path, text)
 
 
 def format_run(run: pl.DataFrame, *, tag: str | None = None, depth: int | None = None) -> pl.DataFrame:

@@ -18,8 +18,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import UsageError
+from ..measures.trec_eval import BY_NAME, MeasureRequest
 from ..schema import DOC, QUERY, REL, SCORE
-from .trec_measures import BY_NAME, MeasureRequest
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...io import trec_order
+from ...ordering import trec_order
 from ...schema import DOC, ITEM, QUERY, RANK, REL, SCORE, USER
 
 # parameter styles
@@ -94,8 +94,8 @@ ALIASES: dict[str, str] = {}
 
 def register(measure: ExtraMeasure) -> ExtraMeasure:
     """Add ``measure`` to :data:`REGISTRY`; its name and aliases must be new and not trec_eval's."""
-    from ..trec_measures import BY_NAME, IR_ALIASES, base_of
-    from ..trec_measures import MEAN as TREC_MEAN
+    from ..trec_eval import BY_NAME, IR_ALIASES, base_of
+    from ..trec_eval import MEAN as TREC_MEAN
 
     for name in (measure.name, *measure.aliases):
         if name in REGISTRY or name in ALIASES:
@@ -482,7 +482,7 @@ def evaluate_extras(
     evaluated queries in bytewise order. ``train``/``test``: ratings frames or paths (read with
     :func:`trecrs.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file.
     """
-    from ...ratings import as_ratings
+    from ...files.ratings import as_ratings
     from .opr import check_average
 
     check_average(opr_average)

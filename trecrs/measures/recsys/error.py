@@ -185,7 +185,7 @@ def read_predictions(path: str | os.PathLike) -> pl.DataFrame:
     Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
     error naming the line; ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
     """
-    from ...io import read_lines, split_fields
+    from ...files.lines import read_lines, split_fields
 
     lines = split_fields(read_lines(path))
     bad = lines.filter(pl.col("fields").list.len() < 3)

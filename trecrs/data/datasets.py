@@ -23,10 +23,10 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import natural_sort
-from .ratings import FORMATS, read_ratings, write_ratings
-from .schema import USER
+from ..errors import InputError, UsageError
+from ..files.ratings import FORMATS, read_ratings, write_ratings
+from ..ids import natural_sort
+from ..schema import USER
 
 PathLike = str | os.PathLike
 
@@ -301,7 +301,7 @@ def ml100k_splits(u_data: PathLike, out_dir: PathLike) -> dict[str, Path]:
     Each file gets a manifest (input sha256, the rule). Returns name -> path. Files are written only
     after all 14 are computed, each atomically.
     """
-    from .provenance import write_manifest
+    from ..files.manifest import write_manifest
 
     ratings = read_ratings(u_data, fmt="ml100k")
     frames = ml100k_split_frames(ratings)

@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from .errors import InputError, UsageError
-from .io import natural_key, natural_sort
-from .schema import ITEM, RATING, SCORE, USER
+from ..errors import InputError, UsageError
+from ..ids import natural_key, natural_sort
+from ..schema import ITEM, RATING, SCORE, USER
 
 if TYPE_CHECKING:  # scipy is imported where it is used, keeping `import trecrs` (every command) fast
     import scipy.sparse as sp
@@ -898,7 +898,7 @@ def read_pairs(path) -> pl.DataFrame:
     """Read candidate pairs: lines ``query user item`` (``trecrs candidates``) or ``user item``; Parquet
     with columns ``user``, ``item``. Returns ``user, item`` (duplicates kept; :meth:`Recommender.score`
     scores each distinct pair once)."""
-    from .io import read_lines, split_fields
+    from ..files.lines import read_lines, split_fields
 
     if str(path).endswith(".parquet"):
         try:
@@ -927,8 +927,8 @@ def read_pairs(path) -> pl.DataFrame:
 
 def write_scores(scores: Scores, path, *, inputs=None, parameters=None, command=None) -> None:
     """Write a score file ``user item score`` (Parquet for ``*.parquet``), atomically, with its manifest."""
-    from .io import write_table
-    from .provenance import write_manifest
+    from ..files.manifest import write_manifest
+    from ..files.output import write_table
 
     write_table(scores.frame.select(USER, ITEM, SCORE), path)
     write_manifest(

@@ -1,0 +1,63 @@
+"""Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages."""
+
+from __future__ import annotations
+
+import gzip
+import io as _io
+import os
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import InputError
+
+PathLike = str | os.PathLike
+
+LINE = "line"
+LINENO = "lineno"
+
+
+def _open_bytes(path: PathLike) -> bytes:
+    path = Path(path)
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, expected a file") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(path, None, f"cannot read: {exc}") from None
+
+
+def read_lines(path: PathLike) -> pl.DataFrame:
+    """Read a text file into a DataFrame ``(lineno, line)`` of its content lines.
+
+    Blank lines and lines whose first non-blank character is ``#`` are dropped; ``lineno`` keeps the
+    1-based line number of each remaining line for error messages. Raises on an empty file.
+    """
+    data = _open_bytes(path)
+    if not data.strip():
+        raise InputError(path, None, "empty file")
+    df = pl.read_csv(
+        _io.BytesIO(data),
+        has_header=False,
+        separator="\x1f",
+        quote_char=None,
+        new_columns=[LINE],
+        schema_overrides={LINE: pl.Utf8},
+        encoding="utf8-lossy",
+        truncate_ragged_lines=True,
+    )
+    df = df.with_row_index(LINENO, offset=1).with_columns(pl.col(LINE).str.strip_chars())
+    df = df.filter(pl.col(LINE).is_not_null() & (pl.col(LINE) != "") & ~pl.col(LINE).str.starts_with("#"))
+    if df.height == 0:
+        raise InputError(path, None, "no content lines (only blank or # comment lines)")
+    return df
+
+
+def split_fields(lines: pl.DataFrame) -> pl.DataFrame:
+    """Add a list column ``fields``: each line split on runs of whitespace."""
+    return lines.with_columns(pl.col(LINE).str.replace_all(r"\s+", " ").str.split(" ").alias("fields"))
