@@ -8,16 +8,17 @@
 #             per output file, paths relative to WORK_DIR/<set>
 #   sample    (default) the bundled synthetic data: the pipeline script, both reproductions, the
 #             tiny qrels/run in every output format, -q/-c/-l/-M/-J variants
+#   relist    only recompute the listings of the sets already in WORK_DIR
 #   ml100k    MovieLens 100K from ../shared: the Bellogín reproduction on folds u1 and ua, the
 #             Cremonesi reproduction, and the authors' released u1 runs scored with -m all_trec
 #
 # Every command runs from inside its output folder with relative paths, so the manifests (which record
-# the command line) do not depend on WORK_DIR. Run times and figures (PNG) are left out of the
-# listing: the report's runtime line is masked, since wall time is not an output of the computation.
+# the command line) do not depend on WORK_DIR. Figures (PNG) and logs are left out of the listing, and
+# the wall times a report states (its text and its manifests' runtime) are masked: they are not results.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: $0 WORK_DIR [sample|ml100k|all]" >&2
+  echo "usage: $0 WORK_DIR [sample|ml100k|all|relist]" >&2
   exit 2
 fi
 HERE=$(cd "${BASH_SOURCE[0]%/*}" && pwd)
@@ -27,15 +28,30 @@ WORK=$(mkdir -p "$1" && cd "$1" && pwd)
 WHICH=${2:-sample}
 export JOBS=${JOBS:-2} SEED=1
 
-listing() {  # listing DIR NAME: sha256 of every output, runtimes masked, figures left out
-  (
-    cd "$1"
-    find . -type f ! -name '*.png' ! -name 'progress' ! -name '*.log' ! -name 'log.txt' | LC_ALL=C sort |
-      while read -r f; do
-        printf '%s  %s\n' "$(sed -E 's/[0-9]+(\.[0-9]+)? ?s\b/<time>/g; s/"runtime[^,}]*/"runtime"/' "$f" |
-          sha256sum | cut -d' ' -f1)" "${f#./}"
-      done
-  ) > "$WORK/$2.sha256"
+listing() {  # listing DIR NAME: sha256 of every output, wall times masked, figures left out
+  python3 - "$1" > "$WORK/$2.sha256" <<'PY'
+import hashlib, json, re, sys
+from pathlib import Path
+
+root = Path(sys.argv[1])
+skip = {"progress", "log.txt"}
+for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    if path.suffix in (".png", ".log") or path.name in skip:
+        continue
+    data = path.read_bytes()
+    if path.name.endswith(".manifest.json"):  # the wall time a report was given is not computed
+        record = json.loads(data)
+        record.get("parameters", {}).pop("runtime_seconds", None)
+        if record.get("file") == "report.md":  # its hash covers the wall time; the text is listed masked
+            record.pop("sha256", None), record.pop("bytes", None)
+        cmd = record.get("command", [])
+        if "--runtime" in cmd:
+            del cmd[cmd.index("--runtime") : cmd.index("--runtime") + 2]
+        data = json.dumps(record, indent=2).encode()
+    elif path.name == "report.md":
+        data = re.sub(rb"[0-9]+(\.[0-9]+)? ?s\b", b"<time>", data)
+    print(f"{hashlib.sha256(data).hexdigest()}  {path.relative_to(root).as_posix()}")
+PY
   echo "$WORK/$2.sha256: $(wc -l < "$WORK/$2.sha256") files" >&2
 }
 
@@ -84,5 +100,6 @@ case $WHICH in
   sample) sample ;;
   ml100k) ml100k ;;
   all) sample; ml100k ;;
+  relist) for set in sample ml100k; do [[ -d $WORK/$set ]] && listing "$WORK/$set" "$set"; done ;;
   *) echo "$0: unknown set '$WHICH' (sample, ml100k or all)" >&2; exit 2 ;;
 esac

@@ -11,7 +11,8 @@ import importlib
 import sys
 
 from .._version import __version__
-from ..errors import TrecrsError
+from ..errors import EXIT_INTERRUPTED, EXIT_OK, TrecrsError
+from .common import error_message
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
@@ -35,16 +36,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args) or EXIT_OK)
     except TrecrsError as exc:
-        print(f"trecrs {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"trecrs {args.command}: error: {error_message(parser, args, exc)}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"trecrs {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `trecrs eval ... | head` is fine
         try:
             sys.stdout.close()
         except Exception:  # noqa: BLE001
             pass
-        return 0
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK
 from .common import argv, note
 
 EXAMPLES = """examples:
@@ -81,7 +82,7 @@ def run_verify(args) -> int:
     ok = verify_ok(checks)
     counts = {s: sum(c.status == s for c in checks) for s in ("OK", "MISMATCH", "missing")}
     note(f"{counts['OK']} OK, {counts['MISMATCH']} mismatch, {counts['missing']} missing")
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_CHECK_FAILED
 
 
 def run_ml100k_splits(args) -> int:

@@ -108,21 +108,21 @@ def _ratio(value, name: str, *, upper_open: bool = True) -> Fraction:
     try:
         frac = Fraction(str(value))
     except (ValueError, ZeroDivisionError):
-        raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}") from None
+        raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}", arguments=[name]) from None
     if not (0 < frac < 1 if upper_open else 0 < frac <= 1):
-        raise UsageError(f"{name} must be strictly between 0 and 1, got {value}")
+        raise UsageError(f"{name} must be strictly between 0 and 1, got {value}", arguments=[name])
     return frac
 
 
 def _positive_int(value, name: str) -> int:
     if value is None or int(value) != value or int(value) < 1:
-        raise UsageError(f"{name} must be a positive integer, got {value!r}")
+        raise UsageError(f"{name} must be a positive integer, got {value!r}", arguments=[name])
     return int(value)
 
 
 def _rng(seed: int | None, method: str) -> np.random.Generator:
     if seed is None:
-        raise UsageError(f"the {method} split draws at random: give a seed (--seed S)")
+        raise UsageError(f"the {method} split draws at random: give a seed", arguments=["seed"])
     return np.random.default_rng(seed)
 
 
@@ -214,7 +214,7 @@ def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
 def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=None, ratio=None) -> list[Split]:
     chosen = [name for name, v in (("given", given), ("all_but", all_but), ("ratio", ratio)) if v is not None]
     if len(chosen) != 1:
-        raise UsageError("per-user split: give exactly one of --given N, --all-but N, --ratio R")
+        raise UsageError("per-user split: give exactly one of given, all_but, ratio", arguments=["given", "all_but", "ratio"])
     rng = _rng(seed, "per-user")
     df = _indexed(ratings).with_columns(pl.Series(_KEY, rng.random(ratings.height)))
     df = _per_user_rank(df, pl.col(_KEY))
@@ -249,7 +249,10 @@ def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=Non
 def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=None, last=None, last_ratio=None) -> list[Split]:
     chosen = [k for k, v in (("cut", cut), ("ratio", ratio), ("last", last), ("last_ratio", last_ratio)) if v is not None]
     if len(chosen) != 1:
-        raise UsageError("temporal split: give exactly one of --cut TIMESTAMP, --ratio R, --last N, --last-ratio R")
+        raise UsageError(
+            "temporal split: give exactly one of cut, ratio, last, last_ratio",
+            arguments=["cut", "ratio", "last", "last_ratio"],
+        )
     _need_timestamps(ratings, "temporal")
     df = _indexed(ratings)
     report = {}
@@ -291,7 +294,7 @@ def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=
 @register("loo", ("pick",), random=True, doc="leave-one-out: one rating per user to test (--pick random|latest)")
 def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick="random") -> list[Split]:
     if pick not in ("random", "latest"):
-        raise UsageError(f"leave-one-out --pick must be random or latest, got {pick!r}")
+        raise UsageError(f"leave-one-out pick must be random or latest, got {pick!r}", arguments=["pick"])
     df = _indexed(ratings)
     if pick == "latest":
         _need_timestamps(ratings, "leave-one-out (latest)")
