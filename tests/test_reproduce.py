@@ -229,6 +229,17 @@ def test_cremonesi_script_passes_the_papers_constants():
     assert cremonesi.CUTOFFS == tuple(range(1, 21)) and cremonesi.PROBE_THRESHOLD == 5
 
 
+def test_bellogin_script_matches_the_constants():
+    script = (ROOT / "scripts" / "reproduce_bellogin2011.sh").read_text()
+    assert f"RECOMMENDERS=({' '.join(bellogin.RECOMMENDERS)})" in script
+    assert (
+        f"for level in {' '.join(map(str, bellogin.LEVELS))}; do" in script
+        and bellogin.LEVEL in bellogin.LEVELS
+    )
+    measures = " ".join(f"-m {'.'.join(m.rsplit('_', 1))}" for m in bellogin.METRICS)  # P_50 -> P.50
+    assert f"METRICS=({measures})" in script
+
+
 def test_report_registry_and_errors(tmp_path):
     from trecrs.errors import UsageError
 
