@@ -15,14 +15,9 @@ import pytest
 
 from tests.conftest import ML100K, ROOT, SHARED, need
 from trecrs.errors import InputError
-from trecrs.reproductions.reports import (
-    BELLOGIN_METHODOLOGIES,
-    BELLOGIN_RECOMMENDERS,
-    bellogin_comparison,
-    bellogin_findings,
-    cremonesi_findings,
-    read_bellogin_reference,
-)
+from trecrs.reproductions import REPORTS, make_report
+from trecrs.reproductions import bellogin2011 as bellogin
+from trecrs.reproductions import cremonesi2010 as cremonesi
 
 SAMPLE = ROOT / "sample_data" / "synth-100k-like"
 REFERENCE = SHARED / "reference" / "bellogin2011_fig2_D1.tsv"
@@ -127,14 +122,14 @@ def paper_like() -> dict:
 
 
 def test_bellogin_findings_hold_on_paper_like_numbers():
-    found = bellogin_findings(frame(paper_like()))
+    found = bellogin.check_findings(frame(paper_like()))
     assert len(found) == 7 and all(f.holds for f in found), [f for f in found if not f.holds]
 
 
 def test_bellogin_findings_detect_each_violation():
     def verdicts(change: dict) -> dict[str, bool]:
         vals = paper_like() | change
-        return {f.claim: f.holds for f in bellogin_findings(frame(vals))}
+        return {f.claim: f.holds for f in bellogin.check_findings(frame(vals))}
 
     v = verdicts({("UB50", "AI", "P@50"): 0.031})
     assert not v["TrI equals AI (CF recommenders cannot score items without training ratings)"]
@@ -151,19 +146,34 @@ def test_bellogin_findings_detect_each_violation():
     assert not v["OPR gives the lowest P@50 but an nDCG@50 of the same order as TeI/TrI/AI"]
 
 
+def test_ib_finding_needs_ib_and_ub50():
+    vals = {k: v for k, v in paper_like().items() if k[0] != "UB50"}
+    claims = [f.claim for f in bellogin.check_findings(frame(vals))]
+    assert len(claims) == 6 and not any(c.startswith("IB has lower RMSE") for c in claims)
+
+
+def test_bellogin_findings_in_the_papers_order():
+    found = bellogin.check_findings(frame(paper_like()))
+    assert [f.claim.split()[0] for f in found] == ["TR", "P@50", "TrI", "TeI", "IB", "OPR", "the"]
+    assert found[0].evidence.endswith("rule: >= 2")
+    assert "IB below the others in 12 of 12 (methodology, metric)" in found[4].evidence
+    assert found[6].evidence == "orders seen: SVD50 > UB50 > IB (12 of 12)"
+    assert bellogin.check_findings(frame(paper_like(), split="D2"), "D2") == found  # any split
+
+
 def test_comparison_with_reference(tmp_path):
     ref = tmp_path / "ref.tsv"
     ref.write_text(
         "split\tmetric\tmethodology\tSVD50\tIB\tUB50\nD1\tP@50\tTR_3\t0.4\t0.3\t0.2\nD1\tRMSE\t-\t0.9\t1\t1.1\n"
     )
-    cmp = bellogin_comparison(frame(paper_like()), read_bellogin_reference(ref))
+    cmp = bellogin.comparison(frame(paper_like()), bellogin.read_reference(ref))
     row = cmp.filter((pl.col("recommender") == "SVD50") & (pl.col("metric") == "P@50")).row(0, named=True)
     assert row["ours"] == 0.37 and row["published"] == 0.4 and row["diff"] == pytest.approx(-0.03)
     rm = cmp.filter((pl.col("recommender") == "IB") & (pl.col("metric") == "RMSE")).row(0, named=True)
     assert rm["diff"] == pytest.approx(0.0)
     with pytest.raises(InputError, match="missing column"):
         (tmp_path / "bad.tsv").write_text("split\tmetric\tSVD50\n")
-        read_bellogin_reference(tmp_path / "bad.tsv")
+        bellogin.read_reference(tmp_path / "bad.tsv")
 
 
 def test_cremonesi_findings_rules():
@@ -194,15 +204,78 @@ def test_cremonesi_findings_rules():
     ):
         for rec, r in recall10.items():
             rows.append({"testset": testset, "recommender": rec, "N": 10, "recall": r, "precision": r / 10})
-    found = {f.claim: f for f in cremonesi_findings(pl.DataFrame(rows), {"full": 100, "longtail": 50})}
+    found = {f.claim: f for f in cremonesi.check_findings(pl.DataFrame(rows), {"full": 100, "longtail": 50})}
     assert found["PureSVD50 beats TopPop, MovieAvg and CorNgbr at recall@10 on the full test set"].holds
     f150 = found["PureSVD150 beats TopPop, MovieAvg and CorNgbr at recall@10 on the full test set"]
     assert not f150.holds and "not above: TopPop" in f150.evidence
     top = found["TopPop drops sharply on the long tail"]
     assert top.holds and "0.300 ± 0.046" in top.evidence  # sqrt(0.3 * 0.7 / 100)
+    assert "it ranks 2 of 6 on the full test set, 5 of 6 on the long tail" in top.evidence
+    # without PureSVD150 its claim is left out; without the case counts, no standard errors
+    no150 = pl.DataFrame(rows).filter(pl.col("recommender") != "PureSVD150")
+    found = cremonesi.check_findings(no150)
+    assert [f.claim.split()[0] for f in found] == ["PureSVD50", "TopPop"]
+    assert "±" not in found[0].evidence and "PureSVD50 0.400, TopPop 0.300" in found[0].evidence
+
+
+def test_cremonesi_script_passes_the_papers_constants():
+    """The script's protocol constants are the ones trecrs.reproductions.cremonesi2010 declares."""
+    script = (ROOT / "scripts" / "reproduce_cremonesi2010.sh").read_text()
+    assert f"--ratio {cremonesi.PROBE_RATIO} --threshold {cremonesi.PROBE_THRESHOLD} " in script
+    assert (
+        f"--n {cremonesi.RANDOM_ITEMS} " in script and f"--long-tail {cremonesi.SHORT_HEAD_SHARE} " in script
+    )
+    assert "--relevant-threshold 5 " in script and "N_LIST=$(printf '%s,' {1..20})" in script
+    assert cremonesi.CUTOFFS == tuple(range(1, 21)) and cremonesi.PROBE_THRESHOLD == 5
+
+
+def test_bellogin_script_matches_the_constants():
+    script = (ROOT / "scripts" / "reproduce_bellogin2011.sh").read_text()
+    assert f"RECOMMENDERS=({' '.join(bellogin.RECOMMENDERS)})" in script
+    assert (
+        f"for level in {' '.join(map(str, bellogin.LEVELS))}; do" in script
+        and bellogin.LEVEL in bellogin.LEVELS
+    )
+    measures = " ".join(f"-m {'.'.join(m.rsplit('_', 1))}" for m in bellogin.METRICS)  # P_50 -> P.50
+    assert f"METRICS=({measures})" in script
+
+
+def test_report_registry_and_errors(tmp_path):
+    from trecrs.errors import UsageError
+
+    assert list(REPORTS) == ["bellogin2011", "cremonesi2010"]
+    with pytest.raises(UsageError, match="unknown report 'x'; choose from bellogin2011, cremonesi2010"):
+        make_report("x", tmp_path)
+    with pytest.raises(InputError, match="no such folder"):
+        make_report("bellogin2011", tmp_path / "absent")
+    with pytest.raises(UsageError, match="no reference file"):
+        make_report("cremonesi2010", tmp_path, reference="ref.tsv")
+    with pytest.raises(InputError, match="no fold results found"):
+        make_report("bellogin2011", tmp_path)
+    with pytest.raises(InputError, match="missing evaluation file"):
+        make_report("cremonesi2010", tmp_path)
+
+
+def test_markdown_helpers():
+    from trecrs.report.markdown import findings_table, fmt, md_table, signed
+    from trecrs.report.records import Finding
+
+    assert (fmt(0.12345), fmt(float("nan")), fmt(None), signed(-0.01), signed(0.5, 1)) == (
+        "0.123",
+        "–",
+        "–",
+        "-0.010",
+        "+0.5",
+    )
+    assert md_table(["a", "b"], [["x", "1"]]) == "| a | b |\n| --- | --: |\n| x | 1 |\n"
+    table = findings_table([Finding("c", False, "e")])
+    assert table.splitlines()[-1] == "| c | **does not hold** | e |"
 
 
 # --------------------------------------------------------------------------------------------- scripts, sample
+
+
+# The pipeline on the synthetic sample takes 20-45 s per script: slow.
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +286,7 @@ def bellogin_sample(tmp_path_factory):
     return out, proc
 
 
+@pytest.mark.slow
 def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     out, proc = bellogin_sample
     res = pl.read_csv(out / "results.tsv", separator="\t", schema_overrides={"fold": pl.Utf8})
@@ -224,8 +298,8 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
         ("D2", "mean", 57),
         ("D2", "ua", 57),
     ]
-    assert set(res["recommender"]) == set(BELLOGIN_RECOMMENDERS)
-    assert set(res["methodology"]) == {*BELLOGIN_METHODOLOGIES, "-"}
+    assert set(res["recommender"]) == set(bellogin.RECOMMENDERS)
+    assert set(res["methodology"]) == {*bellogin.METHODOLOGIES, "-"}
     assert res.filter(pl.col("metric") == "RMSE")["methodology"].unique().to_list() == ["-"]
     assert res.filter(pl.col("value").is_null() | pl.col("value").is_nan()).height == 0
     md = (out / "report.md").read_text()
@@ -237,6 +311,7 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     assert len(lines) == 29 and all(x.startswith("trecrs ") for x in lines)
 
 
+@pytest.mark.slow
 def test_bellogin_numbers_are_the_pipeline_numbers(bellogin_sample):
     """Recompute two entries of results.tsv with the library, from the fold's own files."""
     from trecrs import evaluate
@@ -272,6 +347,7 @@ def test_bellogin_numbers_are_the_pipeline_numbers(bellogin_sample):
     assert rmse == pytest.approx(ours("-", "RMSE", "UB50"), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_cremonesi_script_on_sample(tmp_path):
     out = tmp_path / "out"
     proc = run_script("reproduce_cremonesi2010.sh", SAMPLE, out)
@@ -308,7 +384,7 @@ def test_bellogin_findings_on_ml100k(tmp_path):
     for line in proc.stdout.splitlines():  # every finding of the paper holds on D1
         assert ": holds (" in line, line
     res = pl.read_csv(out / "results.tsv", separator="\t", schema_overrides={"fold": pl.Utf8})
-    cmp = bellogin_comparison(res, read_bellogin_reference(REFERENCE))
+    cmp = bellogin.comparison(res, bellogin.read_reference(REFERENCE))
     # SVD50 and IB under TestRatings, and IB's RMSE, land on the published bars
     close = cmp.filter(
         pl.col("recommender").is_in(["SVD50", "IB"])

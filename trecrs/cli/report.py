@@ -19,7 +19,7 @@ report says so and why.
 
 
 def register(sub) -> None:
-    from ..reproductions.reports import REPORTS
+    from ..reproductions import REPORTS
 
     p = sub.add_parser(
         "report",
@@ -42,7 +42,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..reproductions.reports import make_report
+    from ..reproductions import make_report
 
     result = make_report(
         args.name,

@@ -317,6 +317,14 @@ def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick="random") -> 
     doc="Cremonesi et al. 2010: a random --ratio of ratings (0.014) is the probe; test = probe >= --threshold (5)",
 )
 def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5.0) -> list[Split]:
+    """A random ``ratio`` of all ratings is the probe; test = probe ratings >= ``threshold``; train = every
+    rating outside the probe.
+
+    The defaults are the protocol of Cremonesi, Koren & Turrin (RecSys 2010, section 3: a 1.4% probe, as
+    Netflix's, and its 5-star ratings), documented as ``trecrs split --method probe``'s defaults; the
+    reproduction declares them in ``trecrs.reproductions.cremonesi2010.constants`` and passes them
+    explicitly.
+    """
     frac = _ratio(ratio, "ratio")
     rng = _rng(seed, "probe")
     df = _indexed(ratings)

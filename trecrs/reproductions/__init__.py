@@ -1,0 +1,72 @@
+"""Reproductions of published experiments, one package per paper, and the registry ``trecrs report``
+reads its choices from.
+
+Each paper's package (:mod:`.bellogin2011`, :mod:`.cremonesi2010`) holds its constants, the collection of
+its results from the files its script ``scripts/reproduce_<name>.sh`` leaves in an output folder, its
+findings (one rule per published claim), its figure and its report text; the generic parts (Markdown
+tables, tidy evaluation tables, figures, the :class:`~trecrs.report.records.Finding` record) live in
+:mod:`trecrs.report`. A paper's package is imported only when its report is built.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from ..report.records import ReportResult
+
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A paper's reproduction report: its name, what it shows, the function that builds it from an output
+    folder (``build(out_dir, *, reference, runtime, jobs, data, command) -> ReportResult``)."""
+
+    name: str
+    build: Callable[..., ReportResult]
+    summary: str
+
+
+def _bellogin2011(out_dir: PathLike, **options) -> ReportResult:
+    from .bellogin2011 import build_report
+
+    return build_report(out_dir, **options)
+
+
+def _cremonesi2010(out_dir: PathLike, **options) -> ReportResult:
+    from .cremonesi2010 import build_report
+
+    return build_report(out_dir, **options)
+
+
+REPORTS: dict[str, Reproduction] = {
+    r.name: r
+    for r in (
+        Reproduction(
+            "bellogin2011",
+            _bellogin2011,
+            "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)",
+        ),
+        Reproduction(
+            "cremonesi2010",
+            _cremonesi2010,
+            "Cremonesi et al. 2010, recall/precision at N, full and long tail",
+        ),
+    )
+}
+
+
+def make_report(name: str, out_dir: PathLike, **options) -> ReportResult:
+    """Build the report ``name`` (a :data:`REPORTS` key) from the files in ``out_dir``."""
+    if name not in REPORTS:
+        raise UsageError(f"unknown report {name!r}; choose from {', '.join(REPORTS)}")
+    if not Path(out_dir).is_dir():
+        raise InputError(out_dir, None, "no such folder")
+    return REPORTS[name].build(out_dir, **options)

@@ -1,0 +1,25 @@
+"""Figures of the reports, drawn without a display and saved reproducibly (same data, same PNG bytes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..files.output import atomic_path
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend (imported on demand: matplotlib is slow to
+    import and only the reports need it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: Path) -> None:
+    """Save ``fig`` as a PNG, atomically and without the Software metadata (which names the version)."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+    pyplot().close(fig)

@@ -1,0 +1,40 @@
+"""Markdown pieces of the reports: numbers with a fixed number of digits, tables, the findings table."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from .records import Finding
+
+MISSING = "–"  # a value that could not be computed (absent or NaN)
+
+
+def fmt(v: float | None, digits: int = 3) -> str:
+    """``v`` with ``digits`` decimals, or an en dash when it is missing or NaN."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return MISSING
+    return f"{v:.{digits}f}"
+
+
+def signed(v: float | None, digits: int = 3) -> str:
+    """``v`` with its sign and ``digits`` decimals, or an en dash when it is missing or NaN."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return MISSING
+    return f"{v:+.{digits}f}"
+
+
+def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    """A Markdown table; ``align`` has one letter per column, ``l`` left or ``r`` right (default: the
+    first column left, the others right)."""
+    align = align or ("l" + "r" * (len(header) - 1))
+    marks = ["---" if a == "l" else "--:" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def findings_table(findings: Iterable[Finding]) -> str:
+    """The claims, our verdict on each and its evidence, as a Markdown table."""
+    rows = [[f.claim, "**holds**" if f.holds else "**does not hold**", f.evidence] for f in findings]
+    return md_table(["claim", "ours", "evidence"], rows, "lll")
