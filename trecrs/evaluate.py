@@ -29,7 +29,7 @@ from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, r
 from .measures.recsys.opr import summarize_trec_by_user
 from .measures.recsys.registry import evaluate_extras
 from .measures.request import MeasureRequest, parse_measures
-from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of
+from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
 from .ordering import bytewise_sorted, trec_order
 from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA, SCORE, VALUE
 
@@ -56,7 +56,7 @@ class Evaluation:
         """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
         frames = []
         if per_query and self.per_query.height:
-            cols = [c for c in self.columns() if _printed_per_query(c)]
+            cols = [c for c in self.columns() if printed_per_query(c)]
             if cols:
                 long = self.per_query.select([QUERY, *cols]).unpivot(
                     index=QUERY, on=cols, variable_name=MEASURE, value_name=VALUE
@@ -74,11 +74,6 @@ class Evaluation:
         )
         frames.append(summ)
         return pl.concat(frames, how="vertical")
-
-
-def _printed_per_query(output_name: str) -> bool:
-    base = base_of(output_name)
-    return base is None or BY_NAME[base].per_query
 
 
 def _sequential_sum(values: np.ndarray) -> float:

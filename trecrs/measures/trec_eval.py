@@ -145,6 +145,13 @@ def format_value(measure: str, value: float) -> str:
     return "%6.4f" % value
 
 
+def printed_per_query(output_name: str) -> bool:
+    """Whether trec_eval prints ``output_name`` for each query with ``-q`` (not runid, num_q, gm_*);
+    names outside the table (recommender measures) are printed per query."""
+    base = base_of(output_name)
+    return base is None or BY_NAME[base].per_query
+
+
 def base_of(output_name: str) -> str | None:
     """The table entry an output name belongs to (``P_10`` -> ``P``), or None."""
     if output_name in BY_NAME:
