@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from trecrs.engines.base import ENGINES
 from trecrs.evaluate import evaluate_full
-from trecrs.measures.trec_eval import parse_measures
+from trecrs.measures.request import parse_measures
 from trecrs.report.trec import format_trec
 
 QIDS = ["1", "2", "9", "10", "007", "q", "Q10", "é"]
@@ -176,7 +176,7 @@ def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
 
 @pytest.mark.parametrize("qscale", [1, 1 << 30])  # small codes: one 64-bit key; huge codes: multi-key sort
 def test_order_sorts_by_query_score_desc_doc_desc(qscale):
-    from trecrs.engines.vectorized import _order
+    from trecrs.ordering import order_rows as _order
 
     rng = np.random.default_rng(7)
     n = 5000

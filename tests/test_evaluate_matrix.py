@@ -74,7 +74,7 @@ def test_float32_matrix_and_no_exclusions():
 
 def test_bad_inputs():
     qrels, scores, users, items, exclude = _case(5)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(UsageError, match="scores shape"):
         evaluate_matrix(qrels, scores[:, :-1], users, items)
     with pytest.raises(InputError, match="item id .* occurs twice"):
         evaluate_matrix(qrels, scores, users, [items[0]] + items[:-1])

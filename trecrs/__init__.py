@@ -9,13 +9,12 @@ from .data.datasets import ml100k_splits  # noqa: E402
 from .data.datasets import verify as verify_movielens  # noqa: E402
 from .data.splits import Split, split, split_file  # noqa: E402
 from .data.synthetic import generate as synthetic_ratings  # noqa: E402
-from .engines.vectorized import evaluate_matrix  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
-from .evaluate import evaluate, evaluate_full  # noqa: E402
+from .evaluate import evaluate, evaluate_full, evaluate_matrix  # noqa: E402
 from .files.ratings import read_ratings, write_ratings  # noqa: E402
 from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
 from .measures.recsys import error_measures, mae, rmse  # noqa: E402
-from .measures.trec_eval import parse_measures  # noqa: E402
+from .measures.request import parse_measures  # noqa: E402
 from .ordering import trec_order  # noqa: E402
 from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
 from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402

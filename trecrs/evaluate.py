@@ -1,5 +1,8 @@
 """evaluate(): trec_eval semantics around an engine — query selection, -M, -J, -c, averaging, relstring.
 
+This module picks the engine (:mod:`trecrs.engines`) and the input path, and ends every evaluation in
+:func:`finalize`.
+
 The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.c``, ``meas_avg.c``):
 
 * queries evaluated = queries of the run that are also in the qrels (a qrels query whose judgements are
@@ -14,17 +17,21 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
-from .engines.base import ENGINES
+from .engines import ENGINES, Computed, vectorized
 from .errors import UsageError
-from .files.trec import as_polars, run_tag
-from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, MeasureRequest, base_of, parse_measures
-from .ordering import trec_order
-from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, VALUE
+from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
+from .measures.recsys.opr import summarize_trec_by_user
+from .measures.recsys.registry import evaluate_extras
+from .measures.request import MeasureRequest, parse_measures
+from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
+from .ordering import bytewise_sorted, trec_order
+from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA, SCORE, VALUE
 
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's stand-in ranking for a query missing under -c
 
@@ -49,7 +56,7 @@ class Evaluation:
         """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
         frames = []
         if per_query and self.per_query.height:
-            cols = [c for c in self.columns() if _printed_per_query(c)]
+            cols = [c for c in self.columns() if printed_per_query(c)]
             if cols:
                 long = self.per_query.select([QUERY, *cols]).unpivot(
                     index=QUERY, on=cols, variable_name=MEASURE, value_name=VALUE
@@ -67,41 +74,6 @@ class Evaluation:
         )
         frames.append(summ)
         return pl.concat(frames, how="vertical")
-
-
-def _printed_per_query(output_name: str) -> bool:
-    base = base_of(output_name)
-    return base is None or BY_NAME[base].per_query
-
-
-def _bytewise_sorted(values) -> list[str]:
-    return sorted(values, key=lambda s: s.encode("utf-8"))
-
-
-def relstrings(
-    qrels: pl.DataFrame, run: pl.DataFrame, length: int = 10, *, judged_only: bool = False
-) -> dict[str, str]:
-    """trec_eval's ``relstring``: one character per retrieved doc among the first ``length``.
-
-    ``0``-``9`` the judged relevance, ``>`` above 9, ``-`` not in the qrels, ``.`` in the qrels but
-    unjudged (negative relevance). With ``judged_only`` (``-J``) unjudged documents are removed first.
-    """
-    ordered = trec_order(run.select(QUERY, DOC, SCORE), rank=False)
-    joined = ordered.join(qrels.select(QUERY, DOC, REL), on=[QUERY, DOC], how="left", maintain_order="left")
-    if judged_only:
-        joined = joined.filter(pl.col(REL) >= 0)
-    joined = joined.with_columns((pl.int_range(pl.len()).over(QUERY)).alias("_r")).filter(pl.col("_r") < length)
-    char = (
-        pl.when(pl.col(REL).is_null())
-        .then(pl.lit("-"))
-        .when(pl.col(REL) > 9)
-        .then(pl.lit(">"))
-        .when(pl.col(REL) >= 0)
-        .then(pl.col(REL).cast(pl.Utf8))
-        .otherwise(pl.lit("."))
-    )
-    agg = joined.group_by(QUERY, maintain_order=True).agg(char.str.join("").alias("s"))
-    return dict(zip(agg.get_column(QUERY).to_list(), agg.get_column("s").to_list(), strict=True))
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -134,6 +106,117 @@ def summarize(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
     return out
 
 
+def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_all: bool = False) -> Evaluation:
+    """The end of every evaluation, whatever the engine or input path (``trec_eval.c``).
+
+    * no evaluated query (only ``-c`` stand-ins, or none) is an error unless ``average_all``;
+    * a query evaluated on the ``-c`` stand-in ranking gets ``num_ret`` and ``utility`` reset to 0 and an
+      empty relstring (trec_eval.c, "bogus_ranking");
+    * rows in bytewise qid order, then the summary (:func:`summarize`), the ``runid`` line first.
+    """
+    per_query, stand_in = computed.per_query, computed.stand_in
+    if per_query.height == len(stand_in) and not average_all:
+        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
+    if stand_in:
+        resets = [c for c in per_query.columns if c == "num_ret" or base_of(c) == "utility"]
+        mask = pl.col(QUERY).is_in(stand_in)
+        per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
+    order = bytewise_sorted(per_query.get_column(QUERY).to_list())
+    if order != per_query.get_column(QUERY).to_list():
+        per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
+    num_q = per_query.height
+    summary: dict[str, float] = {"runid": float("nan")} if "runid" in request.params else {}
+    summary.update(summarize(per_query, num_q))
+    rs: dict[str, str] = {}
+    if request.relstring_length() is not None:
+        rs = {**computed.relstrings, **dict.fromkeys(stand_in, "")}
+    return Evaluation(request, per_query, summary, tag, rs, num_q)
+
+
+@dataclass
+class _Frames:
+    """A qrels/run pair read as frames (run cut at ``depth``) and the queries trec_eval evaluates."""
+
+    qrels: pl.DataFrame
+    run: pl.DataFrame
+    tag: str
+    evaluated: list[str]  # in both the run and the qrels
+    missing: list[str]  # -c: in the qrels only (evaluated on the stand-in ranking)
+
+    def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
+        return frame.filter(pl.col(QUERY).is_in(queries))
+
+
+def _read_frames(qrels, run, *, depth: int | None, average_all: bool) -> _Frames:
+    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
+    run = as_polars(run, RUN_SCHEMA, "run")
+    tag = run_tag(run)
+    if depth is not None:
+        run = trec_order(run).filter(pl.col(RANK) <= depth)
+    qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
+    run_queries = set(run.get_column(QUERY).unique().to_list())
+    evaluated = run_queries & qrels_queries
+    if not evaluated and not average_all:
+        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
+    if not evaluated and average_all and run.height == 0:
+        raise UsageError("the run is empty")
+    missing = sorted(qrels_queries - run_queries) if average_all else []
+    return _Frames(qrels, run, tag, list(evaluated), missing)
+
+
+def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level: int, judged_only: bool) -> Computed:
+    """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
+    kwargs = dict(relevance_level=relevance_level, judged_only=judged_only)
+    sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
+    frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
+    if f.missing:
+        # trec_eval -c: each missing query is evaluated on a one-document ranking of a document that is in
+        # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
+        bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
+        frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
+    per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
+    length = request.relstring_length()
+    rs: dict[str, str] = {}
+    if length is not None and sub_run.height:
+        rs = vectorized.relstrings(vectorized.rank(sub_qrels, sub_run, judged_only=judged_only), length)
+    return Computed(per_query, f.missing, rs)
+
+
+def _compute_files(qrels, run, request: MeasureRequest, **flags) -> tuple[Computed, str]:
+    """The vectorized engine on a qrels file and a run file, the lean way.
+
+    The run is read with :func:`trecrs.files.trec.read_run_for_scoring` (categorical ids, C-float scores;
+    iter, rank and tag dropped as it is parsed) and encoded as integers at once, so a 22-million-line run
+    needs a few hundred MB and no string frame is built.
+    """
+    run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
+    enc = vectorized.encode(read_qrels(qrels), run_df)
+    del run_df  # from here on only integer arrays
+    try:
+        return vectorized.compute_encoded(enc, request, check_duplicates=True, **flags), tag
+    except vectorized.DuplicateEntry:
+        read_run(run)  # raises the error naming both lines
+        raise
+
+
+def _add_recsys(ev: Evaluation, f: _Frames, request: MeasureRequest, *, opr_average, **extras_args) -> None:
+    """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`)."""
+    if opr_average == "user":
+        ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
+    if not request.extras:
+        return
+    res = evaluate_extras(
+        request.extras, qrels=f.restricted(f.qrels, f.evaluated), run=f.restricted(f.run, f.evaluated),
+        queries=ev.per_query.get_column(QUERY).to_list(), all_qrels_queries=f.qrels.get_column(QUERY).n_unique(),
+        opr_average=opr_average, **extras_args,
+    )  # fmt: skip
+    ev.extra_columns = [c for c in res.per_query.columns if c != QUERY]
+    if ev.extra_columns:
+        ev.per_query = ev.per_query.with_columns([res.per_query.get_column(c) for c in ev.extra_columns])
+    ev.summary.update(res.summary)
+    ev.notes = res.notes
+
+
 def evaluate_full(
     qrels,
     run,
@@ -152,96 +235,40 @@ def evaluate_full(
 ) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
-    Recommender-specific measures (:mod:`trecrs.scoring.extras`) named in ``measures`` are computed on the
+    Recommender-specific measures (:mod:`trecrs.measures.recsys`) named in ``measures`` are computed on the
     same queries and printed after the trec_eval ones; ``train``/``test``/``predictions`` (frames or paths)
     feed those that need them. ``opr_average="user"`` averages One-Plus-Random cases per user first.
+    Two paths end in :func:`finalize`: files the vectorized engine covers are read lean; anything else
+    is read as frames and computed by the chosen engine.
     """
-    request = measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
+    request = _request(measures)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
-    if not getattr(request, "extras", ()) and opr_average != "user":
-        from .engines.vectorized import (
-            evaluate_files,  # files + vectorized engine: lean read, no string frames
-        )
-
-        fast = evaluate_files(
-            qrels, run, request, engine=engine, relevance_level=relevance_level, judged_only=judged_only,
-            average_all=average_all, depth=depth,
-        )  # fmt: skip
-        if fast is not None:
-            return fast
-    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
-    run = as_polars(run, RUN_SCHEMA, "run")
-    tag = run_tag(run)
-    if depth is not None:
-        if depth <= 0:
-            raise UsageError("-M/depth must be a positive number of documents")
-        run = trec_order(run).filter(pl.col(RANK) <= depth)
+    _check_depth(depth)
     eng = _choose_engine(engine, request)
-
-    qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
-    run_queries = set(run.get_column(QUERY).unique().to_list())
-    evaluated = run_queries & qrels_queries
-    if not evaluated and not average_all:
-        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
-    if not evaluated and average_all and run.height == 0:
-        raise UsageError("the run is empty")
-
-    sub_run = run.filter(pl.col(QUERY).is_in(list(evaluated)))
-    sub_qrels = qrels.filter(pl.col(QUERY).is_in(list(evaluated)))
-    kwargs = dict(relevance_level=relevance_level, judged_only=judged_only)
+    flags = dict(relevance_level=relevance_level, judged_only=judged_only)
+    paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
+    if paths and eng is ENGINES["vectorized"] and not request.extras and opr_average != "user" and relevance_level >= 1:
+        computed, tag = _compute_files(qrels, run, request, depth=depth, complete=average_all, **flags)
+        return finalize(request, computed, tag, average_all=average_all)
+    f = _read_frames(qrels, run, depth=depth, average_all=average_all)
     if not request.params:  # only extras asked for: no trec_eval measure to compute
         eng = _NoTrecMeasures
-    frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if evaluated else []
+    ev = finalize(request, _compute_frames(f, eng, request, **flags), f.tag, average_all=average_all)
+    _add_recsys(
+        ev, f, request, opr_average=opr_average, level=relevance_level, judged_only=judged_only, train=train,
+        test=test, predictions=predictions, head_share=head_share,
+    )  # fmt: skip
+    return ev
 
-    missing = qrels_queries - run_queries if average_all else set()
-    if missing:
-        # trec_eval -c: each missing query is evaluated on a one-document ranking of a document that is
-        # in no qrels, then num_ret and utility are reset to 0 (trec_eval.c, "bogus_ranking").
-        bogus = pl.DataFrame({QUERY: sorted(missing), DOC: BOGUS_DOC, SCORE: 1.0})
-        bq = qrels.filter(pl.col(QUERY).is_in(list(missing)))
-        fixed = eng.compute(bq, bogus, request, **kwargs)
-        resets = [c for c in fixed.columns if c in ("num_ret", "utility") or base_of(c) == "utility"]
-        fixed = fixed.with_columns([pl.lit(0.0).alias(c) for c in resets])
-        frames.append(fixed)
 
-    per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
-    order = _bytewise_sorted(per_query.get_column(QUERY).to_list())
-    per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
-    num_q = per_query.height
-    summary = summarize(per_query, num_q)
-    notes: list[str] = []
-    extra_columns: list[str] = []
-    if opr_average == "user":
-        from .measures.recsys.opr import summarize_trec_by_user
+def _request(measures) -> MeasureRequest:
+    return measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
 
-        summary = summarize_trec_by_user(per_query, num_q, qrels)
-    if request.extras:
-        from .measures.recsys.registry import evaluate_extras
 
-        res = evaluate_extras(
-            request.extras, qrels=sub_qrels, run=sub_run, queries=order, all_qrels_queries=len(qrels_queries),
-            level=relevance_level, judged_only=judged_only, train=train, test=test, predictions=predictions,
-            opr_average=opr_average, head_share=head_share,
-        )  # fmt: skip
-        extra_columns = [c for c in res.per_query.columns if c != QUERY]
-        if extra_columns:
-            per_query = per_query.with_columns([res.per_query.get_column(c) for c in extra_columns])
-        summary.update(res.summary)
-        notes = res.notes
-
-    rs: dict[str, str] = {}
-    if "relstring" in request.params:
-        p = request.params["relstring"]
-        length = int(float(p.split(",")[0])) if p else 10
-        rs = relstrings(sub_qrels, sub_run, length, judged_only=judged_only)
-        for q in missing:
-            rs[q] = ""
-    ordered_summary = {}
-    if "runid" in request.params:
-        ordered_summary["runid"] = float("nan")
-    ordered_summary.update(summary)
-    return Evaluation(request, per_query, ordered_summary, tag, rs, num_q, notes, extra_columns)
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and depth <= 0:
+        raise UsageError(f"depth must be a positive number of documents, got {depth}")
 
 
 class _NoTrecMeasures:
@@ -253,6 +280,8 @@ class _NoTrecMeasures:
 
 
 def _choose_engine(name: str, request: MeasureRequest):
+    """``auto``: the first registered engine other than the reference that covers the request, else
+    pytrec_eval; a named engine must exist and cover the request."""
     if name == "auto":
         for candidate in ENGINES.values():
             if candidate.name != "pytrec_eval" and candidate.supports(request):
@@ -262,8 +291,13 @@ def _choose_engine(name: str, request: MeasureRequest):
         raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}")
     eng = ENGINES[name]
     if not eng.supports(request):
-        raise UsageError(f"engine {name!r} cannot compute {request.names}")
+        raise UsageError(f"engine {name!r} cannot compute {', '.join(request.engine_specs())}")
     return eng
+
+
+def _rows(ev: Evaluation, per_query: bool) -> pl.DataFrame:
+    """Tidy ``(query, measure, value)`` rows of an evaluation, without the runid row."""
+    return ev.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid")
 
 
 def evaluate(
@@ -315,5 +349,48 @@ def evaluate(
         opr_average=opr_average,
         head_share=head_share,
     )
-    out = ev.tidy(per_query=per_query)
-    return out.filter(pl.col(MEASURE) != "runid")
+    return _rows(ev, per_query)
+
+
+def evaluate_matrix(
+    qrels,
+    scores,
+    user_ids,
+    item_ids,
+    *,
+    exclude=None,
+    measures=None,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    average_all: bool = False,
+    depth: int | None = None,
+    per_query: bool = True,
+    tag: str = "trecrs",
+) -> pl.DataFrame:
+    """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
+
+    ``scores[u, i]`` is the score of item ``item_ids[i]`` for user ``user_ids[u]`` (numpy, float32 or
+    float64); ``exclude`` (same shape, bool) marks the pairs that are not candidates — for AllItems
+    (Bellogín, Castells & Cantador 2011) the user's training items (L_u = I \\ Tr_u). The result is
+    exactly what writing the run ``user Q0 item rank score tag`` (one line per candidate pair) and scoring
+    it with ``trecrs eval`` / :func:`trecrs.evaluate` gives: same ranking rule (score as a C float, ties
+    by item id descending bytewise), same trec_eval measures and flags (``relevance_level`` = ``-l``,
+    ``judged_only`` = ``-J``, ``average_all`` = ``-c``, ``depth`` = ``-M``). Tidy rows as
+    :func:`trecrs.evaluate` returns them: ``(query, measure, value)``, per query then ``all``.
+
+    A 6,040 x 3,706 matrix needs a few hundred MB and no string is created per pair
+    (:mod:`trecrs.engines.vectorized.matrix`). Only measures of the vectorized engine are available here
+    (everything in ``all_trec``).
+    """
+    request = _request(measures)
+    if request.extras or not vectorized.supports(request):
+        raise UsageError(f"evaluate_matrix computes the vectorized engine's measures only; got {measures!r}")
+    if relevance_level < 1:
+        raise UsageError(f"relevance_level must be at least 1, got {relevance_level}")
+    _check_depth(depth)
+    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
+    enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
+    computed = vectorized.compute_encoded(
+        enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=average_all
+    )
+    return _rows(finalize(request, computed, tag, average_all=average_all), per_query)

@@ -1,31 +1,126 @@
-"""trec_eval's document order, written once for every part of trecrs that ranks documents.
+"""trec_eval's document and query order, written once for every part of trecrs that ranks documents.
 
 Rule (trec_eval ``form_res_rels.c``, ``comp_sim_docno``): per query, documents sorted by score
-descending, the score compared as a C ``float`` (IEEE float32); ties broken by document id descending,
-compared bytewise (``strcmp``). The rank column of a run file is never trusted.
+descending, the score compared as a C ``float`` (IEEE float32, so 1.0 and 1.000000001 tie, and -0.0
+equals 0.0); ties broken by document id descending, compared bytewise (``strcmp``). The rank column of a
+run file is never trusted. Queries are evaluated, printed and averaged in bytewise qid order
+(``trec_eval.c`` sorts the query ids with ``strcmp``).
+
+The score comparison is one key, :func:`descending_key`; :func:`trec_order` applies the rule to a polars
+frame of string ids, :func:`order_rows` to integer-coded rows (ids replaced by their rank in a bytewise
+sorted vocabulary, so comparing codes compares ids).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from .schema import DOC, QUERY, RANK, SCORE
+
+ROWS_PER_PASS = 1 << 22  # rows handled at once by passes over a whole run (bounds their temporaries)
+_KEY = "__trec_score_key"
+
+
+def bytewise_sorted(values) -> list[str]:
+    """Query ids in trec_eval's order: ascending, compared bytewise (``strcmp`` on UTF-8)."""
+    return sorted(values, key=lambda s: s.encode("utf-8"))
+
+
+def c_floats(scores: pl.Series) -> np.ndarray:
+    """Scores as C ``float``s (float32), -0.0 made 0.0 (they compare equal in C, so the doc id decides).
+
+    Converted chunk by chunk, so no float64 copy of a long column is made.
+    """
+    out = np.empty(scores.len(), dtype=np.float32)
+    at = 0
+    for chunk in scores.get_chunks():
+        v = chunk.cast(pl.Float32).to_numpy()
+        out[at : at + v.size] = v
+        at += v.size
+    out[out == 0] = 0.0
+    return out
+
+
+def descending_key(s32: np.ndarray) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of float32 scores as C compares them.
+
+    IEEE bits made monotonic (sign bit flipped for positives, all bits for negatives), then inverted;
+    -0.0 and 0.0 get one key.
+    """
+    s = np.where(s32 == 0, np.float32(0.0), s32).astype(np.float32)
+    b = s.view(np.uint32)
+    asc = np.where(b & np.uint32(0x80000000), ~b, b | np.uint32(0x80000000))
+    return ~asc
+
+
+def score_doc_key(s32: np.ndarray, dcode: np.ndarray, dbits: int) -> np.ndarray:
+    """uint64 keys ordering rows by score descending, then doc code descending (codes below ``2**dbits``)."""
+    dmax = np.uint64((1 << dbits) - 1)
+    key = descending_key(s32).astype(np.uint64) << np.uint64(dbits)
+    key |= dmax - dcode.astype(np.uint64)
+    return key
 
 
 def trec_order(run: pl.DataFrame, *, rank: bool = True) -> pl.DataFrame:
     """Order a run the way trec_eval 9.x ranks it, and (optionally) renumber the rank column.
 
-    Rule (``form_res_rels.c``): per query, documents sorted by score descending, the score compared as a
-    C ``float`` (IEEE float32, so 1.0 and 1.000000001 tie); ties broken by document id descending,
-    compared bytewise (``strcmp``), so ``"9"`` ranks above ``"10"``. The rank column of the input is
-    ignored. Queries come out in bytewise ascending order, the order trec_eval evaluates them in.
+    Per query, score (as a C ``float``) descending, then document id descending bytewise, so ``"9"``
+    ranks above ``"10"``; the rank column of the input is ignored. Queries come out in ascending order
+    (bytewise for string ids), the order trec_eval evaluates them in.
 
     Returns a new DataFrame; ``rank`` (1-based, per query) is rewritten when ``rank=True``.
     """
-    score32 = pl.col(SCORE).cast(pl.Float32)
-    # -0.0 and 0.0 compare equal in C; make them one key so the doc id decides, as in trec_eval.
-    score32 = pl.when(score32 == 0).then(pl.lit(0.0, dtype=pl.Float32)).otherwise(score32)
-    out = run.sort([pl.col(QUERY), score32, pl.col(DOC)], descending=[False, True, True])
+    key = pl.Series(_KEY, descending_key(run.get_column(SCORE).cast(pl.Float32).to_numpy()))
+    out = run.with_columns(key).sort([QUERY, _KEY, DOC], descending=[False, False, True]).drop(_KEY)
     if rank:
         out = out.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK))
     return out
+
+
+def query_blocks(qcode: np.ndarray) -> np.ndarray:
+    """Start row of each run of equal query codes."""
+    change = np.empty(qcode.size, dtype=bool)
+    change[:1] = True
+    np.not_equal(qcode[1:], qcode[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
+def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> bool:
+    """True when each query's rows are contiguous and in trec_eval order (checked in linear time)."""
+    n = qcode.size
+    bstart = query_blocks(qcode)
+    if np.unique(qcode[bstart]).size != bstart.size:
+        return False
+    same = np.ones(n - 1, dtype=bool)
+    same[bstart[1:] - 1] = False
+    for a in range(0, n - 1, ROWS_PER_PASS):  # in slices: temporaries stay small
+        b = min(n - 1, a + ROWS_PER_PASS)
+        sp, sn = s32[a:b], s32[a + 1 : b + 1]
+        bad = (sn > sp) | ((sn == sp) & (dcode[a + 1 : b + 1] >= dcode[a:b]))
+        if (same[a:b] & bad).any():
+            return False
+    return True
+
+
+def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
+    """Row permutation putting each query's rows together in trec_eval order (score desc, doc id desc).
+
+    ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies; ``s32`` are C floats
+    (:func:`c_floats`). Returns None when nothing has to move: each query's rows contiguous (in any
+    query order), scores non-increasing and equal scores with decreasing doc ids — the runs recommenders
+    and ``trecrs run`` write. Otherwise a sort by (query, score, doc).
+    """
+    if qcode.size == 0 or _already_ordered(qcode, s32, dcode):
+        return None
+    qbits = int(qcode.max()).bit_length()
+    dbits = int(dcode.max()).bit_length()
+    if qbits + 32 + dbits <= 64:
+        # one 64-bit key per line (query, score descending, doc descending): a single integer sort
+        key = score_doc_key(s32, dcode, dbits)
+        key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)
+        return pl.Series(key).arg_sort().to_numpy()
+    frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
+    return frame.select(
+        pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)
+    ).to_series().to_numpy()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
-from ..engines.base import ENGINES
+from ..engines import ENGINES
 from ..errors import UsageError
 from ..evaluate import evaluate_full
 from ..measures.recsys.registry import listing as extras_listing
@@ -69,6 +70,23 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+# The library names its own arguments (relevance_level=, depth=); the command line speaks of its flags.
+_CLI_WORDING = (
+    (re.compile(r"^relevance_level (\S+) is not supported: it must be 1 or more$"),
+     r"relevance level \1 is not supported: use -l 1 or more"),
+    (re.compile(r"^depth must be a positive number of documents, got (\S+)$"),
+     r"-M must be a positive number of documents, got \1"),
+)  # fmt: skip
+
+
+def _in_cli_words(exc: UsageError) -> UsageError:
+    """``exc`` reworded with the command's flags when it names a library argument, else ``exc`` itself."""
+    for pattern, wording in _CLI_WORDING:
+        if pattern.match(str(exc)):
+            return UsageError(pattern.sub(wording, str(exc)))
+    return exc
+
+
 def _list_measures() -> str:
     lines = ["trec_eval measures (table order):"]
     for m in TREC_MEASURES:
@@ -92,20 +110,7 @@ def run(args) -> int:
         raise UsageError("--format parquet needs -o FILE")
     evaluations = {}
     for path in args.runs:
-        evaluations[path] = evaluate_full(
-            args.qrels,
-            path,
-            args.measures,
-            relevance_level=args.level,
-            judged_only=args.judged_only,
-            average_all=args.average_all,
-            depth=args.depth,
-            engine=args.engine,
-            train=args.train,
-            test=args.test,
-            predictions=args.predictions,
-            opr_average=args.opr_average,
-        )
+        evaluations[path] = _evaluate(args, path)
         for message in evaluations[path].notes:
             note(f"{path}: {message}" if len(args.runs) > 1 else message)
     if fmt == "trec":
@@ -125,6 +130,17 @@ def run(args) -> int:
         write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
         return 0
     return _emit_text(args, render(table, fmt))
+
+
+def _evaluate(args, path):
+    try:
+        return evaluate_full(
+            args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
+            average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
+            test=args.test, predictions=args.predictions, opr_average=args.opr_average,
+        )  # fmt: skip
+    except UsageError as exc:
+        raise _in_cli_words(exc) from None
 
 
 def _inputs(args) -> dict:

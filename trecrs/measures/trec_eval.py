@@ -1,21 +1,16 @@
 """The trec_eval 9.x measure table: names, order, parameters, printing and averaging rules.
 
-This module says *what* is measured (the trec_eval definitions and their presentation); engines
-(:mod:`trecrs.scoring.engines`) say *how* it is computed. The table order is trec_eval's ``measures.c``
-order, which is the order trec_eval prints in, whatever order ``-m`` gave.
-
-Request syntax, as trec_eval's ``-m``: ``name`` or ``name.params`` (``P.5,10``, ``ndcg_cut.50``,
-``iprec_at_recall.0.5``); the nicknames ``official``, ``set`` and ``all_trec``; also the underscore form
-``P_10``. trecrs also accepts ir_measures-style names (``P@10``, ``nDCG@50``, ``R@50``, ``AP``, ``RR``,
-``Success@10``), translated to the trec_eval measure that computes the same number.
+Pure data: this module says *what* is measured (the trec_eval definitions and their presentation, from
+``measures.c`` and the ``m_*.c`` files); :mod:`trecrs.measures.request` turns ``-m`` arguments into a
+request over this table, and engines (:mod:`trecrs.engines`) say *how* it is computed. The table order is
+trec_eval's ``measures.c`` order, which is the order trec_eval prints in, whatever order ``-m`` gave.
+:data:`IR_ALIASES` maps ir_measures-style names (``P@10``, ``nDCG@50``, ``AP``, ``RR``) to the trec_eval
+measure that computes the same number.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
-from ..errors import UsageError
+from dataclasses import dataclass
 
 # How a measure's per-query values become the summary value.
 MEAN = "mean"  # arithmetic mean over queries (te_calc_avg_meas_s / _a_cut)
@@ -138,173 +133,8 @@ IR_ALIASES: dict[str, str] = {
     "setr": "set_recall",
     "setf": "set_F",
 }
-_BARE = {"ndcg": "ndcg", "ap": "map", "map": "map"}
-
-
-@dataclass
-class MeasureRequest:
-    """The measures asked for: trec_eval base name -> parameter string (``None`` = defaults)."""
-
-    params: dict[str, str | None] = field(default_factory=dict)
-    extras: tuple[str, ...] = ()  # recommender-specific measures (trecrs.scoring.extras), as requested
-
-    @property
-    def names(self) -> list[str]:
-        """Requested base names in trec_eval table order."""
-        return sorted(self.params, key=ORDER.__getitem__)
-
-    def engine_specs(self) -> list[str]:
-        """The ``name[.params]`` strings trec_eval's ``-m`` takes, one per base measure."""
-        return [n if self.params[n] is None else f"{n}.{self.params[n]}" for n in self.names]
-
-    def output_names(self, base: str) -> list[str]:
-        """The value names trec_eval prints for ``base`` (``P_5``, ``iprec_at_recall_0.10``, ...)."""
-        m = BY_NAME[base]
-        p = self.params[base]
-        if m.params == LONG_CUTOFFS:
-            vals = m.defaults if p is None else _long_cutoffs(base, p)
-            return [f"{base}_{v}" for v in vals]
-        if m.params == DOUBLE_CUTOFFS:
-            if p is None:
-                return [f"{base}_{v:3.2f}" for v in m.defaults] if m.defaults else [base]
-            return [f"{base}_{v:3.2f}" for v in _double_cutoffs(base, p)]
-        if m.params in (DOUBLE_PARAMS, PAIR_PARAMS) and p is not None:
-            return [f"{base}_{p}"]
-        return [base]
-
-
-def _long_cutoffs(base: str, p: str) -> list[int]:
-    try:
-        vals = sorted(int(x) for x in p.split(","))
-    except ValueError:
-        raise UsageError(f"measure {base}.{p}: cutoffs must be integers") from None
-    if vals[0] <= 0:
-        raise UsageError(f"measure {base}.{p}: cutoffs must be positive")
-    if len(set(vals)) != len(vals):
-        raise UsageError(f"measure {base}.{p}: duplicate cutoffs")
-    return vals
-
-
-def _double_cutoffs(base: str, p: str) -> list[float]:
-    try:
-        vals = sorted(float(x) for x in p.split(","))
-    except ValueError:
-        raise UsageError(f"measure {base}.{p}: parameters must be numbers") from None
-    if len(set(vals)) != len(vals):
-        raise UsageError(f"measure {base}.{p}: duplicate cutoffs")
-    return vals
-
-
-_IR_RE = re.compile(r"^(?P<name>[A-Za-z_-]+?)(?:@(?P<k>[0-9]+(?:\.[0-9]+)?))?$")
-
-
-def _ir_style(spec: str) -> tuple[str, str | None] | None:
-    m = _IR_RE.match(spec)
-    if not m:
-        return None
-    name, k = m.group("name").lower(), m.group("k")
-    if k is None and name in _BARE:
-        return _BARE[name], None
-    if name not in IR_ALIASES:
-        return None
-    base = IR_ALIASES[name]
-    if k is None and BY_NAME[base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
-        return None  # e.g. "P" alone is trec_eval's P with default cutoffs; handled by the caller
-    return base, k
-
-
-def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRequest:
-    """Turn ``-m`` arguments into a :class:`MeasureRequest`, following trec_eval's rules.
-
-    trec_eval keeps the *first* parameter list given for a measure (``-m P.5 -m P.10`` gives P_5 only);
-    ir_measures-style names accumulate (``P@5 P@10`` gives P_5 and P_10). No request means ``official``.
-    """
-    if specs is None or specs == [] or specs == ():
-        specs = ["official"]
-    if isinstance(specs, str):
-        specs = [specs]
-    trec_params: dict[str, str | None] = {}
-    ir_params: dict[str, list[str]] = {}
-    extras: list[str] = []
-    for raw in specs:
-        spec = raw.strip()
-        if not spec:
-            raise UsageError("empty measure name")
-        if spec in NICKNAMES:
-            for n in NICKNAMES[spec]:
-                trec_params.setdefault(n, None)
-            continue
-        base, _, p = spec.partition(".")
-        if base in BY_NAME:
-            if "." in spec and not p:
-                raise UsageError(f"measure {spec!r}: empty parameter list")
-            if base not in trec_params or trec_params[base] is None:
-                if p:
-                    _validate(base, p)
-                    trec_params[base] = p
-                else:
-                    trec_params.setdefault(base, None)
-            continue
-        under = _underscore_form(spec)
-        if under is not None:
-            ir_params.setdefault(under[0], []).append(under[1])
-            continue
-        ir = _ir_style(spec)
-        if ir is not None:
-            b, k = ir
-            if k is None:
-                trec_params.setdefault(b, None)
-            else:
-                ir_params.setdefault(b, []).append(k)
-            continue
-        from .recsys.registry import parse_spec  # recommender-specific measures: names trec_eval lacks
-
-        if parse_spec(spec) is not None:
-            extras.append(spec)
-            continue
-        raise UsageError(f"unknown measure {raw!r} (see 'trecrs eval --list-measures')")
-    for base, ks in ir_params.items():
-        if base in trec_params:  # merge with P.5,10 or with the defaults of a bare P
-            prior = trec_params[base]
-            pieces = prior.split(",") if prior is not None else [str(d) for d in BY_NAME[base].defaults]
-        else:
-            pieces = []
-        seen = {float(x) for x in pieces}
-        for k in ks:
-            if float(k) not in seen:
-                pieces.append(k)
-                seen.add(float(k))
-        joined = ",".join(pieces)
-        _validate(base, joined)
-        trec_params[base] = joined
-    return MeasureRequest(trec_params, tuple(extras))
-
-
-def _underscore_form(spec: str) -> tuple[str, str] | None:
-    """``P_10`` / ``ndcg_cut_50`` / ``iprec_at_recall_0.10`` -> (base, param)."""
-    m = re.match(r"^(?P<base>.+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$", spec)
-    if not m or m.group("base") not in BY_NAME:
-        return None
-    if BY_NAME[m.group("base")].params not in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
-        return None
-    return m.group("base"), m.group("k")
-
-
-def _validate(base: str, p: str) -> None:
-    kind = BY_NAME[base].params
-    if kind == NO_PARAMS:
-        raise UsageError(f"measure {base} takes no parameters (got {base}.{p})")
-    if kind == LONG_CUTOFFS:
-        _long_cutoffs(base, p)
-    elif kind == DOUBLE_CUTOFFS:
-        _double_cutoffs(base, p)
-    elif kind == DOUBLE_PARAMS:
-        try:
-            [float(x) for x in p.split(",")]
-        except ValueError:
-            raise UsageError(f"measure {base}.{p}: parameters must be numbers") from None
-    elif kind == PAIR_PARAMS and not re.match(r"^[^=,]+=[^=,]+(,[^=,]+=[^=,]+)*$", p):
-        raise UsageError(f"measure {base}.{p}: parameters must be rel=gain pairs")
+# bare ir_measures names (no @k) that stand for a whole-ranking trec_eval measure
+IR_BARE: dict[str, str] = {"ndcg": "ndcg", "ap": "map", "map": "map"}
 
 
 def format_value(measure: str, value: float) -> str:
@@ -313,6 +143,13 @@ def format_value(measure: str, value: float) -> str:
     if base is not None and BY_NAME[base].integer:
         return "%d" % int(value)
     return "%6.4f" % value
+
+
+def printed_per_query(output_name: str) -> bool:
+    """Whether trec_eval prints ``output_name`` for each query with ``-q`` (not runid, num_q, gm_*);
+    names outside the table (recommender measures) are printed per query."""
+    base = base_of(output_name)
+    return base is None or BY_NAME[base].per_query
 
 
 def base_of(output_name: str) -> str | None:

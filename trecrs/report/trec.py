@@ -11,8 +11,9 @@ import json
 
 import polars as pl
 
-from ..evaluate import Evaluation, _printed_per_query
-from ..measures.trec_eval import format_value
+from ..errors import UsageError
+from ..evaluate import Evaluation
+from ..measures.trec_eval import ORDER, base_of, format_value, printed_per_query
 from ..schema import ALL, MEASURE, QUERY, RUN, VALUE
 
 FORMATS = ("trec", "tsv", "csv", "json", "parquet")
@@ -28,7 +29,7 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
     cols = ev.columns()
     has_rel = "relstring" in ev.request.params
     if per_query:
-        q_cols = [c for c in cols if _printed_per_query(c)]
+        q_cols = [c for c in cols if printed_per_query(c)]
         # relstring sits in the table between P and recall
         rel_pos = _relstring_position(q_cols, set(ev.extra_columns)) if has_rel else None
         queries = ev.per_query.get_column(QUERY).to_list()
@@ -51,8 +52,6 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
 
 
 def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> int:
-    from ..measures.trec_eval import ORDER, base_of
-
     rel_order = ORDER["relstring"]
     for j, c in enumerate(q_cols):
         b = base_of(c)
@@ -78,4 +77,4 @@ def render(table: pl.DataFrame, fmt: str) -> str:
         return table.write_csv()
     if fmt == "json":
         return json.dumps(table.to_dicts(), indent=1, allow_nan=False) + "\n"
-    raise ValueError(f"no text rendering for {fmt!r}")
+    raise UsageError(f"no text rendering for format {fmt!r}; choose from tsv, csv, json")

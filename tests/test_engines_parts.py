@@ -1,0 +1,83 @@
+"""The pieces the engines share: trec_eval's order keys (ordering.py), the -m request, finalize()."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import trecrs
+from trecrs.engines import Computed
+from trecrs.errors import UsageError
+from trecrs.evaluate import finalize
+from trecrs.measures.request import parse_measures
+from trecrs.ordering import bytewise_sorted, descending_key, order_rows, trec_order
+
+
+def test_descending_key_is_c_float_order():
+    s = np.array([3.0, -0.0, 0.0, 1.0, 1.0000000001, -2.5, np.inf, -np.inf, 1e-30], dtype=np.float64)
+    s32 = s.astype(np.float32)
+    key = descending_key(s32)
+    # ascending keys = descending floats; -0.0 and 0.0 one key, 1.0 and 1.0000000001 one key (as C floats)
+    assert [float(s32[i]) for i in np.argsort(key, kind="stable")] == sorted(s32.tolist(), reverse=True)
+    assert key[1] == key[2] and key[3] == key[4]
+
+
+def test_trec_order_and_order_rows_agree():
+    rng = np.random.default_rng(3)
+    n = 400
+    docs = [str(d) for d in rng.permutation(n)]
+    queries = [str(q) for q in rng.integers(0, 12, n)]
+    scores = rng.choice([0.0, -0.0, 0.5, 1.0, 1.0000000001, 2.0], n)
+    run = pl.DataFrame({"query": queries, "doc": docs, "score": scores})
+    expected = trec_order(run, rank=False).select("query", "doc").rows()
+    qv, dv = sorted(set(queries), key=str.encode), sorted(set(docs), key=str.encode)
+    qcode = np.array([qv.index(q) for q in queries])
+    dcode = np.array([dv.index(d) for d in docs])
+    perm = order_rows(qcode, scores.astype(np.float32), dcode)
+    assert [(queries[i], docs[i]) for i in perm] == expected
+    assert order_rows(qcode[perm], scores.astype(np.float32)[perm], dcode[perm]) is None  # already ordered
+
+
+def test_bytewise_query_order():
+    assert bytewise_sorted(["9", "10", "é", "Q", "a"]) == ["10", "9", "Q", "a", "é"]
+
+
+def test_relstring_length():
+    assert parse_measures(["P.5"]).relstring_length() is None
+    assert parse_measures(["relstring"]).relstring_length() == 10
+    assert parse_measures(["relstring.3"]).relstring_length() == 3
+
+
+def test_parse_measures_stays_public():
+    assert trecrs.parse_measures is parse_measures
+    req = parse_measures(["P@5", "P.10", "P@20", "auc"])
+    # trec_eval's form first (P.10), then the @k cutoffs in the order given
+    assert req.params["P"] == "10,5,20" and req.extras == ("auc",)
+
+
+def test_finalize_orders_resets_and_summarizes():
+    request = parse_measures(["runid", "num_ret", "P.1", "relstring"])
+    per_query = pl.DataFrame({"query": ["b", "10", "9"], "num_ret": [3.0, 1.0, 2.0], "P_1": [1.0, 0.0, 0.5]})
+    ev = finalize(request, Computed(per_query, ["10"], {"b": "1-", "9": "0"}), "tag")
+    assert ev.per_query.get_column("query").to_list() == ["10", "9", "b"]
+    assert ev.per_query.get_column("num_ret").to_list() == [0.0, 2.0, 3.0]  # stand-in: num_ret reset
+    assert list(ev.summary) == ["runid", "num_ret", "P_1"]
+    assert ev.summary["num_ret"] == 5.0 and ev.summary["P_1"] == 0.5
+    assert ev.relstrings == {"b": "1-", "9": "0", "10": ""}
+    assert ev.runid == "tag" and ev.num_q == 3
+
+
+def test_finalize_refuses_an_evaluation_without_queries():
+    request = parse_measures(["P.1"])
+    stand_ins_only = Computed(pl.DataFrame({"query": ["q"], "P_1": [0.0]}), ["q"])
+    with pytest.raises(UsageError, match="no queries"):
+        finalize(request, stand_ins_only, "t")
+    assert finalize(request, stand_ins_only, "t", average_all=True).num_q == 1
+
+
+def test_depth_message_names_the_argument():
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "rel": [1]})
+    run = pl.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
+    with pytest.raises(UsageError, match=r"^depth must be a positive number of documents, got 0$"):
+        trecrs.evaluate(qrels, run, ["P.1"], depth=0)

@@ -1,0 +1,85 @@
+"""The reference engine: trec_eval 9.x's own C code, through the extension of pytrec-eval-terrier
+(Van Gysel & de Rijke, SIGIR 2018)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import polars as pl
+
+from ..errors import UsageError
+from ..measures.request import MeasureRequest
+from ..measures.trec_eval import BY_NAME
+from ..ordering import bytewise_sorted
+from ..schema import DOC, QUERY, REL, SCORE
+from .base import Engine, register_engine
+
+
+def nested_dict(df: pl.DataFrame, value: str, cast: Callable = float) -> dict[str, dict[str, object]]:
+    """``{query: {doc: value}}`` from a long frame, built group by group (no per-row Python work)."""
+    if df.height == 0:
+        return {}
+    df = df.sort(QUERY, maintain_order=True)
+    queries = df.get_column(QUERY)
+    # boundaries of each query's block
+    change = np.flatnonzero(queries.ne_missing(queries.shift(1)).fill_null(True).to_numpy())
+    ends = np.append(change[1:], df.height)
+    docs = df.get_column(DOC).to_list()
+    vals = df.get_column(value).to_list() if cast is None else [cast(v) for v in df.get_column(value).to_list()]
+    qids = queries.gather(change).to_list()
+    return {q: dict(zip(docs[a:b], vals[a:b], strict=True)) for q, a, b in zip(qids, change, ends, strict=True)}
+
+
+def compute(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+) -> pl.DataFrame:
+    """Compute with pytrec_eval (trec_eval 9.x C code), calling its extension directly.
+
+    The extension is called without pytrec_eval's Python wrapper because the wrapper re-sorts parameter
+    lists as strings (``utility.1,-1,0,0`` would be scrambled); here each measure gets exactly the
+    ``name.params`` string trec_eval's ``-m`` would.
+    """
+    from pytrec_eval_ext import RelevanceEvaluator  # the C extension of pytrec-eval-terrier
+
+    if int(relevance_level) < 1:
+        # trec_eval accepts -l0 (every judged document relevant); its pytrec_eval wrapper refuses it
+        raise UsageError(f"relevance_level {relevance_level} is not supported: it must be 1 or more")
+
+    specs = [s for s in request.engine_specs() if s.split(".")[0] != "relstring"]
+    if not specs or run.height == 0:
+        return pl.DataFrame({QUERY: run.get_column(QUERY).unique().sort()})
+    qrels_d = nested_dict(qrels, REL, int)
+    run_d = nested_dict(run, SCORE, float)
+    evaluator = RelevanceEvaluator(
+        qrels_d, set(specs), relevance_level=int(relevance_level), judged_docs_only_flag=int(bool(judged_only))
+    )
+    results = evaluator.evaluate(run_d)
+    queries = bytewise_sorted(results)
+    if not queries:
+        return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+    names = [n for n in results[queries[0]] if n not in ("runid", "relstring")]
+    data = {QUERY: queries}
+    for n in names:
+        data[n] = np.fromiter((results[q][n] for q in queries), dtype=np.float64, count=len(queries))
+    return pl.DataFrame(data)
+
+
+def supports(request: MeasureRequest) -> bool:
+    """Every trec_eval measure, with any parameters trec_eval accepts."""
+    return all(n in BY_NAME for n in request.names)
+
+
+ENGINE = register_engine(
+    Engine(
+        name="pytrec_eval",
+        compute=compute,
+        supports=supports,
+        description="trec_eval 9.x's own C code via pytrec-eval-terrier (the reference)",
+    )
+)

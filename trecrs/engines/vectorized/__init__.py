@@ -1,0 +1,88 @@
+"""The vectorized engine: trec_eval 9.x measures computed with numpy/polars, to the last bit.
+
+* :mod:`.rank`: qrels and run encoded as integers and ranked as trec_eval's ``form_res_rels.c`` does
+  (:class:`~.rank.Ranked`), relstrings;
+* :mod:`.measures`: the ``m_*.c`` measures over a :class:`~.rank.Ranked` and their registry;
+* :mod:`.matrix`: a users x items score matrix encoded as the run it stands for;
+* :mod:`.cmath`: the C arithmetic (libm ``log2``/``log``, sequential sums) the last bit depends on.
+
+Agreement with pytrec_eval on every query and measure is a property test (``tests/test_engine_agreement.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ...measures.request import MeasureRequest
+from ...schema import QUERY
+from ..base import Computed, Engine, register_engine
+from ..pytrec_eval import ENGINE as PYTREC_EVAL
+from .matrix import encode_matrix
+from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
+from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
+
+__all__ = [
+    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "compute",
+    "compute_encoded", "compute_ranked", "encode", "encode_matrix", "rank", "rank_encoded", "relstrings",
+    "supports",
+]  # fmt: skip
+
+
+def compute(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+) -> pl.DataFrame:
+    """Engine entry point (see :class:`trecrs.engines.base.Engine`): one row per query in both run and qrels.
+
+    A relevance level below 1 goes to the pytrec_eval engine, which refuses it as pytrec_eval does.
+    """
+    if relevance_level < 1:
+        return PYTREC_EVAL.compute(qrels, run, request, relevance_level=relevance_level, judged_only=judged_only)
+    bases = [b for b in request.names if b not in HANDLED_ELSEWHERE]
+    if not bases or run.height == 0:
+        q = run.get_column(QUERY)
+        return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
+    r = rank(qrels, run, relevance_level=relevance_level, judged_only=judged_only)
+    if r.S == 0:
+        return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+    return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
+
+
+def compute_encoded(
+    enc: Encoded,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    check_duplicates: bool = False,
+) -> Computed:
+    """Everything for an encoded qrels/run pair at once: ``-M`` (``depth``), ``-J``, ``-c`` (``complete``:
+    stand-in rankings for qrels queries missing from the run) and the relstrings when requested.
+
+    The run arrays of ``enc`` are released as they are used, so a 22-million-line run needs a few hundred
+    MB. Raises :class:`~.rank.DuplicateEntry` (with ``check_duplicates``) for a repeated (query, doc).
+    """
+    r = rank_encoded(
+        enc, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete,
+        check_duplicates=check_duplicates,
+    )  # fmt: skip
+    stand_in = [r.queries[s] for s in np.flatnonzero(r.bogus)] if r.bogus is not None else []
+    length = request.relstring_length()
+    return Computed(compute_ranked(r, request), stand_in, {} if length is None else relstrings(r, length))
+
+
+ENGINE = register_engine(
+    Engine(
+        name="vectorized",
+        compute=compute,
+        supports=supports,
+        description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
+    )
+)

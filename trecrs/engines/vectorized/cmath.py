@@ -1,0 +1,91 @@
+"""C arithmetic for the vectorized engine: libm's ``log2``/``log``, IEEE division, sequential sums.
+
+trec_eval accumulates in double precision, one value after the other, with the C library's ``log2`` and
+``log``; these helpers do the same over many queries at once so that the last bit agrees.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_LOG2 = np.zeros(2, dtype=np.float64)
+
+
+def c_log2(ints: np.ndarray) -> np.ndarray:
+    """C ``log2`` of non-negative integers, from a table filled with :func:`math.log2` (libm's ``log2``).
+
+    numpy's vectorised ``log2`` may use its own SIMD routines; trec_eval uses the C library's, and the last
+    bit matters for byte-identical output.
+    """
+    global _LOG2
+    if ints.size == 0:
+        return np.zeros(0, dtype=np.float64)
+    top = int(ints.max())
+    if top >= _LOG2.size:
+        size = max(top + 1, 2 * _LOG2.size, 4096)
+        _LOG2 = np.fromiter((math.log2(i) if i > 0 else -math.inf for i in range(size)), np.float64, size)
+    return _LOG2[ints]
+
+
+def c_log(values: np.ndarray) -> np.ndarray:
+    """C ``log`` elementwise (via :func:`math.log`), for gm_map / gm_bpref."""
+    return np.fromiter(map(math.log, values.tolist()), np.float64, values.size)
+
+
+def c_div(a, b) -> np.ndarray:
+    """IEEE division as C does it (x/0 -> inf, 0/0 -> nan), without numpy warnings."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+
+
+# --------------------------------------------------------------------------------------------- segments
+
+
+def segmented(values: np.ndarray, starts: np.ndarray, lens: np.ndarray, how: str) -> np.ndarray:
+    """Per-segment running ``sum`` (strictly left to right, as a C loop adds) or reverse running ``max``.
+
+    ``values`` holds consecutive segments (segment ``s`` = ``values[starts[s] : starts[s] + lens[s]]``).
+    Segments are grouped by length (powers of two) and laid out as rows of a padded 2-D array, so that
+    ``np.cumsum(axis=1)`` — a sequential accumulation, unlike numpy's pairwise ``sum`` — works on many
+    segments at once; the result is bitwise what a per-segment C loop gives.
+    """
+    out = np.empty(values.shape, dtype=np.float64)
+    if values.size == 0:
+        return out
+    lens = np.asarray(lens, dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.int64)
+    nz = np.flatnonzero(lens > 0)
+    if nz.size == 0:
+        return out
+    width = lens[nz]
+    # fast layout: equal-length segments covering the array end to end
+    if (width == width[0]).all() and width[0] * nz.size == values.size and (
+        starts[nz] == np.arange(nz.size, dtype=np.int64) * width[0]
+    ).all():
+        m = values.astype(np.float64, copy=True).reshape(nz.size, int(width[0]))
+        return _accumulate(m, how).reshape(-1)
+    bucket = np.zeros(nz.size, dtype=np.int64)
+    bucket[width > 1] = np.ceil(np.log2(width[width > 1])).astype(np.int64)
+    for b in np.unique(bucket):
+        segs = nz[bucket == b]
+        L = lens[segs]
+        W = int(L.max())
+        total = int(L.sum())
+        rows = np.repeat(np.arange(segs.size), L)
+        cols = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(L) - L, L)
+        src = np.repeat(starts[segs], L) + cols
+        m = np.full((segs.size, W), 0.0 if how == "sum" else -np.inf)
+        m[rows, cols] = values[src]
+        out[src] = _accumulate(m, how)[rows, cols]
+    return out
+
+
+def _accumulate(m: np.ndarray, how: str) -> np.ndarray:
+    if how == "sum":
+        return np.cumsum(m, axis=1)
+    if how == "revmax":
+        return np.maximum.accumulate(m[:, ::-1], axis=1)[:, ::-1]
+    raise AssertionError(f"unknown accumulation {how!r}")
+

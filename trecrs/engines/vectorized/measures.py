@@ -1,0 +1,455 @@
+"""trec_eval's measures over a :class:`~.rank.Ranked`, for all queries at once, to the last bit.
+
+Each ``m_<name>`` mirrors trec_eval's ``m_<name>.c`` and returns one array per output value (one per
+cutoff for the cutoff measures). Every floating-point value is computed with the operations trec_eval
+performs, in the same order (sums accumulated sequentially per query, ``log2``/``log`` from the C library,
+:mod:`.cmath`), so the per-query values are bitwise equal to pytrec_eval's. Comments give the C
+expression where the order of the floating-point operations matters.
+
+Measures covered (the whole of ``all_trec`` and ``official``): see :data:`VECTOR_MEASURES`.
+Gain-parameterised variants (``ndcg.1=3,...``, ``G.…``), ``11pt_avg`` with explicit recall points and
+malformed parameters are not claimed (:func:`supports` says no).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from ...measures.request import MeasureRequest, double_cutoffs, long_cutoffs
+from ...measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS
+from ...schema import QUERY
+from .cmath import c_div, c_log, c_log2, segmented
+from .rank import UNJUDGED, Ranked, Sparse
+
+MIN_GEO_MEAN = 0.00001  # trec_eval.h
+INFAP_EPSILON = 0.00001  # trec_eval.h
+
+
+def _f(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _ap_prefix(r: Ranked) -> np.ndarray:
+    """Running sum of rel_so_far / rank over the relevant rows (m_map.c), per query, sequential."""
+    if "ap" not in r._cache:
+        sp = r.relrows
+        r._cache["prec_at_rel"] = c_div(sp.rank, sp.pos + 1)  # (double) rel_so_far / (double) (i + 1)
+        r._cache["ap"] = segmented(r._cache["prec_at_rel"], sp.starts, sp.lens, "sum")
+    return r._cache["ap"]
+
+
+def _ap_sum_upto(r: Ranked, m: np.ndarray) -> np.ndarray:
+    """AP numerator after the first ``m`` relevant rows of each query."""
+    pref = _ap_prefix(r)
+    sp = r.relrows
+    out = np.zeros(r.S, dtype=np.float64)
+    has = m > 0
+    out[has] = pref[(sp.starts + m - 1)[has]]
+    return out
+
+
+def _ap(r: Ranked) -> np.ndarray:
+    s = _ap_sum_upto(r, r.relret)
+    return np.where(r.relret > 0, c_div(s, r.num_rel), 0.0)
+
+
+def m_num_q(r: Ranked, p):
+    return [np.ones(r.S)]
+
+
+def m_num_ret(r: Ranked, p):
+    return [_f(r.lens)]
+
+
+def m_num_rel(r: Ranked, p):
+    return [_f(r.num_rel)]
+
+
+def m_num_rel_ret(r: Ranked, p):
+    return [_f(r.num_rel_ret)]
+
+
+def m_num_nonrel_judged_ret(r: Ranked, p):
+    # num_ret - num_nonpool - num_unjudged_in_pool - num_rel_ret
+    return [_f(r.num_judged_ret - r.num_rel_ret)]
+
+
+def m_map(r: Ranked, p):
+    return [_ap(r)]
+
+
+def m_gm_map(r: Ranked, p):
+    return [c_log(np.maximum(_ap(r), MIN_GEO_MEAN))]
+
+
+def m_map_cut(r: Ranked, p):
+    out = []
+    for k in long_cutoffs("map_cut", p):
+        s = _ap_sum_upto(r, r.count_at(k))
+        out.append(np.where(r.num_rel > 0, c_div(s, r.num_rel), 0.0))
+    return out
+
+
+def m_Rprec(r: Ranked, p):
+    m = np.minimum(r.lens, r.num_rel)
+    return [np.where(m > 0, c_div(r.count_at(m), r.num_rel), 0.0)]
+
+
+def m_recip_rank(r: Ranked, p):
+    sp = r.relrows
+    out = np.zeros(r.S, dtype=np.float64)
+    has = sp.lens > 0
+    out[has] = c_div(1.0, sp.pos[sp.starts[has]] + 1)
+    return [out]
+
+
+def m_P(r: Ranked, p):
+    return [c_div(r.count_at(k), k) for k in long_cutoffs("P", p)]
+
+
+def m_recall(r: Ranked, p):
+    return [np.where(r.num_rel > 0, c_div(r.count_at(k), r.num_rel), 0.0) for k in long_cutoffs("recall", p)]
+
+
+def m_success(r: Ranked, p):
+    return [(r.count_at(k) > 0).astype(np.float64) for k in long_cutoffs("success", p)]
+
+
+def m_relative_P(r: Ranked, p):
+    return [
+        np.where(r.num_rel > 0, c_div(r.count_at(k), np.minimum(k, r.num_rel)), 0.0)
+        for k in long_cutoffs("relative_P", p)
+    ]
+
+
+def _bpref(r: Ranked) -> np.ndarray:
+    """m_bpref.c: for each judged relevant row, 1 - min(nonrel above, R) / min(num_nonrel, R)."""
+    sp = r.relrows  # judged rows with rel >= level (level >= 1)
+    nsf = sp.before(r.nonrelrows)
+    R = r.num_rel[sp.seg]
+    NN = r.num_nonrel[sp.seg]
+    contrib = np.where(nsf > 0, 1.0 - c_div(np.minimum(nsf, R), np.minimum(NN, R)), 1.0)
+    s = r.seq_sum(sp, contrib)
+    return np.where(r.num_rel > 0, c_div(s, r.num_rel), s)
+
+
+def m_bpref(r: Ranked, p):
+    return [_bpref(r)]
+
+
+def m_gm_bpref(r: Ranked, p):
+    return [c_log(np.maximum(_bpref(r), MIN_GEO_MEAN))]
+
+
+def m_infAP(r: Ranked, p):
+    """m_infap.c (Yilmaz & Aslam 2006), with trec_eval's operation order."""
+    sp = r.relrows
+    nsf = sp.before(r.nonrelrows)
+    pusf = sp.before(Sparse.of(r, r.rel == UNJUDGED))
+    rsf = sp.rank
+    fj = _f(sp.pos)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # 1.0/(fj+1.0) + (fj/(fj+1.0)) * ((rsf-1+nsf+pusf)/fj) * ((rsf-1+EPS)/(rsf-1+nsf+2*EPS))
+        t = (fj / (fj + 1.0)) * (_f(rsf - 1 + nsf + pusf) / fj)
+        t = t * ((_f(rsf - 1) + INFAP_EPSILON) / (_f(rsf - 1 + nsf) + 2 * INFAP_EPSILON))
+        contrib = np.where(sp.pos == 0, 1.0, 1.0 / (fj + 1.0) + t)
+    s = r.seq_sum(sp, contrib)
+    return [np.where(r.num_rel > 0, c_div(s, r.num_rel), s)]
+
+
+def _iprec_values(r: Ranked, points: list[float]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """m_iprec_at_recall.c: interpolated precision at each recall point, and the point's rank cutoff."""
+    _ap_prefix(r)
+    sp = r.relrows
+    sufmax = segmented(r._cache["prec_at_rel"], sp.starts, sp.lens, "revmax")
+    nrr = r.num_rel_ret
+    # int_precis when the loop stops above the first relevant doc: max over all relevant ranks, or
+    # num_rel_ret / num_ret (0, or nan for an empty ranking) when nothing relevant was retrieved
+    final = c_div(nrr, r.lens)
+    has = sp.lens > 0
+    final[has] = sufmax[sp.starts[has]]
+    values, cuts = [], []
+    for pt in points:
+        cut = (pt * _f(r.num_rel) + 0.9).astype(np.int64)  # (long) (percent * num_rel + 0.9)
+        v = np.zeros(r.S, dtype=np.float64)
+        mid = (cut >= 1) & (cut <= nrr)
+        v[mid] = sufmax[(sp.starts + cut - 1)[mid]]
+        zero = (cut == 0) & (cut <= nrr)
+        v[zero] = final[zero]
+        values.append(v)
+        cuts.append(cut)
+    return values, cuts
+
+
+def m_iprec_at_recall(r: Ranked, p):
+    return _iprec_values(r, double_cutoffs("iprec_at_recall", p))[0]
+
+
+def m_11pt_avg(r: Ranked, p):
+    points = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    values, cuts = _iprec_values(r, points)
+    acc = np.zeros(r.S, dtype=np.float64)
+    for v, cut in zip(reversed(values), reversed(cuts), strict=True):  # summed from the last point down
+        acc = np.where(cut <= r.num_rel_ret, acc + v, acc)
+    return [acc / float(len(points))]
+
+
+def m_Rprec_mult(r: Ranked, p):
+    out = []
+    for pt in double_cutoffs("Rprec_mult", p):
+        cut = (pt * _f(r.num_rel) + 0.9).astype(np.int64)
+        inside = c_div(r.count_at(cut), cut)  # rel_so_far / i at i == cutoff
+        beyond = c_div(r.num_rel_ret, cut)  # num_rel_ret / cutoff when cutoff > num_ret
+        out.append(np.where(cut == 0, 0.0, np.where(cut > r.lens, beyond, inside)))
+    return out
+
+
+def m_set_P(r: Ranked, p):
+    return [np.where(r.lens > 0, c_div(r.num_rel_ret, r.lens), 0.0)]
+
+
+def m_set_recall(r: Ranked, p):
+    return [np.where(r.num_rel > 0, c_div(r.num_rel_ret, r.num_rel), 0.0)]
+
+
+def m_set_relative_P(r: Ranked, p):
+    ok = (r.lens > 0) & (r.num_rel > 0)
+    return [np.where(ok, c_div(r.num_rel_ret, np.minimum(r.lens, r.num_rel)), 0.0)]
+
+
+def m_set_map(r: Ranked, p):
+    ok = (r.lens > 0) & (r.num_rel > 0)
+    nrr = _f(r.num_rel_ret)
+    return [np.where(ok, c_div(nrr * nrr, _f(r.lens) * _f(r.num_rel)), 0.0)]
+
+
+def m_set_F(r: Ranked, p):
+    x = 1.0 if p is None else float(p)
+    P = c_div(r.num_rel_ret, r.lens)
+    R = c_div(r.num_rel_ret, r.num_rel)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = (x + 1.0) * P * R / (x * P + R)
+    return [np.where(r.num_rel_ret > 0, v, 0.0)]
+
+
+def m_utility(r: Ranked, p):
+    a, b, c, d = (1.0, -1.0, 0.0, 0.0) if p is None else (float(x) for x in p.split(","))
+    nrr, n, R = r.num_rel_ret, r.lens, r.num_rel
+    # params[0]*a + params[1]*b + params[2]*c + params[3]*(num_docs_in_coll (0) + nrr - n - R)
+    return [a * _f(nrr) + b * _f(n - nrr) + c * _f(R - nrr) + d * _f(nrr - n - R)]
+
+
+def m_binG(r: Ranked, p):
+    sp = r.relrows
+    contrib = c_div(1.0, c_log2(3 + sp.pos - sp.rank))  # 1.0 / log2(3 + i - rel_so_far)
+    s = r.seq_sum(sp, contrib)
+    return [np.where(r.relret > 0, c_div(s, r.num_rel), 0.0)]
+
+
+def _dcg_total(r: Ranked) -> np.ndarray:
+    return r.dcg_upto(r.gainrows.lens)
+
+
+def m_ndcg(r: Ranked, p):
+    rd = _dcg_total(r)
+    idg = r.ideal_at(r.ideal_lens)
+    return [np.where(idg > 0, c_div(rd, idg), 0.0)]
+
+
+def m_ndcg_cut(r: Ranked, p):
+    out = []
+    for k in long_cutoffs("ndcg_cut", p):
+        dcg = r.dcg_upto(r.gainrows.count_at(k))
+        idg = r.ideal_at(np.full(r.S, k, dtype=np.int64))
+        out.append(np.where(idg > 0, c_div(dcg, idg), dcg))
+    return out
+
+
+def m_ndcg_rel(r: Ranked, p):
+    """m_ndcg_rel.c: nDCG averaged over the relevant (gain > 0) documents, unretrieved ones at the end."""
+    g = r.gainrows
+    rd_rows = r.dcg_prefix
+    ilen = r.ideal_lens[g.seg]
+    id_rows = r.ideal_prefix[r.ideal_starts[:-1][g.seg] + np.minimum(g.pos + 1, ilen) - 1] if g.idx.size else _f([])
+    s = r.seq_sum(g, c_div(rd_rows, id_rows))
+    rd = _dcg_total(r)
+    idg = r.ideal_at(r.ideal_lens)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = s + (_f(r.ideal_lens - g.lens) * rd) / idg  # sum += (num_rel - num_rel_ret) * dcg / ideal
+        return [np.where(s > 0.0, s / _f(r.ideal_lens), 0.0)]
+
+
+def m_Rndcg(r: Ranked, p):
+    """m_Rndcg.c: nDCG averaged at the ranks where the ideal gain changes, plus once at num_ret."""
+    S = r.S
+    ist = r.ideal_starts[:-1]
+    # boundaries b (number of ideal positions before a change of gain), within and at the end of the list
+    j = np.arange(r.ideal.size, dtype=np.int64)
+    seg_j = np.repeat(np.arange(S, dtype=np.int64), r.ideal_lens)
+    inner = np.flatnonzero((j > ist[seg_j]) & (r.ideal != np.roll(r.ideal, 1)))
+    b_seg = np.concatenate([seg_j[inner], np.flatnonzero(r.ideal_lens > 0)])
+    b_pos = np.concatenate([inner - ist[seg_j[inner]], r.ideal_lens[r.ideal_lens > 0]])
+    o = np.lexsort((b_pos, b_seg))
+    b_seg, b_pos = b_seg[o], b_pos[o]
+    m = np.minimum(b_pos, r.lens[b_seg])
+    rd_b = r.dcg_at_rows(b_seg, m)
+    id_b = r.ideal_prefix[ist[b_seg] + b_pos - 1]
+    nb = np.bincount(b_seg, minlength=S)
+    bstarts = np.cumsum(nb) - nb
+    s = np.zeros(S, dtype=np.float64)
+    pref = segmented(c_div(rd_b, id_b), bstarts, nb, "sum")
+    has = nb > 0
+    s[has] = pref[(bstarts + nb - 1)[has]]
+    final = (r.ideal_lens >= 1) & (r.ideal_lens + 1 < r.lens)
+    rd = _dcg_total(r)
+    idg = r.ideal_at(r.ideal_lens)
+    s = np.where(final, s + c_div(rd, idg), s)
+    count = nb + final
+    return [np.where(r.num_rel > 0, c_div(s, count), 0.0)]
+
+
+def m_G(r: Ranked, p):
+    """m_G.c (default gains): each gain / log2(2 + ideal cost so far - gain so far), over the ideal total."""
+    g = r.gainrows
+    gains = r.rel[g.idx]
+    gcs = np.cumsum(gains)  # integer running gain over the gain rows (other rows add 0): exact
+    gstart_cum = np.zeros(r.S, dtype=np.int64)
+    has = g.lens > 0
+    gstart_cum[has] = gcs[g.starts[has]] - gains[g.starts[has]]
+    sum_results = gcs - np.repeat(gstart_cum, g.lens)
+    ideal_int = r.ideal.astype(np.int64)
+    icum = np.cumsum(ideal_int)
+    ist = r.ideal_starts[:-1]
+    ibase = np.zeros(r.S, dtype=np.int64)
+    ihas = r.ideal_lens > 0
+    ibase[ihas] = icum[ist[ihas]] - ideal_int[ist[ihas]]
+    Rp = r.ideal_lens[g.seg]
+    m = np.minimum(g.pos + 1, Rp)
+    ideal_m = np.where(m > 0, icum[np.maximum(ist[g.seg] + m - 1, 0)] - ibase[g.seg], 0) if g.idx.size else gains
+    sum_cost = ideal_m + np.maximum(0, g.pos + 1 - Rp)
+    contrib = c_div(gains, c_log2(2 + sum_cost - sum_results))
+    s = r.seq_sum(g, contrib)
+    total = np.zeros(r.S, dtype=np.int64)
+    total[ihas] = icum[(ist + r.ideal_lens - 1)[ihas]] - ibase[ihas]
+    return [np.where(total > 0, c_div(s, total), 0.0)]
+
+
+# --------------------------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class VectorMeasure:
+    """A trec_eval measure the vectorized engine computes: its function and which parameters it takes."""
+
+    name: str
+    compute: Callable[[Ranked, str | None], list[np.ndarray]]
+    accepts: Callable[[str | None], bool] = lambda p: True
+
+
+VECTOR_MEASURES: dict[str, VectorMeasure] = {}
+
+
+def register_vector_measure(measure: VectorMeasure) -> VectorMeasure:
+    """Add a measure to the vectorized engine (its name must be a trec_eval measure name)."""
+    if measure.name not in BY_NAME:
+        raise ValueError(f"{measure.name!r} is not a trec_eval measure")
+    VECTOR_MEASURES[measure.name] = measure
+    return measure
+
+
+def _no_params(p: str | None) -> bool:
+    return p is None
+
+
+def _n_floats(n: int) -> Callable[[str | None], bool]:
+    def ok(p: str | None) -> bool:
+        if p is None:
+            return True
+        try:
+            vals = [float(x) for x in p.split(",")]
+        except ValueError:
+            return False
+        return len(vals) == n and all(math.isfinite(v) for v in vals)
+
+    return ok
+
+
+for _name, _fn, _accepts in (
+    ("num_q", m_num_q, None),
+    ("num_ret", m_num_ret, None),
+    ("num_rel", m_num_rel, None),
+    ("num_rel_ret", m_num_rel_ret, None),
+    ("map", m_map, None),
+    ("gm_map", m_gm_map, None),
+    ("Rprec", m_Rprec, None),
+    ("bpref", m_bpref, None),
+    ("recip_rank", m_recip_rank, None),
+    ("iprec_at_recall", m_iprec_at_recall, None),
+    ("P", m_P, None),
+    ("recall", m_recall, None),
+    ("infAP", m_infAP, None),
+    ("gm_bpref", m_gm_bpref, None),
+    ("Rprec_mult", m_Rprec_mult, None),
+    ("utility", m_utility, _n_floats(4)),
+    ("11pt_avg", m_11pt_avg, _no_params),
+    ("binG", m_binG, None),
+    ("G", m_G, _no_params),
+    ("ndcg", m_ndcg, _no_params),
+    ("ndcg_rel", m_ndcg_rel, _no_params),
+    ("Rndcg", m_Rndcg, _no_params),
+    ("ndcg_cut", m_ndcg_cut, None),
+    ("map_cut", m_map_cut, None),
+    ("relative_P", m_relative_P, None),
+    ("success", m_success, None),
+    ("set_P", m_set_P, None),
+    ("set_relative_P", m_set_relative_P, None),
+    ("set_recall", m_set_recall, None),
+    ("set_map", m_set_map, None),
+    ("set_F", m_set_F, _n_floats(1)),
+    ("num_nonrel_judged_ret", m_num_nonrel_judged_ret, None),
+):
+    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True)))
+
+
+HANDLED_ELSEWHERE = ("runid", "relstring")  # text, not numbers: the run tag and relstrings()
+
+
+def output_names(request: MeasureRequest, base: str) -> list[str]:
+    """The per-query column names an engine returns for ``base``, as pytrec_eval names them.
+
+    Cutoff measures get one column per cutoff (``P_10``, ``iprec_at_recall_0.10``); the others one column
+    named after the measure, whatever its parameters (``set_F``, ``utility``).
+    """
+    if BY_NAME[base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS) and base != "11pt_avg":
+        return request.output_names(base)
+    return [base]
+
+
+def supports(request: MeasureRequest) -> bool:
+    """True when every requested measure (with its parameters) is computed exactly by this engine."""
+    for base in request.names:
+        if base in HANDLED_ELSEWHERE:
+            continue
+        m = VECTOR_MEASURES.get(base)
+        if m is None or not m.accepts(request.params[base]):
+            return False
+        if BY_NAME[base].params == PAIR_PARAMS and request.params[base] is not None:
+            return False
+    return True
+
+
+def compute_ranked(r: Ranked, request: MeasureRequest) -> pl.DataFrame:
+    """Per-query values (one row per query of ``r``, columns in trec_eval table order) from a :class:`Ranked`."""
+    data: dict[str, object] = {QUERY: pl.Series(QUERY, r.queries, dtype=pl.Utf8)}
+    for base in request.names:
+        if base in HANDLED_ELSEWHERE:
+            continue
+        values = VECTOR_MEASURES[base].compute(r, request.params[base])
+        for name, v in zip(output_names(request, base), values, strict=True):
+            data[name] = np.asarray(v, dtype=np.float64)
+    return pl.DataFrame(data)
