@@ -205,7 +205,7 @@ class Recommender:
     """
 
     name = "recommender"
-    # Parameters a subclass accepts, with defaults (the CLI's --param KEY=VALUE is typed from these).
+    # Parameters a subclass accepts, with defaults (:func:`registry.parse_param` types KEY=VALUE by them).
     defaults: dict[str, Any] = {}
 
     def __init__(self, seed: int = 0, **params):
