@@ -12,14 +12,11 @@ import pytest
 
 from tests.conftest import GOLDEN, ML100K, need
 from trecrs.errors import InputError, UsageError
-from trecrs.recommenders.algorithms import (
-    BiasedMF,
-    _als_side,
-    baselines,
-    mahout_top_n,
-    make_recommender,
-    read_pairs,
-)
+from trecrs.recommenders.algorithms import read_pairs
+from trecrs.recommenders.base import RatingData, baseline_estimates
+from trecrs.recommenders.knn import mahout_top_n
+from trecrs.recommenders.mf import BiasedMF, PureSVD, _als_side
+from trecrs.recommenders.registry import make_recommender, parse_param, resolve
 
 # Matrix A (4 users x 5 items, '-' = not rated):
 #        i1 i2 i3 i4 i5
@@ -145,32 +142,33 @@ def test_puresvd_by_hand():
     assert got[("u4", "4")] == pytest.approx(2.0, abs=1e-12)
 
 
-def test_puresvd_arpack_path_agrees_with_exact_svd():
+def test_puresvd_arpack_path_agrees_with_exact_svd(monkeypatch):
+    """The ``svds`` branch (matrices over ``PureSVD.dense_cells``) gives the exact SVD's scores."""
     rng = np.random.default_rng(3)
     dense = (rng.random((60, 40)) < 0.3) * rng.integers(1, 6, (60, 40))
     rows = [(f"u{u}", f"i{i}", float(dense[u, i])) for u, i in zip(*np.nonzero(dense), strict=True)]
     train = pl.DataFrame(rows, schema={"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64}, orient="row")
     exact = make_recommender("puresvd", factors=5).fit(train)
-    import trecrs.recommenders.algorithms as rec
+    import scipy.sparse.linalg
 
-    old = rec.PureSVD._fit
+    calls = []
+    real_svds = scipy.sparse.linalg.svds
 
-    def arpack_fit(self):  # force the svds branch on this small matrix
-        from scipy.sparse.linalg import svds
+    def counting_svds(*args, **kwargs):
+        calls.append(kwargs)
+        return real_svds(*args, **kwargs)
 
-        v0 = np.random.default_rng(self.seed).random(min(self.data.R.shape))
-        _, _, vt = svds(self.data.R, k=int(self.factors), v0=v0, solver="arpack")
-        self._Q = vt.T
-
-    rec.PureSVD._fit = arpack_fit
-    try:
-        sparse = make_recommender("puresvd", factors=5).fit(train)
-    finally:
-        rec.PureSVD._fit = old
+    monkeypatch.setattr(scipy.sparse.linalg, "svds", counting_svds)
+    monkeypatch.setattr(PureSVD, "dense_cells", 0)
+    sparse = make_recommender("puresvd", factors=5).fit(train)
+    assert len(calls) == 1 and calls[0]["k"] == 5  # the ARPACK branch ran, once
+    again = make_recommender("puresvd", factors=5).fit(train)  # seeded start vector: same bytes
     ask = train.select("user").unique().join(train.select("item").unique(), how="cross")
     a = exact.score(ask).frame.sort("user", "item")
     b = sparse.score(ask).frame.sort("user", "item")
+    assert a.height == b.height == ask.height
     np.testing.assert_allclose(a["score"].to_numpy(), b["score"].to_numpy(), atol=1e-8)
+    assert again.score(ask).frame.sort("user", "item").equals(b)
 
 
 def test_toppop_itemavg_random():
@@ -269,10 +267,8 @@ def test_cremonesi_neighbourhoods_match_the_equations(name, kind):
 
 
 def test_baselines_by_hand():
-    from trecrs.recommenders.algorithms import RatingData
-
     d = RatingData.from_frame(frame(A))
-    mu, bu, bi = baselines(d, lambda_item=0.0, lambda_user=0.0)
+    mu, bu, bi = baseline_estimates(d, lambda_item=0.0, lambda_user=0.0)
     assert mu == pytest.approx(47 / 15)
     assert bi[0] == pytest.approx((5 + 4 + 1 + 3) / 4 - 47 / 15)  # item i1 (index 0)
 
@@ -281,8 +277,6 @@ def test_baselines_by_hand():
 
 
 def test_registry_and_parameters():
-    from trecrs.recommenders.algorithms import parse_param, resolve
-
     assert resolve("ub50") == ("userknn", {"k": 50, "similarity": "pearson"})
     assert resolve("MovieAvg") == ("itemavg", {})
     assert parse_param("k=30", "UB50") == ("k", 30)

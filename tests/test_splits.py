@@ -46,8 +46,26 @@ def small() -> pl.DataFrame:
                         orient="row")
 
 
-def test_registry_names_are_the_cli_choices():
-    assert list(SPLITTERS) == ["holdout", "kfold", "per-user", "temporal", "loo", "probe"]
+# the least each method needs besides a seed
+MINIMAL_OPTIONS = {"per-user": {"given": 1}, "temporal": {"ratio": 0.2},
+                   "probe": {"ratio": 0.5, "threshold": 1}}  # fmt: skip
+
+
+@pytest.mark.parametrize("method", list(SPLITTERS))
+def test_every_registered_method_splits_and_is_a_cli_choice(method, cli):
+    everything = pairs(small())
+    for fold in split(small(), method, seed=1, **MINIMAL_OPTIONS.get(method, {})):
+        train, test = pairs(fold.train), pairs(fold.test)
+        assert test and not (train & test) and train | test == everything
+    code, out, _ = cli("split", "--method", method, "--help")  # argparse checks the choice, then prints help
+    assert code == 0 and SPLITTERS[method].doc in out
+
+
+def test_an_unregistered_method_is_refused(cli):
+    with pytest.raises(UsageError, match="unknown split method"):
+        split(small(), "nope", seed=1)
+    code, _, err = cli("split", "--method", "nope", "--help")
+    assert code == 2 and "invalid choice" in err
 
 
 def test_round_half_up_is_exact():

@@ -19,7 +19,7 @@ from .ordering import trec_order  # noqa: E402
 from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
 from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .protocol.runs import build_run, read_scores  # noqa: E402
-from .recommenders.algorithms import make_recommender, recommend  # noqa: E402
+from .recommenders import make_recommender, recommend  # noqa: E402
 
 __all__ = [
     "InputError",

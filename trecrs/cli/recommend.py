@@ -32,7 +32,7 @@ def register(sub) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from ..recommenders.algorithms import algorithm_names
+    from ..recommenders.registry import algorithm_names
 
     p.add_argument(
         "-a",
@@ -66,17 +66,18 @@ def register(sub) -> None:
 
 
 def _listing() -> str:
-    from ..recommenders.algorithms import ALGORITHMS, PRESETS, WEIGHTINGS
+    from ..recommenders.knn import WEIGHTINGS
+    from ..recommenders.registry import ALGORITHMS, PRESETS
 
     lines = ["algorithms (parameters with defaults):"]
     for a in ALGORITHMS.values():
-        params = ", ".join(f"{k}={v}" for k, v in a.factory.defaults.items()) or "-"
+        params = ", ".join(f"{k}={v}" for k, v in a.defaults.items()) or "-"
         lines.append(f"  {a.name:<10} {a.summary}  [{params}]  ({a.source})")
     lines.append("presets (the configurations the reproduced papers name):")
     for name, (algo, params) in PRESETS.items():
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         lines.append(f"  {name:<10} = {algo}" + (f" {shown}" if shown else ""))
-    lines.append("kNN weightings: " + "; ".join(f"{k}: {v}" for k, v in WEIGHTINGS.items()))
+    lines.append("kNN weightings: " + "; ".join(f"{k}: {w.rule}" for k, w in WEIGHTINGS.items()))
     return "\n".join(lines) + "\n"
 
 
@@ -84,7 +85,8 @@ def run(args) -> int:
     if args.list:
         sys.stdout.write(_listing())
         return 0
-    from ..recommenders.algorithms import make_recommender, parse_param, read_pairs, write_scores
+    from ..recommenders.algorithms import read_pairs, write_scores
+    from ..recommenders.registry import make_recommender, parse_param
 
     if not args.algorithm or not args.train:
         raise UsageError("give --algorithm and --train (or --list)")

@@ -1,0 +1,56 @@
+"""Non-personalised baselines: random scores, popularity (TopPop) and item mean rating (MovieAvg).
+
+Cremonesi, Koren, Turrin, "Performance of recommender algorithms on top-N recommendation tasks",
+RecSys 2010, section 3 (TopPop, MovieAvg).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..schema import ITEM, USER
+from .algorithms import _hash64, _splitmix64
+from .base import Recommender, _row_means
+
+
+class RandomScores(Recommender):
+    """Uniform scores in [0, 1): a 64-bit hash of (seed, user id, item id), so a pair's score does not
+    depend on which other pairs are scored or in which order."""
+
+    name = "random"
+
+    def _fit(self) -> None:
+        pass
+
+    def _score_coded(self, u, i, pairs):
+        hu = _hash64(pairs.get_column(USER))
+        hi = _hash64(pairs.get_column(ITEM))
+        seed = np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF)
+        x = _splitmix64(hu ^ _splitmix64(hi + seed))
+        return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+class TopPop(Recommender):
+    """Popularity: the number of training ratings of the item (Cremonesi 2010, "TopPop"); 0 for an item
+    nobody rated. The same score for every user, known or not."""
+
+    name = "toppop"
+
+    def _fit(self) -> None:
+        self._count = np.diff(self.data.R.tocsc().indptr).astype(np.float64)
+
+    def _score_coded(self, u, i, pairs):
+        return np.where(i >= 0, self._count[np.maximum(i, 0)], 0.0)
+
+
+class ItemAvg(Recommender):
+    """Item mean rating: mean of the item's training ratings (Cremonesi 2010, "MovieAvg"); no score for an
+    item nobody rated. The same score for every user, known or not."""
+
+    name = "itemavg"
+
+    def _fit(self) -> None:
+        self._mean = _row_means(self.data.R.T.tocsr())
+
+    def _score_coded(self, u, i, pairs):
+        return np.where(i >= 0, self._mean[np.maximum(i, 0)], np.nan)
