@@ -12,13 +12,13 @@ import pytest
 
 from tests.conftest import GOLDEN, ML100K, need
 from trecrs.errors import InputError, UsageError
+from trecrs.files.scores import read_pairs
 from trecrs.recommenders.algorithms import (
     BiasedMF,
     _als_side,
     baselines,
     mahout_top_n,
     make_recommender,
-    read_pairs,
 )
 
 # Matrix A (4 users x 5 items, '-' = not rated):

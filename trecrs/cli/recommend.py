@@ -84,7 +84,8 @@ def run(args) -> int:
     if args.list:
         sys.stdout.write(_listing())
         return 0
-    from ..recommenders.algorithms import make_recommender, parse_param, read_pairs, write_scores
+    from ..files.scores import read_pairs, write_scores
+    from ..recommenders.algorithms import make_recommender, parse_param
 
     if not args.algorithm or not args.train:
         raise UsageError("give --algorithm and --train (or --list)")

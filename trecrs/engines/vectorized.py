@@ -34,6 +34,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
+from ..ids import IdCodes as _Ids
 from ..measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS, MeasureRequest
 from ..schema import DOC, QUERY, REL, SCORE
 from .base import Engine, register_engine
@@ -295,42 +296,6 @@ class DuplicateEntry(ValueError):
 
 def _as_utf8(col: pl.Series) -> pl.Series:
     return col if col.dtype == pl.Utf8 else col.cast(pl.Utf8)
-
-
-class _Ids:
-    """An id column and its distinct values (as strings), computed once."""
-
-    def __init__(self, col: pl.Series):
-        self.col = col
-        self.cat = col.dtype == pl.Categorical
-        if self.cat:
-            # categorical codes are global and dense: every code up to the largest one used names an id,
-            # so the strings of codes 0..max stand in for a (costlier) distinct pass over the column;
-            # ids of other columns that come along are harmless extra vocabulary
-            top = col.to_physical().max()
-            self.phys = np.arange(0 if top is None else int(top) + 1, dtype=np.uint32)
-            self.strings = pl.Series(self.phys).cat.to(pl.Categorical).cast(pl.Utf8)
-        else:
-            self.strings = col.unique()
-
-    def encode(self, vocab: pl.Series) -> np.ndarray:
-        """Position of each value in the sorted string array ``vocab`` (-1 where absent), int32.
-
-        A categorical column is mapped through its distinct physical codes (a table lookup per line,
-        chunk by chunk, so no 64-bit temporary the size of the run); a string column through a polars
-        ``Enum`` cast.
-        """
-        enum = pl.Enum(vocab)
-        if not self.cat:
-            return self.col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        lut = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        out = np.empty(self.col.len(), dtype=np.int32)
-        at = 0
-        for chunk in self.col.get_chunks():
-            codes = chunk.to_physical().to_numpy()
-            np.take(lut, codes, out=out[at : at + codes.size])
-            at += codes.size
-        return out
 
 
 def _float32_scores(col: pl.Series) -> np.ndarray:

@@ -141,7 +141,8 @@ def _bellogin_eval_rows(d: Path, split: str, fold: str, level: int) -> list[dict
 
 def _rmse_rows(d: Path, test: Path, split: str, fold: str) -> tuple[list[dict], list[dict]]:
     from ..files.ratings import read_ratings
-    from ..measures.recsys.error import error_measures, read_predictions
+    from ..files.scores import read_predictions
+    from ..measures.recsys.error import error_measures
 
     truth = read_ratings(test)
     rows, coverage = [], []
