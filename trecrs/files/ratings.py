@@ -152,7 +152,7 @@ def parse_columns(spec: str) -> dict[str, str | int]:
     if parts and all("=" in p for p in parts):
         return _normalise_columns(dict(p.split("=", 1) for p in parts))
     if any("=" in p for p in parts):
-        raise UsageError(f"--columns {spec!r}: use either role=column pairs or a list of roles, not both")
+        raise UsageError(f"columns {spec!r}: use either role=column pairs or a list of roles, not both")
     return _normalise_columns(parts)
 
 
@@ -283,7 +283,7 @@ def _columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[st
             path,
             None,
             f"missing column(s) {', '.join(missing)}: the header has {list(names)}; "
-            "give a mapping (columns= / --columns user=...,item=...,rating=...)",
+            "give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}",
         )
     return tuple(found)
 
@@ -443,7 +443,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
                 None if unit == "row" else second[_LINENO],
                 f"duplicate rating for user {second[USER]!r}, item {second[ITEM]!r}: {unit}s "
                 f"{first[_LINENO]} and {second[_LINENO]} "
-                f"(choose a policy: dedupe='first'|'last'|'mean', --dedupe on the command line)",
+                f"(choose a policy: dedupe='first'|'last'|'mean')",
             )
         before = df.height
         if policy == "first":
