@@ -10,13 +10,13 @@ import pytest
 
 from trecrs.data.datasets import (
     ML100K_SPLITS_MD5,
-    md5_file,
     ml100k_split_frames,
     ml100k_splits,
     verify,
     verify_ok,
 )
 from trecrs.data.synthetic import ML100K_STAR_SHARES, generate
+from trecrs.files.hashing import file_digest
 from trecrs.files.ratings import read_ratings
 
 from .conftest import ML100K, ROOT, need, run_command
@@ -37,7 +37,7 @@ def test_ml100k_splits_are_byte_identical(ml100k, tmp_path):
     paths = ml100k_splits(ml100k, tmp_path)
     expected = shared_md5s()
     assert sorted(paths) == sorted(ML100K_SPLITS_MD5)
-    got = {name: md5_file(p) for name, p in paths.items()}
+    got = {name: file_digest(p, "md5") for name, p in paths.items()}
     assert got == {k: expected[k] for k in got}
     assert (tmp_path / "u1.base.manifest.json").is_file()
 
@@ -61,7 +61,7 @@ def test_ml100k_split_rules_spot_checks(ml100k):
 def test_cli_ml100k_splits(ml100k, tmp_path):
     proc = run_command("datasets", "ml100k-splits", ml100k, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
-    assert md5_file(tmp_path / "out" / "ua.test") == ML100K_SPLITS_MD5["ua.test"]
+    assert file_digest(tmp_path / "out" / "ua.test", "md5") == ML100K_SPLITS_MD5["ua.test"]
 
 
 def test_verify_shared_folder_all_ok(ml100k, cli):

@@ -14,7 +14,8 @@ import polars as pl
 import pytest
 
 from trecrs.errors import InputError
-from trecrs.measures.recsys import error_measures, mae, nmae, nrmse, read_predictions, rmse
+from trecrs.files.scores import read_predictions
+from trecrs.measures.recsys import error_measures, mae, nmae, nrmse, rmse
 
 # user, item, true rating, predicted rating (residuals: 2 x8, 3 x2)
 TABLE = [

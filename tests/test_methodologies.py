@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import run_command
 from trecrs.errors import InputError, UsageError
-from trecrs.protocol.candidates import METHODOLOGIES, candidates, methodology_qrels, read_items
+from trecrs.files.candidates import read_items
+from trecrs.protocol.candidates import METHODOLOGIES, candidates, methodology_qrels
 
 # ---------------------------------------------------------------- a hand-made split
 #   items 1..6; catalogue adds 7

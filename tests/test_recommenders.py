@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import GOLDEN, ML100K, need
 from trecrs.errors import InputError, UsageError
-from trecrs.recommenders.algorithms import read_pairs
+from trecrs.files.scores import read_pairs
 from trecrs.recommenders.base import RatingData, baseline_estimates
 from trecrs.recommenders.knn import mahout_top_n
 from trecrs.recommenders.mf import BiasedMF, PureSVD, _als_side

@@ -316,9 +316,10 @@ def test_bellogin_numbers_are_the_pipeline_numbers(bellogin_sample):
     """Recompute two entries of results.tsv with the library, from the fold's own files."""
     from trecrs import evaluate
     from trecrs.files.ratings import read_ratings
-    from trecrs.measures.recsys.error import error_measures, read_predictions
+    from trecrs.files.scores import read_predictions, read_scores
+    from trecrs.measures.recsys.error import error_measures
     from trecrs.protocol.candidates import candidate_set
-    from trecrs.protocol.runs import build_run, read_scores
+    from trecrs.protocol.runs import build_run
 
     out, _ = bellogin_sample
     res = pl.read_csv(out / "results.tsv", separator="\t", schema_overrides={"fold": pl.Utf8})

@@ -10,8 +10,9 @@ import pytest
 from tests.conftest import run_command, write
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
+from trecrs.files.scores import read_scores
 from trecrs.protocol.candidates import candidate_set, methodology_qrels
-from trecrs.protocol.runs import build_run, read_scores
+from trecrs.protocol.runs import build_run
 
 TRAIN = pl.DataFrame({"user": ["a", "a", "b", "b", "c"], "item": ["1", "2", "2", "3", "5"],
                       "rating": [4.0, 3.0, 5.0, 1.0, 2.0]})

@@ -12,13 +12,14 @@ from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .evaluate import evaluate, evaluate_full, evaluate_matrix  # noqa: E402
 from .files.ratings import read_ratings, write_ratings  # noqa: E402
+from .files.scores import read_scores  # noqa: E402
 from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
 from .measures.recsys import error_measures, mae, rmse  # noqa: E402
 from .measures.request import parse_measures  # noqa: E402
 from .ordering import trec_order  # noqa: E402
 from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
 from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
-from .protocol.runs import build_run, read_scores  # noqa: E402
+from .protocol.runs import build_run  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
 
 __all__ = [

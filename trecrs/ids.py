@@ -1,8 +1,21 @@
-"""Ids are strings; this module holds the one natural order of ids and their integer codes."""
+"""Ids are strings; this module holds their one natural order, their integer codes and their hashes.
+
+* order: :func:`natural_key`, :func:`natural_sort`, :func:`natural_unique`;
+* codes: :func:`codes` (position of each id in an index of distinct ids), :class:`IdCodes` (a column's
+  codes in a sorted vocabulary, categorical columns mapped through their physical codes);
+* hashes: :func:`hash_ids` (64-bit blake2b of each id string) and :func:`mix64` (the splitmix64
+  finaliser), the platform-independent pseudo-randomness of One-Plus-Random draws and random scores.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
 import polars as pl
+
+# --------------------------------------------------------------------------------------------- order
 
 
 def natural_key(values: pl.Series) -> pl.Series:
@@ -16,3 +29,95 @@ def natural_sort(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     """Sort ``df`` by ``columns`` in natural id order (see :func:`natural_key`); stable and deterministic."""
     keys = [natural_key(df.get_column(c)) for c in columns]
     return df.sort(keys + columns, maintain_order=True)
+
+
+def natural_unique(values: pl.Series) -> pl.Series:
+    """The distinct ids of ``values`` in natural order (ids with equal keys, ``"7"``/``"007"``, bytewise)."""
+    uniq = values.unique()
+    return natural_sort(pl.DataFrame({"id": uniq}), ["id"]).get_column("id").alias(values.name)
+
+
+# --------------------------------------------------------------------------------------------- codes
+
+
+def codes(values: pl.Series, index: pl.Series) -> pl.Series:
+    """The position (Int64) of each of ``values`` in ``index`` (distinct ids), null for an id not in it."""
+    lookup = pl.DataFrame({"_id": index}).with_row_index("_c").with_columns(pl.col("_c").cast(pl.Int64))
+    joined = pl.DataFrame({"_id": values}).join(lookup, on="_id", how="left", maintain_order="left")
+    return joined.get_column("_c")
+
+
+class IdCodes:
+    """An id column and its distinct values (as strings), computed once, to code it in a vocabulary."""
+
+    def __init__(self, col: pl.Series):
+        self.col = col
+        self.cat = col.dtype == pl.Categorical
+        if self.cat:
+            # categorical codes are global and dense: every code up to the largest one used names an id,
+            # so the strings of codes 0..max stand in for a (costlier) distinct pass over the column;
+            # ids of other columns that come along are harmless extra vocabulary
+            top = col.to_physical().max()
+            self.phys = np.arange(0 if top is None else int(top) + 1, dtype=np.uint32)
+            self.strings = pl.Series(self.phys).cat.to(pl.Categorical).cast(pl.Utf8)
+        else:
+            self.strings = col.unique()
+
+    def encode(self, vocab: pl.Series) -> np.ndarray:
+        """Position of each value in the sorted string array ``vocab`` (-1 where absent), int32.
+
+        A categorical column is mapped through its distinct physical codes (a table lookup per line,
+        chunk by chunk, so no 64-bit temporary the size of the run); a string column through a polars
+        ``Enum`` cast.
+        """
+        enum = pl.Enum(vocab)
+        if not self.cat:
+            return self.col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+        lut = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
+        out = np.empty(self.col.len(), dtype=np.int32)
+        at = 0
+        for chunk in self.col.get_chunks():
+            phys = chunk.to_physical().to_numpy()
+            np.take(lut, phys, out=out[at : at + phys.size])
+            at += phys.size
+        return out
+
+
+# --------------------------------------------------------------------------------------------- hashes
+
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+def hash_ids(values: pl.Series | Sequence[str], salt: bytes = b"") -> np.ndarray:
+    """64-bit blake2b of each id's UTF-8 bytes (``person=salt``), little-endian, as uint64.
+
+    Independent of platform, process and order; each distinct id is hashed once.
+    """
+    series = values if isinstance(values, pl.Series) else pl.Series(values, dtype=pl.Utf8)
+    uniq = series.unique(maintain_order=True)
+    table = np.array(
+        [
+            int.from_bytes(hashlib.blake2b(v.encode("utf-8"), digest_size=8, person=salt).digest(), "little")
+            for v in uniq.to_list()
+        ],
+        dtype=np.uint64,
+    )
+    if uniq.len() == series.len():
+        return table
+    return table[codes(series, uniq).to_numpy()]
+
+
+def mix64(x: np.ndarray, *, add_gamma: bool) -> np.ndarray:
+    """splitmix64's finaliser (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
+    OOPSLA 2014): a bijection of uint64 with full avalanche; uint64 arithmetic wraps.
+
+    ``add_gamma``: first add the golden gamma ``0x9E3779B97F4A7C15`` (splitmix64's whole step, as the
+    random scores use it); without it, the bare finaliser (One-Plus-Random keys).
+    """
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        if add_gamma:
+            x = x + _GOLDEN_GAMMA
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))

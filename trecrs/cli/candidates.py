@@ -120,8 +120,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from ..files.candidates import write_candidates
     from ..files.manifest import write_manifest
-    from ..protocol.candidates import write_candidates
 
     cands = load_candidates(args)
     info = write_candidates(cands, args.output)

@@ -85,7 +85,7 @@ def run(args) -> int:
     if args.list:
         sys.stdout.write(_listing())
         return 0
-    from ..recommenders.algorithms import read_pairs, write_scores
+    from ..files.scores import read_pairs, write_scores
     from ..recommenders.registry import make_recommender, parse_param
 
     if not args.algorithm or not args.train:

@@ -60,8 +60,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from ..files.candidates import read_candidates
     from ..files.manifest import write_manifest
-    from ..protocol.candidates import read_candidates
     from ..protocol.runs import iter_run, write_run_stream
 
     if args.candidates:

@@ -15,7 +15,6 @@ release's own ``mku.sh`` and ``allbut.pl``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import InputError, UsageError
+from ..files.hashing import file_digest
 from ..files.ratings import FORMATS, read_ratings, write_ratings
 from ..ids import natural_sort
 from ..schema import USER
@@ -101,15 +101,6 @@ DATASETS: dict[str, Dataset] = {
                 32_000_204),
     )
 }
-
-
-def md5_file(path: PathLike, chunk: int = 1 << 20) -> str:
-    """Hex md5 of a file's bytes (the checksum GroupLens publishes)."""
-    h = hashlib.md5()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _count_lines(path: Path) -> int:
@@ -208,7 +199,7 @@ def verify(directory: PathLike, dataset: str | None = None) -> list[FileCheck]:
 def _md5_check(ds: Dataset, path: Path, shown: str, expected: str) -> FileCheck:
     if not path.is_file():
         return FileCheck(ds.name, shown, "md5", "missing", expected, None)
-    got = md5_file(path)
+    got = file_digest(path, "md5")
     return FileCheck(ds.name, shown, "md5", "OK" if got == expected else "MISMATCH", expected, got)
 
 
@@ -326,7 +317,6 @@ __all__ = [
     "FileCheck",
     "identify",
     "load",
-    "md5_file",
     "ml100k_split_frames",
     "ml100k_splits",
     "verify",

@@ -61,3 +61,35 @@ def read_lines(path: PathLike) -> pl.DataFrame:
 def split_fields(lines: pl.DataFrame) -> pl.DataFrame:
     """Add a list column ``fields``: each line split on runs of whitespace."""
     return lines.with_columns(pl.col(LINE).str.replace_all(r"\s+", " ").str.split(" ").alias("fields"))
+
+
+def first_match(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
+    """The first row of ``df`` where ``mask`` holds, as a dict (None if there is none)."""
+    bad = df.filter(mask)
+    return None if bad.height == 0 else bad.row(0, named=True)
+
+
+def describe(line: str, limit: int = 80) -> str:
+    """A line as quoted in an error message: cut to ``limit`` characters."""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def take_fields(
+    lines: pl.DataFrame, path: PathLike | None, columns: list[str], layout: str, *, at_least: bool = False
+) -> pl.DataFrame:
+    """``lineno``, ``line`` and the first ``len(columns)`` fields of split ``lines`` (see
+    :func:`split_fields`), named ``columns``. Every line must have exactly that many fields (at least,
+    with ``at_least``: extra fields are ignored); the first that does not is an error quoting ``layout``."""
+    n = len(columns)
+    count = pl.col("fields").list.len()
+    bad = lines.filter(count < n if at_least else count != n)
+    if bad.height:
+        row = bad.row(0, named=True)
+        raise InputError(
+            path,
+            row[LINENO],
+            f"expected {'at least ' if at_least else ''}{n} fields ({layout}), "
+            f"found {len(row['fields'])}: {describe(row[LINE])!r}",
+        )
+    f = pl.col("fields")
+    return lines.select(pl.col(LINENO), pl.col(LINE), *[f.list.get(k).alias(c) for k, c in enumerate(columns)])

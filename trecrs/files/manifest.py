@@ -7,24 +7,15 @@ host names, so the same inputs and parameters give byte-identical manifests too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 
 from .._version import __version__
+from .hashing import file_digest
 from .output import write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
-
-
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def manifest_path(path: str | os.PathLike) -> Path:
@@ -63,7 +54,7 @@ def write_manifest(
     record: dict = {
         "file": path.name,
         "kind": kind,
-        "sha256": sha256_file(path),
+        "sha256": file_digest(path),
         "bytes": path.stat().st_size,
         "trecrs_version": __version__,
     }
@@ -72,7 +63,7 @@ def write_manifest(
         for role, p in inputs.items():
             entry: dict = {"path": os.fspath(p)}
             if Path(p).is_file():
-                entry["sha256"] = sha256_file(p)
+                entry["sha256"] = file_digest(p)
                 up = manifest_path(p)
                 if up.is_file():
                     try:

@@ -6,7 +6,7 @@ import contextlib
 import gzip
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -44,6 +44,14 @@ def write_text_atomic(path: PathLike, text: str | bytes) -> None:
                 gz.write(data)
         else:
             tmp.write_bytes(data)
+
+
+def write_chunks(chunks: Iterable[pl.DataFrame], path: PathLike, *, separator: str = " ") -> None:
+    """Write frames one after another as headerless delimited text, atomically (nothing left on error),
+    so a table larger than memory can be written as it is produced."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        for chunk in chunks:
+            fh.write(chunk.write_csv(include_header=False, separator=separator, quote_style="never").encode())
 
 
 def write_table(df: pl.DataFrame, path: PathLike, *, separator: str = " ") -> None:

@@ -40,8 +40,11 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..ids import natural_sort
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
-from .lines import _open_bytes, read_lines
+from .lines import LINE as _LINE
+from .lines import LINENO as _LINENO
+from .lines import _open_bytes, describe, first_match, read_lines
 from .output import atomic_path, write_text_atomic
+from .parquet import parquet_columns, read_parquet
 
 PathLike = str | os.PathLike
 
@@ -57,8 +60,6 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     TIMESTAMP: ("timestamp", "time", "ts", "datetime", "date", "t"),
 }
 
-_LINENO = "lineno"
-_LINE = "line"
 _WHITESPACE = (" ", "\t", None)
 
 
@@ -151,7 +152,7 @@ def parse_columns(spec: str) -> dict[str, str | int]:
     if parts and all("=" in p for p in parts):
         return _normalise_columns(dict(p.split("=", 1) for p in parts))
     if any("=" in p for p in parts):
-        raise UsageError(f"--columns {spec!r}: use either role=column pairs or a list of roles, not both")
+        raise UsageError(f"columns {spec!r}: use either role=column pairs or a list of roles, not both")
     return _normalise_columns(parts)
 
 
@@ -234,12 +235,7 @@ def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) 
             return FORMATS["parquet"]
         # The roles' columns from the file's schema (schema names, MovieLens names or aliases), so that
         # files written in this layout keep the input's column names.
-        try:
-            names = tuple(pl.read_parquet_schema(path))
-        except FileNotFoundError:
-            raise InputError(path, None, "no such file") from None
-        except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
-            raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
+        names = tuple(parquet_columns(path))
         return replace(FORMATS["parquet"], columns=_columns_from_header(path, names), header_names=names)
     if separator is None:
         if name == "u.data" or re.search(r"\.(base|test)$", name):
@@ -287,7 +283,7 @@ def _columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[st
             path,
             None,
             f"missing column(s) {', '.join(missing)}: the header has {list(names)}; "
-            "give a mapping (columns= / --columns user=...,item=...,rating=...)",
+            "give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}",
         )
     return tuple(found)
 
@@ -367,12 +363,12 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
         need = max(p for r, p in positions.items() if r in REQUIRED_ROLES) + 1
         ok = n >= need
         want = f"at least {need} fields"
-    bad = _first(lines, ~ok)
+    bad = first_match(lines, ~ok)
     if bad is not None:
         raise InputError(
             path,
             bad[_LINENO],
-            f"expected {want} separated by {_sep_name(sep)}, found {len(bad['fields'])}: {_short(bad[_LINE])!r}",
+            f"expected {want} separated by {_sep_name(sep)}, found {len(bad['fields'])}: {describe(bad[_LINE])!r}",
         )
     exprs = [pl.col(_LINENO), pl.col(_LINE)]
     for role in ROLES:
@@ -381,31 +377,25 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
         else:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
     raw = lines.select(exprs)
-    return _validate(raw, path, line_of=lambda r: r[_LINENO], text_of=lambda r: _short(r[_LINE]))
+    return _validate(raw, path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE]))
 
 
 def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
-    if not Path(path).is_file():
-        raise InputError(path, None, "no such file")
-    try:
-        table = pl.read_parquet(path)
-    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
-        raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
+    names = parquet_columns(path)
     mapping = spec.mapping
-    if spec.columns == FORMATS["parquet"].columns and not all(c in table.columns for c in mapping.values()):
+    if spec.columns == FORMATS["parquet"].columns and not all(c in names for c in mapping.values()):
         # The default mapping (schema names) does not fit: try MovieLens/alias names.
-        mapping = dict(_columns_from_header(path, table.columns))
-    missing = [f"{r} ({c!r})" for r, c in mapping.items() if c not in table.columns]
-    if missing:
-        raise InputError(path, None, f"missing column(s) {', '.join(missing)}; the file has {table.columns}")
+        mapping = dict(_columns_from_header(path, names))
+    # Values are read as text and parsed by _validate, as for text files: a float32 rating 3.7 stays 3.7.
+    dtypes = {c: None if r == TIMESTAMP else pl.Utf8 for r, c in mapping.items()}
+    table = read_parquet(path, dtypes, what="ratings", not_null=())
     exprs = [(pl.int_range(pl.len()) + 1).alias(_LINENO), pl.lit("").alias(_LINE)]
     for role in ROLES:
         if role not in mapping:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
             continue
         col = pl.col(mapping[role])
-        dtype = table.schema[mapping[role]]
-        if role == TIMESTAMP and dtype.is_temporal():
+        if role == TIMESTAMP and table.schema[mapping[role]].is_temporal():
             col = col.cast(pl.Datetime("us")).dt.epoch("s")
         exprs.append(col.cast(pl.Utf8).alias(f"_{role}"))
     raw = table.select(exprs)
@@ -419,15 +409,15 @@ def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.Data
         pl.col(f"_{TIMESTAMP}").cast(pl.Int64, strict=False).alias(TIMESTAMP),
     )
     for role in (USER, ITEM):
-        bad = _first(df, pl.col(f"_{role}").is_null() | (pl.col(f"_{role}") == ""))
+        bad = first_match(df, pl.col(f"_{role}").is_null() | (pl.col(f"_{role}") == ""))
         if bad is not None:
             raise InputError(path, line_of(bad), f"empty {role} id: {text_of(bad)!r}")
-    bad = _first(df, pl.col(RATING).is_null() | ~pl.col(RATING).is_finite())
+    bad = first_match(df, pl.col(RATING).is_null() | ~pl.col(RATING).is_finite())
     if bad is not None:
         what = "not a number" if bad[RATING] is None else "not a finite number"
         raise InputError(path, line_of(bad), f"rating is {what}: {bad['_' + RATING]!r} in {text_of(bad)!r}")
     has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
-    bad = _first(df, has_ts & pl.col(TIMESTAMP).is_null())
+    bad = first_match(df, has_ts & pl.col(TIMESTAMP).is_null())
     if bad is not None:
         raise InputError(
             path, line_of(bad), f"timestamp must be an integer, found {bad['_' + TIMESTAMP]!r} in {text_of(bad)!r}"
@@ -453,7 +443,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
                 None if unit == "row" else second[_LINENO],
                 f"duplicate rating for user {second[USER]!r}, item {second[ITEM]!r}: {unit}s "
                 f"{first[_LINENO]} and {second[_LINENO]} "
-                f"(choose a policy: dedupe='first'|'last'|'mean', --dedupe on the command line)",
+                f"(choose a policy: dedupe='first'|'last'|'mean')",
             )
         before = df.height
         if policy == "first":
@@ -581,15 +571,6 @@ def write_ratings(
         return df
     write_text_atomic(path, format_ratings(df, fmt))
     return df
-
-
-def _first(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
-    bad = df.filter(mask)
-    return None if bad.height == 0 else bad.row(0, named=True)
-
-
-def _short(line: str, limit: int = 80) -> str:
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _sep_name(sep: str | None) -> str:

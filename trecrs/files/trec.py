@@ -25,10 +25,9 @@ from ..errors import InputError
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
-from .lines import LINE as _LINE
-from .lines import LINENO as _LINENO
-from .lines import read_lines, split_fields
+from .lines import LINE, LINENO, describe, first_match, read_lines, split_fields, take_fields
 from .output import write_table
+from .parquet import is_parquet, last_value, read_parquet
 
 PathLike = str | os.PathLike
 
@@ -37,23 +36,10 @@ PathLike = str | os.PathLike
 # --------------------------------------------------------------------------------------------- reading
 
 
-def _first_bad(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
-    bad = df.filter(mask)
-    return None if bad.height == 0 else bad.row(0, named=True)
-
-
-def _describe(line: str, limit: int = 80) -> str:
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
 _CHUNK_BYTES = 1 << 24  # large enough to parse on all cores, small enough to reuse freed memory
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f")  # comments, other whitespace, read_lines' own separator
 _QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 _RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
-
-
-def _is_parquet(path) -> bool:
-    return isinstance(path, str | os.PathLike) and str(path).endswith(".parquet")
 
 
 def _chunks(path: PathLike) -> Iterator[bytes]:
@@ -193,88 +179,54 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
     duplicate check to the caller); iter and rank columns are checked and dropped chunk by chunk, so a
     22-million-line run fits in a few hundred MB.
     """
-    cat = pl.Categorical
-
-    def keep(df: pl.DataFrame) -> tuple[pl.DataFrame, str] | None:
-        if df.select(pl.col(SCORE).is_nan().any()).item():
-            return None
-        # one contiguous piece per parsed chunk (later passes loop over pieces), and its last line's tag
-        lean = df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32)).rechunk()
-        return lean, df.get_column(TAG)[-1]
-
-    lean_schema = {**_RUN_FAST_SCHEMA, QUERY: cat, DOC: cat}  # ids hashed as they are parsed
-
-    if _is_parquet(path):
-        return _read_parquet_for_scoring(path, keep)
-    else:
-        pieces = _fast_read(path, lean_schema, keep)
-        fast = _concat([p[0] for p in pieces]) if pieces else None
-        tag = pieces[-1][1] if pieces else "trecrs"  # the file's last line: pieces come in file order
-        if fast is not None and check_duplicates:
-            key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
-            if fast.select(key.n_unique()).item() != fast.height:
-                fast = None  # a duplicate: the line-by-line path reports it with its line numbers
+    if is_parquet(path):
+        return _read_parquet_for_scoring(path, check_duplicates)
+    pieces = _fast_read(path, {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}, _lean_piece)
+    fast = _concat([p[0] for p in pieces]) if pieces else None
+    if fast is not None and check_duplicates:
+        key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
+        if fast.select(key.n_unique()).item() != fast.height:
+            fast = None  # a duplicate: the line-by-line path reports it with its line numbers
     if fast is None:
         full = _read_run_lines(path)
-        tag = run_tag(full)
-        fast = keep(full.select(QUERY, DOC, SCORE, TAG))[0]
-    return fast, tag
+        return _lean(full), run_tag(full)
+    return fast, pieces[-1][1]  # the tag of the file's last line: pieces come in file order
 
 
-def _read_parquet_for_scoring(path: PathLike, keep) -> tuple[pl.DataFrame, str]:
-    """read_run_for_scoring for Parquet: only query, doc, score (and the last tag) are read."""
-    try:
-        lf = pl.scan_parquet(path)
-        names = lf.collect_schema().names()
-        if all(c in names for c in (QUERY, DOC, SCORE)):
-            cat = pl.Categorical
-            df = lf.select(
-                pl.col(QUERY).cast(pl.Utf8, strict=True).cast(cat),
-                pl.col(DOC).cast(pl.Utf8, strict=True).cast(cat),
-                pl.col(SCORE).cast(pl.Float64, strict=True),
-            ).collect()
-            tag = lf.select(pl.col(TAG).last()).collect().item() if TAG in names else None
-            ok = not df.null_count().sum_horizontal().item() and not df.select(pl.col(SCORE).is_nan().any()).item()
-            if ok:
-                return df.with_columns(pl.col(SCORE).cast(pl.Float32)), "trecrs" if tag is None else str(tag)
-    except (OSError, pl.exceptions.PolarsError):
-        pass
-    full = _read_parquet(path, RUN_SCHEMA, "run")  # raises the error naming the row
-    return keep(full)[0], run_tag(full)
+def _lean(df: pl.DataFrame) -> pl.DataFrame:
+    """``query, doc`` categorical and ``score`` as a C float, in one contiguous piece."""
+    cat = pl.Categorical
+    return df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32)).rechunk()
+
+
+def _lean_piece(df: pl.DataFrame) -> tuple[pl.DataFrame, str] | None:
+    """A parsed chunk reduced by :func:`_lean`, and its last line's tag; None (the line-by-line path
+    decides) if a score is NaN."""
+    if df.select(pl.col(SCORE).is_nan().any()).item():
+        return None
+    return _lean(df), df.get_column(TAG)[-1]
+
+
+def _read_parquet_for_scoring(path: PathLike, check_duplicates: bool) -> tuple[pl.DataFrame, str]:
+    """read_run_for_scoring for Parquet: only query, doc and score are read (and the last tag)."""
+    cat = pl.Categorical
+    df = read_parquet(
+        path,
+        {QUERY: cat, DOC: cat, SCORE: pl.Float64},
+        what="run",
+        not_nan=[SCORE],
+        unique=[QUERY, DOC] if check_duplicates else (),
+    )
+    tag = last_value(path, TAG, pl.Utf8)
+    return df.with_columns(pl.col(SCORE).cast(pl.Float32)), "trecrs" if tag is None else tag
 
 
 def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
     """A qrels/run stored as Parquet: required columns checked, optional ones filled, values validated."""
-    try:
-        df = pl.read_parquet(path)
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InputError(path, None, f"cannot read as Parquet: {exc}") from None
     need = [QUERY, DOC, REL if what == "qrels" else SCORE]
-    missing = [c for c in need if c not in df.columns]
-    if missing:
-        raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {df.columns}")
-    fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
-    try:
-        df = df.select(
-            [(pl.col(n) if n in df.columns else fill[n]).cast(t, strict=True).alias(n) for n, t in schema.items()]
-        )
-    except pl.exceptions.PolarsError as exc:
-        raise InputError(path, None, f"{what} Parquet column has the wrong type: {exc}") from None
-    nulls = [c for c in need if df.get_column(c).null_count()]
-    if nulls:
-        row = df.with_row_index("_r").filter(pl.any_horizontal(pl.col(nulls).is_null())).get_column("_r")[0]
-        raise InputError(path, None, f"row {row + 1}: missing value in {nulls}")
-    if what == "run" and df.select(pl.col(SCORE).is_nan().any()).item():
-        row = df.with_row_index("_r").filter(pl.col(SCORE).is_nan()).get_column("_r")[0]
-        raise InputError(path, None, f"row {row + 1}: score is NaN")
-    if _has_duplicates(df):
-        first = df.with_row_index("_r").filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
-        raise InputError(
-            path, None, f"row {first['_r'] + 1}: duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}"
-        )
-    return df
+    fill = {ITER: "0" if what == "qrels" else "Q0", RANK: 0, TAG: "trecrs"}
+    nan = [SCORE] if what == "run" else []
+    return read_parquet(path, schema, what=what, fill=fill, not_null=need, not_nan=nan, unique=[QUERY, DOC])
 
 
 def read_qrels(path: PathLike) -> pl.DataFrame:
@@ -288,32 +240,16 @@ def read_qrels(path: PathLike) -> pl.DataFrame:
     A file laid out regularly (one space or one tab between fields, ASCII) is parsed directly by polars'
     CSV reader; anything else — and any error — goes through the line-by-line path, which names the line.
     """
-    if _is_parquet(path):
+    if is_parquet(path):
         return _read_parquet(path, QRELS_SCHEMA, "qrels")
     fast = _concat(_fast_read(path, _QRELS_FAST_SCHEMA))
     if fast is not None and fast.select(pl.col(REL).abs().max() < 10**18).item() and not _has_duplicates(fast):
         return fast
-    lines = split_fields(read_lines(path))
-    n = pl.col("fields").list.len()
-    bad = _first_bad(lines, n != 4)
+    df = take_fields(split_fields(read_lines(path)), path, [QUERY, ITER, DOC, "_rel"], "qid iter docno rel")
+    bad = first_match(df, ~pl.col("_rel").str.contains(r"^[+-]?\d{1,18}$"))
     if bad is not None:
         raise InputError(
-            path,
-            bad[_LINENO],
-            f"expected 4 fields (qid iter docno rel), found {len(bad['fields'])}: {_describe(bad[_LINE])!r}",
-        )
-    df = lines.select(
-        pl.col(_LINENO),
-        pl.col(_LINE),
-        pl.col("fields").list.get(0).alias(QUERY),
-        pl.col("fields").list.get(1).alias(ITER),
-        pl.col("fields").list.get(2).alias(DOC),
-        pl.col("fields").list.get(3).alias("_rel"),
-    )
-    bad = _first_bad(df, ~pl.col("_rel").str.contains(r"^[+-]?\d{1,18}$"))
-    if bad is not None:
-        raise InputError(
-            path, bad[_LINENO], f"relevance must be an integer, found {bad['_rel']!r}: {_describe(bad[_LINE])!r}"
+            path, bad[LINENO], f"relevance must be an integer, found {bad['_rel']!r}: {describe(bad[LINE])!r}"
         )
     df = df.with_columns(pl.col("_rel").cast(pl.Int64).alias(REL))
     _check_duplicates(df, path, "qrels")
@@ -332,7 +268,7 @@ def read_run(path: PathLike) -> pl.DataFrame:
     A file laid out regularly (one space or one tab between exactly six fields, ASCII) is parsed directly
     by polars' CSV reader; anything else — and any error — goes through the line-by-line path.
     """
-    if _is_parquet(path):
+    if is_parquet(path):
         return _read_parquet(path, RUN_SCHEMA, "run")
     fast = _concat(_fast_read(path, _RUN_FAST_SCHEMA))
     if fast is not None and not fast.select(pl.col(SCORE).is_nan().any()).item() and not _has_duplicates(fast):
@@ -341,32 +277,16 @@ def read_run(path: PathLike) -> pl.DataFrame:
 
 
 def _read_run_lines(path: PathLike) -> pl.DataFrame:
-    lines = split_fields(read_lines(path))
-    n = pl.col("fields").list.len()
-    bad = _first_bad(lines, n < 6)
-    if bad is not None:
-        raise InputError(
-            path,
-            bad[_LINENO],
-            "expected at least 6 fields (qid iter docno rank score tag), "
-            f"found {len(bad['fields'])}: {_describe(bad[_LINE])!r}",
-        )
-    f = pl.col("fields")
-    df = lines.select(
-        pl.col(_LINENO),
-        pl.col(_LINE),
-        f.list.get(0).alias(QUERY),
-        f.list.get(1).alias(ITER),
-        f.list.get(2).alias(DOC),
-        f.list.get(3).cast(pl.Int64, strict=False).alias(RANK),
-        f.list.get(4).alias("_score"),
-        f.list.get(5).alias(TAG),
+    columns = [QUERY, ITER, DOC, "_rank", "_score", TAG]
+    df = take_fields(split_fields(read_lines(path)), path, columns, "qid iter docno rank score tag", at_least=True)
+    df = df.with_columns(
+        pl.col("_rank").cast(pl.Int64, strict=False).alias(RANK),
+        pl.col("_score").cast(pl.Float64, strict=False).alias(SCORE),
     )
-    df = df.with_columns(pl.col("_score").cast(pl.Float64, strict=False).alias(SCORE))
-    bad = _first_bad(df, pl.col(SCORE).is_null() | pl.col(SCORE).is_nan())
+    bad = first_match(df, pl.col(SCORE).is_null() | pl.col(SCORE).is_nan())
     if bad is not None:
         what = "NaN" if bad[SCORE] is not None else "not a number"
-        raise InputError(path, bad[_LINENO], f"score is {what}: {bad['_score']!r} in {_describe(bad[_LINE])!r}")
+        raise InputError(path, bad[LINENO], f"score is {what}: {bad['_score']!r} in {describe(bad[LINE])!r}")
     _check_duplicates(df, path, "run")
     return df.select(list(RUN_SCHEMA))
 
@@ -385,8 +305,8 @@ def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> Non
         return
     first = df.filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
     earlier = df.filter((pl.col(QUERY) == first[QUERY]) & (pl.col(DOC) == first[DOC])).row(0, named=True)
-    lineno = first.get(_LINENO)
-    prev = earlier.get(_LINENO)
+    lineno = first.get(LINENO)
+    prev = earlier.get(LINENO)
     also = f" (first seen on line {prev})" if prev is not None else ""
     raise InputError(
         path, lineno, f"duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}{also}"

@@ -34,7 +34,6 @@ bounded by ``chunk_rows`` whatever the dataset size).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -43,9 +42,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..files.lines import read_lines, split_fields
-from ..files.output import atomic_path
-from ..ids import natural_key
+from ..files.candidates import read_items
+from ..ids import hash_ids, mix64, natural_unique
 from ..schema import CANDIDATES_SCHEMA, DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 from .qrels import GRADES, QrelsResult, make_qrels, rating_scale, short_head, validate_ratings
 
@@ -89,11 +87,6 @@ class IndexedSplit:
         return mask
 
 
-def _natural_unique(values: pl.Series) -> pl.Series:
-    values = values.unique()
-    return pl.DataFrame({"v": values}).sort(natural_key(values)).get_column("v")
-
-
 def _index(values: pl.Series, code: str) -> pl.DataFrame:
     return pl.DataFrame({"_id": values}).with_row_index(code).with_columns(pl.col(code).cast(pl.Int64))
 
@@ -102,7 +95,7 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Indexed
     """Validate a split and number its users and items (see :class:`IndexedSplit`).
 
     ``train`` / ``test``: ratings frames (or paths); ``items``: an optional catalogue (a sequence or
-    Series of item ids, or a path read by :func:`read_items`). Errors: an empty test set, a (user, item)
+    Series of item ids, or a path read by :func:`~trecrs.files.candidates.read_items`). Errors: an empty test set, a (user, item)
     pair in both train and test, rated items missing from the catalogue.
     """
     paths = paths or {}
@@ -132,8 +125,8 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Indexed
             )
     else:
         catalogue = rated_items
-    users = _natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
-    items_s = _natural_unique(catalogue)
+    users = natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
+    items_s = natural_unique(catalogue)
     uidx, iidx = _index(users, _U), _index(items_s, _I)
 
     def codes(df: pl.DataFrame) -> pl.DataFrame:
@@ -143,62 +136,18 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Indexed
     return IndexedSplit(users.alias(USER), items_s.alias(ITEM), codes(train), codes(test), catalogue_given)
 
 
-def read_items(path) -> pl.Series:
-    """Read an item catalogue: the first field of each line (tab, ``|``, ``::``, ``,`` or space separated).
-
-    Covers a plain id list, MovieLens ``u.item`` (``|``), ``movies.dat`` (``::``) and ``movies.csv``
-    (``,``). A first line whose first field is a column name (``item``, ``itemId``, ``movieId``,
-    ``item_id``, ``movie_id``, ``id``; any case) is a header and skipped. Parquet: column ``item``.
-    Repeated ids count once.
-    """
-    if str(path).endswith(".parquet"):
-        df = pl.read_parquet(path)
-        if ITEM not in df.columns:
-            raise InputError(path, None, f"item catalogue lacks column 'item'; has {df.columns}")
-        return df.get_column(ITEM).cast(pl.Utf8).drop_nulls().unique(maintain_order=True)
-    lines = read_lines(path)
-    first = pl.col("line").str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
-    df = lines.with_columns(first.alias(ITEM))
-    bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))
-    if bad.height:
-        raise InputError(path, bad.item(0, "lineno"), f"no item id at the start of {bad.item(0, 'line')!r}")
-    if df.item(0, ITEM).lower() in {"item", "itemid", "item_id", "movieid", "movie_id", "id"}:
-        df = df.slice(1)
-    return df.get_column(ITEM).unique(maintain_order=True)
-
-
 # --------------------------------------------------------------------------------------------- hashing
 
 
-def _hash_ids(values: pl.Series | list[str], salt: bytes) -> np.ndarray:
-    """64-bit blake2b of each id string (platform-independent), as uint64."""
-    out = np.empty(len(values), dtype=np.uint64)
-    for k, v in enumerate(values):
-        out[k] = int.from_bytes(hashlib.blake2b(v.encode("utf-8"), digest_size=8, person=salt).digest(), "little")
-    return out
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser (Steele, Lea & Flood 2014): a bijection of uint64 with full avalanche."""
-    x = np.asarray(x, dtype=np.uint64).copy()
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
-    return x
-
-
 def _seed_key(seed: int) -> np.uint64:
-    digest = hashlib.blake2b(str(int(seed)).encode(), digest_size=8, person=b"trecrs.seed").digest()
-    return np.uint64(int.from_bytes(digest, "little"))
+    return hash_ids([str(int(seed))], b"trecrs.seed")[0]
 
 
 def case_keys(seed: int, users: list[str], items: list[str]) -> np.ndarray:
     """The key k(seed, u, i) of each One-Plus-Random case; a function of those three strings only."""
-    hu = _hash_ids(users, b"trecrs.user")
-    hi = _hash_ids(items, b"trecrs.case")
-    return _mix(_mix(hu ^ _seed_key(seed)) ^ hi)
+    hu = hash_ids(users, b"trecrs.user")
+    hi = hash_ids(items, b"trecrs.case")
+    return mix64(mix64(hu ^ _seed_key(seed), add_gamma=False) ^ hi, add_gamma=False)
 
 
 # --------------------------------------------------------------------------------------------- methodologies
@@ -302,7 +251,7 @@ def _one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: d
     cases = opr_cases(split, opts)
     n_items = split.items.len()
     pool = np.ones(n_items, dtype=bool) if opts.pool == "all" else split.item_mask(split.test)
-    item_hash = _hash_ids(split.items.to_list(), b"trecrs.item")
+    item_hash = hash_ids(split.items, b"trecrs.item")
     if np.unique(item_hash).size != item_hash.size:  # probability ~ n^2 / 2^65
         raise UsageError("two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly")
     item_hash[~pool] = 0  # masked out below anyway
@@ -315,7 +264,7 @@ def _one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: d
     for start in range(0, cases.height, step):
         sl = slice(start, start + step)
         c_u, c_i, k = cu[sl], ci[sl], keys_case[sl]
-        keys = _mix(k[:, None] ^ item_hash[None, :])
+        keys = mix64(k[:, None] ^ item_hash[None, :], add_gamma=False)
         np.minimum(keys, _MAX - np.uint64(1), out=keys)  # _MAX marks "not drawable"
         keys[:, ~pool] = _MAX
         # items the case's user rated (train or test, the case item included) are not drawable
@@ -475,31 +424,6 @@ def candidates(methodology: str, train, test=None, items=None, **options) -> pl.
     Queries in natural user order (One-Plus-Random: natural (user, item) order), items in natural order.
     """
     return candidate_set(methodology, train, test, items, **options).frame()
-
-
-def write_candidates(cands: CandidateSet, path) -> dict:
-    """Write ``query<TAB>user<TAB>item`` lines chunk by chunk, atomically; returns the counts."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for chunk in cands.chunks():
-            fh.write(chunk.write_csv(include_header=False, separator="\t", quote_style="never").encode())
-    return cands.info
-
-
-def read_candidates(path) -> pl.DataFrame:
-    """Read a candidates file ``query user item`` (whitespace separated) into ``schema.CANDIDATES_SCHEMA``."""
-    lines = split_fields(read_lines(path))
-    bad = lines.filter(pl.col("fields").list.len() != 3)
-    if bad.height:
-        raise InputError(path, bad.item(0, "lineno"),
-                         f"expected 3 fields (query user item), found {len(bad.item(0, 'fields'))}")
-    f = pl.col("fields")
-    df = lines.select(f.list.get(0).alias(QUERY), f.list.get(1).alias(USER), f.list.get(2).alias(ITEM),
-                      pl.col("lineno"))
-    dup = df.filter(pl.struct(QUERY, ITEM).is_duplicated())
-    if dup.height:
-        raise InputError(path, dup.item(1, "lineno") if dup.height > 1 else None,
-                         f"candidate item {dup.item(0, ITEM)!r} listed twice for query {dup.item(0, QUERY)!r}")
-    return df.select(list(CANDIDATES_SCHEMA))
 
 
 # --------------------------------------------------------------------------------------------- qrels

@@ -26,112 +26,17 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..files.lines import read_lines, split_fields
-from ..files.output import atomic_path
+from ..files.lines import LINENO as _LINENO
+from ..files.output import write_chunks
+from ..files.scores import as_scores
+from ..ids import codes
 from ..ordering import trec_order
 from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
 from .candidates import _I, _Q, _U, CandidateSet
 
 MISSING_POLICIES: tuple[str, ...] = ("fail", "last", "drop")
-SCORE_KINDS: tuple[str, ...] = ("score", "rank")
 
-_LINENO = "lineno"
 _S = "_s"
-
-
-# --------------------------------------------------------------------------------------------- scores
-
-
-def read_scores(path, *, kind: str = "score") -> pl.DataFrame:
-    """Read a score file: ``user item score`` (or ``user item rank`` with ``kind="rank"``).
-
-    Text: three whitespace-separated fields per line (a first line ``user item score``/``rank`` is a
-    header); Parquet (``*.parquet``): columns ``user``, ``item`` and ``score``/``rank``. Scores must be
-    finite numbers, ranks positive integers; a (user, item) pair may appear once. Returns ``user, item,
-    score`` (ranks converted, see the module docstring) plus ``lineno`` (null for Parquet).
-    """
-    if kind not in SCORE_KINDS:
-        raise UsageError(f"unknown score kind {kind!r}; choose from {SCORE_KINDS}")
-    if str(path).endswith(".parquet"):
-        try:
-            raw = pl.read_parquet(path)
-        except FileNotFoundError:
-            raise InputError(path, None, "no such file") from None
-        except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
-            raise InputError(path, None, f"cannot read Parquet: {exc}") from None
-        missing = [c for c in (USER, ITEM, kind) if c not in raw.columns]
-        if missing:
-            raise InputError(path, None, f"score file lacks column(s) {missing}; has {raw.columns}")
-        df = raw.select(
-            pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(kind).cast(pl.Utf8).alias("_v"),
-            pl.lit(None, dtype=pl.UInt32).alias(_LINENO),
-        )
-    else:
-        lines = split_fields(read_lines(path))
-        first = lines.item(0, "fields")
-        if len(first) == 3 and first[0].lower() == USER and first[2].lower() == kind:
-            lines = lines.slice(1)
-        bad = lines.filter(pl.col("fields").list.len() != 3)
-        if bad.height:
-            raise InputError(path, bad.item(0, _LINENO), f"expected 3 fields (user item {kind}), found "
-                             f"{len(bad.item(0, 'fields'))}: {bad.item(0, 'line')[:80]!r}")
-        f = pl.col("fields")
-        df = lines.select(f.list.get(0).alias(USER), f.list.get(1).alias(ITEM), f.list.get(2).alias("_v"),
-                          pl.col(_LINENO))
-    return _parse_values(df, path, kind)
-
-
-def _where(row: dict, path) -> tuple[str | None, int | None]:
-    return (None if path is None else os.fspath(path)), row.get(_LINENO)
-
-
-def _parse_values(df: pl.DataFrame, path, kind: str) -> pl.DataFrame:
-    if df.height == 0:
-        raise InputError(path, None, "the score file has no scores")
-    nulls = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | pl.col("_v").is_null())
-    if nulls.height:
-        row = nulls.row(0, named=True)
-        raise InputError(*_where(row, path), f"missing user, item or {kind} ({nulls.height} row(s))")
-    val = pl.col("_v").str.strip_chars().cast(pl.Float64, strict=False)
-    df = df.with_columns(val.alias(SCORE))
-    if kind == "score":
-        bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite())
-        if bad.height:
-            row = bad.row(0, named=True)
-            what = "not a number" if row[SCORE] is None else ("NaN" if row[SCORE] != row[SCORE] else "infinite")
-            raise InputError(*_where(row, path), f"score is {what}: {row['_v']!r} "
-                             f"({bad.height} bad score(s) in the file)")
-    else:
-        bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite() | (pl.col(SCORE) < 1)
-                        | (pl.col(SCORE) != pl.col(SCORE).round()))
-        if bad.height:
-            row = bad.row(0, named=True)
-            raise InputError(*_where(row, path), f"rank must be a positive integer, found {row['_v']!r}")
-        top = df.get_column(SCORE).max()
-        df = df.with_columns((top + 1 - pl.col(SCORE)).alias(SCORE))
-    dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
-    if dup.height:
-        rows = dup.filter((pl.col(USER) == dup.item(0, USER)) & (pl.col(ITEM) == dup.item(0, ITEM)))
-        line = rows.item(1, _LINENO) if rows.height > 1 else None
-        raise InputError(path if path is None else os.fspath(path), line,
-                         f"user {dup.item(0, USER)!r}, item {dup.item(0, ITEM)!r} has more than one {kind}")
-    return df.select(USER, ITEM, SCORE, _LINENO)
-
-
-def as_scores(data, *, kind: str = "score") -> pl.DataFrame:
-    """Scores from a path (:func:`read_scores`) or a polars/pandas frame with ``user, item, score|rank``."""
-    if isinstance(data, str | os.PathLike):
-        return read_scores(data, kind=kind)
-    if not isinstance(data, pl.DataFrame):
-        data = pl.from_pandas(data)
-    missing = [c for c in (USER, ITEM, kind) if c not in data.columns]
-    if missing:
-        raise InputError(None, None, f"scores DataFrame lacks column(s) {missing}; has {data.columns}")
-    df = data.select(
-        pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(kind).cast(pl.Utf8).alias("_v"),
-        pl.lit(None, dtype=pl.UInt32).alias(_LINENO),
-    )
-    return _parse_values(df, None, kind)
 
 
 # --------------------------------------------------------------------------------------------- candidates
@@ -158,20 +63,15 @@ class FrameCandidates:
     def code_chunks(self) -> Iterator[pl.DataFrame]:
         f = self._frame
         coded = f.select(
-            _code(f.get_column(QUERY), self.queries).alias(_Q),
-            _code(f.get_column(USER), self.users).alias(_U),
-            _code(f.get_column(ITEM), self.items).alias(_I),
+            codes(f.get_column(QUERY), self.queries).alias(_Q),
+            codes(f.get_column(USER), self.users).alias(_U),
+            codes(f.get_column(ITEM), self.items).alias(_I),
         )
         self.info.update(queries=self.queries.len(), pairs=coded.height)
         yield coded
 
     def query_names(self, q: pl.Series) -> pl.Series:
         return self.queries.gather(q).alias(QUERY)
-
-
-def _code(values: pl.Series, index: pl.Series) -> pl.Series:
-    lookup = pl.DataFrame({"_id": index}).with_row_index("_c").with_columns(pl.col("_c").cast(pl.Int64))
-    return pl.DataFrame({"_id": values}).join(lookup, on="_id", how="left", maintain_order="left").get_column("_c")
 
 
 # --------------------------------------------------------------------------------------------- runs
@@ -217,7 +117,7 @@ def iter_run(
     else:
         users, items = cands.users, cands.items
     coded = scores.with_row_index(_S).with_columns(
-        _code(scores.get_column(USER), users).alias(_U), _code(scores.get_column(ITEM), items).alias(_I)
+        codes(scores.get_column(USER), users).alias(_U), codes(scores.get_column(ITEM), items).alias(_I)
     )
     if isinstance(cands, CandidateSet):
         unknown = coded.filter(pl.col(_U).is_null())
@@ -330,6 +230,4 @@ def build_run(
 
 def write_run_stream(chunks: Iterator[pl.DataFrame], path) -> None:
     """Write run chunks as ``qid Q0 docno rank score tag`` lines, atomically (nothing left on error)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for chunk in chunks:
-            fh.write(chunk.write_csv(include_header=False, separator=" ", quote_style="never").encode())
+    write_chunks(chunks, path)

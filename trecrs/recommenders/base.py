@@ -17,15 +17,16 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..ids import natural_sort
+from ..ids import codes, natural_sort, natural_unique
 from ..schema import ITEM, RATING, SCORE, USER
-from .algorithms import _IIDX, _UIDX, _code, _natural_unique
 
 if TYPE_CHECKING:  # scipy is imported where it is used, keeping `import trecrs` (every command) fast
     import scipy.sparse as sp
 
 
 _BLOCK_CELLS = 4_000_000  # dense cells per scoring block (32 MB of float64)
+_UIDX = "_uidx"
+_IIDX = "_iidx"
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -70,8 +71,8 @@ class RatingData:
             raise InputError(
                 None, None, f"training ratings rate user {row[USER]!r}, item {row[ITEM]!r} twice"
             )
-        users = _natural_unique(df.get_column(USER))
-        items = _natural_unique(df.get_column(ITEM))
+        users = natural_unique(df.get_column(USER))
+        items = natural_unique(df.get_column(ITEM))
         coded = _code(df, users, items)
         rows = coded.get_column(_UIDX).to_numpy()
         cols = coded.get_column(_IIDX).to_numpy()
@@ -91,6 +92,14 @@ class RatingData:
         u = coded.get_column(_UIDX).fill_null(-1).to_numpy().astype(np.int64)
         i = coded.get_column(_IIDX).fill_null(-1).to_numpy().astype(np.int64)
         return u, i
+
+
+def _code(df: pl.DataFrame, users: pl.Series, items: pl.Series, how: str = "inner") -> pl.DataFrame:
+    """``df`` with the user and item codes (``_UIDX``, ``_IIDX``); ``how="inner"`` drops unknown ids."""
+    out = df.with_columns(
+        codes(df.get_column(USER), users).alias(_UIDX), codes(df.get_column(ITEM), items).alias(_IIDX)
+    )
+    return out.drop_nulls([_UIDX, _IIDX]) if how == "inner" else out
 
 
 def _row_means(X: sp.csr_matrix) -> np.ndarray:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ids import hash_ids, mix64
 from ..schema import ITEM, USER
-from .algorithms import _hash64, _splitmix64
 from .base import Recommender, _row_means
 
 
@@ -23,10 +23,10 @@ class RandomScores(Recommender):
         pass
 
     def _score_coded(self, u, i, pairs):
-        hu = _hash64(pairs.get_column(USER))
-        hi = _hash64(pairs.get_column(ITEM))
+        hu = hash_ids(pairs.get_column(USER))
+        hi = hash_ids(pairs.get_column(ITEM))
         seed = np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF)
-        x = _splitmix64(hu ^ _splitmix64(hi + seed))
+        x = mix64(hu ^ mix64(hi + seed, add_gamma=True), add_gamma=True)
         return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 

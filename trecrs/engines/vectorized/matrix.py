@@ -13,9 +13,10 @@ import numpy as np
 import polars as pl
 
 from ...errors import InputError, UsageError
+from ...ids import IdCodes
 from ...ordering import score_doc_key
 from ...schema import DOC, QUERY, REL
-from .rank import Encoded, _Ids
+from .rank import Encoded
 
 
 def _check(scores: np.ndarray, users: pl.Series, items: pl.Series, exclude) -> np.ndarray:
@@ -47,8 +48,8 @@ def encode_matrix(qrels: pl.DataFrame, scores, user_ids, item_ids, *, exclude=No
     qrels_q, qrels_d = qrels.get_column(QUERY).cast(pl.Utf8), qrels.get_column(DOC).cast(pl.Utf8)
     qvocab = pl.concat([qrels_q.unique(), users]).unique().sort()
     dvocab = pl.concat([qrels_d.unique(), items]).unique().sort()
-    ucode = _Ids(users).encode(qvocab)
-    icode = _Ids(items).encode(dvocab)
+    ucode = IdCodes(users).encode(qvocab)
+    icode = IdCodes(items).encode(dvocab)
     # one key per cell: score descending, then item id descending; non-candidates sort last
     key = score_doc_key(s32, icode[None, :], 32)
     key[~cand] = np.iinfo(np.uint64).max
@@ -62,8 +63,8 @@ def encode_matrix(qrels: pl.DataFrame, scores, user_ids, item_ids, *, exclude=No
     return Encoded(
         qvocab=qvocab,
         dvocab=dvocab,
-        qq=_Ids(qrels_q).encode(qvocab),
-        qd=_Ids(qrels_d).encode(dvocab),
+        qq=IdCodes(qrels_q).encode(qvocab),
+        qd=IdCodes(qrels_d).encode(dvocab),
         qv=qrels.get_column(REL).cast(pl.Int64).to_numpy(),
         qcode=ucode[rows],
         dcode=icode[cols],

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from ...errors import TrecrsError
+from ...ids import IdCodes
 from ...ordering import ROWS_PER_PASS, c_floats, order_rows, query_blocks
 from ...schema import DOC, QUERY, REL, SCORE
 from .cmath import c_log2, segmented
@@ -197,43 +198,6 @@ class DuplicateEntry(TrecrsError):
     """A (query, doc) pair occurs twice in the run (trec_eval refuses such a run)."""
 
 
-class _Ids:
-    """An id column and its distinct values (as strings), computed once."""
-
-    def __init__(self, col: pl.Series):
-        self.col = col
-        self.cat = col.dtype == pl.Categorical
-        if self.cat:
-            # categorical codes are global and dense: every code up to the largest one used names an id,
-            # so the strings of codes 0..max stand in for a (costlier) distinct pass over the column;
-            # ids of other columns that come along are harmless extra vocabulary
-            top = col.to_physical().max()
-            self.phys = np.arange(0 if top is None else int(top) + 1, dtype=np.uint32)
-            self.strings = pl.Series(self.phys).cat.to(pl.Categorical).cast(pl.Utf8)
-        else:
-            self.strings = col.unique()
-
-    def encode(self, vocab: pl.Series) -> np.ndarray:
-        """Position of each value in the sorted string array ``vocab`` (-1 where absent), int32.
-
-        A categorical column is mapped through its distinct physical codes (a table lookup per line,
-        chunk by chunk, so no 64-bit temporary the size of the run); a string column through a polars
-        ``Enum`` cast.
-        """
-        enum = pl.Enum(vocab)
-        if not self.cat:
-            return self.col.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        lut = self.strings.cast(enum, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-        out = np.empty(self.col.len(), dtype=np.int32)
-        at = 0
-        for chunk in self.col.get_chunks():
-            codes = chunk.to_physical().to_numpy()
-            np.take(lut, codes, out=out[at : at + codes.size])
-            at += codes.size
-        return out
-
-
-
 def rank(
     qrels: pl.DataFrame,
     run: pl.DataFrame,
@@ -275,8 +239,8 @@ class Encoded:
 
 def encode(qrels: pl.DataFrame, run: pl.DataFrame) -> Encoded:
     """Encode ids once (``Utf8`` or ``Categorical`` columns) so that comparing codes compares ids bytewise."""
-    rq, rd = _Ids(run.get_column(QUERY)), _Ids(run.get_column(DOC))
-    qq, qd = _Ids(qrels.get_column(QUERY)), _Ids(qrels.get_column(DOC))
+    rq, rd = IdCodes(run.get_column(QUERY)), IdCodes(run.get_column(DOC))
+    qq, qd = IdCodes(qrels.get_column(QUERY)), IdCodes(qrels.get_column(DOC))
     # polars sorts strings by their bytes, as trec_eval's strcmp compares them
     qvocab = pl.concat([qq.strings, rq.strings]).unique().sort()
     dvocab = pl.concat([qd.strings, rd.strings]).unique().sort()

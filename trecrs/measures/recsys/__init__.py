@@ -12,9 +12,10 @@
 data conventions; ``trecrs eval -m`` and :func:`trecrs.evaluate` look names up there.
 """
 
+from ...files.scores import read_predictions
 from . import registry
 from .beyond import gini_index, popularity_strata, shannon_entropy
-from .error import error_measures, mae, mse, nmae, nrmse, read_predictions, rmse
+from .error import error_measures, mae, mse, nmae, nrmse, rmse
 from .opr import OPR_AVERAGES
 from .registry import REGISTRY, ExtraMeasure, register
 

@@ -19,7 +19,6 @@ set are ignored (counted as ``n_extra``).
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import polars as pl
@@ -177,43 +176,6 @@ def error_measures(predictions, test, *, rating_range: tuple[float, float] | Non
 def _observed_range(test) -> tuple[float, float]:
     truth = _frame(test, (USER, ITEM, RATING), "test ratings")
     return rating_range(truth)
-
-
-def read_predictions(path: str | os.PathLike) -> pl.DataFrame:
-    """Read a prediction file ``user item predicted_rating`` (whitespace-separated; extra fields ignored).
-
-    Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
-    error naming the line; ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
-    """
-    from ...files.lines import read_lines, split_fields
-
-    lines = split_fields(read_lines(path))
-    bad = lines.filter(pl.col("fields").list.len() < 3)
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise InputError(path, r["lineno"], f"expected 3 fields (user item predicted_rating): {r['line']!r}")
-    f = pl.col("fields")
-    df = lines.select(
-        pl.col("lineno"),
-        f.list.get(0).alias(USER),
-        f.list.get(1).alias(ITEM),
-        f.list.get(2).alias("_v"),
-    ).with_columns(pl.col("_v").cast(pl.Float64, strict=False).alias(SCORE))
-    bad = df.filter(pl.col(SCORE).is_null())
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise InputError(path, r["lineno"], f"predicted rating is not a number: {r['_v']!r}")
-    later = df.filter(~pl.struct(USER, ITEM).is_first_distinct())
-    if later.height:
-        r = later.row(0, named=True)
-        first = df.filter((pl.col(USER) == r[USER]) & (pl.col(ITEM) == r[ITEM])).row(0, named=True)
-        raise InputError(
-            path,
-            r["lineno"],
-            f"duplicate prediction for user {r[USER]!r}, item {r[ITEM]!r} "
-            f"(first seen on line {first['lineno']})",
-        )
-    return df.select(USER, ITEM, SCORE)
 
 
 # --------------------------------------------------------------------------------------------- registry

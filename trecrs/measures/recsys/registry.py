@@ -454,7 +454,8 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
 def _predictions_frame(data) -> pl.DataFrame:
     import os
 
-    from .error import _frame, read_predictions
+    from ...files.scores import read_predictions
+    from .error import _frame
 
     if isinstance(data, str | os.PathLike):
         return read_predictions(data)

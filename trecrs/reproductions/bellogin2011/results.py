@@ -17,7 +17,8 @@ import polars as pl
 
 from ...errors import InputError
 from ...files.ratings import read_ratings
-from ...measures.recsys.error import error_measures, read_predictions
+from ...files.scores import read_predictions
+from ...measures.recsys.error import error_measures
 from ...report.tables import read_eval
 from .constants import (
     FOLD_ORDER,

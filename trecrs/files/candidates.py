@@ -1,0 +1,63 @@
+"""Reading and writing candidate files (``query user item``) and item catalogues."""
+
+from __future__ import annotations
+
+import os
+
+import polars as pl
+
+from ..errors import InputError
+from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, USER
+from .lines import LINE, LINENO, read_lines, split_fields, take_fields
+from .output import write_chunks
+from .parquet import is_parquet, read_parquet
+
+PathLike = str | os.PathLike
+
+# First fields of a catalogue's header line (compared in lower case).
+_ITEM_HEADERS = {"item", "itemid", "item_id", "movieid", "movie_id", "id"}
+
+
+def read_items(path: PathLike) -> pl.Series:
+    """Read an item catalogue: the first field of each line (tab, ``|``, ``::``, ``,`` or space separated).
+
+    Covers a plain id list, MovieLens ``u.item`` (``|``), ``movies.dat`` (``::``) and ``movies.csv``
+    (``,``). A first line whose first field is a column name (``item``, ``itemId``, ``movieId``,
+    ``item_id``, ``movie_id``, ``id``; any case) is a header and skipped. Parquet: column ``item`` (nulls
+    skipped). Repeated ids count once; the order is the file's.
+    """
+    if is_parquet(path):
+        df = read_parquet(path, {ITEM: pl.Utf8}, what="item catalogue", not_null=())
+        return df.get_column(ITEM).drop_nulls().unique(maintain_order=True)
+    lines = read_lines(path)
+    first = pl.col(LINE).str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
+    df = lines.with_columns(first.alias(ITEM))
+    bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))
+    if bad.height:
+        raise InputError(path, bad.item(0, LINENO), f"no item id at the start of {bad.item(0, LINE)!r}")
+    if df.item(0, ITEM).lower() in _ITEM_HEADERS:
+        df = df.slice(1)
+    return df.get_column(ITEM).unique(maintain_order=True)
+
+
+def write_candidates(cands, path: PathLike) -> dict:
+    """Write ``query<TAB>user<TAB>item`` lines chunk by chunk, atomically; returns the counts.
+
+    ``cands``: a candidate set (its ``chunks()`` frames ``query, user, item``; ``info`` filled as they go).
+    """
+    write_chunks(cands.chunks(), path, separator="\t")
+    return cands.info
+
+
+def read_candidates(path: PathLike) -> pl.DataFrame:
+    """Read a candidates file ``query user item`` (whitespace separated) into ``schema.CANDIDATES_SCHEMA``.
+
+    An item listed twice for one query is an error naming the second line.
+    """
+    df = take_fields(split_fields(read_lines(path)), path, [QUERY, USER, ITEM], "query user item")
+    dup = df.filter(pl.struct(QUERY, ITEM).is_duplicated())
+    if dup.height:
+        raise InputError(path, dup.item(1, LINENO) if dup.height > 1 else None,
+                         f"candidate item {dup.item(0, ITEM)!r} listed twice for query {dup.item(0, QUERY)!r}")
+    return df.select(list(CANDIDATES_SCHEMA))
+

@@ -1,0 +1,119 @@
+"""The one Parquet reader: named columns, strict casts, and errors naming the file and the row.
+
+Every table trecrs reads from ``*.parquet`` (qrels, runs, ratings, scores, pairs, item catalogues) goes
+through :func:`read_parquet`. Columns are found by name; only the columns asked for are read. Rows are
+counted from 1, so ``row 3`` is the third row of the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import InputError
+
+PathLike = str | os.PathLike
+
+
+def is_parquet(path) -> bool:
+    """Whether ``path`` names a Parquet file (by its ``.parquet`` suffix)."""
+    return isinstance(path, str | os.PathLike) and str(path).endswith(".parquet")
+
+
+def parquet_columns(path: PathLike) -> list[str]:
+    """The column names of a Parquet file (its schema only is read)."""
+    if Path(path).is_dir():
+        raise InputError(path, None, "is a directory, expected a file")
+    try:
+        return list(pl.read_parquet_schema(path))
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
+        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
+
+
+def read_parquet(
+    path: PathLike,
+    columns: Mapping[str, pl.DataType | None],
+    *,
+    what: str,
+    fill: Mapping[str, object] | None = None,
+    not_null: Sequence[str] | None = None,
+    not_nan: Sequence[str] = (),
+    unique: Sequence[str] = (),
+) -> pl.DataFrame:
+    """Read ``columns`` (name -> dtype, None keeps the file's type) of a Parquet file, in that order.
+
+    A column absent from the file is an error unless ``fill`` gives its value. Casts are strict: a value
+    that is not of the type (``"x"`` for a float) is an error. Then, each naming the first bad row: a
+    null in ``not_null`` (default: every column read from the file), a NaN in ``not_nan``, a repeated
+    key ``unique``. ``pl.Categorical`` means ids read as strings and stored as categoricals. ``what``
+    names the table in messages (``"run"``, ``"scores"``...).
+    """
+    fill = fill or {}
+    names = parquet_columns(path)
+    missing = [c for c in columns if c not in names and c not in fill]
+    if missing:
+        raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {names}")
+    exprs = [_cast(pl.col(c) if c in names else pl.lit(fill[c]), dtype).alias(c) for c, dtype in columns.items()]
+    try:
+        df = pl.scan_parquet(path).select(exprs).collect()
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(path, None, f"{what} Parquet column has the wrong type: {_first_line(exc)}") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
+    read = [c for c in columns if c in names]
+    _check_rows(df, path, what, read if not_null is None else list(not_null), list(not_nan))
+    if unique:
+        check_unique(df, list(unique), path=path, what=what)
+    return df
+
+
+def last_value(path: PathLike, column: str, dtype: pl.DataType) -> object | None:
+    """The last row's value of ``column`` cast to ``dtype`` (None when the file lacks the column, has no
+    rows or the value is null); only that column is read."""
+    if column not in parquet_columns(path):
+        return None
+    try:
+        return pl.scan_parquet(path).select(pl.col(column).last().cast(dtype)).collect().item()
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InputError(path, None, f"cannot read column {column!r} as {dtype}: {_first_line(exc)}") from None
+
+
+def _cast(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
+    if dtype is None:
+        return expr
+    if dtype == pl.Categorical:  # ids are strings first: an integer id column becomes its decimal text
+        return expr.cast(pl.Utf8, strict=True).cast(pl.Categorical)
+    return expr.cast(dtype, strict=True)
+
+
+def _check_rows(df: pl.DataFrame, path: PathLike, what: str, not_null: list[str], not_nan: list[str]) -> None:
+    nulls = [c for c in not_null if df.get_column(c).null_count()]
+    if nulls:
+        row = _first_row(df, pl.any_horizontal(pl.col(nulls).is_null()))
+        there = [c for c in nulls if df.item(row - 1, c) is None]
+        raise InputError(path, None, f"row {row}: missing value in {there}")
+    for c in not_nan:
+        if df.select(pl.col(c).is_nan().any()).item():
+            raise InputError(path, None, f"row {_first_row(df, pl.col(c).is_nan())}: {c} is NaN")
+
+
+def check_unique(df: pl.DataFrame, key: list[str], *, path: PathLike | None, what: str) -> None:
+    """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's."""
+    if df.height < 2 or df.select(key).n_unique() == df.height:
+        return
+    at = df.with_row_index("_r").filter(~pl.struct(key).is_first_distinct()).row(0, named=True)
+    where = ", ".join(f"{c} {at[c]!r}" for c in key)
+    raise InputError(path, None, f"row {at['_r'] + 1}: duplicate {what} entry for {where}")
+
+
+def _first_row(df: pl.DataFrame, mask: pl.Expr) -> int:
+    return df.with_row_index("_r").filter(mask).get_column("_r")[0] + 1
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().split("\n", 1)[0]
