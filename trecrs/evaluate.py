@@ -217,7 +217,7 @@ def evaluate_full(
 
         summary = summarize_trec_by_user(per_query, num_q, qrels)
     if request.extras:
-        from .measures.recsys.registry import evaluate_extras
+        from .measures.recsys.evaluation import evaluate_extras
 
         res = evaluate_extras(
             request.extras, qrels=sub_qrels, run=sub_run, queries=order, all_qrels_queries=len(qrels_queries),

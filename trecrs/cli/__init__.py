@@ -12,6 +12,7 @@ import sys
 
 from .._version import __version__
 from ..errors import TrecrsError
+from .common import cli_message
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except TrecrsError as exc:
-        print(f"trecrs {args.command}: error: {exc}", file=sys.stderr)
+        print(f"trecrs {args.command}: error: {cli_message(str(exc), args.command)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `trecrs eval ... | head` is fine
         try:
