@@ -52,7 +52,9 @@ def short_head(train: pl.DataFrame, share: float) -> pl.Series:
 def popularity_strata(train: pl.DataFrame, head_share: float = 0.33) -> pl.DataFrame:
     """``item, count, stratum``: each item with training ratings, ``head`` if in :func:`short_head`, else ``tail``.
 
-    Items without training ratings are absent here and count as tail wherever strata are used.
+    Items without training ratings are absent here and count as tail wherever strata are used. A tie
+    group at the boundary is split by id, as in :func:`short_head` (the head/tail measures once put the
+    whole group in the head).
     """
     head = short_head(train, head_share)
     return item_popularity(train).with_columns(
