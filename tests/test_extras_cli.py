@@ -100,7 +100,7 @@ def test_usage_errors_exit_2_with_one_line(files, tmp_path):
     res = run_command("eval", "-m", "novelty.10", q, r)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip() == (
-        "trecrs eval: error: measure novelty_10 needs the training ratings (--train TRAIN; train= in the Python API)"
+        "trecrs eval: error: measure novelty_10 needs the training ratings (--train)"
     )
     res = run_command("eval", "-m", "lauc.x", q, r)
     assert res.returncode == 2 and "lauc.x: cutoffs must be integers" in res.stderr

@@ -77,7 +77,7 @@ def test_bad_average_is_rejected():
 
 
 def test_ids_holding_colons_split_where_the_qrels_item_ends_the_case_id():
-    from trecrs.measures.recsys.registry import case_ids
+    from trecrs.protocol.one_plus_random import case_ids
 
     qrels = pl.DataFrame(
         {"query": ["a:b:c", "u1:x:y", "v:w", "plain"], "doc": ["c", "x:y", "zz", "d"], "rel": [1] * 4}

@@ -26,8 +26,8 @@ import polars as pl
 from .engines import ENGINES, Computed, vectorized
 from .errors import UsageError
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
+from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
-from .measures.recsys.registry import evaluate_extras
 from .measures.request import MeasureRequest, parse_measures
 from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
 from .ordering import bytewise_sorted, trec_order

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ..errors import TrecrsError
@@ -31,22 +32,37 @@ def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
         current = subs[0].choices[chosen]
 
 
+def _options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, argparse.Action]:
+    """The options of the command that parsed ``args``, by the library argument they set (``dest``)."""
+    return {a.dest: a for a in _subparser(parser, args)._actions if a.option_strings}
+
+
 def option_names(parser: argparse.ArgumentParser, args: argparse.Namespace, arguments) -> list[str]:
     """The command-line spelling of library arguments: ``seed`` -> ``--seed``, ``depth`` -> ``-M``.
 
     An argument the command has no option for keeps its library name, followed by ``=``.
     """
-    by_dest = {a.dest: a for a in _subparser(parser, args)._actions if a.option_strings}
-    names = []
-    for arg in arguments:
-        action = by_dest.get(arg)
-        names.append("/".join(action.option_strings) if action else f"{arg}=")
-    return names
+    by_dest = _options(parser, args)
+    return ["/".join(by_dest[a].option_strings) if a in by_dest else f"{a}=" for a in arguments]
 
 
 def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc: TrecrsError) -> str:
-    """One line for a library error, naming the options it is about as argparse does (``argument -M: ...``)."""
+    """One line for a library error, in the command's terms.
+
+    The library names its own arguments: ``name=value`` in the text becomes the command's option
+    (``train=`` -> ``--train``, ``grade=binary`` -> ``--grade binary``), and the arguments an error is
+    about (``exc.arguments``) lead the line as argparse's own errors do (``argument --seed: ...``).
+    """
+    by_dest = _options(parser, args)
+
+    def option(m: re.Match) -> str:
+        action = by_dest.get(m.group(1))
+        if action is None:
+            return m.group(0)
+        return action.option_strings[0] + (f" {m.group(2)}" if m.group(2) else "")
+
+    text = re.sub(r"(?<![\w-])([a-z_]+)=([\w.|]+)?", option, str(exc))
     if not exc.arguments:
-        return str(exc)
+        return text
     names = option_names(parser, args, exc.arguments)
-    return f"argument{'s' if len(names) > 1 else ''} {', '.join(names)}: {exc}"
+    return f"argument{'s' if len(names) > 1 else ''} {', '.join(names)}: {text}"

@@ -18,15 +18,8 @@ one-plus-random   {i} ∪ N random items u has not rated,  ``u:i`` (user id, col
                   "highly relevant" threshold (default 5)
 ================  =====================================  =========================================
 
-One-Plus-Random is Cremonesi, Koren & Turrin, "Performance of recommender algorithms on top-N
-recommendation tasks", RecSys 2010: N = 1000 items drawn without replacement from a pool (``all``: I
-minus the items u rated in train or test; ``test``: the items of the test set minus the same), all of
-the pool when it holds fewer than N. The draw for the case (u, i) depends only on (seed, u, i) and the
-pool: every item j gets a key ``mix(k(seed, u, i) XOR h(j))`` (blake2b of the ids, splitmix64's
-bijective finaliser), and the N smallest keys win. So it is the same on every platform and in every
-run, independent of the order or presence of other users and cases, and an item added to or removed
-from the pool changes the draw only if its own key is among the N smallest. Its qrels hold one line per
-query, ``(u:i, i)`` graded like any qrels (the rating by default).
+One-Plus-Random (Cremonesi, Koren & Turrin, RecSys 2010) lives in :mod:`.one_plus_random`: its cases,
+query ids, reproducible draws and qrels; the registry entry here points there.
 
 Candidates are produced in chunks of whole queries (a dense users x items mask per chunk, so memory is
 bounded by ``chunk_rows`` whatever the dataset size).
@@ -42,49 +35,22 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..files.candidates import read_items
-from ..ids import hash_ids, mix64, natural_unique
-from ..schema import CANDIDATES_SCHEMA, DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
-from .qrels import GRADES, QrelsResult, make_qrels, rating_scale, short_head, validate_ratings
-
-# Separator of One-Plus-Random query ids: ``user:item``.
-CASE_SEPARATOR = ":"
-# One-Plus-Random pools.
-OPR_POOLS: tuple[str, ...] = ("all", "test")
-# Rows of candidates materialised at once (a users x items bool mask of about this many cells).
-CHUNK_ROWS = 4_000_000
-
-_U, _I, _Q = "_u", "_i", "_q"
-_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
-
+from ..files.candidates import read_candidates, read_items, write_candidates  # noqa: F401 - re-exported
+from ..ids import natural_unique
+from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, RATING, USER
+from .indexed import _I, _Q, _U, CHUNK_ROWS, CandidateOptions, IndexedSplit, rated_rows
+from .one_plus_random import (  # noqa: F401 - CASE_SEPARATOR, OPR_POOLS: also importable from here
+    CASE_SEPARATOR,
+    OPR_POOLS,
+    case_names,
+    check_case_names,
+    one_plus_random_chunks,
+    opr_cases,
+    opr_qrels,
+)
+from .qrels import QrelsResult, make_qrels, validate_ratings
 
 # --------------------------------------------------------------------------------------------- split
-
-
-@dataclass
-class IndexedSplit:
-    """A validated train/test split with integer codes: users and items numbered in natural id order.
-
-    ``items`` is the catalogue I (the given one, else the items of train ∪ test); ``users`` every user of
-    train ∪ test. ``train`` / ``test`` hold codes ``_u``, ``_i`` (and ``rating``), sorted by (user, item).
-    """
-
-    users: pl.Series
-    items: pl.Series
-    train: pl.DataFrame
-    test: pl.DataFrame
-    catalogue_given: bool = False
-
-    @property
-    def query_users(self) -> np.ndarray:
-        """Codes of the users with test ratings, ascending (natural id order)."""
-        return np.unique(self.test.get_column(_U).to_numpy())
-
-    def item_mask(self, frame: pl.DataFrame) -> np.ndarray:
-        """Bool mask over ``items`` of the items appearing in ``frame`` (``train`` or ``test``)."""
-        mask = np.zeros(self.items.len(), dtype=bool)
-        mask[frame.get_column(_I).to_numpy()] = True
-        return mask
 
 
 def _index(values: pl.Series, code: str) -> pl.DataFrame:
@@ -95,7 +61,7 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Indexed
     """Validate a split and number its users and items (see :class:`IndexedSplit`).
 
     ``train`` / ``test``: ratings frames (or paths); ``items``: an optional catalogue (a sequence or
-    Series of item ids, or a path read by :func:`~trecrs.files.candidates.read_items`). Errors: an empty test set, a (user, item)
+    Series of item ids, or a path read by :func:`read_items`). Errors: an empty test set, a (user, item)
     pair in both train and test, rated items missing from the catalogue.
     """
     paths = paths or {}
@@ -136,33 +102,7 @@ def make_split(train, test, items=None, *, paths: dict | None = None) -> Indexed
     return IndexedSplit(users.alias(USER), items_s.alias(ITEM), codes(train), codes(test), catalogue_given)
 
 
-# --------------------------------------------------------------------------------------------- hashing
-
-
-def _seed_key(seed: int) -> np.uint64:
-    return hash_ids([str(int(seed))], b"trecrs.seed")[0]
-
-
-def case_keys(seed: int, users: list[str], items: list[str]) -> np.ndarray:
-    """The key k(seed, u, i) of each One-Plus-Random case; a function of those three strings only."""
-    hu = hash_ids(users, b"trecrs.user")
-    hi = hash_ids(items, b"trecrs.case")
-    return mix64(mix64(hu ^ _seed_key(seed), add_gamma=False) ^ hi, add_gamma=False)
-
-
 # --------------------------------------------------------------------------------------------- methodologies
-
-
-@dataclass(frozen=True)
-class CandidateOptions:
-    """Options of candidate generation (only One-Plus-Random uses ``n``, ``seed``, ``pool``, the threshold)."""
-
-    n: int = 1000
-    relevant_threshold: float = 5.0
-    seed: int | None = None
-    pool: str = "all"
-    long_tail: float | None = None
-    chunk_rows: int = CHUNK_ROWS
 
 
 @dataclass(frozen=True)
@@ -189,17 +129,6 @@ def _test_ratings_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict
         start = stop
 
 
-def _rated_rows(frame: pl.DataFrame, users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(user code, item code) arrays of ``frame`` (sorted by user) for users in ``users`` (ascending)."""
-    u = frame.get_column(_U).to_numpy()
-    lo = int(np.searchsorted(u, users[0], side="left"))
-    hi = int(np.searchsorted(u, users[-1], side="right"))
-    su = u[lo:hi]
-    si = frame.get_column(_I).to_numpy()[lo:hi]
-    keep = np.isin(su, users)
-    return su[keep], si[keep]
-
-
 def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]):
     """Chunks of L_u = P \\ Tr_u for a pool P of items (a bool mask over the catalogue)."""
 
@@ -212,82 +141,13 @@ def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]):
         for start in range(0, users.size, step):
             us = users[start : start + step]
             m = np.repeat(mask[None, :], us.size, axis=0)
-            ru, ri = _rated_rows(split.train, us)
+            ru, ri = rated_rows(split.train, us)
             m[np.searchsorted(us, ru), ri] = False
             rows, cols = np.nonzero(m)
             u = us[rows].astype(np.int64)
             yield pl.DataFrame({_Q: u, _U: u, _I: cols.astype(np.int64)})
 
     return chunks
-
-
-def opr_cases(split: IndexedSplit, opts: CandidateOptions) -> pl.DataFrame:
-    """One-Plus-Random cases: test ratings >= the highly-relevant threshold (long tail only, if asked).
-
-    Columns ``_q`` (case number, in natural (user, item) order), ``_u``, ``_i``, ``rating``.
-    """
-    cases = split.test.filter(pl.col(RATING) >= opts.relevant_threshold)
-    if opts.long_tail is not None:
-        train = pl.DataFrame({ITEM: split.items.gather(split.train.get_column(_I))})
-        head = short_head(train, opts.long_tail)
-        head_codes = split.items.to_frame().with_row_index(_I).filter(pl.col(ITEM).is_in(head.implode()))
-        cases = cases.filter(~pl.col(_I).is_in(head_codes.get_column(_I).cast(pl.Int64).implode()))
-    if cases.height == 0:
-        raise UsageError(
-            f"no test rating reaches the highly-relevant threshold {opts.relevant_threshold:g}"
-            + (" among long-tail items" if opts.long_tail is not None else "")
-            + ": One-Plus-Random has no query"
-        )
-    return cases.sort(_U, _I).with_row_index(_Q).with_columns(pl.col(_Q).cast(pl.Int64))
-
-
-def _one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
-    if opts.pool not in OPR_POOLS:
-        raise UsageError(f"unknown One-Plus-Random pool {opts.pool!r}; choose from {OPR_POOLS}")
-    if opts.n < 1:
-        raise UsageError(f"--n must be a positive number of random items, got {opts.n}")
-    if opts.seed is None:
-        raise UsageError("one-plus-random draws random items: give a seed (--seed S)")
-    cases = opr_cases(split, opts)
-    n_items = split.items.len()
-    pool = np.ones(n_items, dtype=bool) if opts.pool == "all" else split.item_mask(split.test)
-    item_hash = hash_ids(split.items, b"trecrs.item")
-    if np.unique(item_hash).size != item_hash.size:  # probability ~ n^2 / 2^65
-        raise UsageError("two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly")
-    item_hash[~pool] = 0  # masked out below anyway
-    rated = pl.concat([split.train.select(_U, _I), split.test.select(_U, _I)]).sort(_U, _I)
-    cu = cases.get_column(_U).to_numpy()
-    ci = cases.get_column(_I).to_numpy()
-    keys_case = case_keys(opts.seed, split.users.gather(cu).to_list(), split.items.gather(ci).to_list())
-    step = max(1, opts.chunk_rows // max(1, n_items))
-    short = 0
-    for start in range(0, cases.height, step):
-        sl = slice(start, start + step)
-        c_u, c_i, k = cu[sl], ci[sl], keys_case[sl]
-        keys = mix64(k[:, None] ^ item_hash[None, :], add_gamma=False)
-        np.minimum(keys, _MAX - np.uint64(1), out=keys)  # _MAX marks "not drawable"
-        keys[:, ~pool] = _MAX
-        # items the case's user rated (train or test, the case item included) are not drawable
-        us = np.unique(c_u)
-        ru, ri = _rated_rows(rated, us)
-        starts = np.searchsorted(ru, c_u, side="left")
-        stops = np.searchsorted(ru, c_u, side="right")
-        lens = stops - starts
-        rows = np.repeat(np.arange(c_u.size), lens)
-        # positions starts[c] .. stops[c]-1 of every case c, concatenated, without a Python loop
-        idx = np.arange(rows.size) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts, lens)
-        keys[rows, ri[idx]] = _MAX
-        drawable = (keys != _MAX).sum(axis=1)
-        short += int((drawable < opts.n).sum())
-        if opts.n < n_items:
-            kth = np.partition(keys, opts.n - 1, axis=1)[:, opts.n - 1]
-        else:
-            kth = np.full(c_u.size, _MAX - np.uint64(1))
-        chosen = (keys <= kth[:, None]) & (keys != _MAX)
-        chosen[np.arange(c_u.size), c_i] = True
-        r, c = np.nonzero(chosen)
-        yield pl.DataFrame({_Q: (r + start).astype(np.int64), _U: c_u[r].astype(np.int64), _I: c.astype(np.int64)})
-    info.update(cases=cases.height, cases_short_of_n=short, pool=opts.pool, n=opts.n, seed=opts.seed)
 
 
 _BELLOGIN = "Bellogín, Castells & Cantador, RecSys 2011"
@@ -304,7 +164,7 @@ METHODOLOGIES: dict[str, Methodology] = {
         Methodology("all-items", "L_u = I \\ Tr_u", _BELLOGIN,
                     _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool))),
         Methodology("one-plus-random", "{i} ∪ N random unrated items, one query u:i per test rating >= threshold",
-                    _CREMONESI, _one_plus_random_chunks, per_case=True),
+                    _CREMONESI, one_plus_random_chunks, per_case=True),
     )
 }
 
@@ -340,14 +200,7 @@ class CandidateSet:
             self._check_case_ids()
 
     def _check_case_ids(self) -> None:
-        users = self.split.users
-        items = self.split.items
-        if not (users.str.contains(CASE_SEPARATOR, literal=True).any()
-                and items.str.contains(CASE_SEPARATOR, literal=True).any()):
-            return  # "u:i" cannot collide unless both user and item ids hold the separator
-        q = self.query_names(self._cases.get_column(_Q))
-        if q.n_unique() != q.len():
-            raise UsageError(f"ids containing {CASE_SEPARATOR!r} make two One-Plus-Random query ids equal")
+        check_case_names(self.split.users, self.split.items, lambda: self.query_names(self._cases.get_column(_Q)))
 
     @property
     def cases(self) -> pl.DataFrame | None:
@@ -366,9 +219,8 @@ class CandidateSet:
         if self._cases is None:
             return self.split.users.gather(q).alias(QUERY)
         c = self._cases
-        u = self.split.users.gather(c.get_column(_U).gather(q))
-        i = self.split.items.gather(c.get_column(_I).gather(q))
-        return (u + CASE_SEPARATOR + i).alias(QUERY)
+        return case_names(self.split.users.gather(c.get_column(_U).gather(q)),
+                          self.split.items.gather(c.get_column(_I).gather(q)))
 
     def named(self, chunk: pl.DataFrame) -> pl.DataFrame:
         """A code chunk as ``query, user, item`` strings (``schema.CANDIDATES_SCHEMA``)."""
@@ -450,7 +302,7 @@ def methodology_qrels(
     """
     m = get_methodology(methodology)
     if train is None and m.per_case and long_tail is not None:
-        raise UsageError("the long-tail filter needs the training ratings (--train): popularity is counted there")
+        raise UsageError("the long-tail filter needs the training ratings (train=): popularity is counted there")
     if train is None:  # the qrels need the test ratings alone, unless a long-tail or per-user rule says otherwise
         train = pl.DataFrame(schema={USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64}) if m.per_case else None
     if not m.per_case:
@@ -458,28 +310,13 @@ def methodology_qrels(
     given = sorted(k for k, v in qrels_options.items() if v not in (None, False, 0.0, "test"))
     if given:
         raise UsageError(f"one-plus-random judges its case items only; {', '.join(given)} do not apply "
-                         "(its relevant items are the test ratings >= --relevant-threshold)")
-    if grade not in GRADES:
-        raise UsageError(f"unknown grade {grade!r}; choose from {sorted(GRADES)}")
+                         "(its relevant items are the test ratings >= relevant_threshold)")
     cset = candidate_set(methodology, train, test, items, relevant_threshold=relevant_threshold,
                          long_tail=long_tail)
     cases = cset.cases
-    factor, mapping = (1, None) if grade == "binary" else rating_scale(cases.get_column(RATING), scale)
-    scaled = (pl.col(RATING) * factor).round().cast(pl.Int64)
-    value = GRADES[grade].value(scaled, factor, relevant_threshold)
-    qrels = pl.DataFrame(
-        {
-            QUERY: cset.query_names(cases.get_column(_Q)),
-            ITER: "0",
-            DOC: cset.split.items.gather(cases.get_column(_I)),
-            REL: cases.select(value.cast(pl.Int64)).to_series(),
-        },
-        schema=QRELS_SCHEMA,
-    )
-    if qrels.select((pl.col(REL) < 1).any()).item():
-        raise UsageError("some case ratings get a relevance value below 1; use --grade binary or shifted")
-    info = {"test_ratings": cset.split.test.height, "relevant": qrels.height, "queries": qrels.height,
-            "relevant_threshold": relevant_threshold, "scale_factor": factor, "rating_map": mapping}
+    qrels, info = opr_qrels(cset.query_names(cases.get_column(_Q)), cset.split.items.gather(cases.get_column(_I)),
+                            cases, relevant_threshold=relevant_threshold, grade=grade, scale=scale)
+    info = {"test_ratings": cset.split.test.height, **info}
     if long_tail is not None:
         info["long_tail_share"] = long_tail
     return QrelsResult(qrels, info)

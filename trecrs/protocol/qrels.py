@@ -18,9 +18,9 @@ Graded values (:data:`GRADES`): ``rating`` (the rating mapped to an integer, see
 ``binary`` (1), ``shifted`` (``scaled(rating) - ceil(scaled(T)) + 1``, so the lowest relevant rating is 1).
 
 Long-tail filter (Cremonesi, Koren & Turrin, "Performance of recommender algorithms on top-N
-recommendation tasks", RecSys 2010): the *short head* is the smallest set of most popular items
-(by number of TRAINING ratings) that together hold at least a share ``s`` of all training ratings
-(``s = 0.33`` in the paper); test ratings of short-head items are dropped.
+recommendation tasks", RecSys 2010): test ratings of *short-head* items are dropped, the short head being
+the smallest set of most popular items (by number of TRAINING ratings) holding at least a share ``s`` of
+the training ratings (``s = 0.33`` in the paper); the rule is :func:`trecrs.data.popularity.short_head`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..data.popularity import short_head
 from ..errors import InputError, UsageError
-from ..ids import natural_key, natural_sort
+from ..ids import natural_sort
 from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 
 # Factors tried, in order, to map a rating scale onto integers without loss (x2 = half stars).
@@ -107,36 +108,15 @@ def rating_scale(ratings: pl.Series, factor: int | None = None) -> tuple[int, di
             return f, mapping
     shown = ", ".join(_num(v) for v in values.head(5).to_list())
     if factor is not None:
-        raise UsageError(f"--scale {factor} does not map the ratings to integers (values: {shown}, ...)")
+        raise UsageError(f"scale={factor} does not map the ratings to integers (values: {shown}, ...)")
     raise UsageError(
         f"cannot map the rating scale to integers with a factor in {SCALE_FACTORS} (values: {shown}, ...); "
-        "use --grade binary, or --scale N"
+        "use grade=binary, or scale=N"
     )
 
 
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
-
-
-# --------------------------------------------------------------------------------------------- long tail
-
-
-def short_head(train: pl.DataFrame, share: float) -> pl.Series:
-    """Items of the short head: the most popular items holding at least ``share`` of the training ratings.
-
-    Rule: items sorted by number of training ratings, descending (ties: natural id order, so the choice is
-    deterministic); the short head is the smallest prefix whose ratings reach ``share * |train|``.
-    Cremonesi, Koren & Turrin (RecSys 2010) use ``share = 0.33`` (1.7% of Netflix/ML-1M items).
-    """
-    if not 0.0 < share < 1.0:
-        raise UsageError(f"the long-tail share must be between 0 and 1 (exclusive), got {share}")
-    pop = train.group_by(ITEM).agg(pl.len().alias("_n"))
-    pop = pop.sort([pl.col("_n"), natural_key(pop.get_column(ITEM))], descending=[True, False])
-    pop = pop.with_columns(pl.col("_n").cum_sum().alias("_cum"))
-    target = share * train.height
-    # keep items whose predecessors hold less than the target share: the smallest prefix reaching it
-    keep = pop.filter((pl.col("_cum") - pl.col("_n")) < target)
-    return keep.get_column(ITEM)
 
 
 # --------------------------------------------------------------------------------------------- grades
@@ -200,7 +180,7 @@ def relevance_mask(
     ``rating >= threshold`` (if given) and ``rating >= b_u + offset`` (if ``per_user`` is given).
     """
     if threshold is None and per_user is None:
-        raise UsageError("give a relevance threshold (--threshold T) or a per-user rule (--per-user mean|max)")
+        raise UsageError("give a relevance threshold (threshold=T) or a per-user rule (per_user=mean|max)")
     out = test.with_columns(pl.lit(True).alias("_relevant"), pl.lit(True).alias("_has_base"))
     if threshold is not None:
         out = out.with_columns((pl.col(RATING) >= threshold).alias("_relevant"))
@@ -210,7 +190,7 @@ def relevance_mask(
         if per_user_from not in USER_STATS_FROM:
             raise UsageError(f"per-user statistics come from one of {USER_STATS_FROM}, not {per_user_from!r}")
         if per_user_from != "test" and train is None:
-            raise UsageError(f"per-user statistics from {per_user_from!r} need the training ratings (--train)")
+            raise UsageError(f"per-user statistics from {per_user_from!r} need the training ratings (train=)")
         source = {
             "test": lambda: test,
             "train": lambda: train,
@@ -252,14 +232,14 @@ def make_qrels(
         raise UsageError(f"unknown grade {grade!r}; choose from {sorted(GRADES)}")
     g = GRADES[grade]
     if g.needs_threshold and threshold is None:
-        raise UsageError(f"--grade {grade} needs a global --threshold (it is the value mapped to 1)")
+        raise UsageError(f"grade={grade} needs a global threshold= (it is the value mapped to 1)")
     if train is not None:
         train = validate_ratings(train, "training ratings")
     info: dict = {"test_ratings": test.height}
 
     if long_tail is not None:
         if train is None:
-            raise UsageError("the long-tail filter needs the training ratings (--train): popularity is counted there")
+            raise UsageError("the long-tail filter needs the training ratings (train=): popularity is counted there")
         head = short_head(train, long_tail)
         before = test.height
         test = test.filter(~pl.col(ITEM).is_in(head.implode()))
@@ -286,7 +266,7 @@ def make_qrels(
         u, i, r = bad.row(0)[:3]
         raise UsageError(
             f"{bad.height} relevant rating(s) would get a relevance value below 1 (user {u!r}, item {i!r}, "
-            f"rating {_num(r)}), which trec_eval reads as non-relevant or unjudged; use --grade binary or shifted"
+            f"rating {_num(r)}), which trec_eval reads as non-relevant or unjudged; use grade=binary or grade=shifted"
         )
     relevant = judged.filter(pl.col("_relevant"))
     below = judged.height - relevant.height

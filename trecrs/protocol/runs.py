@@ -1,7 +1,7 @@
 """Score files -> TREC runs for a methodology: restrict to the candidates, order as trec_eval, cut, tag.
 
 A recommender scores (user, item) pairs; :func:`build_run` keeps the scores of each query's candidates
-(:mod:`trecrs.methodologies`), ranks them with :func:`~trecrs.io.trec_order` (score as float32
+(:mod:`trecrs.protocol.candidates`), ranks them with :func:`~trecrs.ordering.trec_order` (score as float32
 descending, then item id descending bytewise: trec_eval's own order) and numbers them 1..n, optionally cut
 at ``depth`` documents per query. It counts, never silently drops:
 
@@ -85,6 +85,123 @@ class RunResult:
     info: dict = field(default_factory=dict)
 
 
+@dataclass
+class _Tally:
+    """What building a run counted so far (see :func:`iter_run`)."""
+
+    used: np.ndarray  # per score row: it matched a candidate
+    candidates: int = 0
+    missing: int = 0
+    written: int = 0
+    cut: int = 0
+    first_missing: tuple | None = None  # (query, user, item) of the first candidate without a score
+
+
+def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"unknown missing-score policy {missing!r}; choose from {MISSING_POLICIES}")
+    if depth is not None and depth < 1:
+        raise UsageError(f"depth must be a positive number of documents, got {depth}")
+    if not tag or any(ch.isspace() for ch in tag):
+        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}")
+
+
+def _coded_scores(cands, scores: pl.DataFrame, users: pl.Series, items: pl.Series, scores_path) -> pl.DataFrame:
+    """``_u, _i, score, _s`` (row number in ``scores``) of the scores whose user and item the candidates know.
+
+    With a split's candidates, a user in neither train nor test is an error: the ids are not the split's.
+    """
+    coded = scores.with_row_index(_S).with_columns(
+        codes(scores.get_column(USER), users).alias(_U), codes(scores.get_column(ITEM), items).alias(_I)
+    )
+    if isinstance(cands, CandidateSet):
+        unknown = coded.filter(pl.col(_U).is_null())
+        if unknown.height:
+            row = unknown.row(0, named=True)
+            n_users = unknown.get_column(USER).n_unique()
+            raise InputError(
+                scores_path, row[_LINENO],
+                f"{n_users} user(s) of the score file are in neither the training nor the test ratings "
+                f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
+            )
+    return coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
+
+
+def _scored_chunk(chunk: pl.DataFrame, scored: pl.DataFrame, missing: str, fill: float, tally: _Tally,
+                  name) -> pl.DataFrame | None:
+    """A candidate chunk with its scores, missing ones handled by ``missing``; None once ``fail`` has failed."""
+    joined = chunk.join(scored, on=[_U, _I], how="left")
+    tally.used[joined.get_column(_S).drop_nulls().to_numpy()] = True
+    tally.candidates += chunk.height
+    absent = joined.filter(pl.col(SCORE).is_null())
+    if absent.height:
+        if tally.first_missing is None:
+            tally.first_missing = name(absent.row(0, named=True))
+        tally.missing += absent.height
+        if missing == "drop":
+            joined = joined.filter(pl.col(SCORE).is_not_null())
+        elif missing == "last":
+            joined = joined.with_columns(pl.col(SCORE).fill_null(fill))
+    if missing == "fail" and tally.missing:
+        return None
+    return joined
+
+
+def _run_chunk(joined: pl.DataFrame, cands, items: pl.Series, depth: int | None, tag: str,
+               tally: _Tally) -> pl.DataFrame:
+    """Scored candidates -> run lines: trec_eval order, ranks 1..n, cut at ``depth``."""
+    ranked = trec_order(
+        joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
+    )
+    if depth is not None:
+        before = ranked.height
+        ranked = ranked.filter(pl.col(RANK) <= depth)
+        tally.cut += before - ranked.height
+    tally.written += ranked.height
+    return pl.DataFrame(
+        {
+            QUERY: cands.query_names(ranked.get_column(QUERY)),
+            ITER: "Q0",
+            DOC: ranked.get_column(DOC),
+            RANK: ranked.get_column(RANK),
+            SCORE: ranked.get_column(SCORE),
+            TAG: tag,
+        },
+        schema=RUN_SCHEMA,
+    )
+
+
+def _finish(info: dict, cands, scores: pl.DataFrame, tally: _Tally, *, missing: str, depth, tag: str,
+            fill: float, scores_path) -> None:
+    """Fill ``info`` with the counts; raise when no score was a candidate or ``fail`` found a gap."""
+    n_used = int(tally.used.sum())
+    info.update(
+        cands.info,
+        candidates=tally.candidates,
+        scores=scores.height,
+        scored_candidates=tally.candidates - tally.missing,
+        missing=tally.missing,
+        missing_policy=missing,
+        scores_outside_candidates=scores.height - n_used,
+        depth=depth,
+        cut_by_depth=tally.cut,
+        lines=tally.written,
+        tag=tag,
+    )
+    if missing == "last" and tally.missing:
+        info["missing_score_value"] = fill
+    if n_used == 0:
+        raise InputError(scores_path, None, f"none of the {scores.height} scores is a candidate pair of this "
+                         "methodology; do the user and item ids belong to this split?")
+    if missing == "fail" and tally.missing:
+        q, u, i = tally.first_missing
+        raise InputError(
+            scores_path, None,
+            f"{tally.missing} of {tally.candidates} candidates have no score (first: query {q!r}, user {u!r}, "
+            f"item {i!r}); score every candidate, or choose missing=last (rank them last) or missing=drop",
+        )
+
+
 def iter_run(
     cands: CandidateSet | FrameCandidates | pl.DataFrame,
     scores,
@@ -101,12 +218,7 @@ def iter_run(
     See :func:`build_run`. Errors (unscored candidates under ``fail``, no candidate scored at all) are
     raised after the last chunk, so a caller streaming to a temporary file can discard it.
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"unknown missing-score policy {missing!r}; choose from {MISSING_POLICIES}")
-    if depth is not None and depth < 1:
-        raise UsageError(f"--depth must be a positive number of documents, got {depth}")
-    if not tag or any(ch.isspace() for ch in tag):
-        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}")
+    _check_run_options(missing, depth, tag)
     info = {} if info is None else info
     if isinstance(cands, pl.DataFrame):
         cands = FrameCandidates(cands)
@@ -116,89 +228,19 @@ def iter_run(
         users, items = cands.split.users, cands.split.items
     else:
         users, items = cands.users, cands.items
-    coded = scores.with_row_index(_S).with_columns(
-        codes(scores.get_column(USER), users).alias(_U), codes(scores.get_column(ITEM), items).alias(_I)
-    )
-    if isinstance(cands, CandidateSet):
-        unknown = coded.filter(pl.col(_U).is_null())
-        if unknown.height:
-            row = unknown.row(0, named=True)
-            n_users = unknown.get_column(USER).n_unique()
-            raise InputError(
-                scores_path, row[_LINENO],
-                f"{n_users} user(s) of the score file are in neither the training nor the test ratings "
-                f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
-            )
-    scored = coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
+    scored = _coded_scores(cands, scores, users, items, scores_path)
     smin = scores.get_column(SCORE).min()
     fill = float(smin - max(1.0, abs(smin)))
-    used = np.zeros(scores.height, dtype=bool)
-    n_missing = n_cands = n_written = n_cut = 0
-    first_missing = None
+    tally = _Tally(np.zeros(scores.height, dtype=bool))
+
+    def name(row: dict) -> tuple:
+        return cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]]
+
     for chunk in cands.code_chunks():
-        joined = chunk.join(scored, on=[_U, _I], how="left")
-        hit = joined.get_column(_S).drop_nulls().to_numpy()
-        used[hit] = True
-        n_cands += chunk.height
-        absent = joined.filter(pl.col(SCORE).is_null())
-        if absent.height:
-            if first_missing is None:
-                row = absent.row(0, named=True)
-                first_missing = (cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]])
-            n_missing += absent.height
-            if missing == "fail":
-                continue
-            if missing == "drop":
-                joined = joined.filter(pl.col(SCORE).is_not_null())
-            else:
-                joined = joined.with_columns(pl.col(SCORE).fill_null(fill))
-        if missing == "fail" and n_missing:
-            continue
-        ranked = trec_order(
-            joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
-        )
-        if depth is not None:
-            before = ranked.height
-            ranked = ranked.filter(pl.col(RANK) <= depth)
-            n_cut += before - ranked.height
-        n_written += ranked.height
-        yield pl.DataFrame(
-            {
-                QUERY: cands.query_names(ranked.get_column(QUERY)),
-                ITER: "Q0",
-                DOC: ranked.get_column(DOC),
-                RANK: ranked.get_column(RANK),
-                SCORE: ranked.get_column(SCORE),
-                TAG: tag,
-            },
-            schema=RUN_SCHEMA,
-        )
-    n_used = int(used.sum())
-    info.update(
-        cands.info,
-        candidates=n_cands,
-        scores=scores.height,
-        scored_candidates=n_cands - n_missing,
-        missing=n_missing,
-        missing_policy=missing,
-        scores_outside_candidates=scores.height - n_used,
-        depth=depth,
-        cut_by_depth=n_cut,
-        lines=n_written,
-        tag=tag,
-    )
-    if missing == "last" and n_missing:
-        info["missing_score_value"] = fill
-    if n_used == 0:
-        raise InputError(scores_path, None, f"none of the {scores.height} scores is a candidate pair of this "
-                         "methodology; do the user and item ids belong to this split?")
-    if missing == "fail" and n_missing:
-        q, u, i = first_missing
-        raise InputError(
-            scores_path, None,
-            f"{n_missing} of {n_cands} candidates have no score (first: query {q!r}, user {u!r}, item {i!r}); "
-            "score every candidate, or choose --missing last (rank them last) or --missing drop",
-        )
+        joined = _scored_chunk(chunk, scored, missing, fill, tally, name)
+        if joined is not None:
+            yield _run_chunk(joined, cands, items, depth, tag, tally)
+    _finish(info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path)
 
 
 def build_run(

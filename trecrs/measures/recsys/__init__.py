@@ -9,23 +9,25 @@
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
 
 :mod:`.registry` holds :data:`~.registry.REGISTRY` (name -> measure), the ``name.params`` syntax and the
-data conventions; ``trecrs eval -m`` and :func:`trecrs.evaluate` look names up there.
+data conventions; ``trecrs eval -m`` and :func:`trecrs.evaluate` look names up there. The registry imports
+no family: importing this package imports every family module, and each registers its measures.
+:mod:`.evaluation` computes the requested measures of one evaluation (:func:`evaluate_extras`).
 """
 
 from ...files.scores import read_predictions
-from . import registry
+from . import beyond, classification, error, opr, ranking  # noqa: F401 - each module registers its measures
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
+from .evaluation import evaluate_extras
 from .opr import OPR_AVERAGES
 from .registry import REGISTRY, ExtraMeasure, register
-
-registry._load()
 
 __all__ = [
     "OPR_AVERAGES",
     "REGISTRY",
     "ExtraMeasure",
     "error_measures",
+    "evaluate_extras",
     "gini_index",
     "mae",
     "mse",

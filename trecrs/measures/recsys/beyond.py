@@ -1,8 +1,9 @@
 """Beyond-accuracy measures: coverage, concentration (Gini, entropy), novelty, popularity, and
 popularity-stratified precision/recall (short head vs long tail).
 
-Item popularity comes from the training ratings (``--train``): φ(i) = number of training ratings of i
-(= users who rated it), p(i) = φ(i)/|U_train|. The catalogue I is every item of the training ratings plus
+Item popularity comes from the training ratings (``train=``): φ(i) = number of training ratings of i
+(= users who rated it), p(i) = φ(i)/|U_train|. Short head and long tail follow the one rule of
+:mod:`trecrs.data.popularity` (ties at the boundary split by natural item id order). The catalogue I is every item of the training ratings plus
 every item the run retrieved. "Recommended" means: in the top k of an evaluated query (the whole L_u when
 no cutoff is given), in trec_eval's order.
 """
@@ -14,6 +15,7 @@ import math
 import numpy as np
 import polars as pl
 
+from ...data.popularity import HEAD, STRATUM, TAIL, popularity_strata
 from ...schema import DOC, ITEM, QUERY, RANK
 from .registry import (
     CUTOFFS,
@@ -29,30 +31,6 @@ from .registry import (
 )
 
 F = pl.Float64
-HEAD, TAIL = "head", "tail"
-STRATUM = "stratum"
-
-
-def popularity_strata(train: pl.DataFrame, head_share: float = 0.33) -> pl.DataFrame:
-    """Split items into the short head and the long tail by training popularity (Cremonesi et al. 2010).
-
-    Items sorted by number of training ratings, most popular first; the short head is the most popular
-    items that together hold ``head_share`` of the ratings (33% in Cremonesi, Koren, Turrin 2010, section
-    3). Items tied in popularity are never split: with c* the count of the item at which the cumulative
-    share first reaches ``head_share``, the head is every item with count >= c*. Returns
-    ``item, count, stratum`` (``head``/``tail``); items absent from the training ratings are tail.
-    """
-    if not 0 < head_share < 1:
-        raise ValueError(f"head_share must be in (0, 1), got {head_share}")
-    counts = train.group_by(ITEM).agg(pl.len().cast(pl.Int64).alias("count"))
-    counts = counts.sort(["count", ITEM], descending=[True, False])
-    total = counts.get_column("count").sum()
-    cum = counts.get_column("count").cum_sum().to_numpy() / total
-    boundary = int(np.searchsorted(cum, head_share - 1e-12))  # first index with cum >= share
-    c_star = int(counts.get_column("count")[min(boundary, counts.height - 1)])
-    return counts.with_columns(
-        pl.when(pl.col("count") >= c_star).then(pl.lit(HEAD)).otherwise(pl.lit(TAIL)).alias(STRATUM)
-    )
 
 
 def _recommended(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -111,7 +89,7 @@ def _prediction_pairs(ctx: Context) -> pl.DataFrame:
 
 
 def _prediction_coverage(ctx: Context, param) -> pl.DataFrame:
-    """Share of the user's test ratings the system scored: in ``--predictions`` when given, else in L_u.
+    """Share of the user's test ratings the system scored: in ``predictions=`` when given, else in L_u.
 
     Herlocker et al. 2004, section 5.1 (prediction coverage). Per query: covered/|Te_u| (undefined when the
     user has no test rating); summary pooled over the evaluated queries: sum covered / sum |Te_u|.
@@ -285,7 +263,7 @@ register(
     ExtraMeasure(
         "prediction_coverage",
         "beyond",
-        "share of the test ratings scored (in --predictions if given, else in the run)",
+        "share of the test ratings scored (in the predictions if given, else in the run)",
         HERLOCKER,
         _prediction_coverage,
         summary=GLOBAL,

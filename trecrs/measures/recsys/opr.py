@@ -3,15 +3,16 @@
 In the One-Plus-Random methodology (Cremonesi, Koren, Turrin, RecSys 2010, section 2) every highly rated
 test item i of user u is a test case: i is ranked among N = 1000 random items u has not rated; it is a hit
 at N when it ranks within the top N. trecrs names a case's query ``<user>:<item>`` and its qrels hold just
-(``u:i``, i); the user and the target are recovered by :func:`~.registry.case_ids` (split where the qrels
-item ends the id, so ids holding ``:`` work; else at the first ``:``).
+(``u:i``, i); the user and the target are recovered by :func:`trecrs.protocol.one_plus_random.case_ids`
+(split where the qrels item ends the id, so ids holding ``:`` work; else at the first ``:``). The protocol
+side (case ids, draws, qrels, per-user grouping) is :mod:`trecrs.protocol.one_plus_random`.
 
 * Per test case (Cremonesi's definition): recall(N) = #hits / |T|, precision(N) = recall(N) / N, |T| the
   number of cases: the arithmetic mean over cases of hit(N) and hit(N)/N. This is trec_eval's ordinary
-  mean over queries (``--opr-average case``, the default), and equals trec_eval's ``recall.N`` / ``P.N``
+  mean over queries (``opr_average="case"``, the default), and equals trec_eval's ``recall.N`` / ``P.N``
   on OPR qrels (one relevant document per query).
 * Per user (Bellogín, Castells, Cantador, RecSys 2011, section 3.3): each user's cases are averaged first,
-  then the users: ``--opr-average user``. Applies to every measure whose summary is a mean over queries
+  then the users: ``opr_average="user"``. Applies to every measure whose summary is a mean over queries
   (trec_eval's arithmetic and geometric means, and the extras' means); sums (``num_ret``...) stay sums,
   ``num_q`` stays the number of cases, and global extras (coverage, Gini, half-life...) are unchanged.
 """
@@ -23,18 +24,11 @@ import math
 import numpy as np
 import polars as pl
 
-from ...errors import UsageError
-from ...schema import DOC, QUERY, RANK, USER
-from .registry import CUTOFFS, TARGET, VALUE, Context, ExtraMeasure, case_ids, register, sequential_mean
+from ...protocol.one_plus_random import OPR_AVERAGES, TARGET, case_ids, check_average, user_means
+from ...schema import DOC, QUERY, RANK
+from .registry import CUTOFFS, VALUE, Context, ExtraMeasure, register, sequential_mean
 
-OPR_AVERAGES = ("case", "user")
-
-
-def check_average(average: str | None) -> str | None:
-    """Validate an ``opr_average`` value (None and ``"case"`` both mean trec_eval's mean over queries)."""
-    if average not in (None, *OPR_AVERAGES):
-        raise UsageError(f"--opr-average must be one of {', '.join(OPR_AVERAGES)}, got {average!r}")
-    return average
+by_user = user_means  # each user's mean over their cases (the name measures and callers know)
 
 
 def _target_rank(ctx: Context) -> pl.DataFrame:
@@ -69,21 +63,8 @@ def _opr_precision(ctx: Context, n: int | None) -> pl.DataFrame:
     )
 
 
-def by_user(per_query: pl.DataFrame, columns: list[str], users: pl.DataFrame) -> pl.DataFrame:
-    """Each user's mean of ``columns`` over their cases (nulls ignored); users in bytewise order.
-
-    ``users``: ``query, user`` (:func:`~.registry.case_ids`).
-    """
-    grouped = (
-        per_query.join(users.select(QUERY, USER), on=QUERY, how="left")
-        .group_by(USER)
-        .agg([pl.col(c).mean() for c in columns])
-    )
-    return grouped.sort(pl.col(USER).cast(pl.Binary))
-
-
 def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int, qrels: pl.DataFrame) -> dict[str, float]:
-    """trec_eval summary values with cases averaged per user first (``--opr-average user``).
+    """trec_eval summary values with cases averaged per user first (``opr_average="user"``).
 
     Arithmetic means: mean over users of the user's mean over cases. Geometric means (``gm_map``,
     ``gm_bpref``, whose per-query values are already logs): exp of the same two-level mean. Sums and
@@ -93,7 +74,7 @@ def summarize_trec_by_user(per_query: pl.DataFrame, num_q: int, qrels: pl.DataFr
 
     cols = [c for c in per_query.columns if c != QUERY]
     ids = case_ids(per_query.get_column(QUERY).to_list(), qrels)
-    users = by_user(per_query, cols, ids) if per_query.height else None
+    users = user_means(per_query, cols, ids) if per_query.height else None
     out: dict[str, float] = {}
     for col in cols:
         base = base_of(col)

@@ -39,6 +39,7 @@ import polars as pl
 
 from ...errors import UsageError
 from ...ordering import trec_order
+from ...protocol.one_plus_random import case_ids, user_means
 from ...schema import DOC, ITEM, QUERY, RANK, REL, SCORE, USER
 
 # parameter styles
@@ -99,15 +100,15 @@ def register(measure: ExtraMeasure) -> ExtraMeasure:
 
     for name in (measure.name, *measure.aliases):
         if name in REGISTRY or name in ALIASES:
-            raise ValueError(f"measure {name!r} already registered")
+            raise UsageError(f"measure {name!r} already registered")
         if name in BY_NAME or name.lower() in IR_ALIASES:
-            raise ValueError(f"measure {name!r} would shadow a trec_eval measure")
+            raise UsageError(f"measure {name!r} would shadow a trec_eval measure")
     # printing looks up trec_eval's table by name prefix: an output name must not look like a count
     base = base_of(measure.name)
     if base is not None and (BY_NAME[base].integer or BY_NAME[base].aggregate != TREC_MEAN):
-        raise ValueError(f"measure {measure.name!r} would print like trec_eval's {base}")
+        raise UsageError(f"measure {measure.name!r} would print like trec_eval's {base}")
     if measure.family not in FAMILIES:
-        raise ValueError(f"unknown family {measure.family!r}")
+        raise UsageError(f"unknown family {measure.family!r}")
     REGISTRY[measure.name] = measure
     for a in measure.aliases:
         ALIASES[a] = measure.name
@@ -128,13 +129,11 @@ class Output:
 
 def ordered() -> list[ExtraMeasure]:
     """Every registered measure, family by family (:data:`FAMILIES` order), then in registration order."""
-    _load()
     return sorted(REGISTRY.values(), key=lambda m: FAMILIES.index(m.family))
 
 
 def lookup(name: str) -> ExtraMeasure | None:
     """The measure registered under ``name`` or one of its aliases, or None."""
-    _load()
     if name in REGISTRY:
         return REGISTRY[name]
     if name in ALIASES:
@@ -191,7 +190,6 @@ def parse_spec(spec: str) -> list[Output] | None:
 
 def resolve(specs) -> list[Output]:
     """All outputs of the requested specs, merged (duplicates once) and in registry order."""
-    _load()
     seen: dict[str, Output] = {}
     for spec in specs:
         outs = parse_spec(spec)
@@ -229,47 +227,6 @@ def listing() -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------- context
-
-
-TARGET = "target"
-CASE_SEPARATOR = ":"
-
-
-def case_ids(queries: list[str], qrels: pl.DataFrame, users: set[str] | None = None) -> pl.DataFrame:
-    """``query, user, target``: the user and (for One-Plus-Random cases) the target item of each query.
-
-    A One-Plus-Random case is named ``<user>:<item>`` and its qrels hold the item (trecrs.methodologies).
-    Ids may themselves contain ``:``, so a query is split where its own qrels document ``d`` ends it
-    (``query = user + ":" + d``); failing that, at its first ``:``. A query that is a known user id
-    (``users``, from the ratings given) or holds no ``:`` is a user with no target.
-    """
-    q = pl.DataFrame({QUERY: queries}, schema={QUERY: pl.Utf8})
-    suffix = (
-        qrels.select(QUERY, pl.col(DOC).alias(TARGET))
-        .filter(pl.col(QUERY).is_in(queries) & pl.col(QUERY).str.ends_with(CASE_SEPARATOR + pl.col(TARGET)))
-        .sort(pl.col(TARGET).str.len_bytes(), descending=True)
-        .unique(QUERY, keep="first")
-    )
-    q = q.join(suffix, on=QUERY, how="left", maintain_order="left")
-    head = pl.col(QUERY).str.splitn(CASE_SEPARATOR, 2)
-    from_suffix = pl.col(QUERY).str.slice(
-        0, pl.col(QUERY).str.len_chars() - pl.col(TARGET).str.len_chars() - 1
-    )
-    is_user = pl.col(QUERY).is_in(list(users)) if users else pl.lit(False)
-    has_sep = pl.col(QUERY).str.contains(CASE_SEPARATOR, literal=True)
-    return q.select(
-        QUERY,
-        pl.when(is_user | ~has_sep)
-        .then(pl.col(QUERY))
-        .when(pl.col(TARGET).is_not_null())
-        .then(from_suffix)
-        .otherwise(head.struct.field("field_0"))
-        .alias(USER),
-        pl.when(is_user | ~has_sep)
-        .then(None)
-        .otherwise(pl.coalesce(pl.col(TARGET), head.struct.field("field_1")))
-        .alias(TARGET),
-    )
 
 
 @dataclass
@@ -330,15 +287,11 @@ class Context:
         return self.ranked if k is None else self.ranked.filter(pl.col(RANK) <= k)
 
     def require(self, what: str, measure: str) -> pl.DataFrame:
+        """The ``train``, ``test`` or ``predictions`` data; a :class:`UsageError` naming the argument if absent."""
         data = getattr(self, what)
         if data is None:
-            flag = {"train": "--train TRAIN", "test": "--test TEST", "predictions": "--predictions FILE"}[
-                what
-            ]
             noun = {"train": "training", "test": "test", "predictions": "predicted"}[what]
-            raise UsageError(
-                f"measure {measure} needs the {noun} ratings ({flag}; {what}= in the Python API)"
-            )
+            raise UsageError(f"measure {measure} needs the {noun} ratings ({what}=)")
         return data
 
     @cached_property
@@ -403,8 +356,7 @@ def unit_values(frame: pl.DataFrame, users: pl.DataFrame | None = None) -> np.nd
     user: One-Plus-Random ``user`` averaging), the mean of each user's defined values in bytewise user order."""
     frame = frame.filter(pl.col(VALUE).is_not_null())
     if users is not None:
-        frame = frame.join(users, on=QUERY, how="left").group_by(USER).agg(pl.col(VALUE).mean())
-        frame = frame.sort(pl.col(USER).cast(pl.Binary))
+        frame = user_means(frame, [VALUE], users)
     else:
         frame = frame.sort(pl.col(QUERY).cast(pl.Binary))
     return frame.get_column(VALUE).to_numpy().astype(np.float64)
@@ -449,67 +401,3 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
         summary[out.name] = float(value)
     per_query = qframe.with_columns(list(columns.values())) if columns else qframe
     return ExtrasResult(per_query, summary, list(ctx.notes))
-
-
-def _predictions_frame(data) -> pl.DataFrame:
-    import os
-
-    from ...files.scores import read_predictions
-    from .error import _frame
-
-    if isinstance(data, str | os.PathLike):
-        return read_predictions(data)
-    return _frame(data, (USER, ITEM, SCORE), "predictions", ("prediction", "rating"))
-
-
-def evaluate_extras(
-    specs,
-    *,
-    qrels: pl.DataFrame,
-    run: pl.DataFrame,
-    queries: list[str],
-    all_qrels_queries: int,
-    level: int = 1,
-    judged_only: bool = False,
-    train=None,
-    test=None,
-    predictions=None,
-    opr_average: str | None = None,
-    head_share: float = 0.33,
-) -> ExtrasResult:
-    """Compute the requested extras for one run (the hook :func:`trecrs.scoring.evaluate_full` calls).
-
-    ``qrels``/``run``: already restricted to the evaluated queries (and cut at ``-M``); ``queries``: the
-    evaluated queries in bytewise order. ``train``/``test``: ratings frames or paths (read with
-    :func:`trecrs.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file.
-    """
-    from ...files.ratings import as_ratings
-    from .opr import check_average
-
-    check_average(opr_average)
-    outputs = resolve(specs)
-    ctx = Context(
-        qrels=qrels,
-        run=run,
-        queries=list(queries),
-        level=level,
-        judged_only=judged_only,
-        all_qrels_queries=all_qrels_queries,
-        train=None if train is None else as_ratings(train),
-        test=None if test is None else as_ratings(test),
-        predictions=None if predictions is None else _predictions_frame(predictions),
-        head_share=head_share,
-    )
-    return compute(outputs, ctx, opr_average=opr_average)
-
-
-_LOADED = False
-
-
-def _load() -> None:
-    """Import the family modules, which register their measures."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from . import beyond, classification, error, opr, ranking  # noqa: F401

@@ -1,0 +1,63 @@
+"""The extras of one evaluation: requested recommender measures computed on a run, its qrels and ratings.
+
+:func:`evaluate_extras` is what :func:`trecrs.evaluate.evaluate_full` calls for names trec_eval lacks; it
+reads the ratings and predictions it is given, builds the :class:`~.registry.Context` and computes every
+requested output (:func:`~.registry.compute`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import polars as pl
+
+from ...files.ratings import as_ratings
+from ...files.scores import read_predictions
+from ...protocol.one_plus_random import check_average
+from ...schema import ITEM, SCORE, USER
+from .error import _frame
+from .registry import Context, ExtrasResult, compute, resolve
+
+
+def _predictions_frame(data) -> pl.DataFrame:
+    if isinstance(data, str | os.PathLike):
+        return read_predictions(data)
+    return _frame(data, (USER, ITEM, SCORE), "predictions", ("prediction", "rating"))
+
+
+def evaluate_extras(
+    specs,
+    *,
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    queries: list[str],
+    all_qrels_queries: int,
+    level: int = 1,
+    judged_only: bool = False,
+    train=None,
+    test=None,
+    predictions=None,
+    opr_average: str | None = None,
+    head_share: float = 0.33,
+) -> ExtrasResult:
+    """Compute the requested extras for one run (the hook :func:`trecrs.evaluate.evaluate_full` calls).
+
+    ``qrels``/``run``: already restricted to the evaluated queries (and cut at the evaluation depth); ``queries``: the
+    evaluated queries in bytewise order. ``train``/``test``: ratings frames or paths (read with
+    :func:`trecrs.files.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file.
+    """
+    check_average(opr_average)
+    outputs = resolve(specs)
+    ctx = Context(
+        qrels=qrels,
+        run=run,
+        queries=list(queries),
+        level=level,
+        judged_only=judged_only,
+        all_qrels_queries=all_qrels_queries,
+        train=None if train is None else as_ratings(train),
+        test=None if test is None else as_ratings(test),
+        predictions=None if predictions is None else _predictions_frame(predictions),
+        head_share=head_share,
+    )
+    return compute(outputs, ctx, opr_average=opr_average)
