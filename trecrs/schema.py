@@ -19,26 +19,14 @@ QRELS_SCHEMA: dict[str, pl.DataType] = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.U
 RANK = "rank"
 SCORE = "score"
 TAG = "tag"
-RUN_SCHEMA: dict[str, pl.DataType] = {
-    QUERY: pl.Utf8,
-    ITER: pl.Utf8,
-    DOC: pl.Utf8,
-    RANK: pl.Int64,
-    SCORE: pl.Float64,
-    TAG: pl.Utf8,
-}
+RUN_SCHEMA: dict[str, pl.DataType] = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
 
 # Ratings: ``user item rating [timestamp]``.
 USER = "user"
 ITEM = "item"
 RATING = "rating"
 TIMESTAMP = "timestamp"
-RATINGS_SCHEMA: dict[str, pl.DataType] = {
-    USER: pl.Utf8,
-    ITEM: pl.Utf8,
-    RATING: pl.Float64,
-    TIMESTAMP: pl.Int64,
-}
+RATINGS_SCHEMA: dict[str, pl.DataType] = {USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64, TIMESTAMP: pl.Int64}
 
 # Score files written by recommenders / read by ``trecrs run``: ``user item score``.
 SCORES_SCHEMA: dict[str, pl.DataType] = {USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl.Float64}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import shlex
 import sys
@@ -10,6 +9,7 @@ import time
 from pathlib import Path
 
 from ..errors import InputError, UsageError
+from .common import command
 
 EXAMPLES = """examples:
   trecrs batch fold-u1.commands
@@ -24,13 +24,12 @@ with the line number and the batch exits with its status.
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = command(sub,
         "batch",
         help="run a file of trecrs command lines in one process",
         description="Run trecrs command lines from a file, in order, in one process: the result is that of "
         "running each line as its own `trecrs` command, without paying the start-up (about 0.3 s) per line.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("commands", metavar="COMMANDS", help="file of trecrs command lines ('-' = standard input)")
     p.add_argument("--log", metavar="FILE", help="append the commands and everything they print to FILE")

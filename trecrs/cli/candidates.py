@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.all-items.pairs
@@ -105,14 +105,13 @@ def report_candidates(info: dict, methodology: str) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = command(sub,
         "candidates",
         help="write the (query, user, item) pairs to score under a methodology",
         description="Write the candidate items L_u of every query under an evaluation methodology "
         "(Bellogín et al. 2011: test-ratings, test-items, training-items, all-items; Cremonesi et al. "
         "2010: one-plus-random), for a recommender to score.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_split_options(p)
     p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)")

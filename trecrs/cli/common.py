@@ -66,3 +66,10 @@ def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc
         return text
     names = option_names(parser, args, exc.arguments)
     return f"argument{'s' if len(names) > 1 else ''} {', '.join(names)}: {text}"
+
+
+def command(sub, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:  # noqa: A002
+    """A sub-command's parser: a one-line help, a description, and examples shown as written."""
+    return sub.add_parser(
+        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs datasets verify ~/data/ml-100k                # each known file: OK / MISMATCH / missing
@@ -22,48 +21,44 @@ exit status of verify: 0 all present files match, 1 a mismatch (or the ratings f
 def register(sub) -> None:
     from ..data.datasets import DATASETS
 
-    p = sub.add_parser(
+    p = command(sub,
         "datasets",
         help="verify MovieLens files, regenerate ML-100K's predefined splits, generate synthetic data",
         description="MovieLens datasets: checksums, ML-100K's predefined splits, synthetic sample data.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     dsub = p.add_subparsers(dest="datasets_command", metavar="ACTION")
     dsub.required = True
 
-    v = dsub.add_parser(
+    v = command(dsub,
         "verify",
         help="check a MovieLens folder against the known checksums",
         description="Check each known file of a MovieLens folder (md5, number of ratings) and any official "
         "archive (ml-*.zip) in it. Prints one line per file: OK, MISMATCH or missing.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     v.add_argument("directory", metavar="DIR", help="the unpacked folder (e.g. ml-100k/) or where the zip is")
     v.add_argument("--dataset", choices=list(DATASETS), help="the release (default: identified from DIR)")
     v.set_defaults(func=run_verify)
 
-    s = dsub.add_parser(
+    s = command(dsub,
         "ml100k-splits",
         help="regenerate u1..u5/ua/ub .base/.test from u.data, byte for byte",
         description="Write MovieLens 100K's 14 predefined split files from u.data, exactly as GroupLens' "
         "mku.sh did: u{i}.test = lines (i-1)*20000+1..i*20000, ua/ub.test = each user's 1st-10th / "
         "11th-20th rating; all sorted by (user, item). Each file gets a manifest.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("u_data", metavar="U_DATA", help="MovieLens 100K u.data (original line order)")
     s.add_argument("out_dir", metavar="OUT_DIR", help="folder for the 14 files (created if needed)")
     s.set_defaults(func=run_ml100k_splits)
 
-    g = dsub.add_parser(
+    g = command(dsub,
         "synthetic",
         help="write a seeded, synthetic MovieLens-like u.data",
         description="Generate synthetic MovieLens-100K-like ratings (latent factors, popularity long tail, "
         "1..5 stars with ML-100K's histogram, >= 20 ratings per user, timestamps) as OUT_DIR/u.data.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     g.add_argument("out_dir", metavar="OUT_DIR")
     g.add_argument("--users", type=int, default=300, metavar="N", help="number of users (default 300)")

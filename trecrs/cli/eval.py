@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 
@@ -12,7 +11,7 @@ from ..evaluate import evaluate_full
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
 from ..report.trec import FORMATS, format_trec, render, tidy_table
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -28,13 +27,12 @@ EXAMPLES = """examples:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = command(sub,
         "eval",
         help="score runs against qrels exactly as trec_eval 9.x does",
         description="Score TREC runs against TREC qrels. With one run and the default format the output "
         "is byte for byte what trec_eval 9.x prints for the same flags.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed")
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag)")

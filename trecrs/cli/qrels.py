@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ..errors import UsageError
 from .candidates import add_dedupe_option, fmt
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs qrels --test u1.test --threshold 3 -o u1.th3.qrels        # = Bellogín et al.'s urels_th3.txt
@@ -30,13 +28,12 @@ def register(sub) -> None:
     from ..protocol.candidates import METHODOLOGIES
     from ..protocol.qrels import GRADES, USER_BASES, USER_STATS_FROM
 
-    p = sub.add_parser(
+    p = command(sub,
         "qrels",
         help="turn test ratings into TREC qrels",
         description="Write TREC qrels (user 0 item rel) from test ratings: the ratings a relevance rule "
         "accepts, graded by the rating (default), 1 (binary) or rating - threshold + 1 (shifted).",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--test", metavar="TEST", required=True, help="test ratings file")
     p.add_argument("--threshold", type=float, metavar="T", help="relevant iff rating >= T")

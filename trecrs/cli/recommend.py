@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ..errors import UsageError
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
@@ -24,13 +23,12 @@ left out and counted. --predict writes the same layout for the pairs of a test r
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = command(sub,
         "recommend",
         help="score candidate (user, item) pairs with a reference recommender",
         description="Fit one of the reference recommenders (the baselines of Bellogín et al. 2011 and "
         "Cremonesi et al. 2010) on training ratings and score exactly the given pairs.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from ..recommenders.registry import algorithm_names
 

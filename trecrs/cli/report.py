@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs report bellogin2011 out/bellogin --reference ../shared/reference/bellogin2011_fig2_D1.tsv
@@ -21,14 +20,13 @@ report says so and why.
 def register(sub) -> None:
     from ..reproductions import REPORTS
 
-    p = sub.add_parser(
+    p = command(sub,
         "report",
         help="results table, findings and figure of a paper reproduction",
         description="Aggregate the evaluations a reproduction script wrote into results.tsv, a Markdown report "
         "with the published findings checked, and the paper's figure. Reports: "
         + "; ".join(f"{r.name}: {r.summary}" for r in REPORTS.values()),
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", metavar="NAME", choices=list(REPORTS), help="one of: " + ", ".join(REPORTS))
     p.add_argument("out_dir", metavar="OUT_DIR", help="the reproduction's output folder")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from ..errors import UsageError
@@ -14,7 +13,7 @@ from .candidates import (
     split_inputs,
     split_parameters,
 )
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
@@ -33,14 +32,13 @@ Scores of pairs that are not candidates are dropped and counted on stderr.
 def register(sub) -> None:
     from ..protocol.runs import MISSING_POLICIES
 
-    p = sub.add_parser(
+    p = command(sub,
         "run",
         help="turn a score file into the TREC run of a methodology",
         description="Build the TREC run of a methodology from a recommender's scores: each query's "
         "candidates, ranked the way trec_eval ranks (score as float32 descending, then item id descending), "
         "numbered 1..n, optionally cut at --depth, tagged.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_split_options(p, required=False)
     p.add_argument("--candidates", metavar="PAIRS",

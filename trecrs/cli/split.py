@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
-from .common import argv, note
+from .common import argv, command, note
 
 EXAMPLES = """examples:
   trecrs split --method holdout --ratio 0.2 --seed 1 u.data out/            # out/train, out/test
@@ -27,13 +25,12 @@ def register(sub) -> None:
     from ..files.ratings import DEDUPE_POLICIES, FORMATS
 
     methods = "\n".join(f"  {s.name:<9} {s.doc}" for s in SPLITTERS.values())
-    p = sub.add_parser(
+    p = command(sub,
         "split",
         help="split a ratings file into train/test files (hold-out, k-fold, per-user, temporal, loo, probe)",
         description="Split RATINGS into training and test files in OUT_DIR, seeded and deterministic "
         "(same input and seed => byte-identical files).\n\nmethods:\n" + methods,
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("ratings", metavar="RATINGS", help="ratings file (u.data, ratings.dat, ratings.csv, text, Parquet)")
     p.add_argument("out_dir", metavar="OUT_DIR", help="output folder (created if needed)")

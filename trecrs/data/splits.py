@@ -144,6 +144,36 @@ def _per_user_share(df: pl.DataFrame, frac: Fraction) -> tuple[pl.DataFrame, pl.
     return df, pl.col("_nth") <= pl.col("_t"), int((t == 0).sum())
 
 
+def _per_user_count(df: pl.DataFrame, name: str, value, *, to_test: bool = True):
+    """Each user's first ``value`` ratings (``_nth`` order) to test (``to_test``) or to train, the rest to
+    the other side; a user with at most ``value`` ratings keeps them all in train.
+
+    Returns ``df``, the test mask, the parameters for the manifest and the report of short users.
+    """
+    k = _positive_int(value, name)
+    n, nth = pl.col("_n"), pl.col("_nth")
+    in_test = (n > k) & ((nth <= k) if to_test else (nth > k))
+    short = df.filter((nth == 1) & (n <= k)).height
+    return df, in_test, {name: k}, _short_users(f"users with <= {k} ratings (all kept in train)", short)
+
+
+def _per_user_ratio(df: pl.DataFrame, name: str, value):
+    """Each user's first round_half_up(``value`` * n_u) ratings to test (see :func:`_per_user_share`)."""
+    df, in_test, short = _per_user_share(df, _ratio(value, name))
+    return df, in_test, {name: str(value)}, _short_users("users whose share rounds to 0 test ratings (all kept in train)", short)
+
+
+def _short_users(why: str, count: int) -> dict[str, int]:
+    return {why: count} if count else {}
+
+
+def _random_share(n: int, frac: Fraction, rng: np.random.Generator) -> np.ndarray:
+    """A mask of round_half_up(frac * n) of ``n`` rows drawn uniformly: the first rows of a permutation."""
+    chosen = np.zeros(n, dtype=bool)
+    chosen[rng.permutation(n)[: round_half_up(frac, n)]] = True
+    return chosen
+
+
 def _parts(df: pl.DataFrame, in_test: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
     cols = list(RATINGS_SCHEMA)
     marked = df.with_columns(in_test.alias("_test"))
@@ -175,12 +205,8 @@ def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> 
 
 @register("holdout", ("ratio",), random=True, doc="random hold-out of round(ratio*N) ratings (default 0.2)")
 def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split]:
-    frac = _ratio(ratio, "ratio")
-    rng = _rng(seed, "holdout")
     df = _indexed(ratings)
-    n_test = round_half_up(frac, df.height)
-    chosen = np.zeros(df.height, dtype=bool)
-    chosen[rng.permutation(df.height)[:n_test]] = True
+    chosen = _random_share(df.height, _ratio(ratio, "ratio"), _rng(seed, "holdout"))
     train, test = _parts(df, pl.Series(chosen))
     return [Split(train, test, "", {"method": "holdout", "seed": seed, "ratio": str(ratio)})]
 
@@ -218,25 +244,13 @@ def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=Non
     rng = _rng(seed, "per-user")
     df = _indexed(ratings).with_columns(pl.Series(_KEY, rng.random(ratings.height)))
     df = _per_user_rank(df, pl.col(_KEY))
-    n, nth = pl.col("_n"), pl.col("_nth")
-    if given is not None:
-        g = _positive_int(given, "given")
-        in_test = (n > g) & (nth > g)  # the first g in random order train, the rest test
-        short = df.filter(pl.col("_nth") == 1).filter(pl.col("_n") <= g).height
-        params = {"given": g}
-        why = f"users with <= {g} ratings (all kept in train)"
+    if given is not None:  # the first g in random order train, the rest test
+        df, in_test, params, report = _per_user_count(df, "given", given, to_test=False)
     elif all_but is not None:
-        a = _positive_int(all_but, "all_but")
-        in_test = (n > a) & (nth <= a)
-        short = df.filter(pl.col("_nth") == 1).filter(pl.col("_n") <= a).height
-        params = {"all_but": a}
-        why = f"users with <= {a} ratings (all kept in train)"
+        df, in_test, params, report = _per_user_count(df, "all_but", all_but)
     else:
-        df, in_test, short = _per_user_share(df, _ratio(ratio, "ratio"))
-        params = {"ratio": str(ratio)}
-        why = "users whose share rounds to 0 test ratings (all kept in train)"
+        df, in_test, params, report = _per_user_ratio(df, "ratio", ratio)
     train, test = _parts(df, in_test)
-    report = {why: short} if short else {}
     return [Split(train, test, "", {"method": "per-user", "seed": seed, **params}, report)]
 
 
@@ -274,20 +288,11 @@ def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=
                 report["train ratings sharing the cut timestamp with test (ties split by file order)"] = tied
     else:
         latest = _per_user_rank(df, pl.col(TIMESTAMP), descending=True)  # _nth 1 = the user's latest
-        n, nth = pl.col("_n"), pl.col("_nth")
         if last is not None:
-            k = _positive_int(last, "last")
-            in_test = (n > k) & (nth <= k)
-            short = latest.filter((nth == 1) & (n <= k)).height
-            params = {"last": k}
-            why = f"users with <= {k} ratings (all kept in train)"
+            latest, in_test, params, report = _per_user_count(latest, "last", last)
         else:
-            latest, in_test, short = _per_user_share(latest, _ratio(last_ratio, "last_ratio"))
-            params = {"last_ratio": str(last_ratio)}
-            why = "users whose share rounds to 0 test ratings (all kept in train)"
+            latest, in_test, params, report = _per_user_ratio(latest, "last_ratio", last_ratio)
         train, test = _parts(latest, in_test)
-        if short:
-            report[why] = short
     return [Split(train, test, "", {"method": "temporal", **params}, report)]
 
 
@@ -325,12 +330,9 @@ def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5
     reproduction declares them in ``trecrs.reproductions.cremonesi2010.constants`` and passes them
     explicitly.
     """
-    frac = _ratio(ratio, "ratio")
-    rng = _rng(seed, "probe")
     df = _indexed(ratings)
-    n_probe = round_half_up(frac, df.height)
-    in_probe = np.zeros(df.height, dtype=bool)
-    in_probe[rng.permutation(df.height)[:n_probe]] = True
+    in_probe = _random_share(df.height, _ratio(ratio, "ratio"), _rng(seed, "probe"))
+    n_probe = int(in_probe.sum())
     df = df.with_columns(pl.Series("_probe", in_probe))
     cols = list(RATINGS_SCHEMA)
     train = df.filter(~pl.col("_probe")).select(cols)

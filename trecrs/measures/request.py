@@ -68,27 +68,24 @@ class MeasureRequest:
 
 def long_cutoffs(base: str, p: str | None) -> list[int]:
     """Integer cutoffs of ``base.p`` sorted ascending (positive, unique), or the table's defaults."""
-    if p is None:
-        return list(BY_NAME[base].defaults)
-    try:
-        vals = sorted(int(x) for x in p.split(","))
-    except ValueError:
-        raise UsageError(f"measure {base}.{p}: cutoffs must be integers") from None
-    if vals[0] <= 0:
-        raise UsageError(f"measure {base}.{p}: cutoffs must be positive")
-    if len(set(vals)) != len(vals):
-        raise UsageError(f"measure {base}.{p}: duplicate cutoffs")
-    return vals
+    return _cutoffs(base, p, int, "cutoffs must be integers", positive=True)
 
 
 def double_cutoffs(base: str, p: str | None) -> list[float]:
     """Real-valued cutoffs of ``base.p`` sorted ascending (unique), or the table's defaults."""
+    return _cutoffs(base, p, float, "parameters must be numbers")
+
+
+def _cutoffs(base: str, p: str | None, cast, not_a_number: str, *, positive: bool = False) -> list:
+    """The comma-separated values of ``p`` cast and sorted, refusing duplicates; the defaults for None."""
     if p is None:
         return list(BY_NAME[base].defaults)
     try:
-        vals = sorted(float(x) for x in p.split(","))
+        vals = sorted(cast(x) for x in p.split(","))
     except ValueError:
-        raise UsageError(f"measure {base}.{p}: parameters must be numbers") from None
+        raise UsageError(f"measure {base}.{p}: {not_a_number}") from None
+    if positive and vals[0] <= 0:
+        raise UsageError(f"measure {base}.{p}: cutoffs must be positive")
     if len(set(vals)) != len(vals):
         raise UsageError(f"measure {base}.{p}: duplicate cutoffs")
     return vals

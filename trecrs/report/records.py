@@ -23,6 +23,16 @@ REPORT_NAME = "report.md"
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class PipelineRun:
+    """How a reproduction's pipeline ran, as its report and manifests state it (no result depends on it)."""
+
+    runtime: float | None = None  # wall-clock seconds
+    jobs: int | None = None  # folds run at the same time
+    data: str | None = None  # the data folder, as given
+    command: list[str] | None = None  # the command line, for the manifests
+
+
 @dataclass
 class Finding:
     """A published claim, whether our numbers bear it out, and the numbers that say so."""

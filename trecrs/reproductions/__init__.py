@@ -10,13 +10,14 @@ tables, tidy evaluation tables, figures, the :class:`~trecrs.report.records.Find
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError
+from ..report.records import PipelineRun
 
 if TYPE_CHECKING:
     from ..report.records import ReportResult
@@ -26,47 +27,35 @@ PathLike = str | os.PathLike
 
 @dataclass(frozen=True)
 class Reproduction:
-    """A paper's reproduction report: its name, what it shows, the function that builds it from an output
-    folder (``build(out_dir, *, reference, runtime, jobs, data, command) -> ReportResult``)."""
+    """A paper's reproduction report: its name (also its package's), and what it shows.
+
+    The package provides ``build_report(out_dir, *, reference, run) -> ReportResult``; it is imported
+    only when the report is built.
+    """
 
     name: str
-    build: Callable[..., ReportResult]
     summary: str
 
-
-def _bellogin2011(out_dir: PathLike, **options) -> ReportResult:
-    from .bellogin2011 import build_report
-
-    return build_report(out_dir, **options)
-
-
-def _cremonesi2010(out_dir: PathLike, **options) -> ReportResult:
-    from .cremonesi2010 import build_report
-
-    return build_report(out_dir, **options)
+    def build(self, out_dir: PathLike, **options) -> ReportResult:
+        return importlib.import_module(f".{self.name}", __package__).build_report(out_dir, **options)
 
 
 REPORTS: dict[str, Reproduction] = {
     r.name: r
     for r in (
-        Reproduction(
-            "bellogin2011",
-            _bellogin2011,
-            "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)",
-        ),
-        Reproduction(
-            "cremonesi2010",
-            _cremonesi2010,
-            "Cremonesi et al. 2010, recall/precision at N, full and long tail",
-        ),
+        Reproduction("bellogin2011", "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)"),
+        Reproduction("cremonesi2010", "Cremonesi et al. 2010, recall/precision at N, full and long tail"),
     )
 }
 
 
-def make_report(name: str, out_dir: PathLike, **options) -> ReportResult:
-    """Build the report ``name`` (a :data:`REPORTS` key) from the files in ``out_dir``."""
+def make_report(name: str, out_dir: PathLike, *, reference: PathLike | None = None, **run) -> ReportResult:
+    """Build the report ``name`` (a :data:`REPORTS` key) from the files in ``out_dir``.
+
+    ``run``: how the pipeline ran (``runtime``, ``jobs``, ``data``, ``command``; see :class:`PipelineRun`).
+    """
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; choose from {', '.join(REPORTS)}")
     if not Path(out_dir).is_dir():
         raise InputError(out_dir, None, "no such folder")
-    return REPORTS[name].build(out_dir, **options)
+    return REPORTS[name].build(out_dir, reference=reference, run=PipelineRun(**run))

@@ -198,16 +198,7 @@ class DuplicateEntry(TrecrsError):
     """A (query, doc) pair occurs twice in the run (trec_eval refuses such a run)."""
 
 
-def rank(
-    qrels: pl.DataFrame,
-    run: pl.DataFrame,
-    *,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    depth: int | None = None,
-    complete: bool = False,
-    check_duplicates: bool = False,
-) -> Ranked:
+def rank(qrels: pl.DataFrame, run: pl.DataFrame, **options) -> Ranked:
     """Build trec_eval's ranked relevance lists for every query present in both the run and the qrels.
 
     ``qrels``: columns query, doc, rel; ``run``: query, doc, score. Ids may be ``Utf8`` or ``Categorical``.
@@ -215,12 +206,9 @@ def rank(
     the first N of each ranking), relevance lookup, ``-J`` (judged documents only, original tie order
     kept) and the per-query relevance counts. With ``complete`` (``-c``) every qrels query missing from
     the run is added on trec_eval's stand-in ranking, one document in no qrels (``Ranked.bogus`` marks
-    them; they come after the others).
+    them; they come after the others). ``options`` are :func:`rank_encoded`'s.
     """
-    return rank_encoded(
-        encode(qrels, run), relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-        complete=complete, check_duplicates=check_duplicates,
-    )  # fmt: skip
+    return rank_encoded(encode(qrels, run), **options)
 
 
 @dataclass

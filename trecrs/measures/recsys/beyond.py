@@ -233,32 +233,22 @@ HERLOCKER = "Herlocker, Konstan, Terveen, Riedl 2004"
 GE = "Ge, Delgado-Battenfeld, Jannach 2010 (Beyond accuracy: coverage and serendipity)"
 CREMONESI = "Cremonesi, Koren, Turrin 2010 (Performance of recommender algorithms on top-N tasks)"
 
-register(
-    ExtraMeasure(
-        "user_coverage",
-        "beyond",
-        "share of the qrels queries with at least one recommendation",
-        f"{HERLOCKER}; {GE}",
-        None,
-        summary=GLOBAL,
-        global_summary=_user_coverage,
-        aggregate="global",
+
+def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAMS, needs=()) -> None:
+    """Register a measure of the whole evaluation (no per-query value): coverages, Gini, entropy."""
+    register(
+        ExtraMeasure(
+            name, "beyond", doc, source, None, summary=GLOBAL, global_summary=summary, params=params, needs=needs,
+            aggregate="global",
+        )  # fmt: skip
     )
-)
-register(
-    ExtraMeasure(
-        "catalog_coverage",
-        "beyond",
-        "share of the catalogue (training items + run items) in some top k",
-        GE,
-        None,
-        summary=GLOBAL,
-        global_summary=_catalog_coverage,
-        params=CUTOFFS,
-        needs=("train",),
-        aggregate="global",
-    )
-)
+
+
+_global("user_coverage", "share of the qrels queries with at least one recommendation", f"{HERLOCKER}; {GE}", _user_coverage)
+_global(
+    "catalog_coverage", "share of the catalogue (training items + run items) in some top k", GE, _catalog_coverage,
+    params=CUTOFFS, needs=("train",),
+)  # fmt: skip
 register(
     ExtraMeasure(
         "prediction_coverage",
@@ -273,33 +263,14 @@ register(
         undefined_when="the user has no test rating",
     )
 )
-register(
-    ExtraMeasure(
-        "gini",
-        "beyond",
-        "Gini index of how often catalogue items are recommended in the top k (0 = uniform)",
-        "Fleder & Hosanagar 2009; Shani & Gunawardana 2011",
-        None,
-        summary=GLOBAL,
-        global_summary=_gini,
-        params=CUTOFFS,
-        needs=("train",),
-        aggregate="global",
-    )
-)
-register(
-    ExtraMeasure(
-        "entropy",
-        "beyond",
-        "Shannon entropy (bits) of the items recommended in the top k",
-        "Shannon 1948; Shani & Gunawardana 2011",
-        None,
-        summary=GLOBAL,
-        global_summary=_entropy,
-        params=CUTOFFS,
-        aggregate="global",
-    )
-)
+_global(
+    "gini", "Gini index of how often catalogue items are recommended in the top k (0 = uniform)",
+    "Fleder & Hosanagar 2009; Shani & Gunawardana 2011", _gini, params=CUTOFFS, needs=("train",),
+)  # fmt: skip
+_global(
+    "entropy", "Shannon entropy (bits) of the items recommended in the top k",
+    "Shannon 1948; Shani & Gunawardana 2011", _entropy, params=CUTOFFS,
+)  # fmt: skip
 register(
     ExtraMeasure(
         "novelty",

@@ -122,17 +122,8 @@ _SIMPLE = (
 )
 
 for _name, _doc, _expr, _aliases in _SIMPLE:
-    register(
-        ExtraMeasure(
-            _name,
-            "classification",
-            _doc,
-            f"{POWERS}; {SCHRODER}",
-            _measure(_expr),
-            params=CUTOFFS,
-            aliases=_aliases,
-        )
-    )
+    _source = f"{POWERS}; {SCHRODER}"
+    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, aliases=_aliases))
 
 register(
     ExtraMeasure(
@@ -147,36 +138,19 @@ register(
         validate=_f_beta_validate,
     )
 )
-register(
-    ExtraMeasure(
-        "informedness",
-        "classification",
-        "tpr + tnr - 1 (Youden's J, bookmaker informedness)",
-        POWERS,
-        _measure(lambda: _tpr() + _tnr() - 1),
-        params=CUTOFFS,
-    )
-)
-register(
-    ExtraMeasure(
-        "markedness",
-        "classification",
-        "precision + npv - 1",
-        POWERS,
-        _measure(lambda: _ppv() + _npv() - 1),
-        params=CUTOFFS,
-    )
-)
-register(
-    ExtraMeasure(
+# Combinations of the rates above (Powers 2007): one row each, registered after f_beta.
+_COMBINED = (
+    ("informedness", "tpr + tnr - 1 (Youden's J, bookmaker informedness)", POWERS, lambda: _tpr() + _tnr() - 1),
+    ("markedness", "precision + npv - 1", POWERS, lambda: _ppv() + _npv() - 1),
+    (
         "mcc",
-        "classification",
         "Matthews correlation (TP·TN-FP·FN)/sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)); mcc² = informedness·markedness",
         f"Matthews 1975; {POWERS}",
-        _measure(_mcc),
-        params=CUTOFFS,
-    )
+        _mcc,
+    ),
 )
+for _name, _doc, _source, _expr in _COMBINED:
+    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS))
 
 __all__ = ["confusion"]
 _ = RANK  # ranks come from Context.top

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from ...files.output import write_text_atomic
-from ...report.records import REPORT_NAME, RESULTS_NAME, ReportResult, write_manifests
+from ...report.records import REPORT_NAME, RESULTS_NAME, PipelineRun, ReportResult, write_manifests
 from ...report.tables import write_results
 from .constants import FIGURE_NAME, LEVEL, SPLITS
 from .figure import plot
@@ -20,21 +20,14 @@ from .text import markdown
 PathLike = str | os.PathLike
 
 
-def build_report(
-    out_dir: PathLike,
-    *,
-    reference: PathLike | None = None,
-    runtime: float | None = None,
-    jobs: int | None = None,
-    data: str | None = None,
-    command: list[str] | None = None,
-) -> ReportResult:
+def build_report(out_dir: PathLike, *, reference: PathLike | None = None, run: PipelineRun | None = None) -> ReportResult:
     """Write ``results.tsv``, ``report.md`` and ``bellogin2011_fig2.png`` into ``out_dir``.
 
     ``reference``: the published values (:func:`~.reference.read_reference`), compared when given;
-    ``runtime``, ``jobs``, ``data``: how the pipeline ran, for the report; ``command``: for the manifests.
+    ``run``: how the pipeline ran (runtime, jobs, data for the report; the command for the manifests).
     The findings are checked on each split present.
     """
+    run = run or PipelineRun()
     out = Path(out_dir)
     raw, coverage = collect_results(out)
     res = with_means(raw)
@@ -45,16 +38,16 @@ def build_report(
     fig_path = out / FIGURE_NAME
     plot(res, ref, fig_path)
     report_path = out / REPORT_NAME
-    write_text_atomic(report_path, markdown(out, res, coverage, ref, findings, runtime, jobs, data))
+    write_text_atomic(report_path, markdown(out, res, coverage, ref, findings, run.runtime, run.jobs, run.data))
     write_manifests(
         {results_path: "results", fig_path: "figure", report_path: "report"},
         parameters={
             "report": "bellogin2011",
             "non_tr_level": LEVEL,
-            "runtime_seconds": runtime,
-            "jobs": jobs,
+            "runtime_seconds": run.runtime,
+            "jobs": run.jobs,
         },
-        command=command,
+        command=run.command,
         inputs={"reference": reference} if reference else None,
     )
     flat = [f for fs in findings.values() for f in fs]
