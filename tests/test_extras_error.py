@@ -13,7 +13,7 @@ import math
 import polars as pl
 import pytest
 
-from trecrs.errors import InputError
+from trecrs.errors import InputError, UsageError
 from trecrs.files.scores import read_predictions
 from trecrs.measures.recsys import error_measures, mae, nmae, nrmse, rmse
 
@@ -77,9 +77,9 @@ def test_missing_and_extra_predictions_are_counted_not_scored():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError, match="differ in length"):
         mae([1, 2], [1])
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError, match="undefined"):
         rmse([], [])
     pred, test = frames()
     with pytest.raises(InputError, match="duplicate"):

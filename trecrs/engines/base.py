@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..errors import UsageError
 from ..measures.request import MeasureRequest
 
 
@@ -49,6 +50,6 @@ ENGINES: dict[str, Engine] = {}
 def register_engine(engine: Engine) -> Engine:
     """Add ``engine`` to the registry (its name must be new)."""
     if engine.name in ENGINES:
-        raise ValueError(f"engine {engine.name!r} already registered")
+        raise UsageError(f"engine {engine.name!r} already registered")
     ENGINES[engine.name] = engine
     return engine

@@ -33,11 +33,11 @@ def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
     p = np.asarray(pred, dtype=np.float64).ravel()
     t = np.asarray(truth, dtype=np.float64).ravel()
     if p.shape != t.shape:
-        raise ValueError(f"predictions and truth differ in length: {p.size} vs {t.size}")
+        raise UsageError(f"predictions and truth differ in length: {p.size} vs {t.size}")
     if p.size == 0:
-        raise ValueError("no (prediction, rating) pairs: the error is undefined")
+        raise UsageError("no (prediction, rating) pairs: the error is undefined")
     if np.isnan(p).any() or np.isnan(t).any():
-        raise ValueError("NaN among predictions or ratings; drop unpredicted pairs first")
+        raise UsageError("NaN among predictions or ratings; drop unpredicted pairs first")
     return p, t
 
 
@@ -75,7 +75,7 @@ def nrmse(pred, truth, r_min: float, r_max: float) -> float:
 def _span(r_min: float, r_max: float) -> float:
     span = float(r_max) - float(r_min)
     if not span > 0:
-        raise ValueError(f"rating range must have r_max > r_min, got [{r_min}, {r_max}]")
+        raise UsageError(f"rating range must have r_max > r_min, got [{r_min}, {r_max}]", arguments=["rating_range"])
     return span
 
 
@@ -148,11 +148,11 @@ def error_measures(predictions, test, *, rating_range: tuple[float, float] | Non
     over items), ``prediction_coverage`` (n_predicted / n_test), ``n_test``, ``n_predicted``, ``n_extra``.
     ``rating_range`` = (r_min, r_max) for the normalised errors; default the min and max of the test
     ratings (pass the declared scale, e.g. ``(1, 5)``, when the test set may not use all of it).
-    Raises ``ValueError`` if no test pair has a prediction.
+    Raises :class:`~trecrs.errors.UsageError` if no test pair has a prediction.
     """
     joined, counts = join_predictions(predictions, test)
     if joined.height == 0:
-        raise ValueError(f"none of the {counts['n_test']} test pairs has a prediction")
+        raise UsageError(f"none of the {counts['n_test']} test pairs has a prediction")
     p = joined.get_column(PREDICTION).to_numpy()
     t = joined.get_column(RATING).to_numpy()
     lo, hi = rating_range if rating_range is not None else _observed_range(test)
