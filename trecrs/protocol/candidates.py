@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from ..data.ratings import validate_ratings
 from ..errors import InputError, UsageError
 from ..files.candidates import read_candidates, read_items, write_candidates  # noqa: F401 - re-exported
 from ..ids import natural_unique
@@ -48,7 +49,7 @@ from .one_plus_random import (  # noqa: F401 - CASE_SEPARATOR, OPR_POOLS: also i
     opr_cases,
     opr_qrels,
 )
-from .qrels import QrelsResult, make_qrels, validate_ratings
+from .qrels import QrelsResult, make_qrels
 
 # --------------------------------------------------------------------------------------------- split
 
