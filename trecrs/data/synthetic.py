@@ -135,6 +135,8 @@ def write_synthetic(
     df = generate(n_users, n_items, seed=seed, **kwargs)
     path = Path(out_dir) / "u.data"
     write_ratings(df, path, fmt="ml100k")
+    # "generator" names the algorithm, not a module path: it stays as recorded in the bundled sample's
+    # manifest so that regenerating the sample gives the same bytes
     write_manifest(
         path,
         "ratings",

@@ -259,7 +259,7 @@ def candidate_set(
 ) -> CandidateSet:
     """The lazily built candidates of ``methodology`` (a :data:`METHODOLOGIES` name) on a split.
 
-    ``train``/``test``: ratings frames or paths; or ``train`` alone as a :class:`trecrs.splits.Split`
+    ``train``/``test``: ratings frames or paths; or ``train`` alone as a :class:`trecrs.data.splits.Split`
     (anything with ``.train`` and ``.test``) or an :class:`IndexedSplit`.
     """
     m = get_methodology(methodology)
@@ -296,7 +296,7 @@ def methodology_qrels(
 ) -> QrelsResult:
     """The qrels matching ``methodology``'s queries.
 
-    test-ratings, test-items, training-items, all-items: one qrels per split, :func:`~trecrs.qrels.make_qrels`
+    test-ratings, test-items, training-items, all-items: one qrels per split, :func:`~trecrs.protocol.qrels.make_qrels`
     with ``qrels_options`` (``threshold``, ``per_user``, ``nonrelevant``...). one-plus-random: one line
     ``(u:i, 0, i, value)`` per case (test rating >= ``relevant_threshold``), ``value`` graded by ``grade``
     (the rating by default; Cremonesi et al. 2010 judge only the case item, every drawn item is unjudged).

@@ -255,10 +255,10 @@ def build_run(
 ) -> RunResult:
     """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
 
-    ``cands``: a :class:`~trecrs.methodologies.CandidateSet` (from
-    :func:`~trecrs.methodologies.candidate_set`) or a frame ``query, user, item``. ``scores``: a path or
+    ``cands``: a :class:`~trecrs.protocol.candidates.CandidateSet` (from
+    :func:`~trecrs.protocol.candidates.candidate_set`) or a frame ``query, user, item``. ``scores``: a path or
     a frame ``user, item, score`` (``user, item, rank`` with ``kind="rank"``). Rows come in natural query
-    order, each query ranked by :func:`~trecrs.io.trec_order` with ranks 1..n (cut at ``depth``), iter
+    order, each query ranked by :func:`~trecrs.ordering.trec_order` with ranks 1..n (cut at ``depth``), iter
     ``Q0`` and ``tag``. ``info`` counts candidates, missing scores, dropped scores and depth cuts.
     """
     info: dict = {}

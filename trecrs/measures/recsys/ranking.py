@@ -1,7 +1,7 @@
 """Ranking measures: ROC AUC and LAUC, boolean and rating-based rank correlations, NDPM, half-life utility,
 reciprocal rank and hit rate at k, nDCG variants, and GMAP/HMAP/QMAP.
 
-Conventions (see :mod:`.registry`): the ranking is trec_eval's (:func:`trecrs.io.trec_order`: score as
+Conventions (see :mod:`.registry`): the ranking is trec_eval's (:func:`trecrs.ordering.trec_order`: score as
 float32 descending, ties by document id descending), so every ranking is strict; relevant = qrels value >=
 the relevance level; relevant documents the run did not retrieve sit below every retrieved document, tied
 with each other. Cutoff measures without a cutoff use the whole ranking. Positions are 1-based (rank j).

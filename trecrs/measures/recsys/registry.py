@@ -14,7 +14,7 @@ Unlike trec_eval (which keeps the first parameter list given for a measure), rep
 ``-m lauc.10 -m lauc.20`` prints both. Outputs print in registry order (the order of
 ``trecrs eval --list-measures``), cutoffs ascending, after every trec_eval measure.
 
-Data a measure sees (:class:`Context`): the run as trec_eval ranks it (:func:`trecrs.io.trec_order`), cut at
+Data a measure sees (:class:`Context`): the run as trec_eval ranks it (:func:`trecrs.ordering.trec_order`), cut at
 ``-M``, restricted to the evaluated queries, with unjudged documents removed under ``-J``; each retrieved
 document's qrels value ``rel`` and ``relevant = rel >= level`` (``-l``). L_u, the candidate set of a query,
 is the set of documents the run retrieved for it. R_u is the set of the query's qrels documents with
