@@ -10,7 +10,7 @@ import pytest
 
 from trecrs.files.hashing import file_digest
 from trecrs.ids import IdCodes, codes, hash_ids, mix64, natural_unique
-from trecrs.protocol.candidates import case_keys
+from trecrs.protocol.one_plus_random import case_keys
 from trecrs.recommenders.baselines import RandomScores
 
 
