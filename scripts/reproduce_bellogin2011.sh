@@ -35,7 +35,7 @@ HERE=$(cd "${BASH_SOURCE[0]%/*}" && pwd)
 REFERENCE=${REFERENCE-"$HERE/../../shared/reference/bellogin2011_fig2_D1.tsv"}
 
 # recommenders, metrics and -l levels as in trecrs/reproductions/bellogin2011/constants.py (which the
-# report reads; tests/test_reproduce.py checks they agree)
+# report reads; tests/reproductions/test_reproduce.py checks they agree)
 RECOMMENDERS=(SVD50 IB UB50)
 # methodology label : trecrs methodology name
 METHODOLOGIES=(TR:test-ratings TeI:test-items TrI:training-items AI:all-items OPR:one-plus-random)

@@ -54,7 +54,8 @@ N_LIST=$(printf '%s,' {1..20})
 N_LIST=${N_LIST%,}
 {
   echo "# Cremonesi et al. 2010 on $RATINGS"
-  # the paper's constants (trecrs/reproductions/cremonesi2010/constants.py, checked by tests/test_reproduce.py)
+  # the paper's constants (trecrs/reproductions/cremonesi2010/constants.py,
+  # checked by tests/reproductions/test_reproduce.py)
   # probe: a random 1.4% of the ratings; test = its 5-star ratings; train = every other rating
   cmd split --method probe --ratio 0.014 --threshold 5 --seed "$SEED" "$RATINGS" "$OUT/split"
   # One-Plus-Random: each test rating's item with 1,000 random items the user has not rated

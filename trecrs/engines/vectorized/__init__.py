@@ -6,7 +6,7 @@
 * :mod:`.matrix`: a users x items score matrix encoded as the run it stands for;
 * :mod:`.cmath`: the C arithmetic (libm ``log2``/``log``, sequential sums) the last bit depends on.
 
-Agreement with pytrec_eval on every query and measure is a property test (``tests/test_engine_agreement.py``).
+Agreement with pytrec_eval on every query and measure is a property test (``tests/engines/test_agreement.py``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from trecrs.engines import ENGINES
 from trecrs.measures.recsys.registry import ordered
 from trecrs.measures.trec_eval import NICKNAMES, TREC_MEASURES
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 TINY_QRELS = ROOT / "sample_data" / "tiny.qrels"
 TINY_RUN = ROOT / "sample_data" / "tiny.run"

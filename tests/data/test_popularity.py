@@ -20,7 +20,7 @@ from trecrs.ids import natural_key
 from trecrs.protocol.candidates import candidate_set
 from trecrs.protocol.qrels import make_qrels
 
-from .conftest import ML100K, need
+from ..conftest import ML100K, need
 
 
 def reference_head(train: pl.DataFrame, share: float) -> set[str]:

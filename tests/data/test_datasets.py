@@ -19,7 +19,7 @@ from trecrs.data.synthetic import ML100K_STAR_SHARES, generate
 from trecrs.files.hashing import file_digest
 from trecrs.files.ratings import read_ratings
 
-from .conftest import ML100K, ROOT, need, run_command
+from ..conftest import ML100K, ROOT, need, run_command
 
 
 def shared_md5s() -> dict[str, str]:

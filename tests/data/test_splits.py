@@ -13,7 +13,7 @@ from trecrs.data.splits import SPLITTERS, output_extension, round_half_up, split
 from trecrs.errors import UsageError
 from trecrs.files.ratings import read_ratings
 
-from .conftest import ROOT, run_command
+from ..conftest import ROOT, run_command
 
 SAMPLE = ROOT / "sample_data" / "synth-100k-like" / "u.data"
 KEY = ["user", "item"]
@@ -26,7 +26,7 @@ def sample() -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def udata() -> pl.DataFrame:
-    from .conftest import ML100K, need
+    from ..conftest import ML100K, need
 
     return read_ratings(need(ML100K / "u.data"))
 

@@ -15,7 +15,7 @@ import pytest
 
 from trecrs.measures.recsys import gini_index, popularity_strata, shannon_entropy
 
-from .test_extras_ranking import values
+from .test_recsys_ranking import values
 
 TRAIN = pl.DataFrame(
     {

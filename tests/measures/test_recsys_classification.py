@@ -15,7 +15,7 @@ import pytest
 
 from trecrs import evaluate
 
-from .test_extras_ranking import make, values
+from .test_recsys_ranking import make, values
 
 PATTERN = [1, 1, 0, 1, 0, 0, 1, 0, 0, 0]
 ALL = ["precision", "tpr", "fpr", "fnr", "npv", "tnr", "f1", "informedness", "markedness", "mcc"]

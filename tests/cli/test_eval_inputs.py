@@ -12,7 +12,7 @@ import pytest
 import trecrs
 from trecrs.files.trec import run_tag
 
-from .conftest import run_command, write
+from ..conftest import run_command, write
 
 GOOD_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"
 GOOD_RUN = "1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.3 t\n"

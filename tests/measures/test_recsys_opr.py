@@ -12,7 +12,7 @@ import pytest
 
 from trecrs.evaluate import evaluate_full
 
-from .test_extras_ranking import values
+from .test_recsys_ranking import values
 
 CASES = {"u1:a": 1, "u1:b": 3, "u1:c": 12, "u2:d": 2}
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import run_command, write
+from ..conftest import run_command, write
 
 QRELS = "u1 0 a 1\nu1 0 b 1\nu1 0 c 0\nu2 0 x 1\nu3 0 y 1\n"
 RUN = "u1 Q0 a 1 3 t\nu1 Q0 c 2 2 t\nu1 Q0 b 3 1 t\nu2 Q0 x 1 1 t\nu2 Q0 z 2 0.5 t\n"

@@ -11,7 +11,7 @@ import pytest
 import trecrs
 from trecrs.ordering import trec_order
 
-from .conftest import write
+from ..conftest import write
 
 
 def run_df(rows):
