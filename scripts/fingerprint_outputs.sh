@@ -9,7 +9,7 @@
 #   sample    (default) the bundled synthetic data: the pipeline script, both reproductions, the
 #             tiny qrels/run in every output format, -q/-c/-l/-M/-J variants
 #   relist    only recompute the listings of the sets already in WORK_DIR
-#   ml100k    MovieLens 100K from ../shared: the Bellogín reproduction on folds u1 and ua, the
+#   ml100k    MovieLens 100K from ../shared (absolute paths in manifests listed by file name): the Bellogín reproduction on folds u1 and ua, the
 #             Cremonesi reproduction, and the authors' released u1 runs scored with -m all_trec
 #
 # Every command runs from inside its output folder with relative paths, so the manifests (which record
@@ -47,6 +47,12 @@ for path in sorted(p for p in root.rglob("*") if p.is_file()):
         cmd = record.get("command", [])
         if "--runtime" in cmd:
             del cmd[cmd.index("--runtime") : cmd.index("--runtime") + 2]
+        # files outside the work folder (../shared) are named by their file name: where they sit varies
+        if "command" in record:
+            record["command"] = [Path(a).name if a.startswith("/") else a for a in cmd]
+        for entry in record.get("inputs", {}).values():
+            if str(entry.get("path", "")).startswith("/"):
+                entry["path"] = Path(entry["path"]).name
         data = json.dumps(record, indent=2).encode()
     elif path.name == "report.md":
         data = re.sub(rb"[0-9]+(\.[0-9]+)? ?s\b", b"<time>", data)
