@@ -12,7 +12,8 @@ import sys
 
 from .._version import __version__
 from ..errors import EXIT_INTERRUPTED, EXIT_OK, TrecrsError
-from .common import error_message
+from ..files.output import check_outputs
+from .common import error_message, input_paths, output_paths
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
         return int(args.func(args) or EXIT_OK)
     except TrecrsError as exc:
         print(f"trecrs {args.command}: error: {error_message(parser, args, exc)}", file=sys.stderr)

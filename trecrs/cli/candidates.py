@@ -115,7 +115,7 @@ def register(sub) -> None:
     )
     add_split_options(p)
     p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("output",))
 
 
 def run(args) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -73,3 +74,16 @@ def command(sub, name: str, *, help: str, description: str, epilog: str) -> argp
     return sub.add_parser(
         name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+
+
+def output_paths(args: argparse.Namespace) -> list[str]:
+    """The files a command will write: the arguments it declares with ``set_defaults(outputs=(...))``."""
+    return [getattr(args, dest) for dest in getattr(args, "outputs", ()) if getattr(args, dest, None)]
+
+
+def input_paths(args: argparse.Namespace) -> list[str]:
+    """Every other argument naming an existing file: what the command may read."""
+    outputs = set(getattr(args, "outputs", ()))
+    values = [v for dest, v in vars(args).items() if dest not in outputs]
+    flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+    return [x for x in flat if isinstance(x, str) and x and os.path.isfile(x)]

@@ -65,7 +65,7 @@ def register(sub) -> None:
                    help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
                    "the default) or per user first, then over users")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("output",))
 
 
 # The library names its own arguments (relevance_level=, depth=); the command line speaks of its flags.

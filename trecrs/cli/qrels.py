@@ -64,7 +64,7 @@ def register(sub) -> None:
                    help="layout of TEST/TRAIN (default: detected)")
     add_dedupe_option(p)
     p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("output",))
 
 
 def run(args) -> int:

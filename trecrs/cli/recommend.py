@@ -60,7 +60,7 @@ def register(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (random, mf, puresvd); default 0")
     p.add_argument("--list", action="store_true", help="list algorithms, presets and parameters, then exit")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("output", "predictions"))
 
 
 def _listing() -> str:

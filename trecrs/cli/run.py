@@ -54,7 +54,7 @@ def register(sub) -> None:
     p.add_argument("--depth", type=int, metavar="N", help="keep the first N documents of each query")
     p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension)")
     p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("output",))
 
 
 def run(args) -> int:
