@@ -11,7 +11,8 @@ Exit status of the ``trecrs`` command (documented in the README):
 0       success
 1       a check ran and failed (``trecrs datasets verify`` found a mismatch)
 2       bad input file or bad usage: one line ``trecrs CMD: error: ...`` on stderr
-130     interrupted (Ctrl-C)
+130     interrupted (Ctrl-C, SIGINT)
+143     terminated (SIGTERM)
 ======  ==========================================================================
 """
 
@@ -24,6 +25,7 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class TrecrsError(Exception):

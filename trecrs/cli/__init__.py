@@ -7,11 +7,14 @@ Each sub-command lives in its own module of this package with a ``register(subpa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 
 from .._version import __version__
-from ..errors import EXIT_INTERRUPTED, EXIT_OK, TrecrsError
+from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, TrecrsError
 from ..files.output import check_outputs
 from .common import error_message, input_paths, output_paths
 
@@ -32,13 +35,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every write in progress removes its temporary."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """Turn SIGTERM into :class:`_Terminated` while a command runs (main thread only; restored after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``trecrs`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
-        return int(args.func(args) or EXIT_OK)
+        with _sigterm_raises():
+            check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
+            return int(args.func(args) or EXIT_OK)
+    except _Terminated:
+        print(f"trecrs {args.command}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except TrecrsError as exc:
         print(f"trecrs {args.command}: error: {error_message(parser, args, exc)}", file=sys.stderr)
         return exc.exit_code
