@@ -5,41 +5,65 @@ so that a shell script's log tells the user exactly what to fix. Library errors 
 own arguments (``seed``, ``depth``, ``scores``); an error may list them in ``arguments`` so that the
 command line can name the matching options (``--seed``, ``-M``) instead.
 
-Exit status of the ``trecrs`` command (documented in the README):
+Exit status of the ``trecrs`` command (the table is in the README and ``docs/errors.md``):
 
-======  ==========================================================================
+======  ==========================================================================================
 0       success
 1       a check ran and failed (``trecrs datasets verify`` found a mismatch)
-2       bad input file or bad usage: one line ``trecrs CMD: error: ...`` on stderr
+2       usage: a bad option or option value (:class:`UsageError`, and argparse's own errors)
+3       input: a file's content is malformed (:class:`InputError`: ``FILE:LINE: reason``)
+4       semantic: well-formed inputs that admit no answer (:class:`SemanticError`)
+5       I/O: a path cannot be read or written as named (:class:`FileAccessError`, OS errors)
+70      internal error: a bug in trecrs (``TRECRS_DEBUG=1`` shows the traceback)
 130     interrupted (Ctrl-C, SIGINT)
 143     terminated (SIGTERM)
-======  ==========================================================================
+======  ==========================================================================================
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
-EXIT_ERROR = 2
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_SEMANTIC = 4
+EXIT_IO = 5
+EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
 class TrecrsError(Exception):
-    """Base class of all errors trecrs raises on purpose (the CLI prints one line and exits with 2)."""
+    """Base class of all errors trecrs raises on purpose (the CLI prints one line and exits with ``exit_code``)."""
 
-    exit_code = EXIT_ERROR
+    exit_code = EXIT_USAGE
 
     def __init__(self, message: str, *, arguments: Sequence[str] = ()):
         super().__init__(message)
         self.arguments = tuple(arguments)
 
 
+class UsageError(TrecrsError):
+    """A request that cannot be carried out as asked (bad measure name, bad value, incompatible options)."""
+
+    exit_code = EXIT_USAGE
+
+
+class SemanticError(UsageError):
+    """Well-formed inputs and options that admit no answer (no prediction matches a test rating, an empty
+    test set, two ids with one hash); a kind of :class:`UsageError`, with its own status."""
+
+    exit_code = EXIT_SEMANTIC
+
+
 class InputError(TrecrsError):
     """A bad input file: ``FILE:LINE: reason``."""
+
+    exit_code = EXIT_INPUT
 
     def __init__(self, path: str | os.PathLike | None, line: int | None, reason: str, *, arguments: Sequence[str] = ()):
         self.path = None if path is None else os.fspath(path)
@@ -51,5 +75,36 @@ class InputError(TrecrsError):
         super().__init__(f"{where}: {reason}", arguments=arguments)
 
 
-class UsageError(TrecrsError):
-    """A request that cannot be carried out as asked (bad measure name, incompatible options)."""
+class FileAccessError(InputError):
+    """A path that cannot be read or written as named: missing, a folder, no permission, disk full, or an
+    output that would destroy an input."""
+
+    exit_code = EXIT_IO
+
+    @classmethod
+    def from_os_error(cls, path: str | os.PathLike, exc: BaseException, *, writing: bool = False) -> FileAccessError:
+        """The one-line reason for an operating-system error on ``path`` (``no such file``...)."""
+        return cls(path, None, os_reason(exc, writing=writing))
+
+
+_REASONS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "is a directory, expected a file",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOSPC: "no space left on the device",
+    errno.EROFS: "the file system is read-only",
+}
+
+
+def os_reason(exc: BaseException, *, writing: bool | None = False) -> str:
+    """A short reason for an ``OSError`` (or ``EOFError`` of a truncated .gz), without Python's wording;
+    ``writing=None`` when it is not known whether the error came from a read or a write."""
+    if isinstance(exc, EOFError):
+        return "cannot read: the compressed file is truncated"
+    code = getattr(exc, "errno", None)
+    if code in (errno.ENOENT, errno.EISDIR) and not writing:
+        return _REASONS[code]
+    reason = _REASONS.get(code) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return reason if writing is None else f"cannot {'write' if writing else 'read'}: {reason}"

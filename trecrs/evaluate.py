@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from .engines import ENGINES, Computed, vectorized
-from .errors import UsageError
+from .errors import SemanticError, UsageError
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
@@ -116,7 +116,7 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     """
     per_query, stand_in = computed.per_query, computed.stand_in
     if per_query.height == len(stand_in) and not average_all:
-        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     if stand_in:
         resets = [c for c in per_query.columns if c == "num_ret" or base_of(c) == "utility"]
         mask = pl.col(QUERY).is_in(stand_in)
@@ -157,9 +157,9 @@ def _read_frames(qrels, run, *, depth: int | None, average_all: bool) -> _Frames
     run_queries = set(run.get_column(QUERY).unique().to_list())
     evaluated = run_queries & qrels_queries
     if not evaluated and not average_all:
-        raise UsageError("no queries with both results and relevance info (trec_eval exits here too)")
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     if not evaluated and average_all and run.height == 0:
-        raise UsageError("the run is empty")
+        raise SemanticError("the run is empty")
     missing = sorted(qrels_queries - run_queries) if average_all else []
     return _Frames(qrels, run, tag, list(evaluated), missing)
 

@@ -52,7 +52,7 @@ def test_bad_input_is_one_clear_line(tmp_path, which, text, line, reason):
 
 def test_missing_file(tmp_path):
     proc = run_command("eval", tmp_path / "nope", tmp_path / "nope2")
-    assert proc.returncode == 2
+    assert proc.returncode == 5
     assert "no such file" in proc.stderr
 
 

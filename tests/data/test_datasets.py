@@ -112,9 +112,9 @@ def test_verify_other_releases_by_count_archive_and_checksums(tmp_path):
     assert not verify_ok(verify(big))
 
 
-def test_verify_unknown_folder_is_usage_error(tmp_path):
+def test_verify_unknown_folder_is_an_input_error(tmp_path):
     proc = run_command("datasets", "verify", tmp_path)
-    assert proc.returncode == 2
+    assert proc.returncode == 3
     assert "no known MovieLens file here" in proc.stderr
 
 
@@ -167,6 +167,6 @@ def test_ml100k_splits_bad_input_writes_nothing(tmp_path):
     src = tmp_path / "u.data"
     src.write_text("1\t2\t3\t4\n1\t2\t5\t5\n")
     proc = run_command("datasets", "ml100k-splits", src, tmp_path / "out")
-    assert proc.returncode == 2
+    assert proc.returncode == 3
     assert "u.data:2: duplicate rating for user '1', item '2': lines 1 and 2" in proc.stderr
     assert not (tmp_path / "out").exists()

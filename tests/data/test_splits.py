@@ -279,7 +279,7 @@ def test_cli_report_notes_dropped(tmp_path, cli):
 
 
 def assert_failed_without_files(proc, out_dir, message):
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     assert message in proc.stderr
     assert not out_dir.exists() or not any(out_dir.iterdir())
 
@@ -316,7 +316,7 @@ def test_bad_options(tmp_path, cli):
     code, _, err = cli("split", "--method", "holdout", "--seed", 1, "--given", 3, SAMPLE, out)
     assert code == 2 and "does not take --given" in err
     code, _, err = cli("split", "--method", "probe", "--seed", 1, "--threshold", 6, SAMPLE, out)
-    assert code == 2 and "leaves the test set empty" in err
+    assert code == 4 and "leaves the test set empty" in err
     code, _, err = cli("split", "--method", "holdout", "--seed", 1, "--ratio", "1.5", SAMPLE, out)
     assert code == 2 and "strictly between 0 and 1" in err
     assert not out.exists()

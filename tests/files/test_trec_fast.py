@@ -163,5 +163,5 @@ def test_trecrs_eval_reports_a_duplicate_found_while_ranking(tmp_path, cli):
     run = _write(tmp_path / "r.txt", [("1", "Q0", "a", "1", "3", "t"), ("1", "Q0", "b", "2", "2", "t"),
                                       ("1", "Q0", "a", "3", "1", "t")])  # fmt: skip
     code, out, err = cli("eval", qrels, run)
-    assert code == 2 and out == ""
+    assert code == 3 and out == ""
     assert f"{run}:3: duplicate run entry for query '1', doc 'a' (first seen on line 1)" in err

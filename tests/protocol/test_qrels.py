@@ -161,21 +161,21 @@ def test_library_errors():
 
 
 @pytest.mark.parametrize(
-    "content,args,message",
+    "content,args,message,status",
     [
-        ("1\t1\t5\t0\n1\t1\t4\t0\n", ["--threshold", "3"], ":2: duplicate rating"),  # duplicate rating names lines
-        ("# only a comment\n", ["--threshold", "3"], "no content lines|empty"),
-        ("1\t1\t5\t0\n", ["--threshold", "6"], "no test rating is relevant"),
-        ("1\t1\tfive\t0\n", ["--threshold", "3"], "rating"),
-        ("1\t1\t5\t0\n", [], "--threshold"),
-        ("1\t1\t5\t0\n", ["--threshold", "3", "--methodology", "one-plus-random"], "do not apply"),
+        ("1\t1\t5\t0\n1\t1\t4\t0\n", ["--threshold", "3"], ":2: duplicate rating", 3),  # duplicate rating names lines
+        ("# only a comment\n", ["--threshold", "3"], "no content lines|empty", 3),
+        ("1\t1\t5\t0\n", ["--threshold", "6"], "no test rating is relevant", 4),
+        ("1\t1\tfive\t0\n", ["--threshold", "3"], "rating", 3),
+        ("1\t1\t5\t0\n", [], "--threshold", 2),
+        ("1\t1\t5\t0\n", ["--threshold", "3", "--methodology", "one-plus-random"], "do not apply", 2),
     ],
 )
-def test_cli_bad_inputs_leave_no_file(tmp_path, content, args, message):
+def test_cli_bad_inputs_leave_no_file(tmp_path, content, args, message, status):
     test = write(tmp_path / "t.test", content)
     out = tmp_path / "q.qrels"
     proc = run_command("qrels", "--test", test, *args, "-o", out)
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == status, proc.stderr
     assert proc.stderr.startswith("trecrs qrels: error:") and len(proc.stderr.strip().splitlines()) == 1
     assert re.search(message, proc.stderr), proc.stderr
     assert list(tmp_path.iterdir()) == [test]

@@ -73,17 +73,17 @@ def test_batch_stops_at_the_first_failure(cli, tmp_path):
         f"qrels --test {tmp_path / 'missing.data'} --threshold 4 -o {tmp_path / 'b.qrels'}\n"
     )
     code, _, err = cli("batch", cmds)
-    assert code == 2
+    assert code == 5  # the failed command's own status: the file is missing
     assert f"{cmds}:1:" in err and "missing.data: no such file" in err
     assert not (tmp_path / "a.qrels").exists() and not (tmp_path / "b.qrels").exists()
     bad = tmp_path / "bad.txt"
     bad.write_text("qrels --test 'unclosed\n")
     code, _, err = cli("batch", bad)
-    assert code == 2 and f"{bad}:1: cannot parse" in err
+    assert code == 3 and f"{bad}:1: cannot parse" in err
     nested = tmp_path / "nested.txt"
     nested.write_text("eval --list-measures\nbatch other.txt\n")
     code, _, err = cli("batch", nested)
-    assert code == 2 and f"{nested}:2: a batch cannot run another batch" in err
+    assert code == 3 and f"{nested}:2: a batch cannot run another batch" in err
 
 
 # --------------------------------------------------------------------------------------------- findings rules

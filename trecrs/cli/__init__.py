@@ -9,12 +9,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
+import traceback
 
 from .._version import __version__
-from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, TrecrsError
+from ..errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_IO,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    TrecrsError,
+    os_reason,
+)
 from ..files.output import check_outputs
 from .common import error_message, input_paths, output_paths
 
@@ -56,8 +66,20 @@ def _sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _debug() -> bool:
+    """``TRECRS_DEBUG=1``: print the traceback of every error before its one line."""
+    return os.environ.get("TRECRS_DEBUG", "") not in ("", "0")
+
+
+def _fail(command: str, text: str, status: int) -> int:
+    if _debug():
+        traceback.print_exc()
+    print(f"trecrs {command}: {text}", file=sys.stderr)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``trecrs`` console script."""
+    """Entry point of the ``trecrs`` console script: one line on stderr and a status for every failure."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -65,20 +87,28 @@ def main(argv: list[str] | None = None) -> int:
             check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
             return int(args.func(args) or EXIT_OK)
     except _Terminated:
-        print(f"trecrs {args.command}: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
-    except TrecrsError as exc:
-        print(f"trecrs {args.command}: error: {error_message(parser, args, exc)}", file=sys.stderr)
-        return exc.exit_code
+        return _fail(args.command, "terminated", EXIT_TERMINATED)
     except KeyboardInterrupt:
-        print(f"trecrs {args.command}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _fail(args.command, "interrupted", EXIT_INTERRUPTED)
+    except TrecrsError as exc:
+        return _fail(args.command, f"error: {error_message(parser, args, exc)}", exc.exit_code)
     except BrokenPipeError:  # `trecrs eval ... | head` is fine
-        try:
+        with contextlib.suppress(Exception):
             sys.stdout.close()
-        except Exception:  # noqa: BLE001
-            pass
         return EXIT_OK
+    except (OSError, EOFError) as exc:  # one the readers and writers did not name: disk full, lost mount
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(args.command, f"error: {where}{os_reason(exc, writing=None)}", EXIT_IO)
+    except MemoryError:
+        return _fail(args.command, "error: out of memory", EXIT_IO)
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, the traceback on request
+        if _debug():
+            raise
+        return _fail(
+            args.command,
+            f"internal error: {type(exc).__name__}: {exc} (a bug in trecrs; TRECRS_DEBUG=1 shows the traceback)",
+            EXIT_INTERNAL,
+        )
 
 
 if __name__ == "__main__":

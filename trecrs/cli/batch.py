@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import InputError, UsageError
+from ..errors import FileAccessError, InputError, UsageError
 from .common import command
 
 EXAMPLES = """examples:
@@ -66,7 +66,7 @@ def run(args) -> int:
     else:
         path = Path(args.commands)
         if not path.is_file():
-            raise InputError(path, None, "no such file")
+            raise FileAccessError(path, None, "no such file")
         source, text = str(path), path.read_text()
     commands = parse_commands(text, source)
     if not commands:

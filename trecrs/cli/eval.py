@@ -81,7 +81,7 @@ def _in_cli_words(exc: UsageError) -> UsageError:
     """``exc`` reworded with the command's flags when it names a library argument, else ``exc`` itself."""
     for pattern, wording in _CLI_WORDING:
         if pattern.match(str(exc)):
-            return UsageError(pattern.sub(wording, str(exc)))
+            return type(exc)(pattern.sub(wording, str(exc)))
     return exc
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import FileAccessError, InputError, UsageError
 from ..files.hashing import file_digest
 from ..files.ratings import FORMATS, read_ratings, write_ratings
 from ..ids import natural_sort
@@ -164,7 +164,7 @@ def verify(directory: PathLike, dataset: str | None = None) -> list[FileCheck]:
     """
     d = Path(directory)
     if not d.is_dir():
-        raise InputError(d, None, "not a directory")
+        raise FileAccessError(d, None, "not a directory")
     if dataset is not None:
         if dataset not in DATASETS:
             raise UsageError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")

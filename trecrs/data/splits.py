@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..errors import UsageError
+from ..errors import SemanticError, UsageError
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
 from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
@@ -364,14 +364,14 @@ def split(ratings, method: str, *, seed: int | None = None, **options) -> list[S
         raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}")
     ratings = as_ratings(ratings)
     if ratings.height == 0:
-        raise UsageError("no ratings to split")
+        raise SemanticError("no ratings to split")
     result = spec.func(ratings, seed=seed, **given)
     for s in result:
         where = f" ({s.name})" if s.name else ""
         if s.test.height == 0:
-            raise UsageError(f"the {method} split{where} leaves the test set empty; change its options")
+            raise SemanticError(f"the {method} split{where} leaves the test set empty; change its options")
         if s.train.height == 0:
-            raise UsageError(f"the {method} split{where} leaves the training set empty; change its options")
+            raise SemanticError(f"the {method} split{where} leaves the training set empty; change its options")
     return result
 
 

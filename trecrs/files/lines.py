@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import FileAccessError, InputError
 
 PathLike = str | os.PathLike
 
@@ -24,12 +24,8 @@ def _open_bytes(path: PathLike) -> bytes:
             with gzip.open(path, "rb") as fh:
                 return fh.read()
         return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a file") from None
     except (OSError, EOFError) as exc:
-        raise InputError(path, None, f"cannot read: {exc}") from None
+        raise FileAccessError.from_os_error(path, exc) from None
 
 
 def read_lines(path: PathLike) -> pl.DataFrame:

@@ -16,31 +16,31 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import FileAccessError
 
 PathLike = str | os.PathLike
 
 
 def check_outputs(outputs: Iterable[PathLike], inputs: Iterable[PathLike] = ()) -> None:
     """Refuse, before any work, an output path that is a folder, lies under a file, sits in a folder that
-    cannot be written, is named twice, or is (or links to) one of ``inputs``; raises :class:`InputError`.
+    cannot be written, is named twice, or is (or links to) one of ``inputs``; raises :class:`~trecrs.errors.FileAccessError`.
     """
     seen: set[Path] = set()
     existing_inputs = [Path(p) for p in inputs if Path(p).is_file()]
     for out in map(Path, outputs):
         if out.resolve() in seen:
-            raise InputError(out, None, "named twice as an output")
+            raise FileAccessError(out, None, "named twice as an output")
         seen.add(out.resolve())
         if out.is_dir():
-            raise InputError(out, None, "is a folder; give a file name for the output")
+            raise FileAccessError(out, None, "is a folder; give a file name for the output")
         ancestor = next(a for a in [out.parent, *out.parent.parents] if a.exists() or a == a.parent)
         if not ancestor.is_dir():
-            raise InputError(out, None, f"cannot create it: {ancestor} is a file, not a folder")
+            raise FileAccessError(out, None, f"cannot create it: {ancestor} is a file, not a folder")
         if not os.access(ancestor, os.W_OK | os.X_OK):
-            raise InputError(out, None, f"cannot write in {ancestor}: permission denied")
+            raise FileAccessError(out, None, f"cannot write in {ancestor}: permission denied")
         for inp in existing_inputs:
             if out.exists() and os.path.samefile(out, inp):
-                raise InputError(out, None, f"is also an input ({inp}); writing it would destroy that input")
+                raise FileAccessError(out, None, f"is also an input ({inp}); writing it would destroy that input")
 
 
 def _make_parents(folder: Path) -> list[Path]:

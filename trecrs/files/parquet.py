@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import FileAccessError, InputError
 
 PathLike = str | os.PathLike
 
@@ -26,11 +26,11 @@ def is_parquet(path) -> bool:
 def parquet_columns(path: PathLike) -> list[str]:
     """The column names of a Parquet file (its schema only is read)."""
     if Path(path).is_dir():
-        raise InputError(path, None, "is a directory, expected a file")
+        raise FileAccessError(path, None, "is a directory, expected a file")
     try:
         return list(pl.read_parquet_schema(path))
     except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
+        raise FileAccessError(path, None, "no such file") from None
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
         raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
 

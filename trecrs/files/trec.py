@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import FileAccessError, InputError
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
@@ -47,12 +47,8 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
     path = Path(path)
     try:
         fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")  # noqa: SIM115
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a file") from None
     except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc}") from None
+        raise FileAccessError.from_os_error(path, exc) from None
     with fh:
         while True:
             try:
@@ -60,7 +56,7 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
                 if buf and not buf.endswith(b"\n"):
                     buf += fh.readline()
             except (OSError, EOFError) as exc:
-                raise InputError(path, None, f"cannot read: {exc}") from None
+                raise FileAccessError.from_os_error(path, exc) from None
             if not buf:
                 return
             yield buf

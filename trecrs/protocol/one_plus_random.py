@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from ..data.popularity import short_head
-from ..errors import UsageError
+from ..errors import SemanticError, UsageError
 from ..ids import hash_ids, mix64
 from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 from .indexed import _I, _Q, _U, CandidateOptions, IndexedSplit, rated_rows
@@ -117,7 +117,7 @@ def opr_cases(split: IndexedSplit, opts: CandidateOptions) -> pl.DataFrame:
         head_codes = split.items.to_frame().with_row_index(_I).filter(pl.col(ITEM).is_in(head.implode()))
         cases = cases.filter(~pl.col(_I).is_in(head_codes.get_column(_I).cast(pl.Int64).implode()))
     if cases.height == 0:
-        raise UsageError(
+        raise SemanticError(
             f"no test rating reaches the highly-relevant threshold {opts.relevant_threshold:g}"
             + (" among long-tail items" if opts.long_tail is not None else "")
             + ": One-Plus-Random has no query"
@@ -152,7 +152,7 @@ def _item_hashes(split: IndexedSplit, pool: np.ndarray) -> np.ndarray:
     """h(j) of every catalogue item (0 outside the pool, whose keys are masked anyway)."""
     item_hash = hash_ids(split.items, b"trecrs.item")
     if np.unique(item_hash).size != item_hash.size:  # probability ~ n^2 / 2^65
-        raise UsageError("two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly")
+        raise SemanticError("two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly")
     item_hash[~pool] = 0
     return item_hash
 

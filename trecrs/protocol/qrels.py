@@ -33,7 +33,7 @@ import polars as pl
 
 from ..data.popularity import short_head
 from ..data.ratings import validate_ratings
-from ..errors import UsageError
+from ..errors import SemanticError, UsageError
 from ..ids import natural_sort
 from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 
@@ -190,7 +190,7 @@ def make_qrels(
     """
     test = validate_ratings(test, "test ratings")
     if test.height == 0:
-        raise UsageError("the test set is empty: no qrels can be built")
+        raise SemanticError("the test set is empty: no qrels can be built")
     if grade not in GRADES:
         raise UsageError(f"unknown grade {grade!r}; choose from {sorted(GRADES)}")
     g = GRADES[grade]
@@ -208,7 +208,7 @@ def make_qrels(
         test = test.filter(~pl.col(ITEM).is_in(head.implode()))
         info.update(long_tail_share=long_tail, short_head_items=head.len(), dropped_short_head=before - test.height)
         if test.height == 0:
-            raise UsageError("every test rating is of a short-head item: the long-tail qrels would be empty")
+            raise SemanticError("every test rating is of a short-head item: the long-tail qrels would be empty")
 
     factor, mapping = (1, None) if grade == "binary" else rating_scale(test.get_column(RATING), scale)
     info.update(scale_factor=factor, rating_map=mapping)
@@ -236,7 +236,7 @@ def make_qrels(
     info.update(relevant=relevant.height, below_threshold=below, nonrelevant_written=below if nonrelevant else 0)
     kept = judged if nonrelevant else relevant
     if kept.height == 0:
-        raise UsageError("no test rating is relevant under this rule: the qrels would be empty")
+        raise SemanticError("no test rating is relevant under this rule: the qrels would be empty")
     users_all = test.get_column(USER).n_unique()
     users_kept = kept.get_column(USER).n_unique()
     info.update(queries=users_kept, users_without_qrels=users_all - users_kept)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..errors import FileAccessError, UsageError
 from ..report.records import PipelineRun
 
 if TYPE_CHECKING:
@@ -57,5 +57,5 @@ def make_report(name: str, out_dir: PathLike, *, reference: PathLike | None = No
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; choose from {', '.join(REPORTS)}")
     if not Path(out_dir).is_dir():
-        raise InputError(out_dir, None, "no such folder")
+        raise FileAccessError(out_dir, None, "no such folder")
     return REPORTS[name].build(out_dir, reference=reference, run=PipelineRun(**run))

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import polars as pl
 
-from ...errors import InputError, UsageError
+from ...errors import InputError, SemanticError, UsageError
 from ...schema import ITEM, RATING, SCORE, USER
 
 PREDICTION = "prediction"  # column of the joined frame holding p_ui
@@ -35,7 +35,7 @@ def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
     if p.shape != t.shape:
         raise UsageError(f"predictions and truth differ in length: {p.size} vs {t.size}")
     if p.size == 0:
-        raise UsageError("no (prediction, rating) pairs: the error is undefined")
+        raise SemanticError("no (prediction, rating) pairs: the error is undefined")
     if np.isnan(p).any() or np.isnan(t).any():
         raise UsageError("NaN among predictions or ratings; drop unpredicted pairs first")
     return p, t
@@ -152,7 +152,7 @@ def error_measures(predictions, test, *, rating_range: tuple[float, float] | Non
     """
     joined, counts = join_predictions(predictions, test)
     if joined.height == 0:
-        raise UsageError(f"none of the {counts['n_test']} test pairs has a prediction")
+        raise SemanticError(f"none of the {counts['n_test']} test pairs has a prediction")
     p = joined.get_column(PREDICTION).to_numpy()
     t = joined.get_column(RATING).to_numpy()
     lo, hi = rating_range if rating_range is not None else _observed_range(test)
@@ -199,7 +199,7 @@ def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
                 f"error measures: {counts['n_extra']} predictions are for pairs not in the test ratings (ignored)"
             )
         if joined.height == 0:
-            raise UsageError("error measures: none of the test ratings has a prediction (do the ids match?)")
+            raise SemanticError("error measures: none of the test ratings has a prediction (do the ids match?)")
         return joined, counts
 
     return ctx.cached("errors_joined", make)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ...errors import InputError
+from ...errors import FileAccessError, InputError
 from .constants import RECOMMENDERS
 
 PathLike = str | os.PathLike
@@ -18,7 +18,7 @@ def read_reference(path: PathLike) -> pl.DataFrame:
     ``split metric methodology recommender published``."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, None, "no such file")
+        raise FileAccessError(path, None, "no such file")
     df = pl.read_csv(path, separator="\t", schema_overrides={r: pl.Float64 for r in RECOMMENDERS})
     missing = [c for c in ("split", "metric", "methodology", *RECOMMENDERS) if c not in df.columns]
     if missing:
