@@ -108,3 +108,9 @@ def os_reason(exc: BaseException, *, writing: bool | None = False) -> str:
         return _REASONS[code]
     reason = _REASONS.get(code) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
     return reason if writing is None else f"cannot {'write' if writing else 'read'}: {reason}"
+
+
+class TrecrsWarning(UserWarning):
+    """Valid but suspicious input, evaluated as asked (as trec_eval would): one line saying what looks wrong
+    and how many lines or queries it concerns. The ``trecrs`` command prints it as ``trecrs CMD: warning:
+    ...``; ``--quiet`` silences it."""

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from .engines import ENGINES, Computed, vectorized
-from .errors import SemanticError, UsageError
+from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
@@ -161,7 +162,22 @@ def _read_frames(qrels, run, *, depth: int | None, average_all: bool) -> _Frames
     if not evaluated and average_all and run.height == 0:
         raise SemanticError("the run is empty")
     missing = sorted(qrels_queries - run_queries) if average_all else []
+    warn_uncovered(len(qrels_queries), len(qrels_queries - run_queries), average_all=average_all)
     return _Frames(qrels, run, tag, list(evaluated), missing)
+
+
+def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
+    """One :class:`~trecrs.errors.TrecrsWarning` when qrels queries have no line in the run.
+
+    trec_eval leaves such queries out of every average (``-c`` counts them, with an empty ranking), so a
+    run that covers part of the users scores as if the rest did not exist. Run queries missing from the
+    qrels are not warned about: users without a relevant test rating are routine in recommender splits.
+    """
+    if uncovered and not average_all:
+        warnings.warn(TrecrsWarning(
+            f"{uncovered:,} of the qrels' {qrels_queries:,} queries have no line in the run: left out of the "
+            "averages, as trec_eval does (-c counts them)"
+        ), stacklevel=3)
 
 
 def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level: int, judged_only: bool) -> Computed:
@@ -192,6 +208,9 @@ def _compute_files(qrels, run, request: MeasureRequest, **flags) -> tuple[Comput
     run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
     enc = vectorized.encode(read_qrels(qrels), run_df)
     del run_df  # from here on only integer arrays
+    in_qrels, in_run = np.zeros(len(enc.qvocab), bool), np.zeros(len(enc.qvocab), bool)
+    in_qrels[enc.qq], in_run[enc.qcode] = True, True
+    warn_uncovered(int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), average_all=flags.get("complete", False))
     try:
         return vectorized.compute_encoded(enc, request, check_duplicates=True, **flags), tag
     except vectorized.DuplicateEntry:

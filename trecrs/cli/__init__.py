@@ -26,7 +26,7 @@ from ..errors import (
     os_reason,
 )
 from ..files.output import check_outputs
-from .common import error_message, input_paths, output_paths
+from .common import error_message, input_paths, output_paths, warnings_as_lines
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with _sigterm_raises():
+        with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):
             check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
             return int(args.func(args) or EXIT_OK)
     except _Terminated:

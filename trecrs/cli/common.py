@@ -3,16 +3,46 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
+import warnings
 
-from ..errors import TrecrsError
+from ..errors import TrecrsError, TrecrsWarning
+
+_QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
 
 
 def note(message: str) -> None:
     """A one-line report on stderr (counts of dropped or filled things, where a file was written)."""
-    print(f"trecrs: {message}", file=sys.stderr)
+    if not _QUIET["on"]:
+        print(f"trecrs: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_as_lines(command: str, *, quiet: bool):
+    """While a command runs, collect its warnings; if it succeeds, print each as one line ``trecrs CMD:
+    warning: ...`` on stderr (a failed command prints its one error line only). ``quiet`` silences
+    warnings and notes, never errors; the commands of a quiet ``batch`` are quiet too."""
+    quiet = quiet or _QUIET["on"]
+    caught: list[str] = []
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        kind = "" if issubclass(category, TrecrsWarning) else f"{category.__name__}: "
+        caught.append(f"trecrs {command}: warning: {kind}{message}")
+
+    saved = _QUIET["on"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", TrecrsWarning)
+        warnings.showwarning = show
+        _QUIET["on"] = quiet
+        try:
+            yield
+        finally:
+            _QUIET["on"] = saved
+    for text in [] if quiet else dict.fromkeys(caught):  # once each, in order
+        print(text, file=sys.stderr)
 
 
 def argv() -> list[str]:
@@ -70,10 +100,14 @@ def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc
 
 
 def command(sub, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:  # noqa: A002
-    """A sub-command's parser: a one-line help, a description, and examples shown as written."""
-    return sub.add_parser(
+    """A sub-command's parser: a one-line help, a description, examples shown as written, and ``--quiet``."""
+    parser = sub.add_parser(
         name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print no notes or warnings on stderr (errors are always printed)"
+    )
+    return parser
 
 
 def output_paths(args: argparse.Namespace) -> list[str]:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, TrecrsWarning, UsageError
 from ..ids import natural_sort
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .lines import LINE as _LINE
@@ -462,7 +462,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
             f"(dedupe={policy}); {df.height} ratings kept"
         )
         if report is None:
-            warnings.warn(msg, stacklevel=3)
+            warnings.warn(TrecrsWarning(msg), stacklevel=3)
         else:
             report(msg)
     return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])

@@ -16,12 +16,13 @@ import gzip
 import os
 import queue
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 
-from ..errors import FileAccessError, InputError
+from ..errors import FileAccessError, InputError, TrecrsWarning
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
@@ -185,7 +186,10 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
             fast = None  # a duplicate: the line-by-line path reports it with its line numbers
     if fast is None:
         full = _read_run_lines(path)
+        warn_rank_contradictions(path, rank_contradictions(full), full.height, full.get_column(QUERY).n_unique())
         return _lean(full), run_tag(full)
+    found = pl.concat([p[2] for p in pieces])
+    warn_rank_contradictions(path, found, fast.height, fast.get_column(QUERY).n_unique())
     return fast, pieces[-1][1]  # the tag of the file's last line: pieces come in file order
 
 
@@ -195,12 +199,42 @@ def _lean(df: pl.DataFrame) -> pl.DataFrame:
     return df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32)).rechunk()
 
 
-def _lean_piece(df: pl.DataFrame) -> tuple[pl.DataFrame, str] | None:
-    """A parsed chunk reduced by :func:`_lean`, and its last line's tag; None (the line-by-line path
-    decides) if a score is NaN."""
+def _lean_piece(df: pl.DataFrame) -> tuple[pl.DataFrame, str, pl.DataFrame] | None:
+    """A parsed chunk reduced by :func:`_lean`, its last line's tag and its :func:`rank_contradictions`;
+    None (the line-by-line path decides) if a score is NaN."""
     if df.select(pl.col(SCORE).is_nan().any()).item():
         return None
-    return _lean(df), df.get_column(TAG)[-1]
+    return _lean(df), df.get_column(TAG)[-1], rank_contradictions(df)
+
+
+def rank_contradictions(run: pl.DataFrame) -> pl.DataFrame:
+    """The queries of ``run`` whose rank column contradicts their scores, with the number of such lines.
+
+    A line contradicts when its rank is not an integer, or when, compared with the line just before it in
+    the same query, rank and score (the C float trec_eval ranks by) move the same way: a worse (larger)
+    rank with a higher score, or the reverse. trec_eval ignores the rank column and ranks by score, and so
+    does trecrs; a run whose rank and score columns are swapped is the usual cause.
+    """
+    score = pl.col(SCORE).cast(pl.Float32)
+    same_query = pl.col(QUERY).cast(pl.Utf8) == pl.col(QUERY).cast(pl.Utf8).shift(1)
+    moves = pl.col(RANK).cast(pl.Float64).diff().sign() * score.cast(pl.Float64).diff().sign()
+    bad = pl.col(RANK).is_null() | (same_query & (moves > 0)).fill_null(False)
+    return (
+        run.lazy().select(pl.col(QUERY).cast(pl.Utf8), pl.col(RANK), pl.col(SCORE)).filter(bad)
+        .group_by(QUERY).len("lines").collect()
+    )  # fmt: skip
+
+
+def warn_rank_contradictions(path: PathLike, found: pl.DataFrame, lines: int, queries: int) -> None:
+    """One :class:`TrecrsWarning` when ranks contradict scores (see :func:`rank_contradictions`)."""
+    if found.height == 0:
+        return
+    found = found.group_by(QUERY).agg(pl.col("lines").sum())  # a query may span two chunks
+    warnings.warn(TrecrsWarning(
+        f"{path}: the rank column contradicts the scores on {found.get_column('lines').sum():,} of {lines:,} "
+        f"lines ({found.height:,} of {queries:,} queries); ranking by score as trec_eval does "
+        "(are the rank and score columns swapped?)"
+    ), stacklevel=3)
 
 
 def _read_parquet_for_scoring(path: PathLike, check_duplicates: bool) -> tuple[pl.DataFrame, str]:
@@ -268,8 +302,11 @@ def read_run(path: PathLike) -> pl.DataFrame:
         return _read_parquet(path, RUN_SCHEMA, "run")
     fast = _concat(_fast_read(path, _RUN_FAST_SCHEMA))
     if fast is not None and not fast.select(pl.col(SCORE).is_nan().any()).item() and not _has_duplicates(fast):
-        return fast
-    return _read_run_lines(path)
+        run = fast
+    else:
+        run = _read_run_lines(path)
+    warn_rank_contradictions(path, rank_contradictions(run), run.height, run.get_column(QUERY).n_unique())
+    return run
 
 
 def _read_run_lines(path: PathLike) -> pl.DataFrame:

@@ -1,0 +1,77 @@
+"""Valid but suspicious input: scored as trec_eval scores it, with one warning line (silenced by --quiet)."""
+
+from __future__ import annotations
+
+import pytest
+
+from trecrs.errors import TrecrsWarning
+from trecrs.files.trec import read_run, read_run_for_scoring
+
+QRELS = "q1 0 a 1\nq1 0 b 1\nq2 0 c 1\n"
+GOOD = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.1 t\nq2 Q0 c 1 1 t\n"
+SWAPPED = "q1 Q0 a 0.9 1 t\nq1 Q0 b 0.5 2 t\nq1 Q0 c 0.1 3 t\nq2 Q0 c 1 1 t\n"  # rank and score exchanged
+CONTRA = "q1 Q0 a 1 0.1 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.9 t\nq2 Q0 c 1 1 t\n"  # integer ranks, reversed
+PARTIAL = "q1 Q0 a 1 0.9 t\n"
+
+
+@pytest.fixture
+def t(tmp_path):
+    for name, text in [("q", QRELS), ("good", GOOD), ("swapped", SWAPPED), ("contra", CONTRA), ("partial", PARTIAL)]:
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_a_consistent_run_gives_no_warning(cli, t):
+    code, out, err = cli("eval", "-m", "P.2", t / "q", t / "good")
+    assert code == 0 and err == "" and out.split() == ["P_2", "all", "0.7500"]
+
+
+@pytest.mark.parametrize("name,lines", [("swapped", 3), ("contra", 2)])
+def test_ranks_that_contradict_scores_are_scored_by_score_with_a_warning(cli, t, name, lines):
+    code, out, err = cli("eval", "-m", "P.2", t / "q", t / name)
+    # trec_eval ignores the rank column: q1 ranks c (0.9 / 3) and b first, so P_2 = (1/2 + 1/2) / 2
+    assert code == 0 and out.split() == ["P_2", "all", "0.5000"]
+    assert err == (
+        f"trecrs eval: warning: {t / name}: the rank column contradicts the scores on {lines} of 4 lines "
+        "(1 of 2 queries); ranking by score as trec_eval does (are the rank and score columns swapped?)\n"
+    )
+    code, out, err = cli("eval", "--quiet", "-m", "P.2", t / "q", t / name)
+    assert code == 0 and err == "" and out.split() == ["P_2", "all", "0.5000"]
+
+
+def test_both_run_readers_find_the_same_contradictions(t):
+    for reader in (read_run, read_run_for_scoring):
+        with pytest.warns(TrecrsWarning, match=r"on 2 of 4 lines \(1 of 2 queries\)"):
+            reader(t / "contra")
+
+
+def test_a_run_covering_part_of_the_qrels_is_scored_with_a_warning(cli, t):
+    code, out, err = cli("eval", "-m", "P.1", "-m", "num_q", t / "q", t / "partial")
+    assert code == 0 and out.split() == ["num_q", "all", "1", "P_1", "all", "1.0000"]  # q2 left out, as trec_eval
+    assert err == ("trecrs eval: warning: 1 of the qrels' 2 queries have no line in the run: left out of the "
+                   "averages, as trec_eval does (-c counts them)\n")
+    code, out, err = cli("eval", "-c", "-m", "P.1", t / "q", t / "partial")  # -c counts q2: nothing to warn about
+    assert code == 0 and err == "" and out.split() == ["P_1", "all", "0.5000"]
+
+
+def test_the_frame_path_warns_the_same(cli, t):
+    code, _, err = cli("eval", "--engine", "pytrec_eval", "-m", "P.1", t / "q", t / "partial")
+    assert code == 0 and err.count("\n") == 1 and "1 of the qrels' 2 queries have no line in the run" in err
+
+
+def test_a_failing_command_prints_its_error_only(cli, t):
+    code, _, err = cli("eval", "-m", "novelty.10", t / "q", t / "partial")
+    assert code == 2 and err == "trecrs eval: error: measure novelty_10 needs the training ratings (--train)\n"
+
+
+def test_quiet_silences_notes_and_a_quiet_batch_its_commands(cli, t):
+    test = t / "te"
+    test.write_text("u1\ti1\t5\t0\nu1\ti1\t4\t0\n")
+    code, _, err = cli("qrels", "--test", test, "--threshold", "4", "--dedupe", "mean", "-o", t / "x.qrels")
+    assert code == 0 and "1 duplicate rating row(s) merged" in err
+    code, _, err = cli("qrels", "--quiet", "--test", test, "--threshold", "4", "--dedupe", "mean", "-o", t / "y.qrels")
+    assert code == 0 and err == ""
+    script = t / "b.txt"
+    script.write_text(f"eval -m P.2 {t / 'q'} {t / 'contra'}\n")
+    code, _, err = cli("batch", "--quiet", script)
+    assert code == 0 and err == ""
