@@ -22,6 +22,7 @@ from ..errors import (
     EXIT_IO,
     EXIT_OK,
     EXIT_TERMINATED,
+    EXIT_USAGE,
     TrecrsError,
     os_reason,
 )
@@ -31,8 +32,15 @@ from .common import error_message, input_paths, output_paths, warnings_as_lines
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line ``trecrs CMD: error: ...`` (status 2) like every other error."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="trecrs",
         description="Offline evaluation of recommender systems with TREC qrels/run files and trec_eval semantics.",
         epilog="Example: trecrs eval -m P.10 -m ndcg_cut.50 qrels.txt run.txt",

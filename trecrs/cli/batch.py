@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import FileAccessError, InputError, UsageError
+from ..errors import FileAccessError, InputError
 from .common import command
 
 EXAMPLES = """examples:
@@ -70,7 +70,7 @@ def run(args) -> int:
         source, text = str(path), path.read_text()
     commands = parse_commands(text, source)
     if not commands:
-        raise UsageError(f"{source}: no commands")
+        raise InputError(source, None, "no commands (only blank or # comment lines)")
     log = open(args.log, "a") if args.log else None  # noqa: SIM115 - closed below
     saved_argv = sys.argv
     try:
