@@ -40,6 +40,8 @@ MANIFEST_SUFFIX = ".manifest.json"
 # stderr and waits for a line on stdin, so a test can signal the process at an exact point.
 _TEST_STEPS = "TRECRS_TEST_STEPS"
 
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
 
 def sidecar(path: PathLike) -> Path:
     """Where the manifest of ``path`` lives: ``FILE.manifest.json`` beside it."""
@@ -175,15 +177,23 @@ def deferred_writes(inputs: Iterable[PathLike] = ()) -> Iterator[None]:
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM (main thread only) so that a sequence of renames is never cut short; a
-    signal that arrives meanwhile takes effect when the block ends."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    signal that arrives meanwhile is raised again when the block ends, and takes effect then.
+
+    The Python handlers are swapped rather than the signal mask changed: a signal sent to the process
+    may be delivered to any thread (polars has many), and only the handler runs in the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum)) for sig in _HELD}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in received:
+            signal.raise_signal(sig)
 
 
 def _put_in_place(pending: dict[Path, Path]) -> None:
