@@ -1,7 +1,9 @@
 """Output paths are checked before anything is read: an input is never overwritten, a bad path is one line.
 
 Every command that writes a file (-o, --predictions) refuses an output that is one of its inputs (or a
-link to one), a folder, or a path under a file, and leaves nothing behind when it fails.
+link to one), a folder, or a path under a file, and leaves nothing behind when it fails. Every command that
+writes into a folder (split, datasets ml100k-splits/synthetic, report) refuses a folder that is a file or
+lies under one, and any file it would write there that is a folder or one of its inputs.
 """
 
 from __future__ import annotations
