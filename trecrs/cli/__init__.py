@@ -26,8 +26,8 @@ from ..errors import (
     TrecrsError,
     os_reason,
 )
-from ..files.output import check_outputs
-from .common import error_message, input_paths, output_paths, warnings_as_lines
+from ..files.output import check_outputs, deferred_writes
+from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
 
 COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
 
@@ -92,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):
-            check_outputs(output_paths(args), input_paths(args))  # before anything is read or written
-            return int(args.func(args) or EXIT_OK)
+            check_outputs(output_paths(args), input_paths(args), output_folders(args))  # before anything is read
+            with deferred_writes(input_paths(args)):  # the outputs are put in place only if the command succeeds
+                code = args.func(args)
+            return int(code or EXIT_OK)
     except _Terminated:
         return _fail(args.command, "terminated", EXIT_TERMINATED)
     except KeyboardInterrupt:

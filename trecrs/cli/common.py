@@ -115,9 +115,17 @@ def output_paths(args: argparse.Namespace) -> list[str]:
     return [getattr(args, dest) for dest in getattr(args, "outputs", ()) if getattr(args, dest, None)]
 
 
+def output_folders(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    """The folders a command writes into, each with the names of the files it will write there: the
+    arguments it declares with ``set_defaults(folder_outputs={dest: names})``, ``names(args)`` giving the
+    file names (their manifests are implied)."""
+    declared = getattr(args, "folder_outputs", {})
+    return [(getattr(args, dest), list(names(args))) for dest, names in declared.items() if getattr(args, dest, None)]
+
+
 def input_paths(args: argparse.Namespace) -> list[str]:
     """Every other argument naming an existing file: what the command may read."""
-    outputs = set(getattr(args, "outputs", ()))
+    outputs = set(getattr(args, "outputs", ())) | set(getattr(args, "folder_outputs", {}))
     values = [v for dest, v in vars(args).items() if dest not in outputs]
     flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
     return [x for x in flat if isinstance(x, str) and x and os.path.isfile(x)]

@@ -51,7 +51,7 @@ def register(sub) -> None:
     )
     s.add_argument("u_data", metavar="U_DATA", help="MovieLens 100K u.data (original line order)")
     s.add_argument("out_dir", metavar="OUT_DIR", help="folder for the 14 files (created if needed)")
-    s.set_defaults(func=run_ml100k_splits)
+    s.set_defaults(func=run_ml100k_splits, folder_outputs={"out_dir": _ml100k_split_names})
 
     g = command(dsub,
         "synthetic",
@@ -65,7 +65,13 @@ def register(sub) -> None:
     g.add_argument("--items", type=int, default=600, metavar="M", help="number of items (default 600)")
     g.add_argument("--seed", type=int, default=42, metavar="S", help="random seed (default 42)")
     g.add_argument("--min-ratings", type=int, default=20, metavar="K", help="ratings per user at least (20)")
-    g.set_defaults(func=run_synthetic)
+    g.set_defaults(func=run_synthetic, folder_outputs={"out_dir": lambda args: ["u.data"]})
+
+
+def _ml100k_split_names(args) -> list[str]:
+    from ..data.datasets import ML100K_SPLITS_MD5
+
+    return list(ML100K_SPLITS_MD5)
 
 
 def run_verify(args) -> int:

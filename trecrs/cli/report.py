@@ -36,7 +36,14 @@ def register(sub) -> None:
     )
     p.add_argument("--jobs", type=int, metavar="N", help="how many folds ran in parallel, for the report")
     p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
+
+
+def _file_names(args) -> list[str]:
+    """The files a report writes in OUT_DIR (for the output check)."""
+    from ..reproductions import REPORTS
+
+    return REPORTS[args.name].files()
 
 
 def run(args) -> int:

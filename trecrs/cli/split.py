@@ -63,7 +63,16 @@ def register(sub) -> None:
     r.add_argument("--dedupe", choices=list(DEDUPE_POLICIES), default=None,
                    help="merge a (user, item) rated twice (default: an error naming both lines)")
     r.add_argument("--sort", action="store_true", help="write rows by (user, item) instead of input order")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
+
+
+def _file_names(args) -> list[str]:
+    """The files ``split`` writes in OUT_DIR, known before the input is read (for the output check)."""
+    from ..data.splits import output_extension
+
+    ext = ".parquet" if args.fmt == "parquet" else output_extension(args.ratings)
+    prefixes = [f"fold{i}." for i in range(1, (args.folds or 5) + 1)] if args.method == "kfold" else [""]
+    return [f"{prefix}{role}{ext}" for prefix in prefixes for role in ("train", "test")]
 
 
 OPTIONS = ("ratio", "folds", "given", "all_but", "cut", "last", "last_ratio", "pick", "threshold")

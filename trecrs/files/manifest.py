@@ -3,25 +3,31 @@
 A manifest records the trecrs version, what the file is, its sha256, the sha256 of every input file, and
 the parameters that produced it (split, threshold, methodology, seed, ...). It holds no timestamps or
 host names, so the same inputs and parameters give byte-identical manifests too.
+
+A manifest is written with its file (see :mod:`trecrs.files.output`): the old one is removed before the
+file is replaced and the new one put in place after it, so a manifest never describes another file.
+One that does (a file changed by hand, or by another tool) is stale: :func:`read_manifest` refuses it,
+and an input's stale manifest is not copied as its ``upstream`` provenance.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 from .._version import __version__
+from ..errors import InputError, TrecrsWarning
 from .hashing import file_digest
-from .output import write_text_atomic
+from .output import MANIFEST_SUFFIX, current_path, sidecar, write_text_atomic
 
-MANIFEST_SUFFIX = ".manifest.json"
+__all__ = ["MANIFEST_SUFFIX", "manifest_path", "read_manifest", "write_manifest"]
 
 
 def manifest_path(path: str | os.PathLike) -> Path:
     """Where the manifest of ``path`` lives."""
-    path = Path(path)
-    return path.with_name(path.name + MANIFEST_SUFFIX)
+    return sidecar(path)
 
 
 def _jsonable(value):
@@ -51,25 +57,23 @@ def write_manifest(
     sha256 (and the provenance its own manifest holds, if any, under ``upstream``).
     """
     path = Path(path)
+    data = current_path(path)  # not yet in place while the command runs (see deferred_writes)
     record: dict = {
         "file": path.name,
         "kind": kind,
-        "sha256": file_digest(path),
-        "bytes": path.stat().st_size,
+        "sha256": file_digest(data),
+        "bytes": data.stat().st_size,
         "trecrs_version": __version__,
     }
     if inputs:
         ins = {}
         for role, p in inputs.items():
             entry: dict = {"path": os.fspath(p)}
-            if Path(p).is_file():
-                entry["sha256"] = file_digest(p)
-                up = manifest_path(p)
-                if up.is_file():
-                    try:
-                        entry["upstream"] = json.loads(up.read_text())
-                    except json.JSONDecodeError:
-                        pass
+            if current_path(p).is_file():
+                entry["sha256"] = file_digest(current_path(p))
+                upstream = _upstream(p, entry["sha256"])
+                if upstream is not None:
+                    entry["upstream"] = upstream
             ins[role] = entry
         record["inputs"] = ins
     if parameters:
@@ -83,7 +87,33 @@ def write_manifest(
     return out
 
 
+def _upstream(path: str | os.PathLike, digest: str) -> dict | None:
+    """The manifest of the input ``path`` (whose sha256 is ``digest``) to record as its provenance: None
+    when it has none, it is not JSON, or it is stale (a warning says so: it describes another file)."""
+    up = current_path(manifest_path(path))
+    if not up.is_file():
+        return None
+    try:
+        record = json.loads(up.read_text())
+    except json.JSONDecodeError:
+        return None
+    if isinstance(record, dict) and record.get("sha256", digest) != digest:
+        warnings.warn(TrecrsWarning(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance"), stacklevel=3)
+        return None
+    return record
+
+
+def _stale(path: str | os.PathLike, record: dict) -> str:
+    return f"describes another file (sha256 {record.get('sha256')}); rerun the command that wrote {path}"
+
+
 def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of ``path`` as a dict, or None if it has none."""
+    """The manifest of ``path`` as a dict, or None if it has none; one whose sha256 is not ``path``'s is
+    an :class:`~trecrs.errors.InputError` (``FILE.manifest.json: describes another file ...``)."""
     m = manifest_path(path)
-    return json.loads(m.read_text()) if m.is_file() else None
+    if not m.is_file():
+        return None
+    record = json.loads(m.read_text())
+    if isinstance(record, dict) and "sha256" in record and record["sha256"] != file_digest(path):
+        raise InputError(m, None, _stale(path, record))
+    return record

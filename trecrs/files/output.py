@@ -1,16 +1,30 @@
 """The one safe way trecrs writes a file: a temporary beside the target, renamed over it when complete.
 
-Before anything is read, :func:`check_outputs` refuses an output path that cannot be written or that
-would overwrite one of the inputs; :func:`atomic_path` creates missing parent folders only for the write
-itself and removes them again if the write fails, so a failed command leaves the file system as it was.
+Before anything is read, :func:`check_outputs` refuses an output path (a file, or a folder the command
+writes into) that cannot be written or that would overwrite one of the inputs. :func:`atomic_path`
+creates missing parent folders only for the write itself and removes them again if the write fails, so
+a failed command leaves the file system as it was. Inside :func:`deferred_writes` (the CLI runs every
+command in one) the complete temporaries are held until the command succeeds and then put in place
+together; a failure or a signal before that leaves every output, and every folder, as it was.
+
+A file and its sidecar manifest (``FILE.manifest.json``) are put in place in this order: the new data
+and the new manifest are complete and fsynced as temporaries, the old manifest is removed, the data is
+renamed, the manifest is renamed, the folder is fsynced. At every instant (a SIGKILL included) the
+sidecar is absent or describes the file beside it. SIGINT and SIGTERM are held during the renames and
+take effect just after them. A SIGKILL can leave hidden temporaries ``.FILE.PID-XXXX.tmp``: trecrs never
+reads them, and the next write of FILE removes those whose process is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import gzip
 import os
+import signal
+import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -20,27 +34,233 @@ from ..errors import FileAccessError
 
 PathLike = str | os.PathLike
 
+MANIFEST_SUFFIX = ".manifest.json"
 
-def check_outputs(outputs: Iterable[PathLike], inputs: Iterable[PathLike] = ()) -> None:
-    """Refuse, before any work, an output path that is a folder, lies under a file, sits in a folder that
-    cannot be written, is named twice, or is (or links to) one of ``inputs``; raises :class:`~trecrs.errors.FileAccessError`.
+# The test hook: with TRECRS_TEST_STEPS=1 every writing step prints `trecrs-test-step: STEP NAME` on
+# stderr and waits for a line on stdin, so a test can signal the process at an exact point.
+_TEST_STEPS = "TRECRS_TEST_STEPS"
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+def sidecar(path: PathLike) -> Path:
+    """Where the manifest of ``path`` lives: ``FILE.manifest.json`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + MANIFEST_SUFFIX)
+
+
+def _is_sidecar(path: Path) -> bool:
+    return path.name.endswith(MANIFEST_SUFFIX)
+
+
+def check_outputs(
+    outputs: Iterable[PathLike],
+    inputs: Iterable[PathLike] = (),
+    folders: Iterable[tuple[PathLike, Iterable[str]]] = (),
+) -> None:
+    """Refuse, before any work, an output that cannot be written or would destroy an input; raises
+    :class:`~trecrs.errors.FileAccessError`.
+
+    ``outputs`` are files; ``folders`` are (folder, names of the files the command writes in it). A file
+    is refused when it is a folder, lies under a file, sits in a folder that cannot be written, is named
+    twice, or is (or links to) one of ``inputs``; so is its manifest. A folder is refused when it is a
+    file, lies under a file, or cannot be created or written.
     """
+    files = [Path(p) for p in outputs]
+    for folder, names in folders:
+        _check_folder(Path(folder))
+        files += [Path(folder) / name for name in names]
     seen: set[Path] = set()
     existing_inputs = [Path(p) for p in inputs if Path(p).is_file()]
-    for out in map(Path, outputs):
-        if out.resolve() in seen:
-            raise FileAccessError(out, None, "named twice as an output")
-        seen.add(out.resolve())
-        if out.is_dir():
-            raise FileAccessError(out, None, "is a folder; give a file name for the output")
-        ancestor = next(a for a in [out.parent, *out.parent.parents] if a.exists() or a == a.parent)
-        if not ancestor.is_dir():
-            raise FileAccessError(out, None, f"cannot create it: {ancestor} is a file, not a folder")
-        if not os.access(ancestor, os.W_OK | os.X_OK):
-            raise FileAccessError(out, None, f"cannot write in {ancestor}: permission denied")
-        for inp in existing_inputs:
-            if out.exists() and os.path.samefile(out, inp):
-                raise FileAccessError(out, None, f"is also an input ({inp}); writing it would destroy that input")
+    for out in files:
+        _check_file(out, seen, existing_inputs)
+    for out in files:  # the sidecars once every output is known to be a file name (``.`` has no sidecar)
+        _check_file(sidecar(out), seen, existing_inputs)
+
+
+def _check_file(out: Path, seen: set[Path], inputs: list[Path]) -> None:
+    if out.resolve() in seen:
+        raise FileAccessError(out, None, "named twice as an output")
+    seen.add(out.resolve())
+    if out.is_dir() or out.name in ("", ".", ".."):
+        raise FileAccessError(out, None, "is a folder; give a file name for the output")
+    _check_writable(out, out.parent)
+    _refuse_input(out, inputs)
+
+
+def _check_folder(folder: Path) -> None:
+    """A folder output must be a folder, or creatable where it is named, and writable."""
+    if folder.exists() and not folder.is_dir():
+        raise FileAccessError(folder, None, "is a file, not a folder; give a folder for the output")
+    _check_writable(folder, folder)
+
+
+def _check_writable(out: Path, folder: Path) -> None:
+    """``folder`` (which holds ``out``) exists as a writable folder, or can be created in one."""
+    ancestor = next(a for a in [folder, *folder.parents] if a.exists() or a == a.parent)
+    if not ancestor.is_dir():
+        raise FileAccessError(out, None, f"cannot create it: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise FileAccessError(out, None, f"cannot write in {ancestor}: permission denied")
+
+
+def _refuse_input(out: Path, inputs: Iterable[Path]) -> None:
+    for inp in inputs:
+        if out.exists() and inp.exists() and os.path.samefile(out, inp):
+            raise FileAccessError(out, None, f"is also an input ({inp}); writing it would destroy that input")
+
+
+def _test_step(step: str, path: Path) -> None:
+    """The test hook (see ``TRECRS_TEST_STEPS``): announce ``step`` and wait to be let go."""
+    if os.environ.get(_TEST_STEPS, "") not in ("", "0"):
+        print(f"trecrs-test-step: {step} {path.name}", file=sys.stderr, flush=True)
+        sys.stdin.readline()
+
+
+class _Writes:
+    """The writes of one :func:`deferred_writes` block: complete temporaries waiting to be put in place."""
+
+    def __init__(self, inputs: Iterable[PathLike]):
+        self.inputs = [Path(p) for p in inputs if Path(p).is_file()]
+        self.pending: dict[Path, Path] = {}  # target -> its complete, fsynced temporary
+        self.created: list[Path] = []  # folders made for the writes, deepest first
+        self.lock = threading.Lock()
+
+    def hold(self, path: Path, tmp: Path) -> None:
+        with self.lock:
+            old = self.pending.pop(path, None)
+            self.pending[path] = tmp
+        if old is not None:  # the same file written twice: the last write wins
+            _unlink(old)
+
+    def discard(self) -> None:
+        """Remove every temporary, then the folders made for them."""
+        for tmp in self.pending.values():
+            _unlink(tmp)
+        self.pending.clear()
+        _remove_folders(self.created)
+
+
+_ACTIVE: list[_Writes] = []  # the open deferred_writes blocks, innermost last
+
+
+def current_path(path: PathLike) -> Path:
+    """Where the bytes written to ``path`` are now: its held temporary inside :func:`deferred_writes`
+    (the file is not in place yet), else ``path`` itself."""
+    path = Path(path)
+    for writes in reversed(_ACTIVE):
+        if path in writes.pending:
+            return writes.pending[path]
+    return path
+
+
+@contextlib.contextmanager
+def deferred_writes(inputs: Iterable[PathLike] = ()) -> Iterator[None]:
+    """Hold every file written in the block and put them all in place when it ends without error; on an
+    error (or a signal) remove them and the folders made for them, so nothing changes.
+
+    A write to one of ``inputs`` (or a link to one) is refused with
+    :class:`~trecrs.errors.FileAccessError`.
+    """
+    writes = _Writes(inputs)
+    _ACTIVE.append(writes)
+    try:
+        yield
+    except BaseException:
+        with _signals_held():
+            writes.discard()
+        raise
+    finally:
+        _ACTIVE.remove(writes)
+    try:
+        with _signals_held():
+            _put_in_place(writes.pending)
+    except BaseException:
+        writes.discard()
+        raise
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM (main thread only) so that a sequence of renames is never cut short; a
+    signal that arrives meanwhile is raised again when the block ends, and takes effect then.
+
+    The Python handlers are swapped rather than the signal mask changed: a signal sent to the process
+    may be delivered to any thread (polars has many), and only the handler runs in the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum)) for sig in _HELD}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in received:
+            signal.raise_signal(sig)
+
+
+def _put_in_place(pending: dict[Path, Path]) -> None:
+    """Rename the temporaries over their targets: for each file, its old manifest is removed first and
+    its new manifest renamed after it, so no manifest ever sits beside a file it does not describe."""
+    order: list[Path] = []
+    for target in pending:
+        if not _is_sidecar(target):
+            order += [target] + ([sidecar(target)] if sidecar(target) in pending else [])
+    order += [t for t in pending if t not in order]
+    folders: dict[Path, None] = {}
+    for target in order:
+        if not _is_sidecar(target) and os.path.lexists(sidecar(target)):
+            sidecar(target).unlink()
+            _test_step("unlinked", sidecar(target))
+        os.replace(pending[target], target)
+        del pending[target]
+        _test_step("renamed", target)
+        folders[target.parent] = None
+        _remove_stale_temporaries(target)
+    for folder in folders:
+        _fsync_folder(folder)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (a folder cannot be opened for this on some systems)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporaries of ``target`` left by a killed trecrs process (``.NAME.PID-XXXX.tmp``)."""
+    for name in glob.glob(glob.escape(f".{target.name}.") + "*-*.tmp", root_dir=target.parent):
+        pid = name[len(target.name) + 2 :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            _unlink(target.parent / name)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _remove_folders(folders: Iterable[Path]) -> None:
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _make_parents(folder: Path) -> list[Path]:
@@ -52,36 +272,64 @@ def _make_parents(folder: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def atomic_path(path: PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error remove it
-    (and the parent folders created for it)."""
+    """Yield a temporary path beside ``path``; when the block ends, fsync it and rename it over ``path``
+    (held until the end of :func:`deferred_writes` inside one); on error remove it and the parent folders
+    created for it."""
     path = Path(path)
+    writes = _ACTIVE[-1] if _ACTIVE else None
+    if writes is not None:
+        _refuse_input(path, writes.inputs)
     created = _make_parents(path.parent)
+    if writes is not None:
+        writes.created[:0] = created  # deepest first, and before any folder made earlier
     try:
-        with _renamed_on_success(path) as tmp:
+        tmp = _new_temporary(path)
+        try:
+            _test_step("temporary", path)
             yield tmp
+            _fsync_file(tmp)
+            _test_step("written", path)
+        except BaseException:
+            _unlink(tmp)
+            raise
+        if writes is not None:
+            writes.hold(path, tmp)
+        else:
+            _put_now(path, tmp)
     except BaseException:
-        for folder in created:
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+        _remove_folders(created)
         raise
 
 
-@contextlib.contextmanager
-def _renamed_on_success(path: Path) -> Iterator[Path]:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _put_now(path: Path, tmp: Path) -> None:
+    """Put one file in place at once (outside :func:`deferred_writes`); its temporary goes if that fails."""
+    pending = {path: tmp}
+    try:
+        with _signals_held():
+            _put_in_place(pending)
+    finally:
+        for left in pending.values():
+            _unlink(left)
+
+
+def _new_temporary(path: Path) -> Path:
+    """An empty temporary ``.NAME.PID-XXXX.tmp`` beside ``path``, with an ordinary file's permissions."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     os.close(fd)
-    tmp_path = Path(tmp)
     # mkstemp creates 0600; give the file the permissions an ordinary open() would (0666 & ~umask)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp_path, 0o666 & ~umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    return Path(tmp)
+
+
+def _fsync_file(path: Path) -> None:
+    """Flush ``path``'s bytes to the disk before it is renamed into place (durability after a crash)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        yield tmp_path
-        os.replace(tmp_path, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp_path.unlink()
-        raise
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_text_atomic(path: PathLike, text: str | bytes) -> None:

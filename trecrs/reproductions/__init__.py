@@ -36,6 +36,13 @@ class Reproduction:
     name: str
     summary: str
 
+    def files(self) -> list[str]:
+        """The names of the files the report writes in its folder (each with a manifest)."""
+        from ..report.records import REPORT_NAME, RESULTS_NAME
+
+        figure = importlib.import_module(f".{self.name}.constants", __package__).FIGURE_NAME
+        return [RESULTS_NAME, figure, REPORT_NAME]
+
     def build(self, out_dir: PathLike, **options) -> ReportResult:
         return importlib.import_module(f".{self.name}", __package__).build_report(out_dir, **options)
 
