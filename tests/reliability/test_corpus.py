@@ -23,45 +23,6 @@ OUT = "out.txt"  # an existing output the failed command must leave as it was
 OUT_DIR = "outdir"  # a folder output the failed command must not create
 
 
-# --------------------------------------------------------------------------------------------- the inputs
-
-
-def _ratings() -> tuple[list[str], list[str]]:
-    """Train and test lines ``user<TAB>item<TAB>rating<TAB>time``: 6 users, 12 items, 2 test ratings each."""
-    rng = random.Random(1)
-    train, test = [], []
-    for u in range(1, 7):
-        for k, i in enumerate(rng.sample(range(1, 13), 7)):
-            (test if k < 2 else train).append(f"{u}\t{i}\t{rng.randint(1, 5)}\t{880000000 + u * 100 + k}")
-    return train, test
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory) -> dict[str, bytes]:
-    """The good files every case starts from, made by trecrs itself from the synthetic ratings."""
-    from trecrs.cli import main
-
-    d = tmp_path_factory.mktemp("base")
-    train, test = _ratings()
-    (d / "train.tsv").write_text("\n".join(train) + "\n")
-    (d / "test.tsv").write_text("\n".join(test) + "\n")
-    (d / "ratings.tsv").write_text("\n".join(train + test) + "\n")
-    (d / "items.txt").write_text("".join(f"{i}\n" for i in range(1, 14)))
-    steps = [
-        ["candidates", "--methodology", "all-items", "--train", "train.tsv", "--test", "test.tsv", "-o", "pairs.txt"],
-        ["recommend", "-a", "itemavg", "--train", "train.tsv", "--candidates", "pairs.txt", "-o", "scores.txt",
-         "--predict", "test.tsv", "--predictions", "pred.txt"],
-        ["run", "--methodology", "all-items", "--train", "train.tsv", "--test", "test.tsv", "--scores",
-         "scores.txt", "--missing", "last", "-o", "run.txt"],
-        ["qrels", "--test", "test.tsv", "--threshold", "3", "-o", "qrels.txt"],
-    ]  # fmt: skip
-    for argv in steps:
-        files = [str(d / a) if a.endswith((".txt", ".tsv")) else a for a in argv[1:]]
-        assert main([argv[0], "--quiet", *files]) == 0
-    (d / "batch.txt").write_text(f"eval -m P.5 {d / 'qrels.txt'} {d / 'run.txt'}\n" * 3)
-    return {p.name: p.read_bytes() for p in d.iterdir() if not p.name.endswith(".json")}
-
-
 # --------------------------------------------------------------------------------------------- the faults
 
 
