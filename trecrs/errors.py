@@ -23,7 +23,9 @@ Exit status of the ``trecrs`` command (the table is in the README and ``docs/err
 from __future__ import annotations
 
 import errno
+import gzip
 import os
+import zlib
 from collections.abc import Sequence
 
 EXIT_OK = 0
@@ -82,8 +84,11 @@ class FileAccessError(InputError):
     exit_code = EXIT_IO
 
     @classmethod
-    def from_os_error(cls, path: str | os.PathLike, exc: BaseException, *, writing: bool = False) -> FileAccessError:
-        """The one-line reason for an operating-system error on ``path`` (``no such file``...)."""
+    def from_os_error(cls, path: str | os.PathLike, exc: BaseException, *, writing: bool = False) -> InputError:
+        """The one-line error for an operating-system error on ``path`` (``no such file``...); a compressed
+        file that opens but does not decompress is an :class:`InputError` (status 3): its content is bad."""
+        if isinstance(exc, EOFError | gzip.BadGzipFile | zlib.error):
+            return InputError(path, None, os_reason(exc))
         return cls(path, None, os_reason(exc, writing=writing))
 
 
@@ -103,6 +108,8 @@ def os_reason(exc: BaseException, *, writing: bool | None = False) -> str:
     ``writing=None`` when it is not known whether the error came from a read or a write."""
     if isinstance(exc, EOFError):
         return "cannot read: the compressed file is truncated"
+    if isinstance(exc, gzip.BadGzipFile | zlib.error):
+        return "cannot read: not a valid gzip file"
     code = getattr(exc, "errno", None)
     if code in (errno.ENOENT, errno.EISDIR) and not writing:
         return _REASONS[code]
