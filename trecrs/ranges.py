@@ -37,6 +37,11 @@ RATING_ABS_MAX = 1e9
 SEED_MAX = INT64_MAX
 
 
+# The synthetic generator: at most a million users and a million items (MovieLens 20M has 138,000 users
+# and 27,000 items); beyond, its dense per-user draws would exhaust memory instead of failing cleanly.
+SYNTHETIC_MAX = 10**6
+
+
 def relevance_reason(value, high: int = REL_MAX) -> str:
     """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
     ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""
@@ -46,6 +51,11 @@ def relevance_reason(value, high: int = REL_MAX) -> str:
             f"(trec_eval's nDCG code takes minutes on larger grades); the vectorized engine takes up to {REL_MAX}"
         )
     return f"relevance {value} is outside the supported range [{REL_MIN}, {REL_MAX}]"
+
+
+def rating_reason(text: str) -> str:
+    """The one wording of an out-of-range rating (without the ``FILE:LINE:`` that callers add)."""
+    return f"rating {text} is outside the supported range [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}]"
 
 
 def check_int(value: int, low: int, high: int, what: str, *, arguments=()) -> int:

@@ -8,7 +8,7 @@ import re
 import sys
 
 from ..errors import TrecrsError, UsageError
-from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_seed
+from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_int, check_seed
 
 
 def note(message: str) -> None:
@@ -104,6 +104,19 @@ def int64(text: str) -> int:
     if not -INT64_MAX - 1 <= value <= INT64_MAX:
         raise argparse.ArgumentTypeError(f"must be an integer from {-INT64_MAX - 1} to {INT64_MAX}, got {text}")
     return value
+
+
+def int_range(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high`` (the range comes from trecrs.ranges)."""
+
+    def parse(text: str) -> int:
+        try:
+            return check_int(int(text), low, high, "the value")
+        except (ValueError, UsageError):
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {text!r}") from None
+
+    parse.__name__ = "integer"  # argparse names the type in its own messages
+    return parse
 
 
 def seed(text: str) -> int:

@@ -39,8 +39,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import SemanticError, UsageError
-from ..ranges import check_seed
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..ranges import check_seed
 from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
