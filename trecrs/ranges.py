@@ -42,6 +42,12 @@ SEED_MAX = INT64_MAX
 SYNTHETIC_MAX = 10**6
 
 
+# Matrix factorisation (ALS): each step solves a factors x factors system per user and item (800 MB at
+# 10,000 factors) and runs the given number of sweeps; the papers use 50-150 factors and 15 sweeps.
+MF_FACTORS_MAX = 10_000
+MF_ITERATIONS_MAX = 1_000
+
+
 def relevance_reason(value, high: int = REL_MAX) -> str:
     """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
     ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import argv, command, finite_float, int64, note
+from ..ranges import INT64_MAX
+from .common import argv, command, finite_float, int_range, note
 
 EXAMPLES = """examples:
   trecrs report bellogin2011 out/bellogin --reference ../shared/reference/bellogin2011_fig2_D1.tsv
@@ -34,7 +35,7 @@ def register(sub) -> None:
     p.add_argument(
         "--runtime", type=finite_float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
     )
-    p.add_argument("--jobs", type=int64, metavar="N", help="how many folds ran in parallel, for the report")
+    p.add_argument("--jobs", type=int_range(1, INT64_MAX), metavar="N", help="how many folds ran in parallel, for the report")
     p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report")
     p.set_defaults(func=run)
 

@@ -419,7 +419,7 @@ def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.Data
         raise InputError(path, line_of(bad), f"rating is {what}: {bad['_' + RATING]!r} in {text_of(bad)!r}")
     bad = first_match(df, pl.col(RATING).abs() > RATING_ABS_MAX)
     if bad is not None:
-        raise InputError(path, line_of(bad), rating_reason(bad["_" + RATING]))
+        raise InputError(path, line_of(bad), f"{rating_reason(bad['_' + RATING])}: {text_of(bad)!r}")
     has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
     bad = first_match(df, has_ts & pl.col(TIMESTAMP).is_null())
     if bad is not None:
