@@ -32,6 +32,7 @@ from .measures.recsys.opr import summarize_trec_by_user
 from .measures.request import MeasureRequest, parse_measures
 from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
 from .ordering import bytewise_sorted, trec_order
+from .ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA, SCORE, VALUE
 
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's stand-in ranking for a query missing under -c
@@ -148,8 +149,8 @@ class _Frames:
         return frame.filter(pl.col(QUERY).is_in(queries))
 
 
-def _read_frames(qrels, run, *, depth: int | None, average_all: bool) -> _Frames:
-    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
+def _read_frames(qrels, run, *, depth: int | None, average_all: bool, max_rel: int = REL_MAX) -> _Frames:
+    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(run, RUN_SCHEMA, "run")
     tag = run_tag(run)
     if depth is not None:
@@ -270,7 +271,9 @@ def evaluate_full(
     if paths and eng is ENGINES["vectorized"] and not request.extras and opr_average != "user" and relevance_level >= 1:
         computed, tag = _compute_files(qrels, run, request, depth=depth, complete=average_all, **flags)
         return finalize(request, computed, tag, average_all=average_all)
-    f = _read_frames(qrels, run, depth=depth, average_all=average_all)
+    # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
+    max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
+    f = _read_frames(qrels, run, depth=depth, average_all=average_all, max_rel=max_rel)
     if not request.params:  # only extras asked for: no trec_eval measure to compute
         eng = _NoTrecMeasures
     ev = finalize(request, _compute_frames(f, eng, request, **flags), f.tag, average_all=average_all)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import argv, command, note
+from .common import argv, command, finite_float, int64, note, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.all-items.pairs
@@ -33,15 +33,15 @@ def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
     p.add_argument("--items", metavar="CATALOGUE",
                    help="item catalogue I (ids in the first field: a list, u.item, movies.dat, movies.csv); "
                    "default: the items of train and test")
-    p.add_argument("--n", type=int, default=1000, metavar="N",
+    p.add_argument("--n", type=int64, default=1000, metavar="N",
                    help="one-plus-random: random unrated items per query (default 1000)")
-    p.add_argument("--relevant-threshold", type=float, default=5.0, metavar="R",
+    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
                    help="one-plus-random: one query per test rating >= R (default 5)")
-    p.add_argument("--seed", type=int, metavar="S", help="one-plus-random: random seed (required there)")
+    p.add_argument("--seed", type=seed, metavar="S", help="one-plus-random: random seed (required there)")
     p.add_argument("--pool", choices=OPR_POOLS, default="all",
                    help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
                    "from the unrated items that appear in the test set (test)")
-    p.add_argument("--long-tail", type=float, metavar="SHARE",
+    p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
                    help="one-plus-random: only test items outside the short head (the most popular items "
                    "holding SHARE of the training ratings, e.g. 0.33)")
     p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],

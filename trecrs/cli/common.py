@@ -9,7 +9,8 @@ import re
 import sys
 import warnings
 
-from ..errors import TrecrsError, TrecrsWarning
+from ..errors import TrecrsError, TrecrsWarning, UsageError
+from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_int, check_seed
 
 _QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
 
@@ -129,3 +130,50 @@ def input_paths(args: argparse.Namespace) -> list[str]:
     values = [v for dest, v in vars(args).items() if dest not in outputs]
     flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
     return [x for x in flat if isinstance(x, str) and x and os.path.isfile(x)]
+
+
+# ------------------------------------------------------------------------------- numeric option types
+# argparse ``type=`` functions: a value outside its range is ``argument --X: ...`` and exit 2. The ranges
+# themselves are trecrs.ranges (the table is in docs/errors.md, section Numbers).
+
+
+def int64(text: str) -> int:
+    """An integer that fits a C long (trec_eval reads its numbers with atol, which saturates beyond)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f"must be an integer from {-INT64_MAX - 1} to {INT64_MAX}, got {text}")
+    return value
+
+
+def int_range(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high`` (the range comes from trecrs.ranges)."""
+
+    def parse(text: str) -> int:
+        try:
+            return check_int(int(text), low, high, "the value")
+        except (ValueError, UsageError):
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {text!r}") from None
+
+    parse.__name__ = "integer"  # argparse names the type in its own messages
+    return parse
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer from 0 to ranges.SEED_MAX."""
+    try:
+        return check_seed(int(text))
+    except (ValueError, UsageError):
+        raise argparse.ArgumentTypeError(f"a seed must be an integer from 0 to {SEED_MAX}, got {text!r}") from None
+
+
+def finite_float(text: str) -> float:
+    """A finite number: NaN compares false with every rating and infinity selects all or nothing."""
+    try:
+        return check_finite(float(text), "the value")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    except UsageError:
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}") from None

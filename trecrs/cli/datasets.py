@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK
-from .common import argv, command, note
+from ..ranges import SYNTHETIC_MAX
+from .common import argv, command, int_range, note, seed
 
 EXAMPLES = """examples:
   trecrs datasets verify ~/data/ml-100k                # each known file: OK / MISMATCH / missing
@@ -61,10 +62,10 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     g.add_argument("out_dir", metavar="OUT_DIR")
-    g.add_argument("--users", type=int, default=300, metavar="N", help="number of users (default 300)")
-    g.add_argument("--items", type=int, default=600, metavar="M", help="number of items (default 600)")
-    g.add_argument("--seed", type=int, default=42, metavar="S", help="random seed (default 42)")
-    g.add_argument("--min-ratings", type=int, default=20, metavar="K", help="ratings per user at least (20)")
+    g.add_argument("--users", type=int_range(1, SYNTHETIC_MAX), default=300, metavar="N", help="number of users (default 300)")
+    g.add_argument("--items", type=int_range(1, SYNTHETIC_MAX), default=600, metavar="M", help="number of items (default 600)")
+    g.add_argument("--seed", type=seed, default=42, metavar="S", help="random seed (default 42)")
+    g.add_argument("--min-ratings", type=int_range(1, SYNTHETIC_MAX), default=20, metavar="K", help="ratings per user at least (20)")
     g.set_defaults(func=run_synthetic, folder_outputs={"out_dir": lambda args: ["u.data"]})
 
 

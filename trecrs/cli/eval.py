@@ -11,7 +11,7 @@ from ..evaluate import evaluate_full
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
 from ..report.trec import FORMATS, format_trec, render, tidy_table
-from .common import argv, command, note
+from .common import argv, command, int64, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -44,9 +44,9 @@ def register(sub) -> None:
     p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
                    help="average over every qrels query; a query missing from the run scores 0")
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
+    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int, default=None, metavar="N",
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int64, default=None, metavar="N",
                    help="use only the first N documents of each query (after trec_eval's ordering)")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")

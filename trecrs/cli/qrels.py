@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from .candidates import add_dedupe_option, fmt
-from .common import argv, command, note
+from .common import argv, command, finite_float, int64, note
 
 EXAMPLES = """examples:
   trecrs qrels --test u1.test --threshold 3 -o u1.th3.qrels        # = Bellogín et al.'s urels_th3.txt
@@ -36,10 +36,10 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     p.add_argument("--test", metavar="TEST", required=True, help="test ratings file")
-    p.add_argument("--threshold", type=float, metavar="T", help="relevant iff rating >= T")
+    p.add_argument("--threshold", type=finite_float, metavar="T", help="relevant iff rating >= T")
     p.add_argument("--per-user", choices=list(USER_BASES),
                    help="relevant iff rating >= the user's mean / highest rating + --offset")
-    p.add_argument("--offset", type=float, default=0.0, metavar="D", help="offset of --per-user (default 0)")
+    p.add_argument("--offset", type=finite_float, default=0.0, metavar="D", help="offset of --per-user (default 0)")
     p.add_argument("--per-user-from", choices=USER_STATS_FROM, default="test",
                    help="which of the user's ratings --per-user uses: test (default), train, all (train+test)")
     p.add_argument("--train", metavar="TRAIN",
@@ -48,15 +48,15 @@ def register(sub) -> None:
                    help="relevance value: rating (default), binary (1), shifted (lowest relevant rating = 1)")
     p.add_argument("--nonrelevant", action="store_true",
                    help="also write below-threshold test ratings as judged non-relevant lines (rel 0)")
-    p.add_argument("--scale", type=int, metavar="F",
+    p.add_argument("--scale", type=int64, metavar="F",
                    help="multiply ratings by F to make them integers (default: 1, 2 for half stars, ...)")
-    p.add_argument("--long-tail", type=float, metavar="SHARE",
+    p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
                    help="drop test items of the short head: the most popular items holding SHARE of the "
                    "training ratings (Cremonesi et al. 2010 use 0.33); needs --train")
     p.add_argument("--methodology", choices=list(METHODOLOGIES), default="test-ratings", metavar="M",
                    help="one-plus-random writes one line (user:item, item) per test rating >= "
                    "--relevant-threshold; the other methodologies share the same qrels (default)")
-    p.add_argument("--relevant-threshold", type=float, default=5.0, metavar="R",
+    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
                    help="one-plus-random: its queries are the test ratings >= R (default 5)")
     p.add_argument("--separator", choices=["tab", "space"], default="tab",
                    help="field separator of the output (default tab, as in Bellogín et al.'s files)")

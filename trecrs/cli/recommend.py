@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .common import argv, command, note
+from .common import argv, command, note, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
@@ -58,7 +58,7 @@ def register(sub) -> None:
         metavar="KEY=VALUE",
         help="override a parameter of the algorithm (repeatable)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (random, mf, puresvd); default 0")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (random, mf, puresvd); default 0")
     p.add_argument("--list", action="store_true", help="list algorithms, presets and parameters, then exit")
     p.set_defaults(func=run, outputs=("output", "predictions"))
 

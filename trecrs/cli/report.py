@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import argv, command, note
+from ..ranges import INT64_MAX
+from .common import argv, command, finite_float, int_range, note
 
 EXAMPLES = """examples:
   trecrs report bellogin2011 out/bellogin --reference ../shared/reference/bellogin2011_fig2_D1.tsv
@@ -32,9 +33,9 @@ def register(sub) -> None:
     p.add_argument("out_dir", metavar="OUT_DIR", help="the reproduction's output folder")
     p.add_argument("--reference", metavar="TSV", help="published values to compare with (bellogin2011)")
     p.add_argument(
-        "--runtime", type=float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
+        "--runtime", type=finite_float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
     )
-    p.add_argument("--jobs", type=int, metavar="N", help="how many folds ran in parallel, for the report")
+    p.add_argument("--jobs", type=int_range(1, INT64_MAX), metavar="N", help="how many folds ran in parallel, for the report")
     p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report")
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 

@@ -13,7 +13,7 @@ from .candidates import (
     split_inputs,
     split_parameters,
 )
-from .common import argv, command, note
+from .common import argv, command, int64, note
 
 EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
@@ -51,7 +51,7 @@ def register(sub) -> None:
     p.add_argument("--missing", choices=MISSING_POLICIES, default="fail",
                    help="candidates without a score: fail (default), last (rank them after every scored "
                    "candidate), drop (leave them out)")
-    p.add_argument("--depth", type=int, metavar="N", help="keep the first N documents of each query")
+    p.add_argument("--depth", type=int64, metavar="N", help="keep the first N documents of each query")
     p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension)")
     p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file")
     p.set_defaults(func=run, outputs=("output",))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import argv, command, note
+from .common import argv, command, finite_float, int64, note, seed
 
 EXAMPLES = """examples:
   trecrs split --method holdout --ratio 0.2 --seed 1 u.data out/            # out/train, out/test
@@ -35,23 +35,23 @@ def register(sub) -> None:
     p.add_argument("ratings", metavar="RATINGS", help="ratings file (u.data, ratings.dat, ratings.csv, text, Parquet)")
     p.add_argument("out_dir", metavar="OUT_DIR", help="output folder (created if needed)")
     p.add_argument("--method", required=True, choices=list(SPLITTERS), help="split method")
-    p.add_argument("--seed", type=int, default=None, metavar="S", help="random seed (required by random methods)")
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help="random seed (required by random methods)")
     g = p.add_argument_group("method options")
     g.add_argument("--ratio", default=None, metavar="R",
                    help="holdout: test share (0.2); per-user: each user's test share; temporal: the latest "
                    "share of all ratings; probe: probe share (0.014)")
-    g.add_argument("--folds", "-k", "--k", dest="folds", type=int, default=None, metavar="K",
+    g.add_argument("--folds", "-k", "--k", dest="folds", type=int64, default=None, metavar="K",
                    help="kfold: number of folds (5)")
-    g.add_argument("--given", type=int, default=None, metavar="N", help="per-user: N ratings per user to train")
-    g.add_argument("--all-but", dest="all_but", type=int, default=None, metavar="N",
+    g.add_argument("--given", type=int64, default=None, metavar="N", help="per-user: N ratings per user to train")
+    g.add_argument("--all-but", dest="all_but", type=int64, default=None, metavar="N",
                    help="per-user: N ratings per user to test")
-    g.add_argument("--cut", type=int, default=None, metavar="TIMESTAMP",
+    g.add_argument("--cut", type=int64, default=None, metavar="TIMESTAMP",
                    help="temporal: ratings at or after TIMESTAMP go to test")
-    g.add_argument("--last", type=int, default=None, metavar="N", help="temporal: each user's N latest to test")
+    g.add_argument("--last", type=int64, default=None, metavar="N", help="temporal: each user's N latest to test")
     g.add_argument("--last-ratio", dest="last_ratio", default=None, metavar="R",
                    help="temporal: each user's latest share R to test")
     g.add_argument("--pick", choices=["random", "latest"], default=None, help="loo: which rating leaves (random)")
-    g.add_argument("--threshold", type=float, default=None, metavar="T",
+    g.add_argument("--threshold", type=finite_float, default=None, metavar="T",
                    help="probe: probe ratings >= T form the test set (5)")
     r = p.add_argument_group("input and output")
     r.add_argument("--format", dest="fmt", default="auto", choices=["auto", *FORMATS],

@@ -40,6 +40,7 @@ import polars as pl
 
 from ..errors import SemanticError, UsageError
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..ranges import check_seed
 from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
@@ -123,7 +124,7 @@ def _positive_int(value, name: str) -> int:
 def _rng(seed: int | None, method: str) -> np.random.Generator:
     if seed is None:
         raise UsageError(f"the {method} split draws at random: give a seed", arguments=["seed"])
-    return np.random.default_rng(seed)
+    return np.random.default_rng(check_seed(seed))
 
 
 def _indexed(ratings: pl.DataFrame) -> pl.DataFrame:

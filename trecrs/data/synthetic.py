@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import UsageError
+from ..ranges import SYNTHETIC_MAX, check_int
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
@@ -54,6 +55,9 @@ def generate(
     ``median_extra`` (sigma 1.1), capped at 60% of the items. ``zipf`` is the popularity exponent,
     ``factors`` the latent dimension. Deterministic in ``seed`` (numpy PCG64).
     """
+    check_int(n_users, 1, SYNTHETIC_MAX, "n_users")
+    check_int(n_items, 2, SYNTHETIC_MAX, "n_items")
+    check_int(min_ratings, 1, SYNTHETIC_MAX, "min_ratings")
     if n_users < 1 or n_items < min_ratings + 1:
         raise UsageError(f"need at least 1 user and more than {min_ratings} items (got {n_users}, {n_items})")
     rng = np.random.default_rng(seed)

@@ -9,9 +9,11 @@ import numpy as np
 import polars as pl
 
 from ..errors import UsageError
+from ..files.trec import check_relevance
 from ..measures.request import MeasureRequest
 from ..measures.trec_eval import BY_NAME
 from ..ordering import bytewise_sorted
+from ..ranges import REL_MAX_PYTREC_EVAL
 from ..schema import DOC, QUERY, REL, SCORE
 from .base import Engine, register_engine
 
@@ -51,6 +53,9 @@ def compute(
         # trec_eval accepts -l0 (every judged document relevant); its pytrec_eval wrapper refuses it
         raise UsageError(f"relevance_level {relevance_level} is not supported: it must be 1 or more")
 
+    # trec_eval's C code allocates a counter per grade and builds nDCG gains in quadratic time: larger
+    # grades would crash it, give zeros or run for minutes (ranges.REL_MAX_PYTREC_EVAL)
+    check_relevance(qrels, None, max_rel=REL_MAX_PYTREC_EVAL)
     specs = [s for s in request.engine_specs() if s.split(".")[0] != "relstring"]
     if not specs or run.height == 0:
         return pl.DataFrame({QUERY: run.get_column(QUERY).unique().sort()})

@@ -39,6 +39,7 @@ import polars as pl
 
 from ..errors import InputError, TrecrsWarning, UsageError
 from ..ids import natural_sort
+from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
@@ -416,6 +417,11 @@ def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.Data
     if bad is not None:
         what = "not a number" if bad[RATING] is None else "not a finite number"
         raise InputError(path, line_of(bad), f"rating is {what}: {bad['_' + RATING]!r} in {text_of(bad)!r}")
+    bad = first_match(df, pl.col(RATING).abs() > RATING_ABS_MAX)
+    if bad is not None:
+        reason = rating_reason(bad["_" + RATING])
+        line = line_of(bad)  # a Parquet file has rows, not lines: the row leads the reason
+        raise InputError(path, line, f"{reason}: {text_of(bad)!r}" if line is not None else f"{text_of(bad)}: {reason}")
     has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
     bad = first_match(df, has_ts & pl.col(TIMESTAMP).is_null())
     if bad is not None:

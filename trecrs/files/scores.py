@@ -16,6 +16,7 @@ import os
 import polars as pl
 
 from ..errors import InputError, UsageError
+from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, SCORE, USER
 from .lines import LINE, LINENO, read_lines, split_fields, take_fields
 from .manifest import write_manifest
@@ -132,7 +133,8 @@ def read_predictions(path: PathLike) -> pl.DataFrame:
     """Read a prediction file ``user item predicted_rating`` (whitespace-separated; extra fields ignored).
 
     Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
-    error naming the line; ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
+    error naming the line, and so is a value beyond ``ranges.RATING_ABS_MAX`` in magnitude (``inf``
+included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
     """
     lines = split_fields(read_lines(path))
     df = take_fields(lines, path, [USER, ITEM, _V], "user item predicted_rating", at_least=True)
@@ -141,6 +143,11 @@ def read_predictions(path: PathLike) -> pl.DataFrame:
     if bad.height:
         r = bad.row(0, named=True)
         raise InputError(path, r[LINENO], f"predicted rating is not a number: {r[_V]!r}")
+    # same range as ratings: an infinite or huge prediction would make RMSE print inf
+    bad = df.filter(pl.col(SCORE).is_not_nan() & (pl.col(SCORE).abs() > RATING_ABS_MAX))
+    if bad.height:
+        r = bad.row(0, named=True)
+        raise InputError(path, r[LINENO], f"predicted {rating_reason(r[_V])}")
     later = df.filter(~pl.struct(USER, ITEM).is_first_distinct())
     if later.height:
         r = later.row(0, named=True)

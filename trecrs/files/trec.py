@@ -25,6 +25,7 @@ import polars as pl
 from ..errors import FileAccessError, InputError, TrecrsWarning
 from ..ids import natural_sort
 from ..ordering import trec_order
+from ..ranges import REL_MAX, relevance_reason
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
 from .lines import LINE, LINENO, describe, first_match, read_lines, split_fields, take_fields
 from .output import write_table
@@ -259,10 +260,12 @@ def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> 
     return read_parquet(path, schema, what=what, fill=fill, not_null=need, not_nan=nan, unique=[QUERY, DOC])
 
 
-def read_qrels(path: PathLike) -> pl.DataFrame:
+def read_qrels(path: PathLike, *, max_rel: int = REL_MAX) -> pl.DataFrame:
     """Read a TREC qrels file ``qid iter docno rel`` into a DataFrame (``schema.QRELS_SCHEMA``).
 
-    Exactly four whitespace-separated fields per line; ``rel`` must be an integer (a negative value
+    Exactly four whitespace-separated fields per line; ``rel`` must be an integer from
+    ``ranges.REL_MIN`` to ``max_rel`` (default ``ranges.REL_MAX``; see there why), else an error naming
+    the line (a negative value
     marks a document that is in the pool but unjudged, as in trec_eval). A (query, doc) pair that
     appears twice is an error, as it is for trec_eval. Ids are kept as strings. A ``.parquet`` file
     with columns query, doc, rel (iter optional) is read as is.
@@ -271,19 +274,31 @@ def read_qrels(path: PathLike) -> pl.DataFrame:
     CSV reader; anything else — and any error — goes through the line-by-line path, which names the line.
     """
     if is_parquet(path):
-        return _read_parquet(path, QRELS_SCHEMA, "qrels")
+        return check_relevance(_read_parquet(path, QRELS_SCHEMA, "qrels"), path, max_rel=max_rel)
     fast = _concat(_fast_read(path, _QRELS_FAST_SCHEMA))
-    if fast is not None and fast.select(pl.col(REL).abs().max() < 10**18).item() and not _has_duplicates(fast):
-        return fast
+    if fast is not None and fast.select(pl.col(REL).max() <= max_rel).item() and not _has_duplicates(fast):
+        return fast  # Int64 parsing already bounds the low end: a value below ranges.REL_MIN is a parse error
     df = take_fields(split_fields(read_lines(path)), path, [QUERY, ITER, DOC, "_rel"], "qid iter docno rel")
-    bad = first_match(df, ~pl.col("_rel").str.contains(r"^[+-]?\d{1,18}$"))
+    bad = first_match(df, ~pl.col("_rel").str.contains(r"^[+-]?\d+$"))
     if bad is not None:
         raise InputError(
             path, bad[LINENO], f"relevance must be an integer, found {bad['_rel']!r}: {describe(bad[LINE])!r}"
         )
-    df = df.with_columns(pl.col("_rel").cast(pl.Int64).alias(REL))
+    df = df.with_columns(pl.col("_rel").cast(pl.Int64, strict=False).alias(REL))
+    bad = first_match(df, pl.col(REL).is_null() | (pl.col(REL) > max_rel))
+    if bad is not None:
+        raise InputError(path, bad[LINENO], relevance_reason(int(bad["_rel"]), max_rel))
     _check_duplicates(df, path, "qrels")
     return df.select(list(QRELS_SCHEMA))
+
+
+def check_relevance(qrels: pl.DataFrame, path: PathLike | None, *, max_rel: int = REL_MAX) -> pl.DataFrame:
+    """``qrels`` if every relevance is at most ``max_rel`` (Int64 bounds the low end), else an
+    :class:`InputError` naming the first bad row (of a Parquet file or a frame: there are no lines)."""
+    if qrels.height == 0 or qrels.select(pl.col(REL).max() <= max_rel).item():
+        return qrels
+    row = qrels.with_row_index("_r").filter(pl.col(REL) > max_rel).row(0, named=True)
+    raise InputError(path, None, f"row {row['_r'] + 1}: {relevance_reason(row[REL], max_rel)}")
 
 
 def read_run(path: PathLike) -> pl.DataFrame:
@@ -357,14 +372,14 @@ def run_tag(run: pl.DataFrame, default: str = "trecrs") -> str:
 # --------------------------------------------------------------------------------------------- coercion
 
 
-def as_polars(data, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
+def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int = REL_MAX) -> pl.DataFrame:
     """Accept a polars or pandas DataFrame (or a path) and return a polars frame with ``schema`` dtypes.
 
     Missing optional columns are filled (``iter`` "0"/"Q0", ``rank`` by order, ``tag`` "trecrs").
+    Qrels relevance must be at most ``max_rel`` (see :func:`read_qrels`).
     """
     if isinstance(data, str | os.PathLike):
-        reader = {"qrels": read_qrels, "run": read_run}[what]
-        return reader(data)
+        return read_qrels(data, max_rel=max_rel) if what == "qrels" else read_run(data)
     if not isinstance(data, pl.DataFrame):
         try:
             data = pl.from_pandas(data)
@@ -386,6 +401,8 @@ def as_polars(data, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
         raise InputError(None, None, "run DataFrame has NaN or missing scores")
     if what == "qrels" and out.select(pl.col(REL).is_null().any()).item():
         raise InputError(None, None, "qrels DataFrame has missing relevance values")
+    if what == "qrels":
+        check_relevance(out, None, max_rel=max_rel)
     _check_duplicates(out, None, what)
     return out
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..ranges import INT64_MAX
 from .recsys.registry import parse_spec
 from .trec_eval import (
     BY_NAME,
@@ -49,7 +50,16 @@ class MeasureRequest:
         if "relstring" not in self.params:
             return None
         p = self.params["relstring"]
-        return int(float(p.split(",")[0])) if p else 10
+        if not p:
+            return 10
+        try:
+            length = float(p.split(",")[0])
+        except ValueError:
+            raise UsageError(f"measure relstring.{p}: the length must be a number") from None
+        # trec_eval casts the length to a C long: outside it (and for NaN) the cast is undefined
+        if not -INT64_MAX <= length <= INT64_MAX:
+            raise UsageError(f"measure relstring.{p}: the length must be a number from {-INT64_MAX} to {INT64_MAX}")
+        return int(length)
 
     def output_names(self, base: str) -> list[str]:
         """The value names trec_eval prints for ``base`` (``P_5``, ``iprec_at_recall_0.10``, ...)."""
@@ -68,7 +78,11 @@ class MeasureRequest:
 
 def long_cutoffs(base: str, p: str | None) -> list[int]:
     """Integer cutoffs of ``base.p`` sorted ascending (positive, unique), or the table's defaults."""
-    return _cutoffs(base, p, int, "cutoffs must be integers", positive=True)
+    vals = _cutoffs(base, p, int, "cutoffs must be integers")
+    # trec_eval reads cutoffs with atol: 0 and below it refuses, beyond a C long it silently saturates
+    if vals and not 1 <= vals[0] <= vals[-1] <= INT64_MAX:
+        raise UsageError(f"measure {base}.{p}: cutoffs must be integers from 1 to {INT64_MAX}")
+    return vals
 
 
 def double_cutoffs(base: str, p: str | None) -> list[float]:
@@ -76,7 +90,7 @@ def double_cutoffs(base: str, p: str | None) -> list[float]:
     return _cutoffs(base, p, float, "parameters must be numbers")
 
 
-def _cutoffs(base: str, p: str | None, cast, not_a_number: str, *, positive: bool = False) -> list:
+def _cutoffs(base: str, p: str | None, cast, not_a_number: str) -> list:
     """The comma-separated values of ``p`` cast and sorted, refusing duplicates; the defaults for None."""
     if p is None:
         return list(BY_NAME[base].defaults)
@@ -84,8 +98,6 @@ def _cutoffs(base: str, p: str | None, cast, not_a_number: str, *, positive: boo
         vals = sorted(cast(x) for x in p.split(","))
     except ValueError:
         raise UsageError(f"measure {base}.{p}: {not_a_number}") from None
-    if positive and vals[0] <= 0:
-        raise UsageError(f"measure {base}.{p}: cutoffs must be positive")
     if len(set(vals)) != len(vals):
         raise UsageError(f"measure {base}.{p}: duplicate cutoffs")
     return vals

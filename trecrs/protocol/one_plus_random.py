@@ -28,6 +28,7 @@ import polars as pl
 from ..data.popularity import short_head
 from ..errors import SemanticError, UsageError
 from ..ids import hash_ids, mix64
+from ..ranges import check_seed
 from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 from .indexed import _I, _Q, _U, CandidateOptions, IndexedSplit, rated_rows
 from .qrels import GRADES, rating_scale
@@ -146,6 +147,7 @@ def _check_draw_options(opts: CandidateOptions) -> None:
         raise UsageError(f"n must be a positive number of random items, got {opts.n}")
     if opts.seed is None:
         raise UsageError("one-plus-random draws random items: give a seed (seed=S)")
+    check_seed(opts.seed)
 
 
 def _item_hashes(split: IndexedSplit, pool: np.ndarray) -> np.ndarray:

@@ -35,6 +35,7 @@ from ..data.popularity import short_head
 from ..data.ratings import validate_ratings
 from ..errors import SemanticError, UsageError
 from ..ids import natural_sort
+from ..ranges import REL_MAX
 from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 
 # Factors tried, in order, to map a rating scale onto integers without loss (x2 = half stars).
@@ -60,6 +61,8 @@ def rating_scale(ratings: pl.Series, factor: int | None = None) -> tuple[int, di
     stars). Returns ``(f, map)``, ``map`` = {rating text: integer} for up to 200 distinct values (None if
     more). Raises :class:`UsageError` when no factor maps the scale exactly.
     """
+    if factor is not None and factor < 1:  # a factor of 0 or below maps every rating to 0 or reverses them
+        raise UsageError(f"scale must be a positive integer, got {factor}", arguments=["scale"])
     values = ratings.drop_nulls().unique().sort()
     candidates = (factor,) if factor is not None else SCALE_FACTORS
     for f in candidates:
@@ -220,6 +223,9 @@ def make_qrels(
         judged = judged.filter(pl.col("_has_base"))
         info["dropped_no_user_statistics"] = no_base
     scaled = (pl.col(RATING) * factor).round().cast(pl.Int64)
+    top = judged.select((pl.col(RATING).abs() * factor).max()).item()
+    if top is not None and top > REL_MAX:  # a grade trecrs (and trec_eval) could not read back
+        raise UsageError(f"ratings times the scale factor {factor} reach {top:g}, beyond the largest relevance {REL_MAX}")
     judged = judged.with_columns(
         pl.when(pl.col("_relevant")).then(g.value(scaled, factor, threshold)).otherwise(pl.lit(0)).cast(pl.Int64)
         .alias(REL)

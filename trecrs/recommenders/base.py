@@ -18,6 +18,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..ids import codes, natural_sort, natural_unique
+from ..ranges import check_seed
 from ..schema import ITEM, RATING, SCORE, USER
 
 if TYPE_CHECKING:  # scipy is imported where it is used, keeping `import trecrs` (every command) fast
@@ -222,7 +223,7 @@ class Recommender:
         if unknown:
             known = ", ".join(self.defaults) or "none"
             raise UsageError(f"{self.name}: unknown parameter(s) {', '.join(unknown)}; known: {known}")
-        self.seed = int(seed)
+        self.seed = check_seed(int(seed))
         self.params = {**self.defaults, **params}
         for key, value in self.params.items():
             setattr(self, key, value)

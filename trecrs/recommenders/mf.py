@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UsageError
+from ..ranges import MF_FACTORS_MAX, MF_ITERATIONS_MAX
 from .base import Recommender
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class BiasedMF(Recommender):
         lam = float(self.regularization)
         if f < 1 or lam < 0 or int(self.iterations) < 1:
             raise UsageError("mf: factors and iterations must be >= 1, regularization >= 0")
+        if f > MF_FACTORS_MAX or int(self.iterations) > MF_ITERATIONS_MAX:  # memory and time (ranges.py)
+            raise UsageError(f"mf: factors must be at most {MF_FACTORS_MAX} and iterations at most {MF_ITERATIONS_MAX}")
         rng = np.random.default_rng(self.seed)
         P = rng.normal(0.0, 0.1, (d.n_users, f))
         Q = rng.normal(0.0, 0.1, (d.n_items, f))

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 
 from ...errors import InputError, SemanticError, UsageError
+from ...ranges import RATING_ABS_MAX
 from ...schema import ITEM, RATING, SCORE, USER
 
 PREDICTION = "prediction"  # column of the joined frame holding p_ui
@@ -38,6 +39,9 @@ def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
         raise SemanticError("no (prediction, rating) pairs: the error is undefined")
     if np.isnan(p).any() or np.isnan(t).any():
         raise UsageError("NaN among predictions or ratings; drop unpredicted pairs first")
+    # beyond the ratings' range the squares overflow and RMSE would print inf
+    if max(np.abs(p).max(), np.abs(t).max()) > RATING_ABS_MAX:
+        raise UsageError(f"predictions and ratings must be within [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}]")
     return p, t
 
 
@@ -252,6 +256,10 @@ def _range_validate(param) -> None:
         )
     if param and not param[1] > param[0]:
         raise UsageError(f"rating range must have R_MAX > R_MIN, got {param[0]:g},{param[1]:g}")
+    if param and max(abs(param[0]), abs(param[1])) > RATING_ABS_MAX:  # ratings' own range (ranges.py)
+        raise UsageError(
+            f"rating range must be within [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}], got {param[0]:g},{param[1]:g}"
+        )
 
 
 _HERLOCKER = (

@@ -1,0 +1,86 @@
+"""The valid range of every kind of number trecrs reads from a file or a flag, each declared once.
+
+A value outside its range is refused with one line naming the range, never turned into a wrong result,
+a crash or a run of minutes. The table (quantity, range, what happens outside, why) is in
+``docs/errors.md`` (section *Numbers*). Callers decide which error class to raise (a flag is a
+:class:`~trecrs.errors.UsageError`, a file's value an :class:`~trecrs.errors.InputError` naming its line);
+the functions here give the rule and the wording.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import UsageError
+
+INT64_MAX = 2**63 - 1  # a C long on the 64-bit systems trec_eval runs on: what its atol() returns
+
+# Relevance of a qrels line. trec_eval 9.0.8 keeps it in a C long but allocates one counter per grade
+# from 0 to the largest (form_res_rels.c), so a grade of 2**31 asks for 16 GB, fails ("Can't calculate
+# measure") or is mishandled by pytrec_eval; and its nDCG gain sort compares gains through an int
+# (m_ndcg.c comp_rel_gain). Any negative grade means "in the pool, unjudged", so the lower end is the
+# whole C long.
+REL_MIN = -(2**63)
+REL_MAX = 2**31 - 1
+
+# The largest grade handed to trec_eval's own C code (the pytrec_eval engine): its nDCG measures build
+# their gain table in time quadratic in the largest grade (m_ndcg.c setup_gains), 13 s for one query at
+# 100000 and minutes above. The vectorized engine has no such table and takes any grade in range.
+REL_MAX_PYTREC_EVAL = 1000
+
+# Ratings: finite and at most 1e9 in magnitude, so a rating times a scale factor (up to 100) stays an
+# exact integer in float64 and its grade can be checked against REL_MAX.
+RATING_ABS_MAX = 1e9
+
+# Seeds: numpy's generators take any non-negative integer; trecrs records seeds in manifests and hands
+# them to code that keeps them as signed 64-bit integers.
+SEED_MAX = INT64_MAX
+
+
+# The synthetic generator: at most a million users and a million items (MovieLens 20M has 138,000 users
+# and 27,000 items); beyond, its dense per-user draws would exhaust memory instead of failing cleanly.
+SYNTHETIC_MAX = 10**6
+
+
+# Matrix factorisation (ALS): each step solves a factors x factors system per user and item (800 MB at
+# 10,000 factors) and runs the given number of sweeps; the papers use 50-150 factors and 15 sweeps.
+MF_FACTORS_MAX = 10_000
+MF_ITERATIONS_MAX = 1_000
+
+
+def relevance_reason(value, high: int = REL_MAX) -> str:
+    """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
+    ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""
+    if high == REL_MAX_PYTREC_EVAL and REL_MIN <= value <= REL_MAX:
+        return (
+            f"relevance {value} is outside the range [{REL_MIN}, {high}] of the pytrec_eval engine "
+            f"(trec_eval's nDCG code takes minutes on larger grades); the vectorized engine takes up to {REL_MAX}"
+        )
+    return f"relevance {value} is outside the supported range [{REL_MIN}, {REL_MAX}]"
+
+
+def rating_reason(text: str) -> str:
+    """The one wording of an out-of-range rating (without the ``FILE:LINE:`` that callers add)."""
+    return f"rating {text} is outside the supported range [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}]"
+
+
+def check_int(value: int, low: int, high: int, what: str, *, arguments=()) -> int:
+    """``value`` if ``low <= value <= high``, else a :class:`UsageError` stating the range."""
+    if not low <= value <= high:
+        raise UsageError(f"{what} must be an integer from {low} to {high}, got {value}", arguments=arguments)
+    return value
+
+
+def check_seed(seed: int | None, *, arguments=("seed",)) -> int | None:
+    """A seed (None = none given) in [0, :data:`SEED_MAX`]: what numpy accepts and a signed 64-bit holds."""
+    if seed is None:
+        return None
+    return check_int(seed, 0, SEED_MAX, "seed", arguments=arguments)
+
+
+def check_finite(value: float, what: str, *, arguments=()) -> float:
+    """``value`` if it is a finite number (not NaN, not infinite), else a :class:`UsageError`: NaN
+    compares false with everything and infinity makes sums infinite, so neither gives a meaningful result."""
+    if not math.isfinite(value):
+        raise UsageError(f"{what} must be a finite number, got {value}", arguments=arguments)
+    return value
