@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error as one line ``trecrs CMD: error: ...`` (status 2) like every other error."""
 
     def error(self, message: str):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -200,6 +200,8 @@ def ratings_format(
     """
     if separator is not None and (separator == "\\t" or separator.lower() == "tab"):
         separator = "\t"
+    if separator == "" or (separator is not None and ("\n" in separator or "\r" in separator)):
+        raise UsageError(f"the separator must be a character or a word, not {separator!r}", arguments=["separator"])
     mapping = _normalise_columns(columns)
     if isinstance(fmt, RatingsFormat):
         base = fmt
