@@ -1,7 +1,14 @@
-"""Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages."""
+"""Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages.
+
+Every text input trecrs reads is strict UTF-8 without NUL bytes, checked here (:func:`check_text`) and
+nowhere else: a byte sequence that is not UTF-8, or a NUL, is an :class:`~trecrs.errors.InputError` naming
+the line of the first offending byte. Lines are counted by ``\\n``: a ``\\r`` before it belongs to the line
+end, a lone ``\\r`` is an ordinary character.
+"""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io as _io
 import os
@@ -28,23 +35,79 @@ def _open_bytes(path: PathLike) -> bytes:
         raise FileAccessError.from_os_error(path, exc) from None
 
 
+_STEP = 1 << 24  # bytes decoded at a time when checking (at least 4): bounds the memory the check needs
+
+
+def _invalid_utf8_at(data: bytes) -> int:
+    """The offset of the first byte of ``data`` that does not start valid UTF-8 (-1 if all is valid)."""
+    view = memoryview(data)
+    start, n = 0, len(data)
+    while start < n:
+        end = min(start + _STEP, n)
+        try:  # a character cut at ``end`` is left for the next step (not final): only real errors raise
+            _, used = codecs.utf_8_decode(view[start:end], "strict", end == n)
+        except UnicodeDecodeError as exc:
+            return start + exc.start
+        start += used
+    return -1
+
+
+def check_text(data: bytes, path: PathLike | None) -> None:
+    """Raise :class:`InputError` ``FILE:LINE: reason`` unless ``data`` is UTF-8 without a NUL byte.
+
+    The line (1-based, counted by ``\\n``) and byte column are those of the first offending byte. Text is
+    never decoded lossily: two different ids must never become one.
+    """
+    nul = data.find(b"\x00")
+    bad = -1 if data.isascii() else _invalid_utf8_at(data)
+    if nul < 0 and bad < 0:
+        return
+    at = nul if bad < 0 or 0 <= nul < bad else bad
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    if at == nul:
+        reason = f"NUL byte in the line (column {column})"
+    else:
+        reason = f"not valid UTF-8 (byte 0x{data[at]:02x} at column {column})"
+    raise InputError(path, line, reason)
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The bytes of a text file (gunzipped for ``.gz``), checked by :func:`check_text`."""
+    data = _open_bytes(path)
+    check_text(data, path)
+    return data
+
+
+def read_text(path: PathLike) -> str:
+    """The text of a file (gunzipped for ``.gz``): strict UTF-8 without NUL (see :func:`check_text`)."""
+    return read_bytes(path).decode("utf-8")
+
+
+def decode_text(data: bytes, source: PathLike | None) -> str:
+    """``data`` as text, checked by :func:`check_text` (``source`` names it in errors)."""
+    check_text(data, source)
+    return data.decode("utf-8")
+
+
 def read_lines(path: PathLike) -> pl.DataFrame:
     """Read a text file into a DataFrame ``(lineno, line)`` of its content lines.
 
     Blank lines and lines whose first non-blank character is ``#`` are dropped; ``lineno`` keeps the
-    1-based line number of each remaining line for error messages. Raises on an empty file.
+    1-based line number of each remaining line for error messages. Raises on an empty file, and on text
+    that is not UTF-8 or holds a NUL byte (:func:`check_text`).
     """
-    data = _open_bytes(path)
+    data = read_bytes(path)
     if not data.strip():
         raise InputError(path, None, "empty file")
     df = pl.read_csv(
         _io.BytesIO(data),
         has_header=False,
-        separator="\x1f",
+        separator="\x00",  # never in checked text: each line is one field, whatever it holds
         quote_char=None,
         new_columns=[LINE],
         schema_overrides={LINE: pl.Utf8},
-        encoding="utf8-lossy",
+        encoding="utf8",
         truncate_ragged_lines=True,
     )
     df = df.with_row_index(LINENO, offset=1).with_columns(pl.col(LINE).str.strip_chars())

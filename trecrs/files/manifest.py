@@ -12,7 +12,9 @@ import os
 from pathlib import Path
 
 from .._version import __version__
+from ..errors import InputError
 from .hashing import file_digest
+from .lines import read_text
 from .output import write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
@@ -64,12 +66,12 @@ def write_manifest(
             entry: dict = {"path": os.fspath(p)}
             if Path(p).is_file():
                 entry["sha256"] = file_digest(p)
-                up = manifest_path(p)
-                if up.is_file():
-                    try:
-                        entry["upstream"] = json.loads(up.read_text())
-                    except json.JSONDecodeError:
-                        pass
+                try:  # provenance is a courtesy: an unreadable upstream manifest is left out
+                    upstream = read_manifest(p)
+                except InputError:
+                    upstream = None
+                if upstream is not None:
+                    entry["upstream"] = upstream
             ins[role] = entry
         record["inputs"] = ins
     if parameters:
@@ -84,6 +86,17 @@ def write_manifest(
 
 
 def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of ``path`` as a dict, or None if it has none."""
+    """The manifest of ``path`` as a dict, or None if it has none; one that is not a JSON object (or not
+    UTF-8 text) is an :class:`~trecrs.errors.InputError` naming its line."""
     m = manifest_path(path)
-    return json.loads(m.read_text()) if m.is_file() else None
+    if not m.is_file():
+        return None
+    try:
+        record = json.loads(read_text(m))
+    except json.JSONDecodeError as exc:
+        raise InputError(m, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(m, None, "not valid JSON: nested too deeply") from None
+    if not isinstance(record, dict):
+        raise InputError(m, None, "not a manifest: expected a JSON object")
+    return record

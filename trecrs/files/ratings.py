@@ -42,7 +42,7 @@ from ..ids import natural_sort
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
-from .lines import _open_bytes, describe, first_match, read_lines
+from .lines import _open_bytes, decode_text, describe, first_match, read_lines
 from .output import atomic_path, write_text_atomic
 from .parquet import parquet_columns, read_parquet
 
@@ -174,8 +174,14 @@ def _is_number(text: str) -> bool:
 
 
 def _first_content_line(path: PathLike) -> str | None:
+    """The first content line, from the file's first 64 KB (whole lines, checked as text: a bad byte there
+    is the file's first, so the error is the one reading the whole file would give)."""
     data = _open_bytes(path)
-    for raw in data[: 1 << 16].decode("utf8", "replace").splitlines():
+    head = data[: 1 << 16]
+    if len(head) < len(data):
+        cut = head.rfind(b"\n")
+        head = head[: cut + 1] if cut >= 0 else data[: data.find(b"\n") + 1 or len(data)]
+    for raw in decode_text(head, path).split("\n"):
         s = raw.strip()
         if s and not s.startswith("#"):
             return s

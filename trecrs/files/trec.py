@@ -37,7 +37,9 @@ PathLike = str | os.PathLike
 
 
 _CHUNK_BYTES = 1 << 24  # large enough to parse on all cores, small enough to reuse freed memory
-_FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f")  # comments, other whitespace, read_lines' own separator
+# Left to the line-by-line path: comments, other whitespace, the unit separator, and NUL (refused there,
+# naming its line). With isascii(), a regular chunk is thus valid text without being decoded.
+_FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
 _QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 _RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
 
@@ -63,7 +65,8 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
 
 
 def _regular(chunk: bytes, sep: bytes) -> bool:
-    """Whether ``chunk`` can be split on ``sep`` alone: ASCII, no other whitespace, no ``#``, CRLF only."""
+    """Whether ``chunk`` can be split on ``sep`` alone: ASCII without NUL, no other whitespace, no ``#``,
+    CRLF only."""
     if not chunk.isascii() or chunk.find(b"\t" if sep == b" " else b" ") >= 0:
         return False
     if any(chunk.find(b) >= 0 for b in _FORBIDDEN):
