@@ -8,7 +8,7 @@ import polars as pl
 
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, USER
-from .lines import LINE, LINENO, read_lines, split_fields, take_fields
+from .lines import LINE, LINENO, first_duplicate, read_lines, split_fields, take_fields
 from .output import write_chunks
 from .parquet import is_parquet, read_parquet
 
@@ -52,12 +52,13 @@ def write_candidates(cands, path: PathLike) -> dict:
 def read_candidates(path: PathLike) -> pl.DataFrame:
     """Read a candidates file ``query user item`` (whitespace separated) into ``schema.CANDIDATES_SCHEMA``.
 
-    An item listed twice for one query is an error naming the second line.
+    An item listed twice for one query is an error naming the second line (and the first).
     """
     df = take_fields(split_fields(read_lines(path)), path, [QUERY, USER, ITEM], "query user item")
-    dup = df.filter(pl.struct(QUERY, ITEM).is_duplicated())
-    if dup.height:
-        raise InputError(path, dup.item(1, LINENO) if dup.height > 1 else None,
-                         f"candidate item {dup.item(0, ITEM)!r} listed twice for query {dup.item(0, QUERY)!r}")
+    dup = first_duplicate(df, [QUERY, ITEM])
+    if dup is not None:
+        first, second = dup
+        raise InputError(path, second[LINENO], f"candidate item {second[ITEM]!r} listed twice for query "
+                         f"{second[QUERY]!r} (first seen on line {first[LINENO]})")
     return df.select(list(CANDIDATES_SCHEMA))
 

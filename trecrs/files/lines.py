@@ -128,6 +128,23 @@ def first_match(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
     return None if bad.height == 0 else bad.row(0, named=True)
 
 
+def first_duplicate(df: pl.DataFrame, key: list[str]) -> tuple[dict, dict] | None:
+    """``(first, second)``: the earliest row whose ``key`` repeats an earlier row's, and that earlier row's
+    first occurrence, as dicts with the 1-based row number under ``"_row"`` (None when no key repeats).
+
+    The one rule of every duplicate message: name the line (row) of the second occurrence, and the first.
+    """
+    if df.height < 2:
+        return None
+    rows = df.with_row_index("_row", offset=1)
+    later = rows.filter(~pl.struct(key).is_first_distinct())
+    if later.height == 0:
+        return None
+    second = later.row(0, named=True)
+    same = pl.all_horizontal([pl.col(c).eq_missing(second[c]) for c in key])
+    return rows.filter(same).row(0, named=True), second
+
+
 def describe(line: str, limit: int = 80) -> str:
     """A line as quoted in an error message: cut to ``limit`` characters."""
     return line if len(line) <= limit else line[: limit - 3] + "..."

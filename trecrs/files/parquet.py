@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import FileAccessError, InputError
+from .lines import first_duplicate
 
 PathLike = str | os.PathLike
 
@@ -139,12 +140,12 @@ def _check_rows(df: pl.DataFrame, path: PathLike, what: str, not_null: list[str]
 
 
 def check_unique(df: pl.DataFrame, key: list[str], *, path: PathLike | None, what: str) -> None:
-    """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's."""
+    """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's, and that row."""
     if df.height < 2 or df.select(key).n_unique() == df.height:
         return
-    at = df.with_row_index("_r").filter(~pl.struct(key).is_first_distinct()).row(0, named=True)
+    first, at = first_duplicate(df, key)
     where = ", ".join(f"{c} {at[c]!r}" for c in key)
-    raise InputError(path, None, f"row {at['_r'] + 1}: duplicate {what} entry for {where}")
+    raise InputError(path, None, f"row {at['_row']}: duplicate {what} entry for {where} (first seen on row {first['_row']})")
 
 
 def _first_row(df: pl.DataFrame, mask: pl.Expr) -> int:

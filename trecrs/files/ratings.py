@@ -42,7 +42,7 @@ from ..ids import natural_sort
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
-from .lines import _open_bytes, decode_text, describe, first_match, read_lines
+from .lines import _open_bytes, decode_text, describe, first_duplicate, first_match, read_lines
 from .output import atomic_path, write_text_atomic
 from .parquet import parquet_columns, read_parquet
 
@@ -442,8 +442,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
     n_dup = df.select(key.is_duplicated().sum()).item()
     if n_dup:
         if policy is None:
-            second = df.filter(~key.is_first_distinct()).row(0, named=True)
-            first = df.filter((pl.col(USER) == second[USER]) & (pl.col(ITEM) == second[ITEM])).row(0, named=True)
+            first, second = first_duplicate(df, [USER, ITEM])
             raise InputError(
                 path,
                 None if unit == "row" else second[_LINENO],

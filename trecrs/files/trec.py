@@ -25,7 +25,7 @@ from ..errors import FileAccessError, InputError
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
-from .lines import LINE, LINENO, describe, first_match, read_lines, split_fields, take_fields
+from .lines import LINE, LINENO, describe, first_duplicate, first_match, read_lines, split_fields, take_fields
 from .output import write_table
 from .parquet import is_parquet, last_value, read_parquet
 
@@ -302,13 +302,10 @@ def _has_duplicates(df: pl.DataFrame) -> bool:
 def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> None:
     if not _has_duplicates(df):
         return
-    first = df.filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
-    earlier = df.filter((pl.col(QUERY) == first[QUERY]) & (pl.col(DOC) == first[DOC])).row(0, named=True)
-    lineno = first.get(LINENO)
-    prev = earlier.get(LINENO)
-    also = f" (first seen on line {prev})" if prev is not None else ""
+    first, second = first_duplicate(df, [QUERY, DOC])
+    also = f" (first seen on line {first[LINENO]})" if LINENO in df.columns else ""
     raise InputError(
-        path, lineno, f"duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}{also}"
+        path, second.get(LINENO), f"duplicate {what} entry for query {second[QUERY]!r}, doc {second[DOC]!r}{also}"
     )
 
 
