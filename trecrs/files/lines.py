@@ -80,14 +80,16 @@ def read_bytes(path: PathLike) -> bytes:
 
 
 def read_text(path: PathLike) -> str:
-    """The text of a file (gunzipped for ``.gz``): strict UTF-8 without NUL (see :func:`check_text`)."""
-    return read_bytes(path).decode("utf-8")
+    """The text of a file (gunzipped for ``.gz``): strict UTF-8 without NUL (see :func:`check_text`), a
+    leading byte order mark dropped."""
+    return decode_text(_open_bytes(path), path)
 
 
 def decode_text(data: bytes, source: PathLike | None) -> str:
-    """``data`` as text, checked by :func:`check_text` (``source`` names it in errors)."""
+    """``data`` as text, checked by :func:`check_text` (``source`` names it in errors); a leading byte
+    order mark is dropped, as :func:`read_lines` drops it."""
     check_text(data, source)
-    return data.decode("utf-8")
+    return data.decode("utf-8").removeprefix("\ufeff")
 
 
 def read_lines(path: PathLike) -> pl.DataFrame:
