@@ -334,3 +334,16 @@ def test_duplicate_parquet_rows_name_both_rows(cli, tmp_path):
     assert code == EXIT_INPUT
     assert err.endswith(f"{tmp_path / 's.parquet'}: row 4: user '2', item '11' has more than one score "
                         "(first seen on row 2)\n")
+
+
+def test_a_latin1_catalogue_reads_its_ids_only(cli, files):
+    """MovieLens 100K u.item and 1M movies.dat are Latin-1: only their ids (the first field) are text."""
+    t = files
+    (t / "u.item").write_bytes(b"10|Les Mis\xe9rables (1995)|01-Jan-1995\n11|x\n12|Cin\xe9ma\n")
+    code, _, err = cli("candidates", "--methodology", "all-items", "--train", t / "train.tsv", "--test",
+                       t / "test.tsv", "--items", t / "u.item", "-o", t / "c")
+    assert code == 0, err
+    (t / "bad.item").write_bytes(b"# ids\n10|x\n1\xe91|Cin\xe9ma\n")
+    one_error(cli("candidates", "--methodology", "all-items", "--train", t / "train.tsv", "--test",
+                  t / "test.tsv", "--items", t / "bad.item", "-o", t / "out"), EXIT_INPUT,
+              f"{t / 'bad.item'}:3: not valid UTF-8 (byte 0xe9 at column 2)")

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 
 import polars as pl
 
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, USER
-from .lines import LINE, LINENO, first_duplicate, read_lines, split_fields, take_fields
+from .lines import (
+    LINE,
+    LINENO,
+    _open_bytes,
+    content_lines,
+    first_duplicate,
+    read_lines,
+    split_fields,
+    take_fields,
+)
 from .output import write_chunks
 from .parquet import is_parquet, read_parquet
 
@@ -16,6 +26,15 @@ PathLike = str | os.PathLike
 
 # First fields of a catalogue's header line (compared in lower case).
 _ITEM_HEADERS = {"item", "itemid", "item_id", "movieid", "movie_id", "id"}
+# A catalogue line up to the end of its first field (its leading blanks included, so columns stay right).
+_FIRST_FIELD = re.compile(rb"[ \t\x0b\x0c\r]*.*?(?=\t|\||::|,| |\r?$)", re.S)
+
+
+def _first_fields(data: bytes) -> bytes:
+    """Each line of ``data`` cut after its first field. Only ids are read from a catalogue: the rest of a
+    line (titles, genres) is never decoded, so MovieLens 100K ``u.item`` and 1M ``movies.dat``, which are
+    Latin-1, read as they are, while an id must be UTF-8 like any other text."""
+    return b"\n".join(_FIRST_FIELD.match(line).group() for line in data.split(b"\n"))
 
 
 def read_items(path: PathLike) -> pl.Series:
@@ -24,12 +43,13 @@ def read_items(path: PathLike) -> pl.Series:
     Covers a plain id list, MovieLens ``u.item`` (``|``), ``movies.dat`` (``::``) and ``movies.csv``
     (``,``). A first line whose first field is a column name (``item``, ``itemId``, ``movieId``,
     ``item_id``, ``movie_id``, ``id``; any case) is a header and skipped. Parquet: column ``item`` (nulls
-    skipped). Repeated ids count once; the order is the file's.
+    skipped). Repeated ids count once; the order is the file's. Ids must be UTF-8 without NUL; the rest
+    of each line is not read.
     """
     if is_parquet(path):
         df = read_parquet(path, {ITEM: pl.Utf8}, what="item catalogue", not_null=())
         return df.get_column(ITEM).drop_nulls().unique(maintain_order=True)
-    lines = read_lines(path)
+    lines = content_lines(_first_fields(_open_bytes(path)), path)
     first = pl.col(LINE).str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
     df = lines.with_columns(first.alias(ITEM))
     bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))

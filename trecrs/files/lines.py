@@ -99,7 +99,12 @@ def read_lines(path: PathLike) -> pl.DataFrame:
     1-based line number of each remaining line for error messages. Raises on an empty file, and on text
     that is not UTF-8 or holds a NUL byte (:func:`check_text`).
     """
-    data = read_bytes(path)
+    return content_lines(_open_bytes(path), path)
+
+
+def content_lines(data: bytes, path: PathLike | None) -> pl.DataFrame:
+    """:func:`read_lines` of the bytes ``data`` read from ``path``."""
+    check_text(data, path)
     if not data.strip():
         raise InputError(path, None, "empty file")
     df = pl.read_csv(
