@@ -347,3 +347,20 @@ def test_a_latin1_catalogue_reads_its_ids_only(cli, files):
     one_error(cli("candidates", "--methodology", "all-items", "--train", t / "train.tsv", "--test",
                   t / "test.tsv", "--items", t / "bad.item", "-o", t / "out"), EXIT_INPUT,
               f"{t / 'bad.item'}:3: not valid UTF-8 (byte 0xe9 at column 2)")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupt", "not gzip"])
+@pytest.mark.parametrize("which", ["run", "ratings"])
+def test_a_damaged_gzip_file_is_a_bad_input(cli, files, damage, which):
+    t = files
+    good = gzip.compress((RUN if which == "run" else TEST).encode() * 50, mtime=0)
+    bad = {"truncated": good[:-20], "corrupt": good[:30] + bytes(b ^ 0x55 for b in good[30:60]) + good[60:],
+           "not gzip": b"\x1f\x8b" + bytes(range(40))}[damage]
+    path = t / ("bad.gz" if which == "run" else "bad.tsv.gz")
+    path.write_bytes(bad)
+    reason = "the compressed file is truncated" if damage == "truncated" else "not a valid gzip file (cannot decompress it)"
+    before = set(os.listdir(t))
+    argv = ("eval", "-o", t / "out", t / "q", path) if which == "run" else (
+        "qrels", "--test", path, "--threshold", "4", "-o", t / "out")
+    one_error(cli(*argv), EXIT_INPUT, f"{path}: {reason}")
+    assert_untouched(t, t / "out", before)

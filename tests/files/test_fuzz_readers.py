@@ -98,6 +98,21 @@ def text_file(draw, fields: int = 4) -> bytes:
     return b"".join(draw(st.lists(line(token, sep, fields), max_size=10)))
 
 
+# .gz files: whole, cut at some byte, or with a few bytes overwritten
+GZIP_DAMAGE = st.one_of(
+    st.none(), st.none(), st.integers(0, 300), st.lists(st.tuples(st.integers(0, 300), st.integers(0, 255)), max_size=3)
+)
+
+
+def _gzip(data: bytes, damage) -> bytes:
+    out = bytearray(gzip.compress(data, mtime=0))
+    if isinstance(damage, int):
+        return bytes(out[:damage])
+    for at, byte in damage or ():
+        out[at % len(out)] = byte
+    return bytes(out)
+
+
 def _must_parse_or_refuse(read, *args, **kwargs):
     """Call the reader: any TrecrsError is a fine answer; any other exception fails the test."""
     with warnings.catch_warnings():
@@ -142,9 +157,9 @@ def test_a_text_reader_parses_or_refuses_any_bytes(tmp_path, name):
     path = tmp_path / filename
 
     @FUZZ
-    @given(data=text_file(fields))
-    def check(data: bytes) -> None:
-        path.write_bytes(gzip.compress(data, mtime=0) if filename.endswith(".gz") else data)
+    @given(data=text_file(fields), damage=GZIP_DAMAGE)
+    def check(data: bytes, damage) -> None:
+        path.write_bytes(_gzip(data, damage) if filename.endswith(".gz") else data)
         _must_parse_or_refuse(read, path)
 
     check()

@@ -12,6 +12,7 @@ import codecs
 import gzip
 import io as _io
 import os
+import zlib
 from pathlib import Path
 
 import polars as pl
@@ -24,6 +25,20 @@ LINE = "line"
 LINENO = "lineno"
 
 
+# What reading a damaged .gz raises: truncated, not gzip at all, or corrupt compressed data
+DAMAGED_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def read_failure(path: PathLike, exc: BaseException) -> InputError:
+    """The error for ``exc``, raised while reading ``path``: a damaged .gz is a malformed input (status
+    3), any other OS error a path that cannot be read (status 5)."""
+    if isinstance(exc, EOFError):
+        return InputError(path, None, "the compressed file is truncated")
+    if isinstance(exc, DAMAGED_GZIP):
+        return InputError(path, None, "not a valid gzip file (cannot decompress it)")
+    return FileAccessError.from_os_error(path, exc)
+
+
 def _open_bytes(path: PathLike) -> bytes:
     path = Path(path)
     try:
@@ -31,8 +46,8 @@ def _open_bytes(path: PathLike) -> bytes:
             with gzip.open(path, "rb") as fh:
                 return fh.read()
         return path.read_bytes()
-    except (OSError, EOFError) as exc:
-        raise FileAccessError.from_os_error(path, exc) from None
+    except (OSError, *DAMAGED_GZIP) as exc:
+        raise read_failure(path, exc) from None
 
 
 _STEP = 1 << 24  # bytes decoded at a time when checking (at least 4): bounds the memory the check needs

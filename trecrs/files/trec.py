@@ -25,7 +25,18 @@ from ..errors import FileAccessError, InputError
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
-from .lines import LINE, LINENO, describe, first_duplicate, first_match, read_lines, split_fields, take_fields
+from .lines import (
+    DAMAGED_GZIP,
+    LINE,
+    LINENO,
+    describe,
+    first_duplicate,
+    first_match,
+    read_failure,
+    read_lines,
+    split_fields,
+    take_fields,
+)
 from .output import write_table
 from .parquet import is_parquet, last_value, read_parquet
 
@@ -57,8 +68,8 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
                 buf = fh.read(_CHUNK_BYTES)
                 if buf and not buf.endswith(b"\n"):
                     buf += fh.readline()
-            except (OSError, EOFError) as exc:
-                raise FileAccessError.from_os_error(path, exc) from None
+            except (OSError, *DAMAGED_GZIP) as exc:
+                raise read_failure(path, exc) from None
             if not buf:
                 return
             yield buf
