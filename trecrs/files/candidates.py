@@ -26,15 +26,31 @@ PathLike = str | os.PathLike
 
 # First fields of a catalogue's header line (compared in lower case).
 _ITEM_HEADERS = {"item", "itemid", "item_id", "movieid", "movie_id", "id"}
-# A catalogue line up to the end of its first field (its leading blanks included, so columns stay right).
-_FIRST_FIELD = re.compile(rb"[ \t\x0b\x0c\r]*.*?(?=\t|\||::|,| |\r?$)", re.S)
+# A catalogue line up to its first separator, included (and its leading blanks: columns stay right).
+_FIRST_FIELD = re.compile(rb"[ \t\x0b\x0c\r]*.*?(?:\t|\||::|,| |\r?$)", re.S)
 
 
-def _first_fields(data: bytes) -> bytes:
-    """Each line of ``data`` cut after its first field. Only ids are read from a catalogue: the rest of a
-    line (titles, genres) is never decoded, so MovieLens 100K ``u.item`` and 1M ``movies.dat``, which are
-    Latin-1, read as they are, while an id must be UTF-8 like any other text."""
-    return b"\n".join(_FIRST_FIELD.match(line).group() for line in data.split(b"\n"))
+def _ids_only(data: bytes) -> bytes:
+    """``data`` with the text after the first field of each line that is not UTF-8 replaced by ``x``.
+
+    Only ids are read from a catalogue: titles are never used, so MovieLens 100K ``u.item`` and 1M
+    ``movies.dat``, which are Latin-1, read as they are, while an id must be UTF-8 like any other text.
+    Lines that are UTF-8 are kept as they are.
+    """
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        pass
+    out = []
+    for line in data.split(b"\n"):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            head = _FIRST_FIELD.match(line).group()
+            line = head if head == line else head + b"x"
+        out.append(line)
+    return b"\n".join(out)
 
 
 def read_items(path: PathLike) -> pl.Series:
@@ -49,7 +65,7 @@ def read_items(path: PathLike) -> pl.Series:
     if is_parquet(path):
         df = read_parquet(path, {ITEM: pl.Utf8}, what="item catalogue", not_null=())
         return df.get_column(ITEM).drop_nulls().unique(maintain_order=True)
-    lines = content_lines(_first_fields(_open_bytes(path)), path)
+    lines = content_lines(_ids_only(_open_bytes(path)), path)
     first = pl.col(LINE).str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
     df = lines.with_columns(first.alias(ITEM))
     bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))
