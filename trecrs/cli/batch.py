@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import FileAccessError, InputError
+from ..errors import InputError
+from ..files.lines import decode_text, read_text
 from .common import command
 
 EXAMPLES = """examples:
@@ -38,9 +39,12 @@ def register(sub) -> None:
 
 
 def parse_commands(text: str, source: str) -> list[tuple[int, list[str]]]:
-    """(line number, argument list) of each command line; a line that does not parse is an error."""
+    """(line number, argument list) of each command line; a line that does not parse is an error.
+
+    Lines are counted by ``\\n``, as in every text file trecrs reads.
+    """
     out = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -61,13 +65,14 @@ def parse_commands(text: str, source: str) -> list[tuple[int, list[str]]]:
 def run(args) -> int:
     from . import main
 
-    if args.commands == "-":
-        source, text = "<stdin>", sys.stdin.read()
+    if args.commands == "-":  # bytes, checked as every text input is
+        source = "<stdin>"
+        stdin = sys.stdin
+        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
+        text = decode_text(data, source)
     else:
         path = Path(args.commands)
-        if not path.is_file():
-            raise FileAccessError(path, None, "no such file")
-        source, text = str(path), path.read_text()
+        source, text = str(path), read_text(path)
     commands = parse_commands(text, source)
     if not commands:
         raise InputError(source, None, "no commands (only blank or # comment lines)")

@@ -24,6 +24,7 @@ import polars as pl
 
 from ..errors import FileAccessError, InputError, UsageError
 from ..files.hashing import file_digest
+from ..files.lines import read_text
 from ..files.ratings import FORMATS, read_ratings, write_ratings
 from ..ids import natural_sort
 from ..schema import USER
@@ -214,7 +215,7 @@ def _count_check(ds: Dataset, path: Path, shown: str) -> FileCheck:
 def _read_checksums(path: Path) -> dict[str, str]:
     """``md5sum``-style lines ``<md5>  <file>`` (also ``MD5 (file) = md5``); other lines are ignored."""
     out = {}
-    for raw in path.read_text(errors="replace").splitlines():
+    for raw in read_text(path).split("\n"):
         m = re.match(r"^([0-9a-fA-F]{32})\s+\*?(.+?)\s*$", raw)
         if m:
             out[m.group(2)] = m.group(1).lower()

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 
 import polars as pl
 
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, USER
-from .lines import LINE, LINENO, read_lines, split_fields, take_fields
+from .lines import (
+    LINE,
+    LINENO,
+    _open_bytes,
+    content_lines,
+    first_duplicate,
+    read_lines,
+    split_fields,
+    take_fields,
+)
 from .output import write_chunks
 from .parquet import is_parquet, read_parquet
 
@@ -16,6 +26,31 @@ PathLike = str | os.PathLike
 
 # First fields of a catalogue's header line (compared in lower case).
 _ITEM_HEADERS = {"item", "itemid", "item_id", "movieid", "movie_id", "id"}
+# A catalogue line up to its first separator, included (and its leading blanks: columns stay right).
+_FIRST_FIELD = re.compile(rb"[ \t\x0b\x0c\r]*.*?(?:\t|\||::|,| |\r?$)", re.S)
+
+
+def _ids_only(data: bytes) -> bytes:
+    """``data`` with the text after the first field of each line that is not UTF-8 replaced by ``x``.
+
+    Only ids are read from a catalogue: titles are never used, so MovieLens 100K ``u.item`` and 1M
+    ``movies.dat``, which are Latin-1, read as they are, while an id must be UTF-8 like any other text.
+    Lines that are UTF-8 are kept as they are.
+    """
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        pass
+    out = []
+    for line in data.split(b"\n"):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            head = _FIRST_FIELD.match(line).group()
+            line = head if head == line else head + b"x"
+        out.append(line)
+    return b"\n".join(out)
 
 
 def read_items(path: PathLike) -> pl.Series:
@@ -24,12 +59,13 @@ def read_items(path: PathLike) -> pl.Series:
     Covers a plain id list, MovieLens ``u.item`` (``|``), ``movies.dat`` (``::``) and ``movies.csv``
     (``,``). A first line whose first field is a column name (``item``, ``itemId``, ``movieId``,
     ``item_id``, ``movie_id``, ``id``; any case) is a header and skipped. Parquet: column ``item`` (nulls
-    skipped). Repeated ids count once; the order is the file's.
+    skipped). Repeated ids count once; the order is the file's. Ids must be UTF-8 without NUL; the rest
+    of each line is not read.
     """
     if is_parquet(path):
         df = read_parquet(path, {ITEM: pl.Utf8}, what="item catalogue", not_null=())
         return df.get_column(ITEM).drop_nulls().unique(maintain_order=True)
-    lines = read_lines(path)
+    lines = content_lines(_ids_only(_open_bytes(path)), path)
     first = pl.col(LINE).str.extract(r"^(.*?)(?:\t|\||::|,| |$)", 1)
     df = lines.with_columns(first.alias(ITEM))
     bad = df.filter(pl.col(ITEM).is_null() | (pl.col(ITEM) == ""))
@@ -52,12 +88,13 @@ def write_candidates(cands, path: PathLike) -> dict:
 def read_candidates(path: PathLike) -> pl.DataFrame:
     """Read a candidates file ``query user item`` (whitespace separated) into ``schema.CANDIDATES_SCHEMA``.
 
-    An item listed twice for one query is an error naming the second line.
+    An item listed twice for one query is an error naming the second line (and the first).
     """
     df = take_fields(split_fields(read_lines(path)), path, [QUERY, USER, ITEM], "query user item")
-    dup = df.filter(pl.struct(QUERY, ITEM).is_duplicated())
-    if dup.height:
-        raise InputError(path, dup.item(1, LINENO) if dup.height > 1 else None,
-                         f"candidate item {dup.item(0, ITEM)!r} listed twice for query {dup.item(0, QUERY)!r}")
+    dup = first_duplicate(df, [QUERY, ITEM])
+    if dup is not None:
+        first, second = dup
+        raise InputError(path, second[LINENO], f"candidate item {second[ITEM]!r} listed twice for query "
+                         f"{second[QUERY]!r} (first seen on line {first[LINENO]})")
     return df.select(list(CANDIDATES_SCHEMA))
 

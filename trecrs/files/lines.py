@@ -1,10 +1,18 @@
-"""Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages."""
+"""Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages.
+
+Every text input trecrs reads is strict UTF-8 without NUL bytes, checked here (:func:`check_text`) and
+nowhere else: a byte sequence that is not UTF-8, or a NUL, is an :class:`~trecrs.errors.InputError` naming
+the line of the first offending byte. Lines are counted by ``\\n``: a ``\\r`` before it belongs to the line
+end, a lone ``\\r`` is an ordinary character.
+"""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io as _io
 import os
+import zlib
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +25,20 @@ LINE = "line"
 LINENO = "lineno"
 
 
+# What reading a damaged .gz raises: truncated, not gzip at all, or corrupt compressed data
+DAMAGED_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def read_failure(path: PathLike, exc: BaseException) -> InputError:
+    """The error for ``exc``, raised while reading ``path``: a damaged .gz is a malformed input (status
+    3), any other OS error a path that cannot be read (status 5)."""
+    if isinstance(exc, EOFError):
+        return InputError(path, None, "the compressed file is truncated")
+    if isinstance(exc, DAMAGED_GZIP):
+        return InputError(path, None, "not a valid gzip file (cannot decompress it)")
+    return FileAccessError.from_os_error(path, exc)
+
+
 def _open_bytes(path: PathLike) -> bytes:
     path = Path(path)
     try:
@@ -24,27 +46,90 @@ def _open_bytes(path: PathLike) -> bytes:
             with gzip.open(path, "rb") as fh:
                 return fh.read()
         return path.read_bytes()
-    except (OSError, EOFError) as exc:
-        raise FileAccessError.from_os_error(path, exc) from None
+    except (OSError, *DAMAGED_GZIP) as exc:
+        raise read_failure(path, exc) from None
+
+
+_STEP = 1 << 24  # bytes decoded at a time when checking (at least 4): bounds the memory the check needs
+
+
+def _invalid_utf8_at(data: bytes) -> int:
+    """The offset of the first byte of ``data`` that does not start valid UTF-8 (-1 if all is valid)."""
+    view = memoryview(data)
+    start, n = 0, len(data)
+    while start < n:
+        end = min(start + _STEP, n)
+        try:  # a character cut at ``end`` is left for the next step (not final): only real errors raise
+            _, used = codecs.utf_8_decode(view[start:end], "strict", end == n)
+        except UnicodeDecodeError as exc:
+            return start + exc.start
+        start += used
+    return -1
+
+
+def check_text(data: bytes, path: PathLike | None) -> None:
+    """Raise :class:`InputError` ``FILE:LINE: reason`` unless ``data`` is UTF-8 without a NUL byte.
+
+    The line (1-based, counted by ``\\n``) and byte column are those of the first offending byte. Text is
+    never decoded lossily: two different ids must never become one.
+    """
+    nul = data.find(b"\x00")
+    bad = -1 if data.isascii() else _invalid_utf8_at(data)
+    if nul < 0 and bad < 0:
+        return
+    at = nul if bad < 0 or 0 <= nul < bad else bad
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    if at == nul:
+        reason = f"NUL byte in the line (column {column})"
+    else:
+        reason = f"not valid UTF-8 (byte 0x{data[at]:02x} at column {column})"
+    raise InputError(path, line, reason)
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The bytes of a text file (gunzipped for ``.gz``), checked by :func:`check_text`."""
+    data = _open_bytes(path)
+    check_text(data, path)
+    return data
+
+
+def read_text(path: PathLike) -> str:
+    """The text of a file (gunzipped for ``.gz``): strict UTF-8 without NUL (see :func:`check_text`), a
+    leading byte order mark dropped."""
+    return decode_text(_open_bytes(path), path)
+
+
+def decode_text(data: bytes, source: PathLike | None) -> str:
+    """``data`` as text, checked by :func:`check_text` (``source`` names it in errors); a leading byte
+    order mark is dropped, as :func:`read_lines` drops it."""
+    check_text(data, source)
+    return data.decode("utf-8").removeprefix("\ufeff")
 
 
 def read_lines(path: PathLike) -> pl.DataFrame:
     """Read a text file into a DataFrame ``(lineno, line)`` of its content lines.
 
     Blank lines and lines whose first non-blank character is ``#`` are dropped; ``lineno`` keeps the
-    1-based line number of each remaining line for error messages. Raises on an empty file.
+    1-based line number of each remaining line for error messages. Raises on an empty file, and on text
+    that is not UTF-8 or holds a NUL byte (:func:`check_text`).
     """
-    data = _open_bytes(path)
+    return content_lines(_open_bytes(path), path)
+
+
+def content_lines(data: bytes, path: PathLike | None) -> pl.DataFrame:
+    """:func:`read_lines` of the bytes ``data`` read from ``path``."""
+    check_text(data, path)
     if not data.strip():
         raise InputError(path, None, "empty file")
     df = pl.read_csv(
         _io.BytesIO(data),
         has_header=False,
-        separator="\x1f",
+        separator="\x00",  # never in checked text: each line is one field, whatever it holds
         quote_char=None,
         new_columns=[LINE],
         schema_overrides={LINE: pl.Utf8},
-        encoding="utf8-lossy",
+        encoding="utf8",
         truncate_ragged_lines=True,
     )
     df = df.with_row_index(LINENO, offset=1).with_columns(pl.col(LINE).str.strip_chars())
@@ -63,6 +148,23 @@ def first_match(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
     """The first row of ``df`` where ``mask`` holds, as a dict (None if there is none)."""
     bad = df.filter(mask)
     return None if bad.height == 0 else bad.row(0, named=True)
+
+
+def first_duplicate(df: pl.DataFrame, key: list[str]) -> tuple[dict, dict] | None:
+    """``(first, second)``: the earliest row whose ``key`` repeats an earlier row's, and that earlier row's
+    first occurrence, as dicts with the 1-based row number under ``"_row"`` (None when no key repeats).
+
+    The one rule of every duplicate message: name the line (row) of the second occurrence, and the first.
+    """
+    if df.height < 2:
+        return None
+    rows = df.with_row_index("_row", offset=1)
+    later = rows.filter(~pl.struct(key).is_first_distinct())
+    if later.height == 0:
+        return None
+    second = later.row(0, named=True)
+    same = pl.all_horizontal([pl.col(c).eq_missing(second[c]) for c in key])
+    return rows.filter(same).row(0, named=True), second
 
 
 def describe(line: str, limit: int = 80) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from .._version import __version__
 from ..errors import InputError, TrecrsWarning
 from .hashing import file_digest
+from .lines import read_text
 from .output import MANIFEST_SUFFIX, current_path, sidecar, write_text_atomic
 
 __all__ = ["MANIFEST_SUFFIX", "manifest_path", "read_manifest", "write_manifest"]
@@ -93,11 +94,11 @@ def _upstream(path: str | os.PathLike, digest: str) -> dict | None:
     up = current_path(manifest_path(path))
     if not up.is_file():
         return None
-    try:
-        record = json.loads(up.read_text())
-    except json.JSONDecodeError:
+    try:  # provenance is a courtesy: an unreadable upstream manifest is left out
+        record = _parse(up)
+    except InputError:
         return None
-    if isinstance(record, dict) and record.get("sha256", digest) != digest:
+    if record.get("sha256", digest) != digest:
         warnings.warn(TrecrsWarning(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance"), stacklevel=3)
         return None
     return record
@@ -107,13 +108,27 @@ def _stale(path: str | os.PathLike, record: dict) -> str:
     return f"describes another file (sha256 {record.get('sha256')}); rerun the command that wrote {path}"
 
 
+def _parse(m: Path) -> dict:
+    """A manifest file's JSON object; anything else is an :class:`~trecrs.errors.InputError`."""
+    try:
+        record = json.loads(read_text(m))
+    except json.JSONDecodeError as exc:
+        raise InputError(m, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(m, None, "not valid JSON: nested too deeply") from None
+    if not isinstance(record, dict):
+        raise InputError(m, None, "not a manifest: expected a JSON object")
+    return record
+
+
 def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of ``path`` as a dict, or None if it has none; one whose sha256 is not ``path``'s is
-    an :class:`~trecrs.errors.InputError` (``FILE.manifest.json: describes another file ...``)."""
+    """The manifest of ``path`` as a dict, or None if it has none. One that is not a JSON object (or not
+    UTF-8 text) is an :class:`~trecrs.errors.InputError` naming its line; so is one whose sha256 is not
+    ``path``'s (``FILE.manifest.json: describes another file ...``)."""
     m = manifest_path(path)
     if not m.is_file():
         return None
-    record = json.loads(m.read_text())
-    if isinstance(record, dict) and "sha256" in record and record["sha256"] != file_digest(path):
+    record = _parse(m)
+    if "sha256" in record and record["sha256"] != file_digest(path):
         raise InputError(m, None, _stale(path, record))
     return record

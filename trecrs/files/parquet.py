@@ -7,13 +7,16 @@ counted from 1, so ``row 3`` is the third row of the file.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import FileAccessError, InputError
+from .lines import first_duplicate
 
 PathLike = str | os.PathLike
 
@@ -23,16 +26,37 @@ def is_parquet(path) -> bool:
     return isinstance(path, str | os.PathLike) and str(path).endswith(".parquet")
 
 
+@contextlib.contextmanager
+def _reading(path: PathLike, wrong_type: str | None = None) -> Iterator[None]:
+    """Turn what polars raises while reading ``path`` into one-line errors: a path that cannot be opened
+    is a :class:`FileAccessError`; anything else (not Parquet, truncated, corrupt; a value that does not
+    cast, then reported as ``wrong_type``) is an :class:`InputError`."""
+    try:
+        yield
+    except OSError as exc:
+        code = exc.errno or _os_errno(exc)
+        if code is not None or isinstance(exc, FileNotFoundError):
+            raise FileAccessError.from_os_error(path, OSError(code or 2, "")) from None
+        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
+    except pl.exceptions.InvalidOperationError as exc:
+        reason = wrong_type or "cannot read as Parquet"
+        raise InputError(path, None, f"{reason}: {_first_line(exc)}") from None
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException) as exc:  # a panic: a corrupt file
+        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
+
+
+def _os_errno(exc: OSError) -> int | None:
+    """The errno of an ``OSError`` polars raised (it gives it only in the message: ``(os error 2)``)."""
+    m = re.search(r"\(os error (\d+)\)", str(exc))
+    return int(m.group(1)) if m else None
+
+
 def parquet_columns(path: PathLike) -> list[str]:
     """The column names of a Parquet file (its schema only is read)."""
     if Path(path).is_dir():
         raise FileAccessError(path, None, "is a directory, expected a file")
-    try:
+    with _reading(path):
         return list(pl.read_parquet_schema(path))
-    except FileNotFoundError:
-        raise FileAccessError(path, None, "no such file") from None
-    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad input file
-        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
 
 
 def read_parquet(
@@ -59,13 +83,10 @@ def read_parquet(
     if missing:
         raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {names}")
     exprs = [_cast(pl.col(c) if c in names else pl.lit(fill[c]), dtype).alias(c) for c, dtype in columns.items()]
-    try:
+    with _reading(path, f"{what} Parquet column has the wrong type"):
         df = pl.scan_parquet(path).select(exprs).collect()
-    except pl.exceptions.PolarsError as exc:
-        raise InputError(path, None, f"{what} Parquet column has the wrong type: {_first_line(exc)}") from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read as Parquet: {_first_line(exc)}") from None
     read = [c for c in columns if c in names]
+    _check_no_nul(df, path, read)
     _check_rows(df, path, what, read if not_null is None else list(not_null), list(not_nan))
     if unique:
         check_unique(df, list(unique), path=path, what=what)
@@ -77,10 +98,26 @@ def last_value(path: PathLike, column: str, dtype: pl.DataType) -> object | None
     rows or the value is null); only that column is read."""
     if column not in parquet_columns(path):
         return None
-    try:
-        return pl.scan_parquet(path).select(pl.col(column).last().cast(dtype)).collect().item()
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InputError(path, None, f"cannot read column {column!r} as {dtype}: {_first_line(exc)}") from None
+    with _reading(path, f"cannot read column {column!r} as {dtype}"):
+        last, rows = pl.scan_parquet(path).select(pl.col(column).last().cast(dtype), pl.len()).collect().row(0)
+    if isinstance(last, str) and "\x00" in last:
+        raise InputError(path, None, f"row {rows}: NUL byte in column {column!r}")
+    return last
+
+
+def _check_no_nul(df: pl.DataFrame, path: PathLike, columns: list[str]) -> None:
+    """A NUL byte in a string column is an error naming the first row, as in a text file: ids with a NUL
+    cannot be written to or compared with text files."""
+    nul = pl.col("_s").str.contains("\x00", literal=True)
+    for c in columns:
+        dtype = df.schema[c]
+        if dtype not in (pl.Utf8, pl.Categorical):
+            continue
+        values = df.get_column(c)
+        distinct = values.unique() if dtype == pl.Categorical else values  # a categorical: each id once
+        if distinct.cast(pl.Utf8).to_frame("_s").select(nul.any()).item():
+            row = _first_row(df.select(pl.col(c).cast(pl.Utf8).alias("_s")), nul)
+            raise InputError(path, None, f"row {row}: NUL byte in column {c!r}")
 
 
 def _cast(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
@@ -103,12 +140,12 @@ def _check_rows(df: pl.DataFrame, path: PathLike, what: str, not_null: list[str]
 
 
 def check_unique(df: pl.DataFrame, key: list[str], *, path: PathLike | None, what: str) -> None:
-    """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's."""
+    """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's, and that row."""
     if df.height < 2 or df.select(key).n_unique() == df.height:
         return
-    at = df.with_row_index("_r").filter(~pl.struct(key).is_first_distinct()).row(0, named=True)
+    first, at = first_duplicate(df, key)
     where = ", ".join(f"{c} {at[c]!r}" for c in key)
-    raise InputError(path, None, f"row {at['_r'] + 1}: duplicate {what} entry for {where}")
+    raise InputError(path, None, f"row {at['_row']}: duplicate {what} entry for {where} (first seen on row {first['_row']})")
 
 
 def _first_row(df: pl.DataFrame, mask: pl.Expr) -> int:

@@ -43,7 +43,7 @@ from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
-from .lines import _open_bytes, describe, first_match, read_lines
+from .lines import _open_bytes, decode_text, describe, first_duplicate, first_match, read_lines
 from .output import atomic_path, write_text_atomic
 from .parquet import parquet_columns, read_parquet
 
@@ -175,8 +175,14 @@ def _is_number(text: str) -> bool:
 
 
 def _first_content_line(path: PathLike) -> str | None:
+    """The first content line, from the file's first 64 KB (whole lines, checked as text: a bad byte there
+    is the file's first, so the error is the one reading the whole file would give)."""
     data = _open_bytes(path)
-    for raw in data[: 1 << 16].decode("utf8", "replace").splitlines():
+    head = data[: 1 << 16]
+    if len(head) < len(data):
+        cut = head.rfind(b"\n")
+        head = head[: cut + 1] if cut >= 0 else data[: data.find(b"\n") + 1 or len(data)]
+    for raw in decode_text(head, path).split("\n"):
         s = raw.strip()
         if s and not s.startswith("#"):
             return s
@@ -444,8 +450,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
     n_dup = df.select(key.is_duplicated().sum()).item()
     if n_dup:
         if policy is None:
-            second = df.filter(~key.is_first_distinct()).row(0, named=True)
-            first = df.filter((pl.col(USER) == second[USER]) & (pl.col(ITEM) == second[ITEM])).row(0, named=True)
+            first, second = first_duplicate(df, [USER, ITEM])
             raise InputError(
                 path,
                 None if unit == "row" else second[_LINENO],

@@ -18,7 +18,7 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, SCORE, USER
-from .lines import LINE, LINENO, read_lines, split_fields, take_fields
+from .lines import LINE, LINENO, first_duplicate, read_lines, split_fields, take_fields
 from .manifest import write_manifest
 from .output import write_table
 from .parquet import is_parquet, read_parquet
@@ -81,11 +81,14 @@ def _parse_values(df: pl.DataFrame, path: PathLike | None, kind: str) -> pl.Data
         raise InputError(path, nulls.item(0, LINENO), f"missing user, item or {kind} ({nulls.height} row(s))")
     df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
     df = _checked_scores(df, path) if kind == "score" else _ranks_as_scores(df, path)
-    dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
-    if dup.height:
-        rows = dup.filter((pl.col(USER) == dup.item(0, USER)) & (pl.col(ITEM) == dup.item(0, ITEM)))
-        line = rows.item(1, LINENO) if rows.height > 1 else None
-        raise InputError(path, line, f"user {dup.item(0, USER)!r}, item {dup.item(0, ITEM)!r} has more than one {kind}")
+    dup = first_duplicate(df, [USER, ITEM])
+    if dup is not None:
+        first, second = dup
+        by_row = second[LINENO] is None  # Parquet, or a frame: rows instead of lines
+        where = f"row {second['_row']}: " if by_row else ""
+        seen = f"row {first['_row']}" if by_row else f"line {first[LINENO]}"
+        raise InputError(path, second[LINENO], f"{where}user {second[USER]!r}, item {second[ITEM]!r} has more than "
+                         f"one {kind} (first seen on {seen})")
     return df.select(USER, ITEM, SCORE, LINENO)
 
 
@@ -148,10 +151,9 @@ included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an
     if bad.height:
         r = bad.row(0, named=True)
         raise InputError(path, r[LINENO], f"predicted {rating_reason(r[_V])}")
-    later = df.filter(~pl.struct(USER, ITEM).is_first_distinct())
-    if later.height:
-        r = later.row(0, named=True)
-        first = df.filter((pl.col(USER) == r[USER]) & (pl.col(ITEM) == r[ITEM])).row(0, named=True)
+    dup = first_duplicate(df, [USER, ITEM])
+    if dup is not None:
+        first, r = dup
         raise InputError(
             path,
             r[LINENO],

@@ -27,7 +27,18 @@ from ..ids import natural_sort
 from ..ordering import trec_order
 from ..ranges import REL_MAX, relevance_reason
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
-from .lines import LINE, LINENO, describe, first_match, read_lines, split_fields, take_fields
+from .lines import (
+    DAMAGED_GZIP,
+    LINE,
+    LINENO,
+    describe,
+    first_duplicate,
+    first_match,
+    read_failure,
+    read_lines,
+    split_fields,
+    take_fields,
+)
 from .output import write_table
 from .parquet import is_parquet, last_value, read_parquet
 
@@ -39,7 +50,9 @@ PathLike = str | os.PathLike
 
 
 _CHUNK_BYTES = 1 << 24  # large enough to parse on all cores, small enough to reuse freed memory
-_FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f")  # comments, other whitespace, read_lines' own separator
+# Left to the line-by-line path: comments, other whitespace, the unit separator, and NUL (refused there,
+# naming its line). With isascii(), a regular chunk is thus valid text without being decoded.
+_FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
 _QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 _RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
 
@@ -57,15 +70,16 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
                 buf = fh.read(_CHUNK_BYTES)
                 if buf and not buf.endswith(b"\n"):
                     buf += fh.readline()
-            except (OSError, EOFError) as exc:
-                raise FileAccessError.from_os_error(path, exc) from None
+            except (OSError, *DAMAGED_GZIP) as exc:
+                raise read_failure(path, exc) from None
             if not buf:
                 return
             yield buf
 
 
 def _regular(chunk: bytes, sep: bytes) -> bool:
-    """Whether ``chunk`` can be split on ``sep`` alone: ASCII, no other whitespace, no ``#``, CRLF only."""
+    """Whether ``chunk`` can be split on ``sep`` alone: ASCII without NUL, no other whitespace, no ``#``,
+    CRLF only."""
     if not chunk.isascii() or chunk.find(b"\t" if sep == b" " else b" ") >= 0:
         return False
     if any(chunk.find(b) >= 0 for b in _FORBIDDEN):
@@ -351,13 +365,10 @@ def _has_duplicates(df: pl.DataFrame) -> bool:
 def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> None:
     if not _has_duplicates(df):
         return
-    first = df.filter(~pl.struct(QUERY, DOC).is_first_distinct()).row(0, named=True)
-    earlier = df.filter((pl.col(QUERY) == first[QUERY]) & (pl.col(DOC) == first[DOC])).row(0, named=True)
-    lineno = first.get(LINENO)
-    prev = earlier.get(LINENO)
-    also = f" (first seen on line {prev})" if prev is not None else ""
+    first, second = first_duplicate(df, [QUERY, DOC])
+    also = f" (first seen on line {first[LINENO]})" if LINENO in df.columns else ""
     raise InputError(
-        path, lineno, f"duplicate {what} entry for query {first[QUERY]!r}, doc {first[DOC]!r}{also}"
+        path, second.get(LINENO), f"duplicate {what} entry for query {second[QUERY]!r}, doc {second[DOC]!r}{also}"
     )
 
 

@@ -27,6 +27,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..files.lines import LINENO as _LINENO
+from ..files.lines import first_duplicate
 from ..files.output import write_chunks
 from ..files.scores import as_scores
 from ..ids import codes
@@ -53,10 +54,11 @@ class FrameCandidates:
         self.queries = frame.get_column(QUERY).unique(maintain_order=True)
         self.users = frame.get_column(USER).unique(maintain_order=True)
         self.items = frame.get_column(ITEM).unique(maintain_order=True)
-        dup = frame.filter(pl.struct(QUERY, ITEM).is_duplicated())
-        if dup.height:
-            raise InputError(None, None, f"candidate item {dup.item(0, ITEM)!r} listed twice for query "
-                             f"{dup.item(0, QUERY)!r}")
+        dup = first_duplicate(frame, [QUERY, ITEM])
+        if dup is not None:
+            first, second = dup
+            raise InputError(None, None, f"row {second['_row']}: candidate item {second[ITEM]!r} listed twice for "
+                             f"query {second[QUERY]!r} (first seen on row {first['_row']})")
         self._frame = frame
         self.info: dict = {}
 

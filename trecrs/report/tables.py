@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import InputError
+from ..files.lines import read_bytes
 from ..files.output import write_text_atomic
 
 EVAL_COLUMNS = ("run", "query", "measure", "value")
@@ -17,9 +18,12 @@ def read_eval(path: Path) -> pl.DataFrame:
     query, measure, value."""
     if not path.is_file():
         raise InputError(path, None, "missing evaluation file (did this fold's pipeline finish?)")
-    df = pl.read_csv(
-        path, separator="\t", schema_overrides={"run": pl.Utf8, "query": pl.Utf8, "value": pl.Float64}
-    )
+    try:
+        df = pl.read_csv(
+            read_bytes(path), separator="\t", schema_overrides={"run": pl.Utf8, "query": pl.Utf8, "value": pl.Float64}
+        )
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}") from None
     need = set(EVAL_COLUMNS)
     if not need <= set(df.columns):
         raise InputError(path, 1, f"expected columns {sorted(need)}, found {df.columns}")

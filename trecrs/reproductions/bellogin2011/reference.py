@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from ...errors import FileAccessError, InputError
+from ...files.lines import read_bytes
 from .constants import RECOMMENDERS
 
 PathLike = str | os.PathLike
@@ -19,7 +20,10 @@ def read_reference(path: PathLike) -> pl.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise FileAccessError(path, None, "no such file")
-    df = pl.read_csv(path, separator="\t", schema_overrides={r: pl.Float64 for r in RECOMMENDERS})
+    try:
+        df = pl.read_csv(read_bytes(path), separator="\t", schema_overrides={r: pl.Float64 for r in RECOMMENDERS})
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}") from None
     missing = [c for c in ("split", "metric", "methodology", *RECOMMENDERS) if c not in df.columns]
     if missing:
         raise InputError(path, 1, f"missing column(s) {missing}")
