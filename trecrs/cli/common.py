@@ -93,7 +93,7 @@ def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc
             return m.group(0)
         return action.option_strings[0] + (f" {m.group(2)}" if m.group(2) else "")
 
-    text = re.sub(r"(?<![\w-])([a-z_]+)=([\w.|]+)?", option, str(exc))
+    text = re.sub(r"(?<![\w-])([a-z_]+)=(['\w.|]+)?", option, str(exc))
     if not exc.arguments:
         return text
     names = option_names(parser, args, exc.arguments)
