@@ -323,7 +323,7 @@ def test_duplicate_ratings_name_both_lines(cli, files):
     (t / "dup.tsv").write_text("# r\n1\t10\t5\t1\n2\t11\t4\t2\n\n2\t12\t3\t3\n2\t11\t2\t4\n1\t10\t1\t5\n")
     one_error(cli("qrels", "--test", t / "dup.tsv", "--threshold", "4", "-o", t / "out"), EXIT_INPUT,
               f"{t / 'dup.tsv'}:6: duplicate rating for user '2', item '11': lines 3 and 6 "
-              "(choose a policy: --dedupe'first'|'last'|'mean')")
+              "(choose a policy: --dedupe 'first'|'last'|'mean')")
 
 
 def test_duplicate_parquet_rows_name_both_rows(cli, tmp_path):
