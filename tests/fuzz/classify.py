@@ -16,9 +16,6 @@ from dataclasses import dataclass
 from .generate import Case
 from .run import Outcome
 
-# Measures trec_eval names "<name>_<params as typed>" when -m gives parameters (meas_init.c).
-PARAM_NAMED = ("set_F", "utility", "G", "ndcg", "ndcg_rel", "Rndcg", "11pt_avg", "relstring")
-
 
 def _lines(stdout: bytes) -> list[tuple[str, str, str]]:
     out = []
@@ -29,46 +26,30 @@ def _lines(stdout: bytes) -> list[tuple[str, str, str]]:
     return out
 
 
-def _render(lines: list[tuple[str, str, str]]) -> bytes:
-    return "".join("%-22s\t%s\t%s\n" % line for line in lines).encode("utf-8", "surrogateescape")
-
-
-def _measure_params(case: Case) -> set[str]:
-    """``name_params`` for every ``-m name.params`` of the case (what trec_eval prints for them)."""
-    out = set()
-    for i, flag in enumerate(case.flags[:-1]):
-        if flag == "-m" and "." in case.flags[i + 1]:
-            base, _, params = case.flags[i + 1].partition(".")
-            if base in PARAM_NAMED:
-                out.add(f"{base}_{params}")
-    return out
-
-
-def _bare_names(case: Case, stdout: bytes) -> bytes:
-    """trec_eval's output with ``set_F_0.5`` (and the like) printed as the bare measure name."""
-    named = _measure_params(case)
-    return _render([(n.split("_" + n.rpartition("_")[2])[0] if n in named else n, q, v) for n, q, v in _lines(stdout)])
-
-
-def _nan_as_python(case: Case, stdout: bytes) -> bytes:
-    """trec_eval's output with glibc's ``-nan`` printed as ``nan``."""
-    return re.sub(rb"\t( *)-nan\n", rb"\t \1nan\n", stdout)
-
-
 def _qrels_only_queries(case: Case) -> bool:
     qrels = {line.split()[0] for line in case.qrels if line.split()}
     run = {line.split()[0] for line in case.run if line.split()}
     return bool(qrels - run)
 
 
-def _all_negative_query(case: Case) -> bool:
-    """Some evaluated query (in both files, or any qrels query under -c) has only negative relevance."""
+def _best_rel(case: Case) -> dict[str, int]:
+    """The highest relevance value of each qrels query."""
     best: dict[str, int] = {}
     for line in case.qrels:
         q, _, _, rel = line.split()
         best[q] = max(best.get(q, int(rel)), int(rel))
+    return best
+
+
+def _all_negative_query(case: Case) -> bool:
+    """Some evaluated query (in both files, or any qrels query under -c) has only negative relevance."""
     run = {line.split()[0] for line in case.run}
-    return any(v < 0 and ("-c" in case.flags or q in run) for q, v in best.items())
+    return any(v < 0 and ("-c" in case.flags or q in run) for q, v in _best_rel(case).items())
+
+
+def _query_below_minus_one(case: Case) -> bool:
+    """Some query of the qrels has only relevance values <= -2."""
+    return any(v <= -2 for v in _best_rel(case).values())
 
 
 @dataclass(frozen=True)
@@ -80,15 +61,16 @@ class Known:
     rewrite: Callable[[Case, bytes], bytes] | None = None  # trec_eval's stdout as trecrs prints it
     condition: Callable[[Case], bool] | None = None  # cases where any remaining difference is this class
     te_fails: bool = False  # the condition explains only a trec_eval failure
+    crash: bool = False  # the condition explains a trecrs crash
 
 
 KNOWN: tuple[Known, ...] = (
-    Known("param-names", "trec_eval names measures given parameters 'set_F_0.5', trecrs the bare name "
-          "(issue: trec_eval fidelity)", rewrite=_bare_names),
-    Known("nan", "trec_eval prints glibc's '-nan', trecrs 'nan' (issue: trec_eval fidelity)", rewrite=_nan_as_python),
     Known("all-negative-query", "trec_eval 9.0.8 fails on an evaluated query whose qrels are all negative "
           "('Can't calculate measure', status 4, or a crash when every rel is <= -2); trecrs evaluates it "
           "(issue: trec_eval fidelity)", condition=_all_negative_query, te_fails=True),
+    Known("pytrec_eval-crash", "the pytrec_eval engine (trec_eval's C code) crashes on a query whose qrels "
+          "are all <= -2, as trec_eval 9.0.8 does (issue: trec_eval fidelity)",
+          condition=_query_below_minus_one, crash=True),
     Known("c-semantics", "-c follows trec_eval 10.0 (a one-document ranking for qrels queries missing from the "
           "run), not 9.0.8 (issue: trec_eval fidelity)",
           condition=lambda case: "-c" in case.flags and _qrels_only_queries(case)),
@@ -118,6 +100,9 @@ def signature(case: Case, te: Outcome, rs: Outcome) -> str | None:
     if agree(te, rs):
         return None
     if crashed(rs):
+        for known in KNOWN:
+            if known.crash and known.condition(case):
+                return known.name
         last = (rs.stderr.strip().splitlines() or [f"status {rs.status}"])[-1]
         return "trecrs crash: " + re.sub(r"/\S*trecrs-fuzz-\S*", "FILE", last)[:120]
     if rs.status == 2 and "cannot compute" in rs.stderr:
@@ -132,7 +117,9 @@ def signature(case: Case, te: Outcome, rs: Outcome) -> str | None:
         if expected == rs.stdout:
             return "+".join(used)
     for known in KNOWN:
-        if known.condition is not None and known.condition(case) and not (known.te_fails and te.ok):
+        if known.condition is None or known.crash or (known.te_fails and te.ok):
+            continue
+        if known.condition(case):
             return "+".join([*used, known.name])
     return "unexplained: " + _residual(case, te, rs, expected)
 

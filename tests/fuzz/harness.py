@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .binaries import VERSIONS, binary
-from .classify import signature
+from .classify import KNOWN_BY_NAME, signature
 from .generate import Case, make_case
 from .run import ENGINES, Outcome, Worker, case_files, run_binary, trecrs_argv
 
@@ -122,9 +122,10 @@ def _summary(report: Report, differ: Differ, args) -> None:
         print(f"  flags: {' '.join(small.flags)}")
         for label, lines in (("qrels", small.qrels), ("run", small.run)):
             print(f"  {label}:" + "".join(f"\n    {x}" for x in lines))
-        if args.save:
-            te, _ = differ.outcomes(small, (engine,))
-            meta = {"class": sig, "seed": args.seed, "case": k, "engine": engine, "version": args.version}
+        if args.save and all(part in KNOWN_BY_NAME for part in sig.split("+")):
+            te, rs = differ.outcomes(small)
+            classes = {e: signature(small, te, out) for e, out in rs.items()}
+            meta = {"class": sig, "classes": classes, "seed": args.seed, "case": k, "version": args.version}
             print(f"  saved in {save_case(Path(args.save), slug(sig), small, te, meta)}")
 
 
@@ -136,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--version", choices=sorted(VERSIONS), default="9", help="trec_eval 9 (9.0.8) or 10 (10.0)")
     p.add_argument("--engine", choices=ENGINES, action="append", help="trecrs engines (default: all)")
     p.add_argument("--no-shrink", action="store_true", help="do not shrink the example of each class")
-    p.add_argument("--save", metavar="DIR", help="store each class's shrunk example as a golden case in DIR")
+    p.add_argument("--save", metavar="DIR", help="store the shrunk example of each known class as a golden case "
+                   "in DIR (tests/fuzz/cases)")
     args = p.parse_args(argv)
     differ = Differ(args.version, tuple(args.engine or ENGINES))
     try:

@@ -66,7 +66,7 @@ class Worker:
     :mod:`subprocess` does, and the next command starts a fresh worker.
     """
 
-    def __init__(self, timeout: float = 120.0) -> None:
+    def __init__(self, timeout: float = 20.0) -> None:
         self.timeout = timeout
         self.proc: subprocess.Popen | None = None
 
@@ -99,7 +99,11 @@ class Worker:
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.stdin.close()
-            self.proc.wait(timeout=30)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # stuck in a command
+                self.proc.kill()
+                self.proc.wait()
         self.proc = None
 
 
