@@ -68,12 +68,13 @@ KNOWN: tuple[Known, ...] = (
     Known("all-negative-query", "trec_eval 9.0.8 fails on an evaluated query whose qrels are all negative "
           "('Can't calculate measure', status 4, or a crash when every rel is <= -2); trecrs evaluates it "
           "(issue: trec_eval fidelity)", condition=_all_negative_query, te_fails=True),
-    Known("pytrec_eval-crash", "the pytrec_eval engine (trec_eval's C code) crashes on a query whose qrels "
-          "are all <= -2, as trec_eval 9.0.8 does (issue: trec_eval fidelity)",
-          condition=_query_below_minus_one, crash=True),
+    Known("pytrec_eval-crash", "the pytrec_eval engine (trec_eval's C code) crashes or hangs on an evaluated "
+          "query whose qrels are all negative, where trec_eval 9.0.8 fails (issue: trec_eval fidelity)",
+          condition=lambda case: _all_negative_query(case) or _query_below_minus_one(case), crash=True),
     Known("c-semantics", "-c follows trec_eval 10.0 (a one-document ranking for qrels queries missing from the "
-          "run), not 9.0.8 (issue: trec_eval fidelity)",
-          condition=lambda case: "-c" in case.flags and _qrels_only_queries(case)),
+          "run), not 9.0.8; and under -c both versions' summary num_rel counts rel >= 1 whatever -l "
+          "(issue: trec_eval fidelity)",
+          condition=lambda case: "-c" in case.flags and (_qrels_only_queries(case) or "-l" in case.flags)),
 )  # fmt: skip
 KNOWN_BY_NAME = {k.name: k for k in KNOWN}
 
@@ -91,16 +92,16 @@ def agree(te: Outcome, rs: Outcome) -> bool:
     return (te.ok and rs.ok and te.stdout == rs.stdout) or (not te.ok and not rs.ok and not crashed(rs))
 
 
-def signature(case: Case, te: Outcome, rs: Outcome) -> str | None:
+def signature(case: Case, te: Outcome, rs: Outcome, known_classes: tuple[Known, ...] = KNOWN) -> str | None:
     """The class of the difference between trec_eval (``te``) and trecrs (``rs``); None when they agree.
 
     ``unsupported: ...`` when an explicitly chosen engine refuses a measure (a documented limit, not a
-    difference); the ``+``-joined names of the known classes that explain it; else ``unexplained: ...``.
+    difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``.
     """
     if agree(te, rs):
         return None
     if crashed(rs):
-        for known in KNOWN:
+        for known in known_classes:
             if known.crash and known.condition(case):
                 return known.name
         last = (rs.stderr.strip().splitlines() or [f"status {rs.status}"])[-1]
@@ -110,13 +111,13 @@ def signature(case: Case, te: Outcome, rs: Outcome) -> str | None:
     used: list[str] = []
     expected = te.stdout
     if te.ok and rs.ok:
-        for known in KNOWN:
+        for known in known_classes:
             if known.rewrite is not None and known.rewrite(case, expected) != expected:
                 expected = known.rewrite(case, expected)
                 used.append(known.name)
         if expected == rs.stdout:
             return "+".join(used)
-    for known in KNOWN:
+    for known in known_classes:
         if known.condition is None or known.crash or (known.te_fails and te.ok):
             continue
         if known.condition(case):

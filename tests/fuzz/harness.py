@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .binaries import VERSIONS, binary
-from .classify import KNOWN_BY_NAME, signature
+from .classify import KNOWN, KNOWN_BY_NAME, signature
 from .generate import Case, make_case
 from .run import ENGINES, Outcome, Worker, case_files, run_binary, trecrs_argv
 
@@ -40,9 +40,10 @@ class Report:
 class Differ:
     """Runs cases through one trec_eval binary and trecrs's engines."""
 
-    def __init__(self, version: str = "9", engines: tuple[str, ...] = ENGINES) -> None:
+    def __init__(self, version: str = "9", engines: tuple[str, ...] = ENGINES, known: tuple = KNOWN) -> None:
         self.binary = binary(version)
         self.engines = engines
+        self.known = known  # the known classes a signature may name
         self.worker = Worker()
 
     def outcomes(self, case: Case, engines: tuple[str, ...] | None = None) -> tuple[Outcome, dict[str, Outcome]]:
@@ -53,7 +54,7 @@ class Differ:
 
     def signatures(self, case: Case) -> dict[str, str | None]:
         te, rs = self.outcomes(case)
-        return {e: signature(case, te, out) for e, out in rs.items()}
+        return {e: signature(case, te, out, self.known) for e, out in rs.items()}
 
     def shrink(self, case: Case, engine: str, sig: str, tries: int = 400) -> Case:
         """A small case showing the difference ``sig`` with ``engine``."""
@@ -63,7 +64,7 @@ class Differ:
             if not c.qrels or not c.run:
                 return False
             te, rs = self.outcomes(c, (engine,))
-            return signature(c, te, rs[engine]) == sig
+            return signature(c, te, rs[engine], self.known) == sig
 
         return shrink(case, still, tries)
 
@@ -122,7 +123,7 @@ def _summary(report: Report, differ: Differ, args) -> None:
         print(f"  flags: {' '.join(small.flags)}")
         for label, lines in (("qrels", small.qrels), ("run", small.run)):
             print(f"  {label}:" + "".join(f"\n    {x}" for x in lines))
-        if args.save and all(part in KNOWN_BY_NAME for part in sig.split("+")):
+        if args.save and not args.no_known and all(part in KNOWN_BY_NAME for part in sig.split("+")):
             te, rs = differ.outcomes(small)
             classes = {e: signature(small, te, out) for e, out in rs.items()}
             meta = {"class": sig, "classes": classes, "seed": args.seed, "case": k, "version": args.version}
@@ -136,11 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", type=int, help="run case K only (and print its files and outputs)")
     p.add_argument("--version", choices=sorted(VERSIONS), default="9", help="trec_eval 9 (9.0.8) or 10 (10.0)")
     p.add_argument("--engine", choices=ENGINES, action="append", help="trecrs engines (default: all)")
+    p.add_argument("--no-known", action="store_true", help="name no known class: every difference by its "
+                   "measures and flags (for trec_eval 10.0, which the known classes do not describe)")
     p.add_argument("--no-shrink", action="store_true", help="do not shrink the example of each class")
     p.add_argument("--save", metavar="DIR", help="store the shrunk example of each known class as a golden case "
                    "in DIR (tests/fuzz/cases)")
     args = p.parse_args(argv)
-    differ = Differ(args.version, tuple(args.engine or ENGINES))
+    differ = Differ(args.version, tuple(args.engine or ENGINES), () if args.no_known else KNOWN)
     try:
         if args.only is not None:
             return _show(differ, args.seed, args.only)
