@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from trecrs.measures.trec_eval import base_of
+
 from .generate import Case
 from .run import Outcome
 
@@ -92,11 +94,14 @@ def agree(te: Outcome, rs: Outcome) -> bool:
     return (te.ok and rs.ok and te.stdout == rs.stdout) or (not te.ok and not rs.ok and not crashed(rs))
 
 
-def signature(case: Case, te: Outcome, rs: Outcome, known_classes: tuple[Known, ...] = KNOWN) -> str | None:
+def signature(
+    case: Case, te: Outcome, rs: Outcome, known_classes: tuple[Known, ...] = KNOWN, coarse: bool = False
+) -> str | None:
     """The class of the difference between trec_eval (``te``) and trecrs (``rs``); None when they agree.
 
     ``unsupported: ...`` when an explicitly chosen engine refuses a measure (a documented limit, not a
-    difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``.
+    difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``
+    (``coarse``: by base measure names only, without the flags).
     """
     if agree(te, rs):
         return None
@@ -122,22 +127,22 @@ def signature(case: Case, te: Outcome, rs: Outcome, known_classes: tuple[Known, 
             continue
         if known.condition(case):
             return "+".join([*used, known.name])
-    return "unexplained: " + _residual(case, te, rs, expected)
+    return "unexplained: " + _residual(case, te, rs, expected, coarse)
 
 
-def _residual(case: Case, te: Outcome, rs: Outcome, expected: bytes) -> str:
-    """A short description of a difference no known class explains: statuses, or measures and flags."""
-    flags = " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags)
+def _residual(case: Case, te: Outcome, rs: Outcome, expected: bytes, coarse: bool = False) -> str:
+    """A short description of a difference no known class explains: statuses (with trec_eval's message),
+    or the differing measures, and the flags."""
+    flags = "" if coarse else " [" + " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags) + "]"
     if te.ok != rs.ok:
-        return f"status trec_eval {te.status} trecrs {rs.status} [{flags}]"
+        said = re.sub(r"'[^']*'", "'...'", (te.stderr.strip().splitlines() or [""])[0])
+        return f"status trec_eval {te.status} ({said}) trecrs {rs.status}{flags}"
     a, b = _lines(expected), _lines(rs.stdout)
-    kinds = set()
-    sa, sb = set(a), set(b)
     names_a, names_b = {n for n, _, _ in a}, {n for n, _, _ in b}
-    for n, q, _ in sa ^ sb:
+    kinds = set()
+    for n, q, _ in set(a) ^ set(b):
         kind = "missing" if n not in names_b else "extra" if n not in names_a else "value"
-        kinds.add(f"{kind} {n}" if q != "all" or kind != "value" else f"value {n} (summary)")
-    if not kinds:
-        kinds.add("line order")
-    shown = sorted(kinds)
-    return ", ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else "") + f" [{flags}]"
+        name = (base_of(n) or n) if coarse else n
+        kinds.add(f"{kind} {name}" if coarse or q != "all" or kind != "value" else f"value {name} (summary)")
+    shown = sorted(kinds) or ["line order"]
+    return ", ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else "") + flags

@@ -40,8 +40,11 @@ class Report:
 class Differ:
     """Runs cases through one trec_eval binary and trecrs's engines."""
 
-    def __init__(self, version: str = "9", engines: tuple[str, ...] = ENGINES, known: tuple = KNOWN) -> None:
+    def __init__(
+        self, version: str = "9", engines: tuple[str, ...] = ENGINES, known: tuple = KNOWN, coarse: bool = False
+    ) -> None:
         self.binary = binary(version)
+        self.coarse = coarse
         self.engines = engines
         self.known = known  # the known classes a signature may name
         self.worker = Worker()
@@ -54,7 +57,7 @@ class Differ:
 
     def signatures(self, case: Case) -> dict[str, str | None]:
         te, rs = self.outcomes(case)
-        return {e: signature(case, te, out, self.known) for e, out in rs.items()}
+        return {e: signature(case, te, out, self.known, self.coarse) for e, out in rs.items()}
 
     def shrink(self, case: Case, engine: str, sig: str, tries: int = 400) -> Case:
         """A small case showing the difference ``sig`` with ``engine``."""
@@ -64,7 +67,7 @@ class Differ:
             if not c.qrels or not c.run:
                 return False
             te, rs = self.outcomes(c, (engine,))
-            return signature(c, te, rs[engine], self.known) == sig
+            return signature(c, te, rs[engine], self.known, self.coarse) == sig
 
         return shrink(case, still, tries)
 
@@ -119,7 +122,7 @@ def _summary(report: Report, differ: Differ, args) -> None:
         print(f"\n* {sig}\n  {counts}; first: --only {k} --engine {engine}")
         if args.no_shrink:
             continue
-        small = differ.shrink(make_case(args.seed, k), engine, sig)
+        small = differ.shrink(make_case(args.seed, k), engine, sig, args.shrink_tries)
         print(f"  flags: {' '.join(small.flags)}")
         for label, lines in (("qrels", small.qrels), ("run", small.run)):
             print(f"  {label}:" + "".join(f"\n    {x}" for x in lines))
@@ -139,11 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--engine", choices=ENGINES, action="append", help="trecrs engines (default: all)")
     p.add_argument("--no-known", action="store_true", help="name no known class: every difference by its "
                    "measures and flags (for trec_eval 10.0, which the known classes do not describe)")
+    p.add_argument("--coarse", action="store_true", help="classes by base measure names only, without flags")
+    p.add_argument("--shrink-tries", type=int, default=400, help="runs allowed to shrink each example")
     p.add_argument("--no-shrink", action="store_true", help="do not shrink the example of each class")
     p.add_argument("--save", metavar="DIR", help="store the shrunk example of each known class as a golden case "
                    "in DIR (tests/fuzz/cases)")
     args = p.parse_args(argv)
-    differ = Differ(args.version, tuple(args.engine or ENGINES), () if args.no_known else KNOWN)
+    differ = Differ(args.version, tuple(args.engine or ENGINES), () if args.no_known else KNOWN, args.coarse)
     try:
         if args.only is not None:
             return _show(differ, args.seed, args.only)

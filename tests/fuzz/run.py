@@ -7,6 +7,7 @@ import io
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,8 +74,8 @@ class Worker:
     def _start(self) -> subprocess.Popen:
         root = Path(__file__).resolve().parents[2]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-        return subprocess.Popen([sys.executable, "-m", "tests.fuzz.run"], cwd=root, env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+        return subprocess.Popen([sys.executable, "-m", "tests.fuzz.run", str(self.timeout + 5)], cwd=root, env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
 
     def run(self, argv: list[str]) -> Outcome:
         """``trecrs ARGV`` in the worker (started if needed)."""
@@ -107,13 +108,16 @@ class Worker:
         self.proc = None
 
 
-def _serve() -> None:
+def _serve(limit: float) -> None:
     """The worker's loop: argv in, outcome out; fd 1 is pointed at stderr so that stray C output cannot
-    corrupt the replies."""
+    corrupt the replies. A command running longer than ``limit`` seconds ends the worker (SIGALRM's
+    default action works even inside C code), so a hung worker never outlives its harness."""
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     for line in sys.stdin:
+        signal.alarm(max(1, int(limit)))
         outcome = run_in_process(json.loads(line))
+        signal.alarm(0)
         reply = {"status": outcome.status, "stdout": outcome.stdout.decode("latin-1"), "stderr": outcome.stderr}
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
@@ -127,4 +131,4 @@ def run_binary(binary: Path, case: Case, qrels: Path, run: Path) -> Outcome:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(float(sys.argv[1]) if len(sys.argv) > 1 else 60.0)
