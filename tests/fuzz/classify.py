@@ -135,7 +135,7 @@ def _residual(case: Case, te: Outcome, rs: Outcome, expected: bytes, coarse: boo
     or the differing measures, and the flags."""
     flags = "" if coarse else " [" + " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags) + "]"
     if te.ok != rs.ok:
-        said = re.sub(r"'[^']*'", "'...'", (te.stderr.strip().splitlines() or [""])[0])
+        said = re.sub(r"(?<=\s)'[^']*'", "'...'", (te.stderr.strip().splitlines() or [""])[0])
         return f"status trec_eval {te.status} ({said}) trecrs {rs.status}{flags}"
     a, b = _lines(expected), _lines(rs.stdout)
     names_a, names_b = {n for n, _, _ in a}, {n for n, _, _ in b}
