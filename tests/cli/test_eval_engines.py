@@ -61,7 +61,7 @@ def test_engine_that_cannot_compute_the_request_is_a_usage_error(cli):
     # auto falls back to the reference engine for the same request
     code, out, err = cli("eval", "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN)
     assert code == 0, err
-    assert out.startswith("ndcg ")  # named as trec_eval prints it
+    assert out.startswith("ndcg_1=3,2=9 ")  # named as trec_eval prints it
 
 
 def test_library_messages_are_reworded_with_flags(cli):

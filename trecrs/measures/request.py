@@ -75,6 +75,18 @@ class MeasureRequest:
             return [f"{base}_{p}"]
         return [base]
 
+    def printed_name(self, column: str) -> str:
+        """The name trec_eval prints for an engine's value column: the measure's name, and for a measure
+        named after its parameters (:data:`NAMED_BY_PARAMS`) given some, ``_`` and the parameters as typed
+        (``-m set_F.0.5`` prints ``set_F_0.5``, ``-m utility.2,1,-1,1`` prints ``utility_2,1,-1,1``)."""
+        p = self.params.get(column)
+        return column if p is None or column not in NAMED_BY_PARAMS else f"{column}_{p}"
+
+
+# Measures whose engines return one value column named after the measure, which trec_eval prints as
+# ``name_params`` when -m gave parameters (meas_init.c builds the printed name from the typed string).
+NAMED_BY_PARAMS = frozenset({"relstring", "utility", "11pt_avg", "G", "ndcg", "ndcg_rel", "Rndcg", "set_F"})
+
 
 def long_cutoffs(base: str, p: str | None) -> list[int]:
     """Integer cutoffs of ``base.p`` sorted ascending (positive, unique), or the table's defaults."""

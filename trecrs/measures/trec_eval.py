@@ -10,6 +10,7 @@ measure that computes the same number.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 # How a measure's per-query values become the summary value.
@@ -138,10 +139,13 @@ IR_BARE: dict[str, str] = {"ndcg": "ndcg", "ap": "map", "map": "map"}
 
 
 def format_value(measure: str, value: float) -> str:
-    """Format a value the way trec_eval prints it: ``%ld`` for counts, ``%6.4f`` otherwise."""
+    """Format a value the way trec_eval prints it: ``%ld`` for counts, ``%6.4f`` otherwise; NaN as glibc's
+    ``%6.4f`` prints it, with its sign (``  -nan`` for the NaN of 0/0 on x86-64, as trec_eval prints)."""
     base = base_of(measure)
     if base is not None and BY_NAME[base].integer:
         return "%d" % int(value)
+    if math.isnan(value):  # Python's % drops a NaN's sign bit; printf keeps it
+        return "%6s" % ("-nan" if math.copysign(1.0, value) < 0 else "nan")
     return "%6.4f" % value
 
 

@@ -28,6 +28,8 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
     out: list[str] = []
     cols = ev.columns()
     has_rel = "relstring" in ev.request.params
+    printed = ev.request.printed_name
+    relstring = printed("relstring")
     if per_query:
         q_cols = [c for c in cols if printed_per_query(c)]
         # relstring sits in the table between P and recall
@@ -37,17 +39,17 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
         for i, q in enumerate(queries):
             for j, c in enumerate(q_cols):
                 if rel_pos == j:
-                    out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
+                    out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
                 if columns[c][i] is not None:  # an extra measure undefined for this query prints nothing
-                    out.append(_line(c, q, format_value(c, columns[c][i])))
+                    out.append(_line(printed(c), q, format_value(c, columns[c][i])))
             if rel_pos is not None and rel_pos >= len(q_cols):
-                out.append(_line("relstring", q, "'%s'" % ev.relstrings.get(q, "")))
+                out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
     if summary:
         for name, value in ev.summary.items():
             if name == "runid":
                 out.append(_line("runid", ALL, ev.runid))
             else:
-                out.append(_line(name, ALL, format_value(name, value)))
+                out.append(_line(printed(name), ALL, format_value(name, value)))
     return "".join(out)
 
 

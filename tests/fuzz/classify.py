@@ -1,0 +1,148 @@
+"""Comparing trecrs with trec_eval on one case, and naming the difference.
+
+Two outcomes agree when both programs succeed with the same stdout bytes, or when both fail (trec_eval
+and trecrs have different exit statuses and messages; failing is what must match). A difference is
+explained by the known classes of :data:`KNOWN` whose rewrite of trec_eval's output (or whose condition)
+accounts for it; whatever remains gets a signature naming the differing measures and the flags, so that
+differences with one cause fall in one class.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from trecrs.measures.trec_eval import base_of
+
+from .generate import Case
+from .run import Outcome
+
+
+def _lines(stdout: bytes) -> list[tuple[str, str, str]]:
+    out = []
+    for raw in stdout.decode("utf-8", "surrogateescape").splitlines():
+        name, _, rest = raw.partition("\t")
+        qid, _, value = rest.partition("\t")
+        out.append((name.rstrip(" "), qid, value))
+    return out
+
+
+def _qrels_only_queries(case: Case) -> bool:
+    qrels = {line.split()[0] for line in case.qrels if line.split()}
+    run = {line.split()[0] for line in case.run if line.split()}
+    return bool(qrels - run)
+
+
+def _best_rel(case: Case) -> dict[str, int]:
+    """The highest relevance value of each qrels query."""
+    best: dict[str, int] = {}
+    for line in case.qrels:
+        q, _, _, rel = line.split()
+        best[q] = max(best.get(q, int(rel)), int(rel))
+    return best
+
+
+def _all_negative_query(case: Case) -> bool:
+    """Some evaluated query (in both files, or any qrels query under -c) has only negative relevance."""
+    run = {line.split()[0] for line in case.run}
+    return any(v < 0 and ("-c" in case.flags or q in run) for q, v in _best_rel(case).items())
+
+
+def _query_below_minus_one(case: Case) -> bool:
+    """Some query of the qrels has only relevance values <= -2."""
+    return any(v <= -2 for v in _best_rel(case).values())
+
+
+@dataclass(frozen=True)
+class Known:
+    """A known class of difference: its name, why it is not fixed yet, and how to recognise it."""
+
+    name: str
+    reason: str
+    rewrite: Callable[[Case, bytes], bytes] | None = None  # trec_eval's stdout as trecrs prints it
+    condition: Callable[[Case], bool] | None = None  # cases where any remaining difference is this class
+    te_fails: bool = False  # the condition explains only a trec_eval failure
+    crash: bool = False  # the condition explains a trecrs crash
+
+
+KNOWN: tuple[Known, ...] = (
+    Known("all-negative-query", "trec_eval 9.0.8 fails on an evaluated query whose qrels are all negative "
+          "('Can't calculate measure', status 4, or a crash when every rel is <= -2); trecrs evaluates it "
+          "(issue: trec_eval fidelity)", condition=_all_negative_query, te_fails=True),
+    Known("pytrec_eval-crash", "the pytrec_eval engine (trec_eval's C code) crashes or hangs on an evaluated "
+          "query whose qrels are all negative, where trec_eval 9.0.8 fails (issue: trec_eval fidelity)",
+          condition=lambda case: _all_negative_query(case) or _query_below_minus_one(case), crash=True),
+    Known("c-semantics", "-c follows trec_eval 10.0 (a one-document ranking for qrels queries missing from the "
+          "run), not 9.0.8; and under -c both versions' summary num_rel counts rel >= 1 whatever -l "
+          "(issue: trec_eval fidelity)",
+          condition=lambda case: "-c" in case.flags and (_qrels_only_queries(case) or "-l" in case.flags)),
+)  # fmt: skip
+KNOWN_BY_NAME = {k.name: k for k in KNOWN}
+
+
+EXIT_INTERNAL = 70  # trecrs's status for a bug it caught (trecrs.errors)
+
+
+def crashed(rs: Outcome) -> bool:
+    """trecrs died of a signal or reported an internal error: never an agreement."""
+    return rs.status < 0 or rs.status == EXIT_INTERNAL
+
+
+def agree(te: Outcome, rs: Outcome) -> bool:
+    """Same bytes and both successful, or both failed (trecrs by an error it reports, not a crash)."""
+    return (te.ok and rs.ok and te.stdout == rs.stdout) or (not te.ok and not rs.ok and not crashed(rs))
+
+
+def signature(
+    case: Case, te: Outcome, rs: Outcome, known_classes: tuple[Known, ...] = KNOWN, coarse: bool = False
+) -> str | None:
+    """The class of the difference between trec_eval (``te``) and trecrs (``rs``); None when they agree.
+
+    ``unsupported: ...`` when an explicitly chosen engine refuses a measure (a documented limit, not a
+    difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``
+    (``coarse``: by base measure names only, without the flags).
+    """
+    if agree(te, rs):
+        return None
+    if crashed(rs):
+        for known in known_classes:
+            if known.crash and known.condition(case):
+                return known.name
+        last = (rs.stderr.strip().splitlines() or [f"status {rs.status}"])[-1]
+        return "trecrs crash: " + re.sub(r"/\S*trecrs-fuzz-\S*", "FILE", last)[:120]
+    if rs.status == 2 and "cannot compute" in rs.stderr:
+        return "unsupported: " + re.sub(r".*cannot compute ([^.,= ]+).*", r"\1", rs.stderr.strip())
+    used: list[str] = []
+    expected = te.stdout
+    if te.ok and rs.ok:
+        for known in known_classes:
+            if known.rewrite is not None and known.rewrite(case, expected) != expected:
+                expected = known.rewrite(case, expected)
+                used.append(known.name)
+        if expected == rs.stdout:
+            return "+".join(used)
+    for known in known_classes:
+        if known.condition is None or known.crash or (known.te_fails and te.ok):
+            continue
+        if known.condition(case):
+            return "+".join([*used, known.name])
+    return "unexplained: " + _residual(case, te, rs, expected, coarse)
+
+
+def _residual(case: Case, te: Outcome, rs: Outcome, expected: bytes, coarse: bool = False) -> str:
+    """A short description of a difference no known class explains: statuses (with trec_eval's message),
+    or the differing measures, and the flags."""
+    flags = "" if coarse else " [" + " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags) + "]"
+    if te.ok != rs.ok:
+        said = re.sub(r"(?<=\s)'[^']*'", "'...'", (te.stderr.strip().splitlines() or [""])[0])
+        return f"status trec_eval {te.status} ({said}) trecrs {rs.status}{flags}"
+    a, b = _lines(expected), _lines(rs.stdout)
+    names_a, names_b = {n for n, _, _ in a}, {n for n, _, _ in b}
+    kinds = set()
+    for n, q, _ in set(a) ^ set(b):
+        kind = "missing" if n not in names_b else "extra" if n not in names_a else "value"
+        name = (base_of(n) or n) if coarse else n
+        kinds.add(f"{kind} {name}" if coarse or q != "all" or kind != "value" else f"value {name} (summary)")
+    shown = sorted(kinds) or ["line order"]
+    return ", ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else "") + flags
