@@ -14,6 +14,8 @@ import pytest
 from ..conftest import ROOT
 
 # Runs `trecrs eval -o out.txt` with the write slowed down: the temporary exists while it sleeps.
+# Python runs signal handlers in the main thread between bytecodes; a signal delivered to one of polars'
+# threads is seen when the main thread next runs Python code, hence the short sleeps.
 SLOW_WRITE = textwrap.dedent(
     """
     import sys, time
@@ -24,7 +26,8 @@ SLOW_WRITE = textwrap.dedent(
         with output.atomic_path(path) as tmp:
             tmp.write_text("partial")
             print("writing", flush=True)
-            time.sleep(60)
+            for _ in range(600):  # short sleeps: a signal that lands on another thread is handled at the next one
+                time.sleep(0.1)
 
     output.write_text_atomic = slow_write
     sys.exit(main(["eval", "-o", "sub/out.txt", "tiny.qrels", "tiny.run"]))
