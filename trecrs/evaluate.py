@@ -16,6 +16,7 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import os
 import sys
@@ -124,7 +125,7 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     if per_query.height == len(stand_in) and not average_all:
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     if stand_in:
-        resets = [c for c in per_query.columns if base_of(c) in request.version.stand_in_resets]
+        resets = [c for c in per_query.columns if c != QUERY and _reset_on_stand_in(request, c)]
         mask = pl.col(QUERY).is_in(stand_in)
         per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
@@ -137,6 +138,12 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     if request.relstring_length() is not None:
         rs = {**computed.relstrings, **dict.fromkeys(stand_in, "")}
     return Evaluation(request, per_query, summary, tag, rs, num_q)
+
+
+def _reset_on_stand_in(request: MeasureRequest, column: str) -> bool:
+    """Whether trec_eval resets ``column`` to 0 on a -c stand-in ranking (``trec_eval.c``, by printed name)."""
+    name = request.printed_name(column)
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in request.version.stand_in_resets)
 
 
 @dataclass
@@ -359,7 +366,10 @@ def _choose_engine(name: str, request: MeasureRequest):
             if candidate.name != "pytrec_eval" and candidate.supports(request):
                 return candidate
         if version.number != 9:
-            raise UsageError(f"no engine computes {', '.join(request.engine_specs())} as trec_eval {version.label}")
+            raise UsageError(
+                f"engine 'vectorized' cannot compute {', '.join(request.engine_specs())} as trec_eval "
+                f"{version.label} (pytrec_eval, which takes more parameters, embeds trec_eval 9.x)"
+            )
         return ENGINES["pytrec_eval"]
     if name not in ENGINES:
         raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}")

@@ -43,7 +43,9 @@ class TrecEvalVersion:
     recall_cutoff: Callable[[np.ndarray], np.ndarray]  # recall level * num_rel -> rank cutoff
     added_measures: tuple[str, ...] = ()  # measure-table entries the version has beyond 9.0.8
     all_trec_added: tuple[str, ...] = ()  # names its all_trec nickname has beyond 9.0.8
-    stand_in_resets: tuple[str, ...] = ("num_ret", "utility")  # -c stand-in values reset to 0
+    # -c stand-in values reset to 0, matched against the printed names (fnmatch: 10.0 compares names with
+    # strcmp, so "utility_2,1,-1,1" is not reset, and "unj" with strncmp, so every "unj_K" is)
+    stand_in_resets: tuple[str, ...] = ("num_ret", "utility*")
     uncovered_query_fatal: bool = False  # a qrels query without run lines stops it (status 4)
     run_from_stdin: bool = False  # results file "-" is standard input
 
@@ -61,7 +63,7 @@ VERSIONS: dict[int, TrecEvalVersion] = {
         _lround,
         added_measures=("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj"),
         all_trec_added=("unj", "rbp", "rbp_resid"),
-        stand_in_resets=("num_ret", "utility", "unj", "rbp_resid"),
+        stand_in_resets=("num_ret", "utility", "unj*", "rbp_resid"),
         uncovered_query_fatal=True,
         run_from_stdin=True,
     ),
