@@ -156,6 +156,8 @@ def _inputs(args) -> dict:
 
 
 def _params(args) -> dict:
+    # the trec_eval version is recorded when it is not 9.0.8, so that 9.0.8 manifests stay as they were
+    pinned = {} if args.trec_eval_version == 9 else {"trec_eval_version": args.trec_eval_version}
     return {
         "measures": args.measures or ["official"],
         "relevance_level": args.level,
@@ -164,7 +166,7 @@ def _params(args) -> dict:
         "depth": args.depth,
         "per_query": args.per_query,
         "opr_average": args.opr_average,
-        "trec_eval_version": args.trec_eval_version,
+        **pinned,
     }
 
 
