@@ -16,6 +16,7 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import math
 import os
@@ -335,6 +336,7 @@ def _stdin_run(run, version: TrecEvalVersion):
     data = sys.stdin.buffer.read()
     with tempfile.NamedTemporaryFile(prefix="trecrs-stdin-", suffix=".run", delete=False) as tmp:
         tmp.write(data)
+    atexit.register(os.unlink, tmp.name)  # parsed like any run file (same errors), removed at exit
     return tmp.name
 
 
