@@ -16,8 +16,12 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 
 from __future__ import annotations
 
+import atexit
+import fnmatch
 import math
 import os
+import sys
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 
@@ -34,6 +38,8 @@ from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed
 from .ordering import bytewise_sorted, trec_order
 from .ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA, SCORE, VALUE
+from .trec_eval_versions import TrecEvalVersion
+from .trec_eval_versions import get as trec_eval_version_entry
 
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's stand-in ranking for a query missing under -c
 
@@ -120,7 +126,7 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     if per_query.height == len(stand_in) and not average_all:
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     if stand_in:
-        resets = [c for c in per_query.columns if c == "num_ret" or base_of(c) == "utility"]
+        resets = [c for c in per_query.columns if c != QUERY and _reset_on_stand_in(request, c)]
         mask = pl.col(QUERY).is_in(stand_in)
         per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
@@ -133,6 +139,12 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     if request.relstring_length() is not None:
         rs = {**computed.relstrings, **dict.fromkeys(stand_in, "")}
     return Evaluation(request, per_query, summary, tag, rs, num_q)
+
+
+def _reset_on_stand_in(request: MeasureRequest, column: str) -> bool:
+    """Whether trec_eval resets ``column`` to 0 on a -c stand-in ranking (``trec_eval.c``, by printed name)."""
+    name = request.printed_name(column)
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in request.version.stand_in_resets)
 
 
 @dataclass
@@ -149,12 +161,14 @@ class _Frames:
         return frame.filter(pl.col(QUERY).is_in(queries))
 
 
-def _read_frames(qrels, run, *, depth: int | None, average_all: bool, max_rel: int = REL_MAX) -> _Frames:
+def _read_frames(
+    qrels, run, *, depth: int | None, average_all: bool, max_rel: int = REL_MAX, version: TrecEvalVersion
+) -> _Frames:
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(run, RUN_SCHEMA, "run")
     tag = run_tag(run)
     if depth is not None:
-        run = trec_order(run).filter(pl.col(RANK) <= depth)
+        run = trec_order(run, score_dtype=version.score_dtype).filter(pl.col(RANK) <= depth)
     qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
     run_queries = set(run.get_column(QUERY).unique().to_list())
     evaluated = run_queries & qrels_queries
@@ -163,8 +177,24 @@ def _read_frames(qrels, run, *, depth: int | None, average_all: bool, max_rel: i
     if not evaluated and average_all and run.height == 0:
         raise SemanticError("the run is empty")
     missing = sorted(qrels_queries - run_queries) if average_all else []
+    if version.uncovered_query_fatal and not average_all:
+        stop_uncovered(bytewise_sorted(qrels_queries - run_queries), version)
     warn_uncovered(len(qrels_queries), len(qrels_queries - run_queries), average_all=average_all)
     return _Frames(qrels, run, tag, list(evaluated), missing)
+
+
+def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
+    """trec_eval 10.0 stops (status 4) at the first qrels query, in qid order, with no line in the run.
+
+    Its message (``trec_eval.c``: "result qid 'Q' not found in qrels") names the qrels query but reads
+    the other way round; trecrs says what is missing and how to go on.
+    """
+    if uncovered:
+        more = f" (and {len(uncovered) - 1:,} more)" if len(uncovered) > 1 else ""
+        raise SemanticError(
+            f"qrels query {uncovered[0]!r}{more} has no line in the run: trec_eval {version.label} stops here "
+            "(use -c to score such queries 0, or remove them from the qrels)"
+        )
 
 
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
@@ -195,7 +225,8 @@ def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level
     length = request.relstring_length()
     rs: dict[str, str] = {}
     if length is not None and sub_run.height:
-        rs = vectorized.relstrings(vectorized.rank(sub_qrels, sub_run, judged_only=judged_only), length)
+        ranked = vectorized.rank(sub_qrels, sub_run, judged_only=judged_only, score_dtype=request.version.score_dtype)
+        rs = vectorized.relstrings(ranked, length)
     return Computed(per_query, f.missing, rs)
 
 
@@ -252,6 +283,7 @@ def evaluate_full(
     predictions=None,
     opr_average: str | None = None,
     head_share: float = 0.33,
+    trec_eval_version: int = 9,
 ) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
@@ -259,21 +291,25 @@ def evaluate_full(
     same queries and printed after the trec_eval ones; ``train``/``test``/``predictions`` (frames or paths)
     feed those that need them. ``opr_average="user"`` averages One-Plus-Random cases per user first.
     Two paths end in :func:`finalize`: files the vectorized engine covers are read lean; anything else
-    is read as frames and computed by the chosen engine.
+    is read as frames and computed by the chosen engine. ``trec_eval_version`` (9 or 10) picks the
+    trec_eval whose rules apply (:mod:`trecrs.trec_eval_versions`); run ``"-"`` is standard input in 10.
     """
-    request = _request(measures)
+    version = trec_eval_version_entry(trec_eval_version)
+    request = _request(measures, version)
+    run = _stdin_run(run, version)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     _check_depth(depth)
     eng = _choose_engine(engine, request)
     flags = dict(relevance_level=relevance_level, judged_only=judged_only)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
-    if paths and eng is ENGINES["vectorized"] and not request.extras and opr_average != "user" and relevance_level >= 1:
+    lean = paths and eng is ENGINES["vectorized"] and np.dtype(version.score_dtype) == np.float32  # float32 reader
+    if lean and not request.extras and opr_average != "user" and relevance_level >= 1:
         computed, tag = _compute_files(qrels, run, request, depth=depth, complete=average_all, **flags)
         return finalize(request, computed, tag, average_all=average_all)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
-    f = _read_frames(qrels, run, depth=depth, average_all=average_all, max_rel=max_rel)
+    f = _read_frames(qrels, run, depth=depth, average_all=average_all, max_rel=max_rel, version=version)
     if not request.params:  # only extras asked for: no trec_eval measure to compute
         eng = _NoTrecMeasures
     ev = finalize(request, _compute_frames(f, eng, request, **flags), f.tag, average_all=average_all)
@@ -284,8 +320,24 @@ def evaluate_full(
     return ev
 
 
-def _request(measures) -> MeasureRequest:
-    return measures if isinstance(measures, MeasureRequest) else parse_measures(measures)
+def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:
+    number = 9 if version is None else version.number
+    if isinstance(measures, MeasureRequest):
+        return measures if measures.trec_eval_version == number else parse_measures(
+            measures.engine_specs() + list(measures.extras), trec_eval_version=number
+        )
+    return parse_measures(measures, trec_eval_version=number)
+
+
+def _stdin_run(run, version: TrecEvalVersion):
+    """Run ``"-"``: standard input where the version reads it so (``get_trec_results.c``, 10.0), else a path."""
+    if not (version.run_from_stdin and isinstance(run, str) and run == "-"):
+        return run
+    data = sys.stdin.buffer.read()
+    with tempfile.NamedTemporaryFile(prefix="trecrs-stdin-", suffix=".run", delete=False) as tmp:
+        tmp.write(data)
+    atexit.register(os.unlink, tmp.name)  # parsed like any run file (same errors), removed at exit
+    return tmp.name
 
 
 def _check_depth(depth: int | None) -> None:
@@ -303,11 +355,23 @@ class _NoTrecMeasures:
 
 def _choose_engine(name: str, request: MeasureRequest):
     """``auto``: the first registered engine other than the reference that covers the request, else
-    pytrec_eval; a named engine must exist and cover the request."""
+    pytrec_eval; a named engine must exist and cover the request. pytrec_eval embeds trec_eval 9.x's C
+    code, so it serves only 9.x requests."""
+    version = request.version
+    if name == "pytrec_eval" and version.number != 9:
+        raise UsageError(
+            f"engine 'pytrec_eval' embeds trec_eval 9.x and cannot reproduce trec_eval {version.label}: "
+            "use --engine vectorized (or auto)"
+        )
     if name == "auto":
         for candidate in ENGINES.values():
             if candidate.name != "pytrec_eval" and candidate.supports(request):
                 return candidate
+        if version.number != 9:
+            raise UsageError(
+                f"engine 'vectorized' cannot compute {', '.join(request.engine_specs())} as trec_eval "
+                f"{version.label} (pytrec_eval, which takes more parameters, embeds trec_eval 9.x)"
+            )
         return ENGINES["pytrec_eval"]
     if name not in ENGINES:
         raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}")
@@ -338,6 +402,7 @@ def evaluate(
     predictions=None,
     opr_average: str | None = None,
     head_share: float = 0.33,
+    trec_eval_version: int = 9,
 ) -> pl.DataFrame:
     """Score a run against qrels exactly as trec_eval 9.x does; tidy ``(query, measure, value)`` rows.
 
@@ -354,7 +419,8 @@ def evaluate(
     ``train``, ``test`` (ratings frames or files) and ``predictions`` (``user, item, score``) feed those that
     need them; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
-    Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018).
+    Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018),
+    or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md).
     """
     ev = evaluate_full(
         qrels,
@@ -370,6 +436,7 @@ def evaluate(
         predictions=predictions,
         opr_average=opr_average,
         head_share=head_share,
+        trec_eval_version=trec_eval_version,
     )
     return _rows(ev, per_query)
 

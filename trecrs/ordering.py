@@ -6,7 +6,9 @@ equals 0.0); ties broken by document id descending, compared bytewise (``strcmp`
 run file is never trusted. Queries are evaluated, printed and averaged in bytewise qid order
 (``trec_eval.c`` sorts the query ids with ``strcmp``).
 
-The score comparison is one key, :func:`descending_key`; :func:`trec_order` applies the rule to a polars
+trec_eval 10.0 compares scores as C ``double``s instead (``trec_format.h``); every function here takes
+the score type (``score_dtype``, :attr:`trecrs.trec_eval_versions.TrecEvalVersion.score_dtype`), float32
+by default. The score comparison is one key, :func:`descending_key`; :func:`trec_order` applies the rule to a polars
 frame of string ids, :func:`order_rows` to integer-coded rows (ids replaced by their rank in a bytewise
 sorted vocabulary, so comparing codes compares ids).
 """
@@ -27,15 +29,17 @@ def bytewise_sorted(values) -> list[str]:
     return sorted(values, key=lambda s: s.encode("utf-8"))
 
 
-def c_floats(scores: pl.Series) -> np.ndarray:
-    """Scores as C ``float``s (float32), -0.0 made 0.0 (they compare equal in C, so the doc id decides).
+def c_floats(scores: pl.Series, score_dtype=np.float32) -> np.ndarray:
+    """Scores as C ``float``s (float32) or, for trec_eval 10.0, ``double``s; -0.0 made 0.0 (they compare
+    equal in C, so the doc id decides).
 
-    Converted chunk by chunk, so no float64 copy of a long column is made.
+    Converted chunk by chunk, so no float64 copy of a long column is made for float32.
     """
-    out = np.empty(scores.len(), dtype=np.float32)
+    out = np.empty(scores.len(), dtype=score_dtype)
+    cast = pl.Float32 if out.dtype == np.float32 else pl.Float64
     at = 0
     for chunk in scores.get_chunks():
-        v = chunk.cast(pl.Float32).to_numpy()
+        v = chunk.cast(cast).to_numpy()
         out[at : at + v.size] = v
         at += v.size
     out[out == 0] = 0.0
@@ -62,16 +66,19 @@ def score_doc_key(s32: np.ndarray, dcode: np.ndarray, dbits: int) -> np.ndarray:
     return key
 
 
-def trec_order(run: pl.DataFrame, *, rank: bool = True) -> pl.DataFrame:
-    """Order a run the way trec_eval 9.x ranks it, and (optionally) renumber the rank column.
+def trec_order(run: pl.DataFrame, *, rank: bool = True, score_dtype=np.float32) -> pl.DataFrame:
+    """Order a run the way trec_eval ranks it, and (optionally) renumber the rank column.
 
-    Per query, score (as a C ``float``) descending, then document id descending bytewise, so ``"9"``
+    Per query, score (as a C ``float``, or ``double`` with ``score_dtype=np.float64``) descending, then document id descending bytewise, so ``"9"``
     ranks above ``"10"``; the rank column of the input is ignored. Queries come out in ascending order
     (bytewise for string ids), the order trec_eval evaluates them in.
 
     Returns a new DataFrame; ``rank`` (1-based, per query) is rewritten when ``rank=True``.
     """
-    key = pl.Series(_KEY, descending_key(run.get_column(SCORE).cast(pl.Float32).to_numpy()))
+    if np.dtype(score_dtype) == np.float32:
+        key = pl.Series(_KEY, descending_key(run.get_column(SCORE).cast(pl.Float32).to_numpy()))
+    else:  # -0.0 made 0.0, then negated: ascending order of the key is descending score
+        key = pl.Series(_KEY, -c_floats(run.get_column(SCORE).cast(pl.Float64), np.float64))
     out = run.with_columns(key).sort([QUERY, _KEY, DOC], descending=[False, False, True]).drop(_KEY)
     if rank:
         out = out.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK))
@@ -106,7 +113,7 @@ def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> b
 def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
     """Row permutation putting each query's rows together in trec_eval order (score desc, doc id desc).
 
-    ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies; ``s32`` are C floats
+    ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies; ``s32`` are C floats or doubles
     (:func:`c_floats`). Returns None when nothing has to move: each query's rows contiguous (in any
     query order), scores non-increasing and equal scores with decreasing doc ids — the runs recommenders
     and ``trecrs run`` write. Otherwise a sort by (query, score, doc).
@@ -115,7 +122,7 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
         return None
     qbits = int(qcode.max()).bit_length()
     dbits = int(dcode.max()).bit_length()
-    if qbits + 32 + dbits <= 64:
+    if s32.dtype == np.float32 and qbits + 32 + dbits <= 64:
         # one 64-bit key per line (query, score descending, doc descending): a single integer sort
         key = score_doc_key(s32, dcode, dbits)
         key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)

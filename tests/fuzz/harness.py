@@ -44,6 +44,7 @@ class Differ:
         self, version: str = "9", engines: tuple[str, ...] = ENGINES, known: tuple = KNOWN, coarse: bool = False
     ) -> None:
         self.binary = binary(version)
+        self.version = version
         self.coarse = coarse
         self.engines = engines
         self.known = known  # the known classes a signature may name
@@ -53,7 +54,7 @@ class Differ:
         """trec_eval's outcome and trecrs's per engine."""
         with case_files(case) as (qrels, run):
             te = run_binary(self.binary, case, qrels, run)
-            return te, {e: self.worker.run(trecrs_argv(case, qrels, run, e)) for e in engines or self.engines}
+            return te, {e: self.worker.run(trecrs_argv(case, qrels, run, e, self.version)) for e in engines or self.engines}
 
     def signatures(self, case: Case) -> dict[str, str | None]:
         te, rs = self.outcomes(case)

@@ -55,8 +55,10 @@ def run_in_process(argv: list[str]) -> Outcome:
     return Outcome(int(status or 0), out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue())
 
 
-def trecrs_argv(case: Case, qrels: Path, run: Path, engine: str) -> list[str]:
-    return ["eval", *case.flags, "--engine", engine, "--quiet", str(qrels), str(run)]
+def trecrs_argv(case: Case, qrels: Path, run: Path, engine: str, version: str = "9") -> list[str]:
+    """``trecrs eval`` with the case's flags, ``engine`` and, for trec_eval 10, ``--trec-eval-version 10``."""
+    pinned = [] if version == "9" else ["--trec-eval-version", version]
+    return ["eval", *case.flags, *pinned, "--engine", engine, "--quiet", str(qrels), str(run)]
 
 
 class Worker:

@@ -11,6 +11,8 @@ from ..evaluate import evaluate_full
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
 from ..report.trec import FORMATS, format_trec, render, tidy_table
+from ..trec_eval_versions import ENV as VERSION_ENV
+from ..trec_eval_versions import get as trec_eval_version
 from .common import argv, command, int64, note
 
 EXAMPLES = """examples:
@@ -64,6 +66,9 @@ def register(sub) -> None:
     p.add_argument("--opr-average", choices=["case", "user"], default=None,
                    help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
                    "the default) or per user first, then over users")
+    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
+                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
+                   f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
     p.set_defaults(func=run, outputs=("output",))
 
@@ -103,6 +108,7 @@ def run(args) -> int:
         return 0
     if not args.qrels or not args.runs:
         raise UsageError("give at least one RUN file")
+    args.trec_eval_version = trec_eval_version(args.trec_eval_version).number  # validated, env applied
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
     if fmt == "parquet" and not args.output:
         raise UsageError("--format parquet needs -o FILE")
@@ -136,6 +142,7 @@ def _evaluate(args, path):
             args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
+            trec_eval_version=args.trec_eval_version,
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
@@ -149,6 +156,8 @@ def _inputs(args) -> dict:
 
 
 def _params(args) -> dict:
+    # the trec_eval version is recorded when it is not 9.0.8, so that 9.0.8 manifests stay as they were
+    pinned = {} if args.trec_eval_version == 9 else {"trec_eval_version": args.trec_eval_version}
     return {
         "measures": args.measures or ["official"],
         "relevance_level": args.level,
@@ -157,6 +166,7 @@ def _params(args) -> dict:
         "depth": args.depth,
         "per_query": args.per_query,
         "opr_average": args.opr_average,
+        **pinned,
     }
 
 

@@ -76,8 +76,8 @@ def compute(
 
 
 def supports(request: MeasureRequest) -> bool:
-    """Every trec_eval measure, with any parameters trec_eval accepts."""
-    return all(n in BY_NAME for n in request.names)
+    """Every trec_eval 9.x measure, with any parameters trec_eval accepts (9.x requests only)."""
+    return request.trec_eval_version == 9 and all(n in BY_NAME for n in request.names)
 
 
 ENGINE = register_engine(

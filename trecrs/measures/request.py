@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..ranges import INT64_MAX
+from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .recsys.registry import parse_spec
 from .trec_eval import (
     BY_NAME,
@@ -22,10 +23,10 @@ from .trec_eval import (
     IR_ALIASES,
     IR_BARE,
     LONG_CUTOFFS,
-    NICKNAMES,
     NO_PARAMS,
     ORDER,
     PAIR_PARAMS,
+    nicknames,
 )
 
 
@@ -35,6 +36,12 @@ class MeasureRequest:
 
     params: dict[str, str | None] = field(default_factory=dict)
     extras: tuple[str, ...] = ()  # recommender-specific measures (trecrs.measures.recsys), as requested
+    trec_eval_version: int = 9  # the trec_eval whose rules apply (trecrs.trec_eval_versions)
+
+    @property
+    def version(self) -> TrecEvalVersion:
+        """The registry entry of :attr:`trec_eval_version`."""
+        return VERSIONS[self.trec_eval_version]
 
     @property
     def names(self) -> list[str]:
@@ -85,7 +92,10 @@ class MeasureRequest:
 
 # Measures whose engines return one value column named after the measure, which trec_eval prints as
 # ``name_params`` when -m gave parameters (meas_init.c builds the printed name from the typed string).
-NAMED_BY_PARAMS = frozenset({"relstring", "utility", "11pt_avg", "G", "ndcg", "ndcg_rel", "Rndcg", "set_F"})
+NAMED_BY_PARAMS = frozenset({
+    "relstring", "utility", "11pt_avg", "G", "ndcg", "ndcg_rel", "Rndcg", "set_F", "dcg", "ideal_dcg", "rbp",
+    "rbp_resid",
+})  # fmt: skip
 
 
 def long_cutoffs(base: str, p: str | None) -> list[int]:
@@ -164,7 +174,9 @@ def _validate(base: str, p: str) -> None:
 class _Parsed:
     """What the ``-m`` arguments asked for so far (see :func:`parse_measures`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, version: TrecEvalVersion) -> None:
+        self.version = version
+        self.nicknames = nicknames(version)
         self.trec: dict[str, str | None] = {}  # trec_eval form: the first parameter list wins
         self.ir: dict[str, list[str]] = {}  # @k and _k forms: cutoffs accumulate
         self.extras: list[str] = []
@@ -173,8 +185,8 @@ class _Parsed:
         spec = raw.strip()
         if not spec:
             raise UsageError("empty measure name")
-        if spec in NICKNAMES:
-            for n in NICKNAMES[spec]:
+        if spec in self.nicknames:
+            for n in self.nicknames[spec]:
                 self.trec.setdefault(n, None)
         elif spec.partition(".")[0] in BY_NAME:
             self._add_trec(spec)
@@ -218,10 +230,18 @@ class _Parsed:
             joined = ",".join(pieces)
             _validate(base, joined)
             self.trec[base] = joined
-        return MeasureRequest(self.trec, tuple(self.extras))
+        for base in self.trec:
+            if not self.version.has_measure(base):
+                raise UsageError(
+                    f"unknown measure {base!r}: trec_eval {self.version.label} has no such measure "
+                    "(it is a trec_eval 10.0 measure: --trec-eval-version 10)"
+                )
+        return MeasureRequest(self.trec, tuple(self.extras), self.version.number)
 
 
-def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRequest:
+def parse_measures(
+    specs: list[str] | tuple[str, ...] | str | None, *, trec_eval_version: int = 9
+) -> MeasureRequest:
     """Turn ``-m`` arguments into a :class:`MeasureRequest`, following trec_eval's rules.
 
     trec_eval keeps the *first* parameter list given for a measure (``-m P.5 -m P.10`` gives P_5 only);
@@ -231,7 +251,7 @@ def parse_measures(specs: list[str] | tuple[str, ...] | str | None) -> MeasureRe
         specs = ["official"]
     if isinstance(specs, str):
         specs = [specs]
-    parsed = _Parsed()
+    parsed = _Parsed(VERSIONS[trec_eval_version])
     for raw in specs:
         parsed.add(raw)
     return parsed.request()

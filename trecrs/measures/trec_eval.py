@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..trec_eval_versions import TrecEvalVersion
+
 # How a measure's per-query values become the summary value.
 MEAN = "mean"  # arithmetic mean over queries (te_calc_avg_meas_s / _a_cut)
 SUM = "sum"  # summed over queries (num_ret, num_rel, ...)
@@ -43,7 +45,8 @@ class TrecMeasure:
     doc: str = ""
 
 
-# trec_eval 9.x measures.c order (the version embedded in pytrec_eval).
+# trec_eval measures.c order: 9.x's (the version embedded in pytrec_eval) with 10.0's additions in place;
+# which entries a version has is trecrs.trec_eval_versions.TrecEvalVersion.has_measure.
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's)."),
     TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over."),
@@ -76,6 +79,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("11pt_avg", params=DOUBLE_CUTOFFS, doc="Mean interpolated precision at 11 recall points."),
     TrecMeasure("binG", doc="Binary G (Kishida)."),
     TrecMeasure("G", params=PAIR_PARAMS, doc="Normalized cumulated gain G (Kishida)."),
+    TrecMeasure("dcg", params=PAIR_PARAMS, doc="DCG of the ranking, ndcg's numerator (trec_eval 10.0)."),
+    TrecMeasure("ideal_dcg", params=PAIR_PARAMS, doc="DCG of the ideal ranking, ndcg's denominator (10.0)."),
     TrecMeasure("ndcg", params=PAIR_PARAMS, doc="nDCG over the whole ranking, gain = rel, 1/log2(r+1)."),
     TrecMeasure("ndcg_rel", params=PAIR_PARAMS, doc="nDCG averaged over relevant documents."),
     TrecMeasure("Rndcg", params=PAIR_PARAMS, doc="nDCG at num_rel."),
@@ -89,6 +94,10 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", doc="set_P * set_recall."),
     TrecMeasure("set_F", params=DOUBLE_PARAMS, doc="F-measure of the retrieved set (beta=1 by default)."),
     TrecMeasure("num_nonrel_judged_ret", SUM, integer=True, doc="Judged non-relevant documents retrieved."),
+    # trec_eval 10.0 only (trecrs.trec_eval_versions), after the preference measures trecrs lacks
+    TrecMeasure("rbp", params=PAIR_PARAMS, doc="Rank-biased precision, p = 0.9 (Moffat & Zobel; 10.0)."),
+    TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0)."),
+    TrecMeasure("unj", params=LONG_CUTOFFS, defaults=(5, 10, 20), doc="Fraction of unjudged docs at cutoffs (10.0)."),
 )
 
 BY_NAME: dict[str, TrecMeasure] = {m.name: m for m in TREC_MEASURES}
@@ -109,6 +118,14 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "num_nonrel_judged_ret",
     ),
 }  # fmt: skip
+
+
+def nicknames(version: TrecEvalVersion) -> dict[str, tuple[str, ...]]:
+    """The nicknames of one trec_eval version: 9.x's, ``all_trec`` extended by the version (measures.c)."""
+    out = dict(NICKNAMES)
+    out["all_trec"] = NICKNAMES["all_trec"] + version.all_trec_added
+    return out
+
 
 # ir_measures-style names -> trec_eval measure. "@k" becomes the cutoff parameter.
 IR_ALIASES: dict[str, str] = {

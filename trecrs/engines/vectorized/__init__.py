@@ -47,7 +47,9 @@ def compute(
     if not bases or run.height == 0:
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
-    r = rank(qrels, run, relevance_level=relevance_level, judged_only=judged_only)
+    r = rank(
+        qrels, run, relevance_level=relevance_level, judged_only=judged_only, score_dtype=request.version.score_dtype
+    )
     if r.S == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
     return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives

@@ -23,6 +23,7 @@ import polars as pl
 from ...measures.request import MeasureRequest, double_cutoffs, long_cutoffs
 from ...measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS
 from ...schema import QUERY
+from ...trec_eval_versions import TrecEvalVersion
 from .cmath import c_div, c_log, c_log2, segmented
 from .rank import UNJUDGED, Ranked, Sparse
 
@@ -162,8 +163,11 @@ def m_infAP(r: Ranked, p):
     return [np.where(r.num_rel > 0, c_div(s, r.num_rel), s)]
 
 
-def _iprec_values(r: Ranked, points: list[float]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """m_iprec_at_recall.c: interpolated precision at each recall point, and the point's rank cutoff."""
+def _iprec_values(
+    r: Ranked, points: list[float], version: TrecEvalVersion
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """m_iprec_at_recall.c: interpolated precision at each recall point, and the point's rank cutoff
+    (the version's :attr:`~trecrs.trec_eval_versions.TrecEvalVersion.recall_cutoff`)."""
     _ap_prefix(r)
     sp = r.relrows
     sufmax = segmented(r._cache["prec_at_rel"], sp.starts, sp.lens, "revmax")
@@ -175,7 +179,7 @@ def _iprec_values(r: Ranked, points: list[float]) -> tuple[list[np.ndarray], lis
     final[has] = sufmax[sp.starts[has]]
     values, cuts = [], []
     for pt in points:
-        cut = (pt * _f(r.num_rel) + 0.9).astype(np.int64)  # (long) (percent * num_rel + 0.9)
+        cut = version.recall_cutoff(pt * _f(r.num_rel))  # 9.0.8: (long) (x + 0.9); 10.0: lround(x)
         v = np.zeros(r.S, dtype=np.float64)
         mid = (cut >= 1) & (cut <= nrr)
         v[mid] = sufmax[(sp.starts + cut - 1)[mid]]
@@ -186,13 +190,13 @@ def _iprec_values(r: Ranked, points: list[float]) -> tuple[list[np.ndarray], lis
     return values, cuts
 
 
-def m_iprec_at_recall(r: Ranked, p):
-    return _iprec_values(r, double_cutoffs("iprec_at_recall", p))[0]
+def m_iprec_at_recall(r: Ranked, p, version: TrecEvalVersion):
+    return _iprec_values(r, double_cutoffs("iprec_at_recall", p), version)[0]
 
 
-def m_11pt_avg(r: Ranked, p):
+def m_11pt_avg(r: Ranked, p, version: TrecEvalVersion):
     points = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
-    values, cuts = _iprec_values(r, points)
+    values, cuts = _iprec_values(r, points, version)
     acc = np.zeros(r.S, dtype=np.float64)
     for v, cut in zip(reversed(values), reversed(cuts), strict=True):  # summed from the last point down
         acc = np.where(cut <= r.num_rel_ret, acc + v, acc)
@@ -259,6 +263,55 @@ def m_ndcg(r: Ranked, p):
     rd = _dcg_total(r)
     idg = r.ideal_at(r.ideal_lens)
     return [np.where(idg > 0, c_div(rd, idg), 0.0)]
+
+
+def m_dcg(r: Ranked, p):
+    """m_ndcg.c (10.0): the ranking's DCG, ndcg's numerator."""
+    return [_dcg_total(r)]
+
+
+def m_ideal_dcg(r: Ranked, p):
+    """m_ndcg.c (10.0): the ideal ranking's DCG, ndcg's denominator."""
+    return [r.ideal_at(r.ideal_lens)]
+
+
+RBP_P = 0.9  # m_rbp.c, m_rbp_resid.c: default persistence
+
+
+def _powers(r: Ranked) -> np.ndarray:
+    """p**i for every rank i up to the longest ranking, as ``cur_p = cur_p * p`` computes it (sequential)."""
+    n = int(r.lens.max()) + 1 if r.S else 1
+    steps = np.full(n, RBP_P)
+    steps[0] = 1.0
+    return np.cumprod(steps)
+
+
+def m_rbp(r: Ranked, p):
+    """m_rbp.c (10.0): (1 - p) * sum of gain(rel_i) * p**i, gains = rel levels, scaled by the query's
+    largest level when it exceeds 1 (m_rbp.c leaves min/max uninitialised; trecrs takes the gains')."""
+    g = r.gainrows
+    top = np.zeros(r.S, dtype=np.float64)
+    has = r.ideal_lens > 0
+    top[has] = r.ideal[r.ideal_starts[:-1][has]]  # largest judged level (ideal gains are descending)
+    gain = r.rel[g.idx].astype(np.float64)
+    scale = top[g.seg]
+    gain = np.where(scale > 1, gain / np.where(scale > 1, scale, 1.0), gain)  # (gain - 0) / (max - 0)
+    s = r.seq_sum(g, gain * _powers(r)[g.pos])  # sum += gain * cur_p
+    return [(1.0 - RBP_P) * s]
+
+
+def m_rbp_resid(r: Ranked, p):
+    """m_rbp_resid.c (10.0): p**num_ret + (1 - p) * sum of p**i over unjudged ranks; 0 when none."""
+    u = Sparse.of(r, r.rel < 0)
+    powers = _powers(r)
+    s = r.seq_sum(u, powers[u.pos])
+    return [np.where(u.lens > 0, powers[r.lens] + (1.0 - RBP_P) * s, 0.0)]
+
+
+def m_unj(r: Ranked, p):
+    """m_unjudged.c (10.0): unjudged (rel < 0) documents among the first k, divided by k."""
+    u = Sparse.of(r, r.rel < 0)
+    return [c_div(u.count_at(k), np.full(r.S, float(k))) for k in long_cutoffs("unj", p)]
 
 
 def m_ndcg_cut(r: Ranked, p):
@@ -347,8 +400,9 @@ class VectorMeasure:
     """A trec_eval measure the vectorized engine computes: its function and which parameters it takes."""
 
     name: str
-    compute: Callable[[Ranked, str | None], list[np.ndarray]]
+    compute: Callable[..., list[np.ndarray]]  # (ranked, params) or, if by_version, (ranked, params, version)
     accepts: Callable[[str | None], bool] = lambda p: True
+    by_version: bool = False  # the rule differs between trec_eval versions (trecrs.trec_eval_versions)
 
 
 VECTOR_MEASURES: dict[str, VectorMeasure] = {}
@@ -379,6 +433,7 @@ def _n_floats(n: int) -> Callable[[str | None], bool]:
     return ok
 
 
+_BY_VERSION = ("iprec_at_recall", "11pt_avg")
 for _name, _fn, _accepts in (
     ("num_q", m_num_q, None),
     ("num_ret", m_num_ret, None),
@@ -412,8 +467,13 @@ for _name, _fn, _accepts in (
     ("set_map", m_set_map, None),
     ("set_F", m_set_F, _n_floats(1)),
     ("num_nonrel_judged_ret", m_num_nonrel_judged_ret, None),
+    ("dcg", m_dcg, _no_params),
+    ("ideal_dcg", m_ideal_dcg, _no_params),
+    ("rbp", m_rbp, _no_params),
+    ("rbp_resid", m_rbp_resid, _no_params),
+    ("unj", m_unj, None),
 ):
-    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True)))
+    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _name in _BY_VERSION))
 
 
 HANDLED_ELSEWHERE = ("runid", "relstring")  # text, not numbers: the run tag and relstrings()
@@ -449,7 +509,9 @@ def compute_ranked(r: Ranked, request: MeasureRequest) -> pl.DataFrame:
     for base in request.names:
         if base in HANDLED_ELSEWHERE:
             continue
-        values = VECTOR_MEASURES[base].compute(r, request.params[base])
+        m = VECTOR_MEASURES[base]
+        extra = (request.version,) if m.by_version else ()
+        values = m.compute(r, request.params[base], *extra)
         for name, v in zip(output_names(request, base), values, strict=True):
             data[name] = np.asarray(v, dtype=np.float64)
     return pl.DataFrame(data)

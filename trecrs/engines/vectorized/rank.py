@@ -198,7 +198,7 @@ class DuplicateEntry(TrecrsError):
     """A (query, doc) pair occurs twice in the run (trec_eval refuses such a run)."""
 
 
-def rank(qrels: pl.DataFrame, run: pl.DataFrame, **options) -> Ranked:
+def rank(qrels: pl.DataFrame, run: pl.DataFrame, *, score_dtype=np.float32, **options) -> Ranked:
     """Build trec_eval's ranked relevance lists for every query present in both the run and the qrels.
 
     ``qrels``: columns query, doc, rel; ``run``: query, doc, score. Ids may be ``Utf8`` or ``Categorical``.
@@ -206,9 +206,10 @@ def rank(qrels: pl.DataFrame, run: pl.DataFrame, **options) -> Ranked:
     the first N of each ranking), relevance lookup, ``-J`` (judged documents only, original tie order
     kept) and the per-query relevance counts. With ``complete`` (``-c``) every qrels query missing from
     the run is added on trec_eval's stand-in ranking, one document in no qrels (``Ranked.bogus`` marks
-    them; they come after the others). ``options`` are :func:`rank_encoded`'s.
+    them; they come after the others). ``score_dtype``: the C type scores are compared in (float32 for
+    trec_eval 9.x, float64 for 10.0). ``options`` are :func:`rank_encoded`'s.
     """
-    return rank_encoded(encode(qrels, run), **options)
+    return rank_encoded(encode(qrels, run, score_dtype=score_dtype), **options)
 
 
 @dataclass
@@ -222,10 +223,10 @@ class Encoded:
     qv: np.ndarray  # qrels rows: relevance value
     qcode: np.ndarray  # run rows: query code
     dcode: np.ndarray  # run rows: doc code
-    s32: np.ndarray  # run rows: score as float32
+    s32: np.ndarray  # run rows: score as float32 (trec_eval 9.x) or float64 (10.0)
 
 
-def encode(qrels: pl.DataFrame, run: pl.DataFrame) -> Encoded:
+def encode(qrels: pl.DataFrame, run: pl.DataFrame, *, score_dtype=np.float32) -> Encoded:
     """Encode ids once (``Utf8`` or ``Categorical`` columns) so that comparing codes compares ids bytewise."""
     rq, rd = IdCodes(run.get_column(QUERY)), IdCodes(run.get_column(DOC))
     qq, qd = IdCodes(qrels.get_column(QUERY)), IdCodes(qrels.get_column(DOC))
@@ -240,7 +241,7 @@ def encode(qrels: pl.DataFrame, run: pl.DataFrame) -> Encoded:
         qv=qrels.get_column(REL).cast(pl.Int64).to_numpy(),
         qcode=rq.encode(qvocab),
         dcode=rd.encode(dvocab),
-        s32=c_floats(run.get_column(SCORE)),
+        s32=c_floats(run.get_column(SCORE), score_dtype),
     )
 
 
