@@ -247,7 +247,7 @@ def _read_frames(
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
     """One :class:`~trecrs.errors.TrecrsWarning` when qrels queries have no line in the run.
 
-    trec_eval leaves such queries out of every average (``-c`` counts them, with an empty ranking), so a
+    trec_eval leaves such queries out of every average (``-c`` counts them as scoring 0), so a
     run that covers part of the users scores as if the rest did not exist. Run queries missing from the
     qrels are not warned about: users without a relevant test rating are routine in recommender splits.
     """
@@ -264,7 +264,7 @@ def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
     frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
     if f.missing:
-        # trec_eval -c: each missing query is evaluated on a one-document ranking of a document that is in
+        # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
         frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
