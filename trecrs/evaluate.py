@@ -6,9 +6,10 @@ This module picks the engine (:mod:`trecrs.engines`) and the input path, and end
 The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.c``, ``meas_avg.c``):
 
 * queries evaluated = queries of the run that are also in the qrels (a qrels query whose judgements are
-  all non-relevant still counts, and scores 0); with ``average_all`` (``-c``) every qrels query counts,
-  a query missing from the run being evaluated on an empty ranking (num_rel still counted, num_ret 0,
-  gm_* at the 1e-5 floor);
+  all non-relevant still counts, and scores 0); with ``average_all`` (``-c``) the averages are over every
+  qrels query, as 9.0.8's ``calc_avg_meas`` does (:func:`summarize`; ``trec_eval_version=10``: 10.0's
+  one-document stand-in ranking per missing query instead);
+* a query judged with negative values only fails where trec_eval fails (:func:`check_judged`);
 * ``depth`` (``-M``) keeps the first N documents of each query after trec_eval's ordering;
 * summary: ``num_*`` summed, ``num_q`` counted, ``gm_*`` = exp(mean(log(max(v, 1e-5)))), all others the
   arithmetic mean, accumulated in double precision in trec_eval's query order (bytewise qid order).
@@ -29,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from .engines import ENGINES, Computed, vectorized
+from .engines.vectorized.measures import MIN_GEO_MEAN
 from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
 from .measures.recsys.evaluation import evaluate_extras
@@ -37,11 +39,11 @@ from .measures.request import MeasureRequest, parse_measures
 from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
 from .ordering import bytewise_sorted, trec_order
 from .ranges import REL_MAX, REL_MAX_PYTREC_EVAL
-from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA, SCORE, VALUE
+from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, VALUE
 from .trec_eval_versions import TrecEvalVersion
 from .trec_eval_versions import get as trec_eval_version_entry
 
-BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's stand-in ranking for a query missing under -c
+BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval 10.0's stand-in ranking for a query missing under -c
 
 
 @dataclass
@@ -92,8 +94,57 @@ def _sequential_sum(values: np.ndarray) -> float:
     return float(np.add.accumulate(values)[-1])
 
 
+@dataclass(frozen=True)
+class QrelsTotals:
+    """What trec_eval's ``-c`` summary reads from the whole qrels rather than from the evaluated queries."""
+
+    queries: int  # qrels queries: num_q and the divisor of every mean (meas_avg.c, m_num_q.c)
+    relevant: int  # judgements with rel > 0 whatever -l, -J or -M: the summary num_rel (m_num_rel.c)
+
+
+def qrels_totals(query_codes: np.ndarray, rels: np.ndarray) -> QrelsTotals:
+    """:class:`QrelsTotals` of a qrels given as one query code and one relevance value per line."""
+    return QrelsTotals(int(np.unique(query_codes).size), int((rels > 0).sum()))
+
+
+# measures whose m_*.c never calls te_form_res_rels, so a query judged with negative values only passes
+FORM_RES_RELS_FREE = frozenset({"runid", "num_q"})
+
+
+def check_judged(evaluated: list[tuple[str, int]], request: MeasureRequest) -> None:
+    """Fail where trec_eval fails on a query whose judgements are all negative (``form_res_rels.c``).
+
+    ``evaluated``: (query, highest relevance value) of each evaluated query in trec_eval's order
+    (bytewise). ``te_form_res_rels`` sizes its per-grade counters by the highest value plus one: for such a
+    query on the first call (nothing allocated yet) it returns UNDEF ("Can't calculate measure", status
+    4); later, a highest value of -2 or less makes it ``memset`` a negative size (a crash), and -1 leaves
+    the query as one with nothing relevant (nothing it retrieves has a gain, so the previous query's
+    counters it reads change no value). Measures that never call it (runid, num_q) never fail.
+    """
+    calling = [n for n in request.names if n not in FORM_RES_RELS_FREE]
+    if not calling:
+        return
+    for i, (query, top) in enumerate(evaluated):
+        if top < 0 and i == 0:
+            raise SemanticError(
+                f"query {query!r} has only negative relevance values (nothing judged) and is the first query "
+                f"evaluated: trec_eval cannot calculate measure '{calling[0]}' (it exits here too)"
+            )
+        if top <= -2:
+            raise SemanticError(
+                f"query {query!r} has only relevance values of -2 or less (nothing judged): trec_eval crashes on "
+                "such a query"
+            )
+
+
 def summarize(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
-    """trec_eval's summary values from per-query values (rows in bytewise qid order)."""
+    """trec_eval's summary values from per-query values (rows in bytewise qid order), averaged over
+    ``num_q`` queries (``meas_avg.c``).
+
+    ``num_q`` may exceed the rows (``-c`` in trec_eval 9.0.8: every qrels query): the queries without a
+    row add 0 to the means and log(1e-5) to the geometric means (``te_calc_avg_meas_s_gm``).
+    """
+    missing = num_q - per_query.height
     out: dict[str, float] = {}
     for col in per_query.columns:
         if col == QUERY:
@@ -106,7 +157,10 @@ def summarize(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
         elif agg == COUNT:
             out[col] = float(num_q)
         elif agg == GEO:
-            out[col] = math.exp(_sequential_sum(v) / num_q) if num_q else 0.0
+            total = _sequential_sum(v)
+            if missing:  # added to the sum at the end, as te_calc_avg_meas_s_gm does
+                total += missing * math.log(MIN_GEO_MEAN)
+            out[col] = math.exp(total / num_q) if num_q else 0.0
         elif agg == NONE:
             continue
         else:
@@ -114,16 +168,27 @@ def summarize(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
     return out
 
 
-def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_all: bool = False) -> Evaluation:
-    """The end of every evaluation, whatever the engine or input path (``trec_eval.c``).
+def finalize(
+    request: MeasureRequest,
+    computed: Computed,
+    tag: str,
+    *,
+    average_all: bool = False,
+    totals: QrelsTotals | None = None,
+    trec_eval_version: int = 9,
+) -> Evaluation:
+    """The end of every evaluation, whatever the engine or input path (``trec_eval.c``, ``meas_avg.c``).
 
-    * no evaluated query (only ``-c`` stand-ins, or none) is an error unless ``average_all``;
-    * a query evaluated on the ``-c`` stand-in ranking gets ``num_ret`` and ``utility`` reset to 0 and an
-      empty relstring (trec_eval.c, "bogus_ranking");
-    * rows in bytewise qid order, then the summary (:func:`summarize`), the ``runid`` line first.
+    * no evaluated query is an error (9.0.8 exits with status 7 even under ``-c``; 10.0 and the stand-in
+      rankings of its ``-c`` count as evaluated);
+    * ``-c`` (``average_all``, with the qrels' ``totals``), trec_eval 9.0.8: per-query rows for the
+      evaluated queries only, every mean over all qrels queries (:func:`summarize`); 10.0: a query
+      evaluated on the stand-in ranking gets ``num_ret`` and ``utility`` reset to 0 and an empty relstring
+      (trec_eval.c, "bogus_ranking"); both: the summary ``num_rel`` counts every rel > 0 (``m_num_rel.c``);
+    * rows in bytewise qid order, then the summary, the ``runid`` line first.
     """
     per_query, stand_in = computed.per_query, computed.stand_in
-    if per_query.height == len(stand_in) and not average_all:
+    if per_query.height == len(stand_in) and not (average_all and trec_eval_version == 10 and stand_in):
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     if stand_in:
         resets = [c for c in per_query.columns if c != QUERY and _reset_on_stand_in(request, c)]
@@ -132,9 +197,12 @@ def finalize(request: MeasureRequest, computed: Computed, tag: str, *, average_a
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
     if order != per_query.get_column(QUERY).to_list():
         per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
-    num_q = per_query.height
+    complete = average_all and totals is not None
+    num_q = totals.queries if complete and trec_eval_version == 9 else per_query.height
     summary: dict[str, float] = {"runid": float("nan")} if "runid" in request.params else {}
     summary.update(summarize(per_query, num_q))
+    if complete and "num_rel" in summary:
+        summary["num_rel"] = float(totals.relevant)
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
         rs = {**computed.relstrings, **dict.fromkeys(stand_in, "")}
@@ -155,32 +223,38 @@ class _Frames:
     run: pl.DataFrame
     tag: str
     evaluated: list[str]  # in both the run and the qrels
-    missing: list[str]  # -c: in the qrels only (evaluated on the stand-in ranking)
+    missing: list[str]  # -c in trec_eval 10.0: in the qrels only (evaluated on the stand-in ranking)
+    totals: QrelsTotals
 
     def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
         return frame.filter(pl.col(QUERY).is_in(queries))
 
 
 def _read_frames(
-    qrels, run, *, depth: int | None, average_all: bool, max_rel: int = REL_MAX, version: TrecEvalVersion
-) -> _Frames:
+    qrels, run, request: MeasureRequest, *, depth: int | None, average_all: bool, trec_eval_version: int = 9,
+    max_rel: int = REL_MAX,
+) -> _Frames:  # fmt: skip
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(run, RUN_SCHEMA, "run")
     tag = run_tag(run)
     if depth is not None:
-        run = trec_order(run, score_dtype=version.score_dtype).filter(pl.col(RANK) <= depth)
+        run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= depth)
     qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
     run_queries = set(run.get_column(QUERY).unique().to_list())
     evaluated = run_queries & qrels_queries
-    if not evaluated and not average_all:
+    stand_ins = average_all and trec_eval_version == 10
+    if not evaluated and not stand_ins:
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
-    if not evaluated and average_all and run.height == 0:
+    if not evaluated and run.height == 0:
         raise SemanticError("the run is empty")
-    missing = sorted(qrels_queries - run_queries) if average_all else []
-    if version.uncovered_query_fatal and not average_all:
-        stop_uncovered(bytewise_sorted(qrels_queries - run_queries), version)
+    missing = sorted(qrels_queries - run_queries) if stand_ins else []
+    if request.version.uncovered_query_fatal and not average_all:
+        stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
     warn_uncovered(len(qrels_queries), len(qrels_queries - run_queries), average_all=average_all)
-    return _Frames(qrels, run, tag, list(evaluated), missing)
+    top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+    check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
+    totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
+    return _Frames(qrels, run, tag, list(evaluated), missing, totals)
 
 
 def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
@@ -200,7 +274,7 @@ def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
     """One :class:`~trecrs.errors.TrecrsWarning` when qrels queries have no line in the run.
 
-    trec_eval leaves such queries out of every average (``-c`` counts them, with an empty ranking), so a
+    trec_eval leaves such queries out of every average (``-c`` counts them as scoring 0), so a
     run that covers part of the users scores as if the rest did not exist. Run queries missing from the
     qrels are not warned about: users without a relevant test rating are routine in recommender splits.
     """
@@ -217,7 +291,7 @@ def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
     frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
     if f.missing:
-        # trec_eval -c: each missing query is evaluated on a one-document ranking of a document that is in
+        # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
         frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
@@ -230,7 +304,7 @@ def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level
     return Computed(per_query, f.missing, rs)
 
 
-def _compute_files(qrels, run, request: MeasureRequest, **flags) -> tuple[Computed, str]:
+def _compute_files(qrels, run, request: MeasureRequest, *, complete: bool, **flags) -> tuple[Computed, str, QrelsTotals]:
     """The vectorized engine on a qrels file and a run file, the lean way.
 
     The run is read with :func:`trecrs.files.trec.read_run_for_scoring` (categorical ids, C-float scores;
@@ -240,30 +314,59 @@ def _compute_files(qrels, run, request: MeasureRequest, **flags) -> tuple[Comput
     run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
     enc = vectorized.encode(read_qrels(qrels), run_df)
     del run_df  # from here on only integer arrays
-    in_qrels, in_run = np.zeros(len(enc.qvocab), bool), np.zeros(len(enc.qvocab), bool)
-    in_qrels[enc.qq], in_run[enc.qcode] = True, True
-    warn_uncovered(int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), average_all=flags.get("complete", False))
+    totals, stand_ins = _check_encoded(enc, request, average_all=complete, trec_eval_version=flags.pop("version"))
     try:
-        return vectorized.compute_encoded(enc, request, check_duplicates=True, **flags), tag
+        computed = vectorized.compute_encoded(enc, request, check_duplicates=True, complete=stand_ins, **flags)
     except vectorized.DuplicateEntry:
         read_run(run)  # raises the error naming both lines
         raise
+    return computed, tag, totals
 
 
-def _add_recsys(ev: Evaluation, f: _Frames, request: MeasureRequest, *, opr_average, **extras_args) -> None:
-    """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`)."""
+def _check_encoded(
+    enc: vectorized.Encoded, request: MeasureRequest, *, average_all: bool, trec_eval_version: int, warn: bool = True
+) -> tuple[QrelsTotals, bool]:
+    """The qrels totals of an encoded pair, after the checks :func:`_read_frames` makes on frames (warn about
+    uncovered qrels queries, :func:`check_judged`); and whether -c means 10.0's stand-in rankings."""
+    in_qrels, in_run = np.zeros(len(enc.qvocab), bool), np.zeros(len(enc.qvocab), bool)
+    in_qrels[enc.qq], in_run[enc.qcode] = True, True
+    if warn:
+        warn_uncovered(int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), average_all=average_all)
+    stand_ins = average_all and trec_eval_version == 10
+    top = np.full(len(enc.qvocab), np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(top, enc.qq, enc.qv)
+    # codes follow the bytewise-sorted vocabulary: trec_eval's query order
+    codes = np.flatnonzero(in_qrels if stand_ins else in_qrels & in_run)
+    check_judged(list(zip(enc.qvocab.gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
+    return qrels_totals(enc.qq, enc.qv), stand_ins
+
+
+def _add_recsys(
+    ev: Evaluation, f: _Frames, request: MeasureRequest, *, opr_average, average_all: bool = False, **extras_args
+) -> None:
+    """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`).
+
+    Under trec_eval 9.0.8's ``-c`` (no stand-in rankings) they are averaged, like trec_eval's measures, over
+    every qrels query, a query missing from the run counting as one with an empty ranking; per-query rows
+    remain those of the evaluated queries.
+    """
     if opr_average == "user":
         ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
     if not request.extras:
         return
+    queries = ev.per_query.get_column(QUERY).to_list()
+    if average_all and not f.missing:
+        queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
     res = evaluate_extras(
         request.extras, qrels=f.restricted(f.qrels, f.evaluated), run=f.restricted(f.run, f.evaluated),
-        queries=ev.per_query.get_column(QUERY).to_list(), all_qrels_queries=f.qrels.get_column(QUERY).n_unique(),
-        opr_average=opr_average, **extras_args,
+        queries=queries, all_qrels_queries=f.totals.queries, opr_average=opr_average, **extras_args,
     )  # fmt: skip
     ev.extra_columns = [c for c in res.per_query.columns if c != QUERY]
+    rows = res.per_query
+    if rows.height != ev.per_query.height:
+        rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
     if ev.extra_columns:
-        ev.per_query = ev.per_query.with_columns([res.per_query.get_column(c) for c in ev.extra_columns])
+        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in ev.extra_columns])
     ev.summary.update(res.summary)
     ev.notes = res.notes
 
@@ -291,8 +394,8 @@ def evaluate_full(
     same queries and printed after the trec_eval ones; ``train``/``test``/``predictions`` (frames or paths)
     feed those that need them. ``opr_average="user"`` averages One-Plus-Random cases per user first.
     Two paths end in :func:`finalize`: files the vectorized engine covers are read lean; anything else
-    is read as frames and computed by the chosen engine. ``trec_eval_version`` (9 or 10) picks the
-    trec_eval whose rules apply (:mod:`trecrs.trec_eval_versions`); run ``"-"`` is standard input in 10.
+    is read as frames and computed by the chosen engine. ``trec_eval_version``: 9 (9.0.8, the default) or
+    10 (10.0), whose ``-c`` differ (:func:`finalize`).
     """
     version = trec_eval_version_entry(trec_eval_version)
     request = _request(measures, version)
@@ -302,19 +405,25 @@ def evaluate_full(
     _check_depth(depth)
     eng = _choose_engine(engine, request)
     flags = dict(relevance_level=relevance_level, judged_only=judged_only)
+    ends = dict(average_all=average_all, trec_eval_version=trec_eval_version)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng is ENGINES["vectorized"] and np.dtype(version.score_dtype) == np.float32  # float32 reader
     if lean and not request.extras and opr_average != "user" and relevance_level >= 1:
-        computed, tag = _compute_files(qrels, run, request, depth=depth, complete=average_all, **flags)
-        return finalize(request, computed, tag, average_all=average_all)
+        computed, tag, totals = _compute_files(
+            qrels, run, request, depth=depth, complete=average_all, version=trec_eval_version, **flags
+        )
+        return finalize(request, computed, tag, totals=totals, **ends)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
-    f = _read_frames(qrels, run, depth=depth, average_all=average_all, max_rel=max_rel, version=version)
+    f = _read_frames(
+        qrels, run, request, depth=depth, average_all=average_all, trec_eval_version=trec_eval_version,
+        max_rel=max_rel,
+    )  # fmt: skip
     if not request.params:  # only extras asked for: no trec_eval measure to compute
         eng = _NoTrecMeasures
-    ev = finalize(request, _compute_frames(f, eng, request, **flags), f.tag, average_all=average_all)
+    ev = finalize(request, _compute_frames(f, eng, request, **flags), f.tag, totals=f.totals, **ends)
     _add_recsys(
-        ev, f, request, opr_average=opr_average, level=relevance_level, judged_only=judged_only, train=train,
+        ev, f, request, opr_average=opr_average, average_all=average_all, level=relevance_level, judged_only=judged_only, train=train,
         test=test, predictions=predictions, head_share=head_share,
     )  # fmt: skip
     return ev
@@ -327,6 +436,10 @@ def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest
             measures.engine_specs() + list(measures.extras), trec_eval_version=number
         )
     return parse_measures(measures, trec_eval_version=number)
+
+
+def _check_version(version: int) -> None:
+    trec_eval_version_entry(version)  # an unknown version is a usage error
 
 
 def _stdin_run(run, version: TrecEvalVersion):
@@ -410,7 +523,7 @@ def evaluate(
     or paths of TREC files. ``measures``: trec_eval names (``"P.5,10"``, ``"ndcg_cut.50"``, ``"map"``,
     nicknames ``"official"``/``"all_trec"``) or ir_measures-style (``"P@10"``, ``"nDCG@50"``, ``"AP"``).
     ``relevance_level`` is trec_eval's ``-l``, ``judged_only`` its ``-J``, ``average_all`` its ``-c`` and
-    ``depth`` its ``-M``. Rows: every value trec_eval prints per query (``-q``), query by query in bytewise
+    ``depth`` its ``-M``; ``trec_eval_version=10`` gives ``-c`` as trec_eval 10.0 does. Rows: every value trec_eval prints per query (``-q``), query by query in bytewise
     qid order, then the summary rows with query ``"all"`` (``num_q``, ``gm_map``... appear only there).
     Measure names are trec_eval's output names (``P_10``, ``ndcg_cut_50``).
 
@@ -455,6 +568,7 @@ def evaluate_matrix(
     depth: int | None = None,
     per_query: bool = True,
     tag: str = "trecrs",
+    trec_eval_version: int = 9,
 ) -> pl.DataFrame:
     """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
 
@@ -477,9 +591,14 @@ def evaluate_matrix(
     if relevance_level < 1:
         raise UsageError(f"relevance_level must be at least 1, got {relevance_level}")
     _check_depth(depth)
+    _check_version(trec_eval_version)
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
-    computed = vectorized.compute_encoded(
-        enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=average_all
+    totals, stand_ins = _check_encoded(
+        enc, request, average_all=average_all, trec_eval_version=trec_eval_version, warn=False
     )
-    return _rows(finalize(request, computed, tag, average_all=average_all), per_query)
+    computed = vectorized.compute_encoded(
+        enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=stand_ins
+    )
+    ev = finalize(request, computed, tag, average_all=average_all, totals=totals, trec_eval_version=trec_eval_version)
+    return _rows(ev, per_query)

@@ -28,32 +28,6 @@ def _lines(stdout: bytes) -> list[tuple[str, str, str]]:
     return out
 
 
-def _qrels_only_queries(case: Case) -> bool:
-    qrels = {line.split()[0] for line in case.qrels if line.split()}
-    run = {line.split()[0] for line in case.run if line.split()}
-    return bool(qrels - run)
-
-
-def _best_rel(case: Case) -> dict[str, int]:
-    """The highest relevance value of each qrels query."""
-    best: dict[str, int] = {}
-    for line in case.qrels:
-        q, _, _, rel = line.split()
-        best[q] = max(best.get(q, int(rel)), int(rel))
-    return best
-
-
-def _all_negative_query(case: Case) -> bool:
-    """Some evaluated query (in both files, or any qrels query under -c) has only negative relevance."""
-    run = {line.split()[0] for line in case.run}
-    return any(v < 0 and ("-c" in case.flags or q in run) for q, v in _best_rel(case).items())
-
-
-def _query_below_minus_one(case: Case) -> bool:
-    """Some query of the qrels has only relevance values <= -2."""
-    return any(v <= -2 for v in _best_rel(case).values())
-
-
 @dataclass(frozen=True)
 class Known:
     """A known class of difference: its name, why it is not fixed yet, and how to recognise it."""
@@ -66,18 +40,9 @@ class Known:
     crash: bool = False  # the condition explains a trecrs crash
 
 
-KNOWN: tuple[Known, ...] = (
-    Known("all-negative-query", "trec_eval 9.0.8 fails on an evaluated query whose qrels are all negative "
-          "('Can't calculate measure', status 4, or a crash when every rel is <= -2); trecrs evaluates it "
-          "(issue: trec_eval fidelity)", condition=_all_negative_query, te_fails=True),
-    Known("pytrec_eval-crash", "the pytrec_eval engine (trec_eval's C code) crashes or hangs on an evaluated "
-          "query whose qrels are all negative, where trec_eval 9.0.8 fails (issue: trec_eval fidelity)",
-          condition=lambda case: _all_negative_query(case) or _query_below_minus_one(case), crash=True),
-    Known("c-semantics", "-c follows trec_eval 10.0 (a one-document ranking for qrels queries missing from the "
-          "run), not 9.0.8; and under -c both versions' summary num_rel counts rel >= 1 whatever -l "
-          "(issue: trec_eval fidelity)",
-          condition=lambda case: "-c" in case.flags and (_qrels_only_queries(case) or "-l" in case.flags)),
-)  # fmt: skip
+# none today: -c (c-semantics), queries judged with negative values only (all-negative-query) and the
+# pytrec_eval engine's crashes on them (pytrec_eval-crash) are fixed (trecrs.evaluate.finalize, check_judged)
+KNOWN: tuple[Known, ...] = ()
 KNOWN_BY_NAME = {k.name: k for k in KNOWN}
 
 

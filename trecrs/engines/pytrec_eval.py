@@ -59,7 +59,7 @@ def compute(
     specs = [s for s in request.engine_specs() if s.split(".")[0] != "relstring"]
     if not specs or run.height == 0:
         return pl.DataFrame({QUERY: run.get_column(QUERY).unique().sort()})
-    qrels_d = nested_dict(qrels, REL, int)
+    qrels_d = _judged_something(nested_dict(qrels, REL, int))
     run_d = nested_dict(run, SCORE, float)
     evaluator = RelevanceEvaluator(
         qrels_d, set(specs), relevance_level=int(relevance_level), judged_docs_only_flag=int(bool(judged_only))
@@ -73,6 +73,25 @@ def compute(
     for n in names:
         data[n] = np.fromiter((results[q][n] for q in queries), dtype=np.float64, count=len(queries))
     return pl.DataFrame(data)
+
+
+# a document no run line can name (run fields are split at white space)
+NOTHING_JUDGED_STAND_IN = "trecrs: nothing judged"
+
+
+def _judged_something(qrels_d: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """Give a query judged with negative values only one unretrieved non-relevant judgement.
+
+    Such a query makes trec_eval's ``te_form_res_rels`` (``form_res_rels.c``) size its per-grade counters
+    by a negative number: UNDEF, a crash or a hang, depending on what the process evaluated before.
+    :func:`trecrs.evaluate.check_judged` refuses the cases where trec_eval 9.0.8 fails; in the others
+    trec_eval evaluates the query as one with nothing relevant, and so does this judgement (rel 0, never
+    retrieved: no value depends on it, the counters it fills have no gain).
+    """
+    for docs in qrels_d.values():
+        if max(docs.values()) < 0:
+            docs[NOTHING_JUDGED_STAND_IN] = 0
+    return qrels_d
 
 
 def supports(request: MeasureRequest) -> bool:
