@@ -40,3 +40,38 @@ def test_gain_parameters_agree(measures, data, flags):
 def test_every_form_is_covered():
     for measures in GAIN_REQUESTS:
         assert ENGINES["vectorized"].supports(parse_measures(measures)), measures
+
+
+def test_compact_entries_match_the_full_sort():
+    """The shortcut for integer gains walks the entries qsort's full list would give, and starts alike."""
+    import random
+
+    import numpy as np
+
+    from trecrs.engines.vectorized.gains import sorted_entries, walked_entries
+
+    rng = random.Random(5)
+    for _ in range(400):
+        n_levels = rng.randint(0, 9)
+        pairs = [(rng.randint(-2, 10), float(rng.randint(-3, 8))) for _ in range(rng.randint(0, 4))]
+        present = np.array(sorted(rng.sample(range(n_levels), rng.randint(0, n_levels))), dtype=np.int64)
+        full = sorted_entries(n_levels, pairs)
+        walk = [e for e in full if e[2] >= 0 and (e[2] in present)]
+        got, starts, _ = walked_entries(n_levels, pairs, present)
+        assert [e for e in got if e[2] in present] == walk, (n_levels, pairs, present)
+        assert starts == (bool(full) and full[-1][1] > 0.0)
+
+
+def test_a_huge_grade_with_gain_parameters_is_quick():
+    import time
+
+    import polars as pl
+
+    from trecrs.evaluate import evaluate_full
+
+    qrels = pl.DataFrame({"query": ["1", "1", "1"], "doc": ["a", "b", "c"], "rel": [10**9, 1, 0]})
+    run = pl.DataFrame({"query": ["1", "1"], "doc": ["b", "a"], "score": [2.0, 1.0]})
+    t = time.perf_counter()
+    res = evaluate_full(qrels, run, ["ndcg.1=3", "G.1=2", "ndcg_rel.0=1", "Rndcg.2=5"], engine="vectorized")
+    assert time.perf_counter() - t < 5
+    assert res.per_query.height == 1

@@ -93,14 +93,47 @@ def _msort(items: list, key) -> list:
 def sorted_entries(num_levels: int, pairs: list[tuple[int, float]]) -> list[tuple[int, float, int]]:
     """``setup_gains``: (rel level, gain, level whose count it takes or -1), in qsort's order."""
     ents = [(lvl, gain, -1) for lvl, gain in pairs]
-    n_pairs = len(ents)
+    first = {}
+    for j, (lvl, _) in enumerate(pairs):
+        first.setdefault(lvl, j)
     for i in range(num_levels):
-        j = next((j for j in range(n_pairs) if ents[j][0] == i), None)
+        j = first.get(i)
         if j is None:
             ents.append((i, float(i), i))
         else:
             ents[j] = (ents[j][0], ents[j][1], i)
     return _msort(ents, key=lambda e: e[1])
+
+
+def _consistent(pairs: list[tuple[int, float]], num_levels: int) -> bool:
+    """Whether ``(int) (a - b)`` orders every entry as the gains do: integer gains less than 2^31 apart.
+    Then qsort's stable merge gives the order of a stable sort by gain, whatever the other entries."""
+    gains = [g for _, g in pairs] + [0.0, float(max(num_levels - 1, 0))]
+    return all(math.isfinite(g) and g == math.floor(g) for g in gains) and max(gains) - min(gains) < 2**31 - 1
+
+
+def walked_entries(num_levels: int, pairs: list[tuple[int, float]], present: np.ndarray):
+    """The entries the ideal walk can meet, in qsort's order, whether the walk starts at all, and the
+    (level, gain) of the pairs in qsort's order (``get_gain`` takes the first naming a level).
+
+    Only entries counting a level in ``present`` (the judged levels some query has) can add to the ideal
+    ranking; the walk starts when the last entry's gain is positive. With a consistent comparator
+    (:func:`_consistent`) the other default entries are never built, so a grade of 10^9 costs nothing.
+    """
+    if not _consistent(pairs, num_levels):
+        ents = sorted_entries(num_levels, pairs)
+        named = [e[:2] for e in ents if e[0] in {lvl for lvl, _ in pairs}]
+        return [e for e in ents if e[2] >= 0], bool(ents) and ents[-1][1] > 0.0, named
+    first: dict[int, int] = {}
+    for j, (lvl, _) in enumerate(pairs):
+        first.setdefault(lvl, j)
+    ents = [(lvl, g, lvl if first[lvl] == j and 0 <= lvl < num_levels else -1) for j, (lvl, g) in enumerate(pairs)]
+    ents += [(int(i), float(i), int(i)) for i in present if 0 <= i < num_levels and int(i) not in first]
+    ents = sorted(ents, key=lambda e: e[1])  # stable, as the merge: pairs before levels of equal gain
+    top_default = next((i for i in range(num_levels - 1, -1, -1) if i not in first), None)
+    tops = [g for _, g in pairs] + ([] if top_default is None else [float(top_default)])
+    named = [e[:2] for e in ents if e[0] in first]
+    return [e for e in ents if e[2] >= 0], bool(tops) and max(tops) > 0.0, named
 
 
 @dataclass
@@ -155,29 +188,29 @@ def _level_counts(r: Ranked):
         at = np.minimum(np.searchsorted(keys[:-1], k), keys.size - 1)
         return np.where((level >= 0) & (keys[at] == k), cnt_t[at], 0)
 
-    return nlev.astype(np.int64), count
+    return nlev.astype(np.int64), lvl_t, count
 
 
 def gain_view(r: Ranked, p: str) -> GainRanked:
     """``r`` with the gains of the parameters ``p`` (``"1=3,2=0"``): per-row gains and the ideal ranking."""
     pairs = parse_pairs(p)
-    nlev, count = _level_counts(r)
+    nlev, levels, count = _level_counts(r)
     S = r.S
-    vmax = int(nlev.max(initial=1))  # row values run from -2 (UNJUDGED) to num_rel_levels - 1
     groups = np.unique(nlev)
-    table = np.zeros((groups.size, vmax + 2), dtype=np.float64)
+    present = np.unique(levels)
+    named = np.array(sorted({lvl for lvl, _ in pairs}), dtype=np.int64)
+    table = np.zeros((groups.size, named.size), dtype=np.float64)  # gain of a named level, per group
     e_seg, e_gain, e_cnt = [], [], []
     for gi, u in enumerate(groups.tolist()):
-        ents = sorted_entries(u, pairs)
-        for lvl, gain, _ in reversed(ents):  # get_gain: the first entry in sorted order wins
-            if -2 <= lvl < vmax:
-                table[gi, lvl + 2] = gain
+        ents, starts, pair_order = walked_entries(u, pairs, present)
+        for lvl, gain in reversed(pair_order):  # get_gain: the first in sorted order wins
+            table[gi, np.searchsorted(named, lvl)] = gain
         qs = np.flatnonzero(nlev == u)
         top_down = ents[::-1]
         gains = np.array([e[1] for e in top_down], dtype=np.float64)
         cl = np.array([e[2] for e in top_down], dtype=np.int64)
         cnt = count(np.repeat(qs, cl.size), np.tile(cl, qs.size)).reshape(qs.size, cl.size)
-        if not ents or not ents[-1][1] > 0.0:
+        if not starts:
             cnt[:] = 0  # the walk never starts
         stop = np.cumsum((cnt > 0) & ~(gains > 0.0), axis=1) > 0
         cnt = np.where(stop, 0, cnt)
@@ -193,7 +226,12 @@ def gain_view(r: Ranked, p: str) -> GainRanked:
     istarts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(ilens, out=istarts[1:])
     group_of = np.searchsorted(groups, nlev)
-    row_seg = np.repeat(np.arange(S, dtype=np.int64), r.lens)
-    gain = table[group_of[row_seg], r.rel.astype(np.int64) + 2] if r.rel.size else np.zeros(0)
+    v = r.rel.astype(np.int64)
+    gain = np.where(v >= 0, v, 0).astype(np.float64)  # a level no pair names: its own value (< num_rel_levels)
+    if named.size and v.size:
+        at = np.minimum(np.searchsorted(named, v), named.size - 1)
+        is_named = named[at] == v
+        row_group = np.repeat(group_of, r.lens)
+        gain[is_named] = table[row_group[is_named], at[is_named]]
     base = {f.name: getattr(r, f.name) for f in fields(r) if f.name != "_cache"}
     return GainRanked(**{**base, "ideal": ideal, "ideal_starts": istarts}, gain=gain)
