@@ -55,13 +55,18 @@ def test_engines_print_identical_text(cli, flags):
 
 
 def test_engine_that_cannot_compute_the_request_is_a_usage_error(cli):
-    code, out, err = cli("eval", "--engine", "vectorized", "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN)
+    code, out, err = cli("eval", "--engine", "vectorized", "-m", "utility.1,2", TINY_QRELS, TINY_RUN)
     assert code == 2 and out == ""
-    assert err.strip() == "trecrs eval: error: engine 'vectorized' cannot compute ndcg.1=3,2=9"
-    # auto falls back to the reference engine for the same request
-    code, out, err = cli("eval", "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN)
-    assert code == 0, err
-    assert out.startswith("ndcg_1=3,2=9 ")  # named as trec_eval prints it
+    assert err.strip() == "trecrs eval: error: engine 'vectorized' cannot compute utility.1,2"
+
+
+def test_gain_parameters_are_computed_by_the_vectorized_engine(cli):
+    outputs = {}
+    for engine in ("pytrec_eval", "vectorized", "auto"):
+        code, outputs[engine], err = cli("eval", "--engine", engine, "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN)
+        assert code == 0, err
+    assert outputs["pytrec_eval"] == outputs["vectorized"] == outputs["auto"]
+    assert outputs["auto"].startswith("ndcg_1=3,2=9 ")  # named as trec_eval prints it
 
 
 def test_library_messages_are_reworded_with_flags(cli):

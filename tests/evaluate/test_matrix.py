@@ -86,4 +86,4 @@ def test_bad_inputs():
     ex[3, 4] = True  # an excluded NaN is not a candidate: fine
     evaluate_matrix(qrels, bad, users, items, exclude=ex, measures=["P.5"])
     with pytest.raises(UsageError, match="vectorized engine"):
-        evaluate_matrix(qrels, scores, users, items, measures=["ndcg.1=3"])
+        evaluate_matrix(qrels, scores, users, items, measures=["utility.1,2"])

@@ -96,7 +96,7 @@ def test_pytrec_eval_engine_takes_grades_up_to_1000(cli, files):
     assert (code, out) == (0, "ndcg                  \tall\t1.0000\n")
 
 
-@pytest.mark.parametrize("engine_args", [["--engine", "pytrec_eval", "-m", "ndcg"], ["-m", "ndcg.1=0,2=3"]])
+@pytest.mark.parametrize("engine_args", [["--engine", "pytrec_eval", "-m", "ndcg"], ["--engine", "pytrec_eval", "-m", "ndcg.1=0,2=3"]])
 def test_pytrec_eval_engine_refuses_larger_grades_at_once(cli, files, engine_args):
     """1e8 would run for minutes in trec_eval's nDCG (and 2**31-1 crashed pytrec_eval)."""
     d = files(qrels=qrels_with("100000000"))

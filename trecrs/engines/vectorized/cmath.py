@@ -29,6 +29,23 @@ def c_log2(ints: np.ndarray) -> np.ndarray:
     return _LOG2[ints]
 
 
+def c_log2_real(values: np.ndarray) -> np.ndarray:
+    """C ``log2`` of doubles: the table of :func:`c_log2` when all are small non-negative integers, else
+    :func:`math.log2` (libm's) one by one, with C's results outside its domain (-inf at 0, nan below)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return np.zeros(0, dtype=np.float64)
+    if np.isfinite(v).all() and (v >= 0).all() and (v == np.floor(v)).all() and v.max() < 1 << 24:
+        return c_log2(v.astype(np.int64))
+
+    def one(x: float) -> float:
+        if x > 0:
+            return math.log2(x)
+        return -math.inf if x == 0 else math.nan
+
+    return np.fromiter(map(one, v.tolist()), np.float64, v.size)
+
+
 def c_log(values: np.ndarray) -> np.ndarray:
     """C ``log`` elementwise (via :func:`math.log`), for gm_map / gm_bpref."""
     return np.fromiter(map(math.log, values.tolist()), np.float64, values.size)

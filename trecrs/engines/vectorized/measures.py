@@ -6,14 +6,13 @@ performs, in the same order (sums accumulated sequentially per query, ``log2``/`
 :mod:`.cmath`), so the per-query values are bitwise equal to pytrec_eval's. Comments give the C
 expression where the order of the floating-point operations matters.
 
-Measures covered (the whole of ``all_trec`` and ``official``): see :data:`VECTOR_MEASURES`.
-Gain-parameterised variants (``ndcg.1=3,...``, ``G.…``), ``11pt_avg`` with explicit recall points and
-malformed parameters are not claimed (:func:`supports` says no).
+Measures covered: every measure of trec_eval's table (:data:`VECTOR_MEASURES`), with every parameter
+form, gain parameters included (:mod:`.gains`). Only ``utility`` with other than four coefficients is not
+claimed (:func:`supports` says no): ``m_utility.c`` refuses it, and the pytrec_eval engine reports that.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,10 +20,11 @@ import numpy as np
 import polars as pl
 
 from ...measures.request import MeasureRequest, double_cutoffs, long_cutoffs
-from ...measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, PAIR_PARAMS
+from ...measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS
 from ...schema import QUERY
 from ...trec_eval_versions import TrecEvalVersion
-from .cmath import c_div, c_log, c_log2, segmented
+from .cmath import c_div, c_log, c_log2, c_log2_real, segmented
+from .gains import GainRanked, c_atof, gain_view
 from .rank import UNJUDGED, Ranked, Sparse
 
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
@@ -194,12 +194,32 @@ def m_iprec_at_recall(r: Ranked, p, version: TrecEvalVersion):
     return _iprec_values(r, double_cutoffs("iprec_at_recall", p), version)[0]
 
 
+_ELEVEN_POINTS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+
+
 def m_11pt_avg(r: Ranked, p, version: TrecEvalVersion):
-    points = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    """m_11pt_avg.c: sum of the interpolated precisions at the recall points, over the number of points.
+
+    The points are kept as typed (``get_float_params``: not sorted) and visited from the last one down:
+    trailing points whose cutoff exceeds num_rel_ret add nothing; then a point adds the interpolated
+    precision at its cutoff while cutoffs do not increase and stay >= 1; from the first one that does,
+    every point left adds the precision interpolated over the whole ranking (the loop's final value).
+    """
+    points = _ELEVEN_POINTS if p is None else [c_atof(x) for x in p.split(",")]
     values, cuts = _iprec_values(r, points, version)
+    final = _iprec_values(r, [0.0], version)[0][0]  # a cutoff of 0 reads the loop's final value
+    nrr = r.num_rel_ret
     acc = np.zeros(r.S, dtype=np.float64)
-    for v, cut in zip(reversed(values), reversed(cuts), strict=True):  # summed from the last point down
-        acc = np.where(cut <= r.num_rel_ret, acc + v, acc)
+    started = np.zeros(r.S, dtype=bool)
+    blocked = np.zeros(r.S, dtype=bool)
+    last = nrr.copy()  # the cutoff matched last: later ones match only at or below it
+    for v, cut in zip(reversed(values), reversed(cuts), strict=True):
+        started |= cut <= nrr
+        match = started & ~blocked & (cut >= 1) & (cut <= last)
+        blocked |= started & ~match
+        acc = np.where(match, acc + v, acc)
+        acc = np.where(blocked, acc + final, acc)
+        last = np.where(match, cut, last)
     return [acc / float(len(points))]
 
 
@@ -233,7 +253,7 @@ def m_set_map(r: Ranked, p):
 
 
 def m_set_F(r: Ranked, p):
-    x = 1.0 if p is None else float(p)
+    x = 1.0 if p is None else c_atof(p.split(",")[0])  # m_set_F.c reads params[0] only
     P = c_div(r.num_rel_ret, r.lens)
     R = c_div(r.num_rel_ret, r.num_rel)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -242,7 +262,7 @@ def m_set_F(r: Ranked, p):
 
 
 def m_utility(r: Ranked, p):
-    a, b, c, d = (1.0, -1.0, 0.0, 0.0) if p is None else (float(x) for x in p.split(","))
+    a, b, c, d = (1.0, -1.0, 0.0, 0.0) if p is None else (c_atof(x) for x in p.split(","))
     nrr, n, R = r.num_rel_ret, r.lens, r.num_rel
     # params[0]*a + params[1]*b + params[2]*c + params[3]*(num_docs_in_coll (0) + nrr - n - R)
     return [a * _f(nrr) + b * _f(n - nrr) + c * _f(R - nrr) + d * _f(nrr - n - R)]
@@ -259,7 +279,19 @@ def _dcg_total(r: Ranked) -> np.ndarray:
     return r.dcg_upto(r.gainrows.lens)
 
 
+def _gains(r: Ranked, p: str | None) -> Ranked:
+    """``r`` itself for the default gains (the relevance values), else its :func:`.gains.gain_view`."""
+    if p is None:
+        return r
+    key = ("gains", p)
+    if key not in r._cache:
+        r._cache[key] = gain_view(r, p)
+    return r._cache[key]
+
+
 def m_ndcg(r: Ranked, p):
+    """m_ndcg.c: DCG (gain / log2(rank + 1) over the non-zero gains) over the ideal DCG, 0 without one."""
+    r = _gains(r, p)
     rd = _dcg_total(r)
     idg = r.ideal_at(r.ideal_lens)
     return [np.where(idg > 0, c_div(rd, idg), 0.0)]
@@ -325,10 +357,12 @@ def m_ndcg_cut(r: Ranked, p):
 
 def m_ndcg_rel(r: Ranked, p):
     """m_ndcg_rel.c: nDCG averaged over the relevant (gain > 0) documents, unretrieved ones at the end."""
-    g = r.gainrows
-    rd_rows = r.dcg_prefix
-    ilen = r.ideal_lens[g.seg]
-    id_rows = r.ideal_prefix[r.ideal_starts[:-1][g.seg] + np.minimum(g.pos + 1, ilen) - 1] if g.idx.size else _f([])
+    r = _gains(r, p)
+    g = r.posrows
+    rd_rows = r.dcg_prefix if g is r.gainrows else r.dcg_prefix[np.searchsorted(r.gainrows.idx, g.idx)]
+    m = np.minimum(g.pos + 1, r.ideal_lens[g.seg])  # ideal positions summed so far (none: ideal_dcg 0)
+    id_rows = np.zeros(g.idx.size, dtype=np.float64)
+    id_rows[m > 0] = r.ideal_prefix[(r.ideal_starts[:-1][g.seg] + m - 1)[m > 0]]
     s = r.seq_sum(g, c_div(rd_rows, id_rows))
     rd = _dcg_total(r)
     idg = r.ideal_at(r.ideal_lens)
@@ -339,6 +373,7 @@ def m_ndcg_rel(r: Ranked, p):
 
 def m_Rndcg(r: Ranked, p):
     """m_Rndcg.c: nDCG averaged at the ranks where the ideal gain changes, plus once at num_ret."""
+    r = _gains(r, p)
     S = r.S
     ist = r.ideal_starts[:-1]
     # boundaries b (number of ideal positions before a change of gain), within and at the end of the list
@@ -368,6 +403,8 @@ def m_Rndcg(r: Ranked, p):
 
 def m_G(r: Ranked, p):
     """m_G.c (default gains): each gain / log2(2 + ideal cost so far - gain so far), over the ideal total."""
+    if p is not None:
+        return _G_params(_gains(r, p))
     g = r.gainrows
     gains = r.rel[g.idx]
     gcs = np.cumsum(gains)  # integer running gain over the gain rows (other rows add 0): exact
@@ -390,6 +427,30 @@ def m_G(r: Ranked, p):
     total = np.zeros(r.S, dtype=np.int64)
     total[ihas] = icum[(ist + r.ideal_lens - 1)[ihas]] - ibase[ihas]
     return [np.where(total > 0, c_div(s, total), 0.0)]
+
+
+def _G_params(r: GainRanked):
+    """m_G.c with gain parameters: gains need not be integers, so the running sums are float sums.
+
+    At rank i: sum_results += gain, sum_cost += max(ideal gain, min_cost 1.0) (1.0 past the ideal),
+    results_g += gain / log2(2 + sum_cost - sum_results) for a non-zero gain; G = results_g / sum_ideal.
+    """
+    pos = np.arange(r.rel.size, dtype=np.int64) - np.repeat(r.first, r.lens)
+    seg = np.repeat(np.arange(r.S, dtype=np.int64), r.lens)
+    inside = pos < r.ideal_lens[seg]
+    cost = np.ones(r.rel.size, dtype=np.float64)
+    cost[inside] = np.maximum(r.ideal[(r.ideal_starts[:-1][seg] + pos)[inside]], 1.0)
+    sum_results = segmented(r.gain, r.first, r.lens, "sum")
+    sum_cost = segmented(cost, r.first, r.lens, "sum")
+    g = r.gainrows
+    with np.errstate(divide="ignore", invalid="ignore"):
+        contrib = r.gain[g.idx] / c_log2_real((2.0 + sum_cost[g.idx]) - sum_results[g.idx])
+    results_g = r.seq_sum(g, contrib)
+    ideal_sum = segmented(r.ideal, r.ideal_starts[:-1], r.ideal_lens, "sum")
+    total = np.zeros(r.S, dtype=np.float64)
+    has = r.ideal_lens > 0
+    total[has] = ideal_sum[(r.ideal_starts[:-1] + r.ideal_lens - 1)[has]]
+    return [np.where(total > 0.0, c_div(results_g, total), 0.0)]
 
 
 # --------------------------------------------------------------------------------------------- registry
@@ -420,17 +481,9 @@ def _no_params(p: str | None) -> bool:
     return p is None
 
 
-def _n_floats(n: int) -> Callable[[str | None], bool]:
-    def ok(p: str | None) -> bool:
-        if p is None:
-            return True
-        try:
-            vals = [float(x) for x in p.split(",")]
-        except ValueError:
-            return False
-        return len(vals) == n and all(math.isfinite(v) for v in vals)
-
-    return ok
+def _n_values(n: int) -> Callable[[str | None], bool]:
+    """Exactly ``n`` parameters: m_utility.c refuses any other number (the pytrec_eval engine reports it)."""
+    return lambda p: p is None or len(p.split(",")) == n
 
 
 _BY_VERSION = ("iprec_at_recall", "11pt_avg")
@@ -450,13 +503,13 @@ for _name, _fn, _accepts in (
     ("infAP", m_infAP, None),
     ("gm_bpref", m_gm_bpref, None),
     ("Rprec_mult", m_Rprec_mult, None),
-    ("utility", m_utility, _n_floats(4)),
-    ("11pt_avg", m_11pt_avg, _no_params),
+    ("utility", m_utility, _n_values(4)),
+    ("11pt_avg", m_11pt_avg, None),
     ("binG", m_binG, None),
-    ("G", m_G, _no_params),
-    ("ndcg", m_ndcg, _no_params),
-    ("ndcg_rel", m_ndcg_rel, _no_params),
-    ("Rndcg", m_Rndcg, _no_params),
+    ("G", m_G, None),
+    ("ndcg", m_ndcg, None),
+    ("ndcg_rel", m_ndcg_rel, None),
+    ("Rndcg", m_Rndcg, None),
     ("ndcg_cut", m_ndcg_cut, None),
     ("map_cut", m_map_cut, None),
     ("relative_P", m_relative_P, None),
@@ -465,7 +518,7 @@ for _name, _fn, _accepts in (
     ("set_relative_P", m_set_relative_P, None),
     ("set_recall", m_set_recall, None),
     ("set_map", m_set_map, None),
-    ("set_F", m_set_F, _n_floats(1)),
+    ("set_F", m_set_F, None),
     ("num_nonrel_judged_ret", m_num_nonrel_judged_ret, None),
     ("dcg", m_dcg, _no_params),
     ("ideal_dcg", m_ideal_dcg, _no_params),
@@ -497,8 +550,6 @@ def supports(request: MeasureRequest) -> bool:
             continue
         m = VECTOR_MEASURES.get(base)
         if m is None or not m.accepts(request.params[base]):
-            return False
-        if BY_NAME[base].params == PAIR_PARAMS and request.params[base] is not None:
             return False
     return True
 

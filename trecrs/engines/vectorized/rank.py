@@ -53,6 +53,7 @@ class Ranked:
     ideal_starts: np.ndarray  # int64, len S+1, into ideal
     ideal: np.ndarray  # float64: positive judged values, descending within each query
     bogus: np.ndarray | None = None  # -c: queries absent from the run (evaluated on a stand-in ranking)
+    num_zero: np.ndarray | None = None  # judged documents with rel == 0 (rel_levels[0]; gain parameters)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -99,6 +100,11 @@ class Ranked:
     def gainrows(self) -> Sparse:
         """Rows with a positive relevance value (the rows that add to a DCG)."""
         return Sparse.of(self, self.rel > 0)
+
+    @property
+    def posrows(self) -> Sparse:
+        """Rows with a positive gain: the gain rows, as gains are relevance values here."""
+        return self.gainrows
 
     @cached_property
     def ideal_lens(self) -> np.ndarray:
@@ -365,8 +371,8 @@ def _stand_ins(b: _Blocks, judged_q: np.ndarray, seg_q, lens, *, judged_only: bo
 def _qrels_counts(enc: Encoded, seg_q: np.ndarray, level: int):
     """Per-query qrels counts (``form_res_rels.c`` rel_levels / num_rel) and the ideal gains.
 
-    Returns num_rel (rel >= level), num_nonrel (0 <= rel < level), ideal_starts and ideal (positive
-    judged values, descending within each query).
+    Returns num_rel (rel >= level), num_nonrel (0 <= rel < level), num_zero (rel == 0), ideal_starts and
+    ideal (positive judged values, descending within each query).
     """
     S = seg_q.size
     seg_of = np.full(len(enc.qvocab), -1, dtype=np.int64)
@@ -376,6 +382,7 @@ def _qrels_counts(enc: Encoded, seg_q: np.ndarray, level: int):
     qseg, qv_in = qseg[inq], enc.qv[inq]
     num_rel = np.bincount(qseg[(qv_in >= 0) & (qv_in >= level)], minlength=S)
     num_nonrel = np.bincount(qseg[(qv_in >= 0) & (qv_in < level)], minlength=S)
+    num_zero = np.bincount(qseg[qv_in == 0], minlength=S).astype(np.int64)
     pos_g = qv_in > 0
     ig_seg, ig_val = qseg[pos_g], qv_in[pos_g]
     o = np.lexsort((-ig_val, ig_seg))
@@ -383,7 +390,7 @@ def _qrels_counts(enc: Encoded, seg_q: np.ndarray, level: int):
     ilens = np.bincount(ig_seg, minlength=S)
     istarts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(ilens, out=istarts[1:])
-    return num_rel.astype(np.int64), num_nonrel.astype(np.int64), istarts, ideal
+    return num_rel.astype(np.int64), num_nonrel.astype(np.int64), num_zero, istarts, ideal
 
 
 def rank_encoded(
@@ -407,7 +414,7 @@ def rank_encoded(
     starts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])
     level = int(relevance_level)
-    num_rel, num_nonrel, istarts, ideal = _qrels_counts(enc, seg_q, level)
+    num_rel, num_nonrel, num_zero, istarts, ideal = _qrels_counts(enc, seg_q, level)
     return Ranked(
         queries=enc.qvocab.gather(seg_q).to_list(),
         bogus=np.arange(S) >= S - n_missing,
@@ -418,6 +425,7 @@ def rank_encoded(
         num_nonrel=num_nonrel,
         ideal_starts=istarts,
         ideal=ideal,
+        num_zero=num_zero,
     )
 
 
