@@ -205,7 +205,10 @@ def finalize(
         summary["num_rel"] = float(totals.relevant)
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
-        rs = {**computed.relstrings, **dict.fromkeys(stand_in, "")}
+        # 10.0 empties a stand-in's relstring when its printed name is one it resets ("relstring", not
+        # "relstring_5"); otherwise it prints the stand-in ranking's own
+        emptied = stand_in if _reset_on_stand_in(request, "relstring") else []
+        rs = {**dict.fromkeys(stand_in, ""), **computed.relstrings, **dict.fromkeys(emptied, "")}
     return Evaluation(request, per_query, summary, tag, rs, num_q)
 
 
@@ -296,12 +299,19 @@ def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
         frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
-    length = request.relstring_length()
     rs: dict[str, str] = {}
-    if length is not None and sub_run.height:
-        ranked = vectorized.rank(sub_qrels, sub_run, judged_only=judged_only, score_dtype=request.version.score_dtype)
-        rs = vectorized.relstrings(ranked, length)
+    if request.relstring_length() is not None:
+        rs = _relstrings(sub_qrels, sub_run, request, judged_only)
+        if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
+            rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, judged_only))
     return Computed(per_query, f.missing, rs)
+
+
+def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
+    if run.height == 0:
+        return {}
+    ranked = vectorized.rank(qrels, run, judged_only=judged_only, score_dtype=request.version.score_dtype)
+    return vectorized.relstrings(ranked, request.relstring_length())
 
 
 def _compute_files(qrels, run, request: MeasureRequest, *, complete: bool, **flags) -> tuple[Computed, str, QrelsTotals]:

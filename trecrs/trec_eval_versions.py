@@ -63,7 +63,7 @@ VERSIONS: dict[int, TrecEvalVersion] = {
         _lround,
         added_measures=("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj"),
         all_trec_added=("unj", "rbp", "rbp_resid"),
-        stand_in_resets=("num_ret", "utility", "unj*", "rbp_resid"),
+        stand_in_resets=("num_ret", "utility", "unj*", "rbp_resid", "relstring"),
         uncovered_query_fatal=True,
         run_from_stdin=True,
     ),

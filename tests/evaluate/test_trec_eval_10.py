@@ -110,3 +110,14 @@ def test_library_keyword_and_9_default(tmp_path):
         evaluate(str(q), str(r), "rbp")
     with pytest.raises(UsageError, match="pytrec_eval"):
         evaluate(str(q), str(r), "map", engine="pytrec_eval", trec_eval_version=10)
+
+
+@pytest.mark.parametrize("flags", [["-m", "relstring"], ["-m", "relstring.5"], ["-J", "-m", "relstring.5"]])
+def test_stand_in_relstring_as_10(cli, tmp_path, flags):
+    """10.0's -c: the bare `relstring` of a stand-in is emptied, `relstring_5` shows the stand-in ranking's."""
+    (tmp_path / "q").write_text("13 Q0 9 1\n06 0 50 10\n13 Q0 50 2\n")
+    (tmp_path / "r").write_text("13 Q0 14 0 4.4 run\n")
+    code, out, _ = cli("eval", "--trec-eval-version", "10", "-q", "-c", *flags, tmp_path / "q", tmp_path / "r")
+    name = "relstring" if flags[-1] == "relstring" else "relstring_5"
+    stand_in = "''" if name == "relstring" or "-J" in flags else "'-'"
+    assert code == 0 and out == f"{name:<22}\t06\t{stand_in}\n{name:<22}\t13\t'{'' if '-J' in flags else '-'}'\n"
