@@ -493,7 +493,7 @@ def _choose_engine(name: str, request: MeasureRequest):
         if version.number != 9:
             raise UsageError(
                 f"engine 'vectorized' cannot compute {', '.join(request.engine_specs())} as trec_eval "
-                f"{version.label} (pytrec_eval, which takes more parameters, embeds trec_eval 9.x)"
+                f"{version.label}, and pytrec_eval embeds trec_eval 9.x (docs/trec_eval_compatibility.md)"
             )
         return ENGINES["pytrec_eval"]
     if name not in ENGINES:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.fuzz.run import Outcome, run_in_process
@@ -57,6 +58,9 @@ def _both(tmp_path, flags: list[str], qrels: str = QRELS, run: str = RUN, engine
         ["-q", "-m", "all_trec"],
         ["-m", "official"],
         ["-q", "-c", "-m", "all_trec"],
+        ["-q", "-m", "rbp.p=0.8", "-m", "rbp_resid.p=0.5"],  # the persistence as a parameter
+        ["-q", "-m", "rbp.p=0.5,p=0.95", "-m", "rbp_resid.1=2,p=0.6"],  # the last p= wins; levels ignored
+        ["-J", "-m", "rbp.x=1,p=0.7"],  # a name that is not an integer is ignored
     ],
 )
 def test_matches_trec_eval_10(tmp_path, flags):
@@ -121,3 +125,11 @@ def test_stand_in_relstring_as_10(cli, tmp_path, flags):
     name = "relstring" if flags[-1] == "relstring" else "relstring_5"
     stand_in = "''" if name == "relstring" or "-J" in flags else "'-'"
     assert code == 0 and out == f"{name:<22}\t06\t{stand_in}\n{name:<22}\t13\t'{'' if '-J' in flags else '-'}'\n"
+
+
+def test_rbp_with_level_gains_is_declined_with_its_reason():
+    """m_rbp.c normalises level=gain gains with uninitialised min/max: the value is leftover memory."""
+    with pytest.raises(UsageError, match="docs/trec_eval_compatibility.md"):
+        qrels = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "rel": [2, 1]})
+        run = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+        evaluate(qrels, run, ["rbp.1=2"], trec_eval_version=10)

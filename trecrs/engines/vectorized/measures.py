@@ -310,10 +310,34 @@ def m_ideal_dcg(r: Ranked, p):
 RBP_P = 0.9  # m_rbp.c, m_rbp_resid.c: default persistence
 
 
-def _powers(r: Ranked) -> np.ndarray:
+def _rbp_p(p: str | None) -> float:
+    """The persistence of ``rbp``/``rbp_resid``: the value of the last ``p=`` pair, else 0.9 (m_rbp.c,
+    m_rbp_resid.c scan every pair with ``strcmp(name, "p")``; values are read with atof)."""
+    persistence = RBP_P
+    for pair in [] if p is None else p.split(","):
+        name, _, value = pair.partition("=")
+        if name == "p":
+            persistence = c_atof(value)
+    return persistence
+
+
+def _valid_int(text: str) -> bool:
+    """gain_init.c ``valid_int`` (10.0): an optional sign, then one or more digits."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
+
+
+def _rbp_params(p: str | None) -> bool:
+    """rbp's parameters the vectorized engine reproduces: ``p=``, and names that are not integers (both
+    m_rbp.c and setup_gains ignore those). A level=gain pair would feed gains that m_rbp.c normalises with
+    uninitialised min/max, so its value depends on leftover memory: declined."""
+    return p is None or not any(_valid_int(pair.partition("=")[0]) for pair in p.split(","))
+
+
+def _powers(r: Ranked, persistence: float = RBP_P) -> np.ndarray:
     """p**i for every rank i up to the longest ranking, as ``cur_p = cur_p * p`` computes it (sequential)."""
     n = int(r.lens.max()) + 1 if r.S else 1
-    steps = np.full(n, RBP_P)
+    steps = np.full(n, persistence)
     steps[0] = 1.0
     return np.cumprod(steps)
 
@@ -328,16 +352,18 @@ def m_rbp(r: Ranked, p):
     gain = r.rel[g.idx].astype(np.float64)
     scale = top[g.seg]
     gain = np.where(scale > 1, gain / np.where(scale > 1, scale, 1.0), gain)  # (gain - 0) / (max - 0)
-    s = r.seq_sum(g, gain * _powers(r)[g.pos])  # sum += gain * cur_p
-    return [(1.0 - RBP_P) * s]
+    persistence = _rbp_p(p)
+    s = r.seq_sum(g, gain * _powers(r, persistence)[g.pos])  # sum += gain * cur_p
+    return [(1.0 - persistence) * s]
 
 
 def m_rbp_resid(r: Ranked, p):
     """m_rbp_resid.c (10.0): p**num_ret + (1 - p) * sum of p**i over unjudged ranks; 0 when none."""
     u = Sparse.of(r, r.rel < 0)
-    powers = _powers(r)
+    persistence = _rbp_p(p)
+    powers = _powers(r, persistence)
     s = r.seq_sum(u, powers[u.pos])
-    return [np.where(u.lens > 0, powers[r.lens] + (1.0 - RBP_P) * s, 0.0)]
+    return [np.where(u.lens > 0, powers[r.lens] + (1.0 - persistence) * s, 0.0)]
 
 
 def m_unj(r: Ranked, p):
@@ -522,8 +548,8 @@ for _name, _fn, _accepts in (
     ("num_nonrel_judged_ret", m_num_nonrel_judged_ret, None),
     ("dcg", m_dcg, _no_params),
     ("ideal_dcg", m_ideal_dcg, _no_params),
-    ("rbp", m_rbp, _no_params),
-    ("rbp_resid", m_rbp_resid, _no_params),
+    ("rbp", m_rbp, _rbp_params),
+    ("rbp_resid", m_rbp_resid, None),
     ("unj", m_unj, None),
 ):
     register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _name in _BY_VERSION))
