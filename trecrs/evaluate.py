@@ -448,10 +448,6 @@ def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest
     return parse_measures(measures, trec_eval_version=number)
 
 
-def _check_version(version: int) -> None:
-    trec_eval_version_entry(version)  # an unknown version is a usage error
-
-
 def _stdin_run(run, version: TrecEvalVersion):
     """Run ``"-"``: standard input where the version reads it so (``get_trec_results.c``, 10.0), else a path."""
     if not (version.run_from_stdin and isinstance(run, str) and run == "-"):
@@ -595,13 +591,18 @@ def evaluate_matrix(
     (:mod:`trecrs.engines.vectorized.matrix`). Only measures of the vectorized engine are available here
     (everything in ``all_trec``).
     """
-    request = _request(measures)
+    version = trec_eval_version_entry(trec_eval_version)
+    if np.dtype(version.score_dtype) != np.float32:  # the matrix path encodes scores as C floats
+        raise UsageError(
+            f"evaluate_matrix ranks scores as C floats (trec_eval 9.0.8); trec_eval {version.label} ranks them "
+            "as doubles: write the run and use evaluate(..., trec_eval_version=10)", arguments=["trec_eval_version"]
+        )
+    request = _request(measures, version)
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"evaluate_matrix computes the vectorized engine's measures only; got {measures!r}")
     if relevance_level < 1:
         raise UsageError(f"relevance_level must be at least 1, got {relevance_level}")
     _check_depth(depth)
-    _check_version(trec_eval_version)
     qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
     totals, stand_ins = _check_encoded(

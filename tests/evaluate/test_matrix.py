@@ -87,3 +87,10 @@ def test_bad_inputs():
     evaluate_matrix(qrels, bad, users, items, exclude=ex, measures=["P.5"])
     with pytest.raises(UsageError, match="vectorized engine"):
         evaluate_matrix(qrels, scores, users, items, measures=["utility.1,2"])
+
+
+def test_trec_eval_10_ordering_is_not_offered_on_a_matrix():
+    """The matrix path ranks C floats (9.0.8); 10.0's double ordering needs the run itself."""
+    qrels = pl.DataFrame({"query": ["u1"], "doc": ["i1"], "rel": [1]})
+    with pytest.raises(UsageError, match="ranks scores as C floats"):
+        evaluate_matrix(qrels, np.ones((1, 1)), ["u1"], ["i1"], trec_eval_version=10)
