@@ -57,8 +57,8 @@ def register(sub) -> None:
     r.add_argument("--format", dest="fmt", default="auto", choices=["auto", *FORMATS],
                    help="ratings layout (default: detected from name and content)")
     r.add_argument("--columns", default=None, metavar="MAP",
-                   help="column mapping: user=NAME,item=NAME,rating=NAME[,timestamp=NAME] (names or 0-based "
-                   "positions), or roles in order: user,item,_,rating")
+                   help="column mapping: user=NAME,item=NAME,rating=NAME[,timestamp=NAME] (names or "
+                   "positions counted from 1), or roles in order: user,item,_,rating")
     r.add_argument("--separator", default=None, metavar="SEP", help="field delimiter of generic text (tab: \\t)")
     r.add_argument("--dedupe", choices=list(DEDUPE_POLICIES), default=None,
                    help="merge a (user, item) rated twice (default: an error naming both lines)")

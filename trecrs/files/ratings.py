@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,6 +41,7 @@ from ..errors import InputError, TrecrsWarning, UsageError
 from ..ids import natural_sort
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from .columns import find_roles, normalise_columns
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
 from .lines import _open_bytes, decode_text, describe, first_duplicate, first_match, read_lines
@@ -53,14 +54,6 @@ ROLES: tuple[str, ...] = (USER, ITEM, RATING, TIMESTAMP)
 REQUIRED_ROLES: tuple[str, ...] = (USER, ITEM, RATING)
 DEDUPE_POLICIES: tuple[str, ...] = ("first", "last", "mean")
 
-# Header names recognised (case-insensitively) for each role when no column mapping is given.
-HEADER_ALIASES: dict[str, tuple[str, ...]] = {
-    USER: ("user", "userid", "user_id", "uid", "u"),
-    ITEM: ("item", "itemid", "item_id", "movieid", "movie_id", "iid", "i"),
-    RATING: ("rating", "ratings", "score", "stars", "value", "r"),
-    TIMESTAMP: ("timestamp", "time", "ts", "datetime", "date", "t"),
-}
-
 _WHITESPACE = (" ", "\t", None)
 
 
@@ -70,7 +63,7 @@ class RatingsFormat:
 
     ``separator``: the field delimiter (``None`` or a blank = any run of spaces/tabs when reading; written
     as ``write_separator``). ``header``: the file starts with a header line. ``columns``: role -> column
-    name (with a header) or 0-based position; roles absent from the mapping are absent from the file.
+    name (with a header) or 0-based index; roles absent from the mapping are absent from the file.
     ``decimal_ratings``: write ``4.0`` rather than ``4`` (MovieLens ``ratings.csv`` does).
     ``exact_fields``: the number of fields every line must have (``None`` = at least what the mapping needs).
     """
@@ -115,46 +108,14 @@ FORMATS: dict[str, RatingsFormat] = {
 
 
 def _normalise_columns(columns) -> dict[str, str | int] | None:
-    """``columns`` as role -> name/position: a mapping, or a sequence naming the role of each position."""
-    if columns is None:
-        return None
-    if isinstance(columns, Mapping):
-        out = {}
-        for role, col in columns.items():
-            if role not in ROLES:
-                raise UsageError(f"unknown ratings column role {role!r}; roles are {', '.join(ROLES)}")
-            if col is None or col == "":
-                continue
-            if isinstance(col, str) and col.isdigit():
-                col = int(col)
-            out[role] = col
-    elif isinstance(columns, Sequence) and not isinstance(columns, str):
-        out = {}
-        for pos, role in enumerate(columns):
-            if role in (None, "", "_", "-"):
-                continue
-            if role not in ROLES:
-                raise UsageError(f"unknown ratings column role {role!r}; roles are {ROLES} (or _ to skip)")
-            if role in out:
-                raise UsageError(f"ratings column role {role!r} given twice")
-            out[role] = pos
-    else:
-        raise UsageError(f"columns must be a mapping role -> column or a list of roles, got {columns!r}")
-    missing = [r for r in REQUIRED_ROLES if r not in out]
-    if missing:
-        raise UsageError(f"the column mapping lacks {', '.join(missing)} (user, item and rating are required)")
-    return out
+    """``columns`` as role -> name or 0-based index (:func:`trecrs.files.columns.normalise_columns`)."""
+    return normalise_columns(columns, ROLES, REQUIRED_ROLES, what="ratings column")
 
 
 def parse_columns(spec: str) -> dict[str, str | int]:
     """Parse a command-line column mapping: ``user=userId,item=movieId,rating=rating[,timestamp=ts]``
-    (names, or 0-based positions), or a positional list of roles ``user,item,_,rating``."""
-    parts = [p.strip() for p in spec.split(",") if p.strip()]
-    if parts and all("=" in p for p in parts):
-        return _normalise_columns(dict(p.split("=", 1) for p in parts))
-    if any("=" in p for p in parts):
-        raise UsageError(f"columns {spec!r}: use either role=column pairs or a list of roles, not both")
-    return _normalise_columns(parts)
+    (names, or positions counted from 1), or a positional list of roles ``user,item,_,rating``."""
+    return _normalise_columns(spec)
 
 
 def _sniff_separator(line: str) -> str | None:
@@ -280,21 +241,9 @@ def _split_one(line: str, sep: str | None) -> list[str]:
 
 
 def _columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    lower = {n.lower(): n for n in names}
-    found = []
-    for role in ROLES:
-        hit = next((lower[a] for a in HEADER_ALIASES[role] if a in lower), None)
-        if hit is not None:
-            found.append((role, hit))
-    missing = [r for r in REQUIRED_ROLES if r not in dict(found)]
-    if missing:
-        raise InputError(
-            path,
-            None,
-            f"missing column(s) {', '.join(missing)}: the header has {list(names)}; "
-            "give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}",
-        )
-    return tuple(found)
+    found = find_roles(names, ROLES, REQUIRED_ROLES, path=path,
+                       mapping_hint="give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}")
+    return tuple(found.items())
 
 
 # --------------------------------------------------------------------------------------------- reading
@@ -312,7 +261,7 @@ def read_ratings(
     """Read a ratings file into a DataFrame ``user item rating timestamp`` (``schema.RATINGS_SCHEMA``).
 
     ``fmt``: a :data:`FORMATS` name, a :class:`RatingsFormat`, or ``"auto"`` (see :func:`ratings_format`).
-    ``columns``: role -> column name or 0-based position, or a list giving the role of each position
+    ``columns``: role -> column name or position (counted from 1), or a list giving the role of each position
     (``["user", "item", "_", "rating"]``). ``separator``: the delimiter of generic text. ``dedupe``: what
     to do with a (user, item) rated more than once: ``None`` (an error naming both lines), ``"first"`` /
     ``"last"`` (keep that occurrence, at its own position), ``"mean"`` (one row at the first occurrence's
