@@ -62,6 +62,12 @@ class Evaluation:
     def columns(self) -> list[str]:
         return [c for c in self.per_query.columns if c != QUERY]
 
+    def printed_names(self, column: str) -> list[str]:
+        """The names a value column is printed under: its own, or those of the request's
+        :attr:`~trecrs.measures.request.MeasureRequest.labels` (``P_10`` -> ``["P@10"]`` for ``-m P@10``;
+        ``["P_10", "P@10"]`` for ``-m P.10 -m P@10``), in that order."""
+        return list(self.request.labels.get(column, (column,)))
+
     def tidy(self, *, per_query: bool = True) -> pl.DataFrame:
         """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
         frames = []
@@ -77,13 +83,22 @@ class Evaluation:
                 qorder = {q: i for i, q in enumerate(self.per_query.get_column(QUERY).to_list())}
                 long = long.with_columns(pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q"))
                 # extras leave undefined per-query values null: no row for them
-                frames.append(long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null()))
+                long = long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null())
+                frames.append(self._relabelled(long) if self.request.labels else long)
+        names = [(n, v) for c, v in self.summary.items() for n in self.printed_names(c)]
         summ = pl.DataFrame(
-            {QUERY: [ALL] * len(self.summary), MEASURE: list(self.summary), VALUE: list(self.summary.values())},
+            {QUERY: [ALL] * len(names), MEASURE: [n for n, _ in names], VALUE: [v for _, v in names]},
             schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64},
         )
         frames.append(summ)
         return pl.concat(frames, how="vertical")
+
+    def _relabelled(self, long: pl.DataFrame) -> pl.DataFrame:
+        """Tidy rows with each value column's rows repeated under each of its :meth:`printed_names`."""
+        pairs = [(c, n) for c in long.get_column(MEASURE).unique(maintain_order=True) for n in self.printed_names(c)]
+        names = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
+        joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
+        return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
 
 
 def _sequential_sum(values: np.ndarray) -> float:

@@ -8,6 +8,7 @@ import sys
 from ..engines import ENGINES
 from ..errors import UsageError
 from ..evaluate import evaluate_full
+from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
 from ..report.trec import FORMATS, format_trec, render, tidy_table
@@ -41,8 +42,8 @@ def register(sub) -> None:
     p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                    help="also print the values of each query")
     p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                   help="measure[.params] or nickname (official, set, all_trec); ir_measures-style names "
-                   "such as P@10, nDCG@50, R@50, AP, RR, Success@10 are accepted too. Repeatable.")
+                   help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
+                   "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.")
     p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
                    help="average over every qrels query; a query missing from the run scores 0")
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
@@ -95,8 +96,8 @@ def _list_measures() -> str:
     for m in TREC_MEASURES:
         lines.append(f"  {m.name:<22} {m.doc}")
     lines.append("nicknames: " + ", ".join(NICKNAMES))
-    lines.append("ir_measures-style: P@k R@k nDCG nDCG@k AP AP@k RR Success@k Rprec Bpref infAP NumQ NumRet "
-                 "NumRel NumRelRet")
+    lines.append("aliases (any case; printed under the name as typed; docs/measures.md):")
+    lines.extend(alias_listing())
     lines.append("recommender measures (printed after the trec_eval ones; docs/measures.md):")
     lines.extend(extras_listing())
     return "\n".join(lines) + "\n"

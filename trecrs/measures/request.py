@@ -2,30 +2,34 @@
 
 Syntax, as trec_eval's ``-m`` (``trec_eval.c``, ``meas_init.c``): ``name`` or ``name.params``
 (``P.5,10``, ``ndcg_cut.50``, ``iprec_at_recall.0.5``); the nicknames ``official``, ``set`` and
-``all_trec``; also the underscore form ``P_10``. trecrs also accepts ir_measures-style names (``P@10``,
-``nDCG@50``, ``R@50``, ``AP``, ``RR``, ``Success@10``; :data:`~trecrs.measures.trec_eval.IR_ALIASES`),
-and the recommender-specific names of :mod:`trecrs.measures.recsys`.
+``all_trec``; also the underscore form ``P_10``. trecrs also accepts the aliases of
+:mod:`trecrs.measures.aliases` (``P@10``, ``nDCG@50``, ``AP``, ``RR@10``, ``HR@10``; any case), printed
+under the name as typed (:attr:`MeasureRequest.labels`), and the recommender-specific names of
+:mod:`trecrs.measures.recsys`. Names are matched in that order: trec_eval's exactly and case-sensitively
+first, so ``map`` and ``P`` keep trec_eval's meaning; an unknown name gets the closest valid ones.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
+from .aliases import ALIASES, RECSYS, Alias, lookup
+from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
 from .trec_eval import (
     BY_NAME,
     DOUBLE_CUTOFFS,
     DOUBLE_PARAMS,
-    IR_ALIASES,
-    IR_BARE,
     LONG_CUTOFFS,
     NO_PARAMS,
     ORDER,
     PAIR_PARAMS,
+    TREC_MEASURES,
     nicknames,
 )
 
@@ -37,6 +41,9 @@ class MeasureRequest:
     params: dict[str, str | None] = field(default_factory=dict)
     extras: tuple[str, ...] = ()  # recommender-specific measures (trecrs.measures.recsys), as requested
     trec_eval_version: int = 9  # the trec_eval whose rules apply (trecrs.trec_eval_versions)
+    # value column -> the names it is printed under, for columns asked for through an alias (P_10 ->
+    # ("P@10",), or ("P_10", "P@10") when P.10 was asked for too); other columns print under their own name
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def version(self) -> TrecEvalVersion:
@@ -125,23 +132,17 @@ def _cutoffs(base: str, p: str | None, cast, not_a_number: str) -> list:
     return vals
 
 
-_IR_RE = re.compile(r"^(?P<name>[A-Za-z_-]+?)(?:@(?P<k>[0-9]+(?:\.[0-9]+)?))?$")
+_ALIAS_RE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*?)(?:@(?P<k>[0-9]+(?:\.[0-9]+)?))?$")
 
 
-def _ir_style(spec: str) -> tuple[str, str | None] | None:
-    """``P@10`` -> (``P``, ``10``); ``AP`` -> (``map``, None); None when ``spec`` is not ir_measures-style."""
-    m = _IR_RE.match(spec)
+def _alias(spec: str) -> tuple[Alias, str | None] | None:
+    """``P@10`` -> (the P@k alias, ``10``); ``AP`` -> (the AP alias, None); None when no alias is spelled so."""
+    m = _ALIAS_RE.match(spec)
     if not m:
         return None
-    name, k = m.group("name").lower(), m.group("k")
-    if k is None and name in IR_BARE:
-        return IR_BARE[name], None
-    if name not in IR_ALIASES:
-        return None
-    base = IR_ALIASES[name]
-    if k is None and BY_NAME[base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
-        return None  # e.g. "P" alone is trec_eval's P with default cutoffs; handled by the caller
-    return base, k
+    k = m.group("k")
+    alias = lookup(m.group("name"), k is not None)
+    return None if alias is None else (alias, k)
 
 
 def _underscore_form(spec: str) -> tuple[str, str] | None:
@@ -178,8 +179,12 @@ class _Parsed:
         self.version = version
         self.nicknames = nicknames(version)
         self.trec: dict[str, str | None] = {}  # trec_eval form: the first parameter list wins
-        self.ir: dict[str, list[str]] = {}  # @k and _k forms: cutoffs accumulate
-        self.extras: list[str] = []
+        self.cutoffs: dict[str, list[str]] = {}  # @k and _k forms: cutoffs accumulate
+        self.underscored: dict[str, list[str]] = {}  # the _k forms alone (named as trec_eval prints them)
+        self.alias_bare: list[str] = []  # trec_eval measures asked for by a bare alias (AP -> map)
+        self.extras: list[str] = []  # recommender measures by their own names
+        self.alias_extras: list[str] = []  # recommender measures asked for by an alias (RR@10)
+        self.aliased: list[tuple[str, Alias, str | None]] = []  # (name as typed, alias, k)
 
     def add(self, raw: str) -> None:
         spec = raw.strip()
@@ -191,16 +196,14 @@ class _Parsed:
         elif spec.partition(".")[0] in BY_NAME:
             self._add_trec(spec)
         elif (under := _underscore_form(spec)) is not None:
-            self.ir.setdefault(under[0], []).append(under[1])
-        elif (ir := _ir_style(spec)) is not None:
-            if ir[1] is None:
-                self.trec.setdefault(ir[0], None)
-            else:
-                self.ir.setdefault(ir[0], []).append(ir[1])
+            self.cutoffs.setdefault(under[0], []).append(under[1])
+            self.underscored.setdefault(under[0], []).append(under[1])
+        elif (hit := _alias(spec)) is not None:
+            self._add_alias(spec, *hit)
         elif parse_spec(spec) is not None:  # recommender-specific measures: names trec_eval lacks
             self.extras.append(spec)
         else:
-            raise UsageError(f"unknown measure {raw!r} (see 'trecrs eval --list-measures')")
+            raise unknown_measure(raw, self.version)
 
     def _add_trec(self, spec: str) -> None:
         base, dot, p = spec.partition(".")
@@ -214,29 +217,136 @@ class _Parsed:
         else:
             self.trec.setdefault(base, None)
 
+    def _add_alias(self, spec: str, alias: Alias, k: str | None) -> None:
+        """Ask for the alias's target; the value will be printed under ``spec`` as typed."""
+        if alias.family == RECSYS:
+            target = alias.resolves_to(k) if k is not None else alias.target
+            parse_spec(target)  # a bad cutoff is refused here, naming the target
+            self.alias_extras.append(target)
+        elif k is None:
+            self.alias_bare.append(alias.target)
+        else:
+            _validate(alias.target, k)
+            self.cutoffs.setdefault(alias.target, []).append(k)
+        self.aliased.append((spec, alias, k))
+
     def request(self) -> MeasureRequest:
-        """Merge the accumulated cutoffs into the trec_eval form (``P.5,10`` or a bare P's defaults)."""
-        for base, ks in self.ir.items():
-            prior = self.trec.get(base)
-            if base not in self.trec:
-                pieces = []
-            else:
-                pieces = prior.split(",") if prior is not None else [str(d) for d in BY_NAME[base].defaults]
-            seen = {float(x) for x in pieces}
-            for k in ks:
-                if float(k) not in seen:
-                    pieces.append(k)
-                    seen.add(float(k))
-            joined = ",".join(pieces)
-            _validate(base, joined)
-            self.trec[base] = joined
-        for base in self.trec:
+        """The merged request (``P.5,10`` or a bare P's defaults), and the names aliases print under."""
+        params = _merged(self.trec, self.cutoffs, self.alias_bare)
+        for base in params:
             if not self.version.has_measure(base):
                 raise UsageError(
                     f"unknown measure {base!r}: trec_eval {self.version.label} has no such measure "
                     "(it is a trec_eval 10.0 measure: --trec-eval-version 10)"
                 )
-        return MeasureRequest(self.trec, tuple(self.extras), self.version.number)
+        request = MeasureRequest(params, (*self.extras, *self.alias_extras), self.version.number)
+        request.labels = self._labels(request)
+        return request
+
+    def _labels(self, request: MeasureRequest) -> dict[str, tuple[str, ...]]:
+        """Value column -> printed names: trec_eval's (or the recommender measure's) own name when it was
+        asked for by that name, then each alias as typed, in the order given."""
+        named = _columns(MeasureRequest(_merged(self.trec, self.underscored, [])))
+        named |= {o.name for spec in self.extras for o in parse_spec(spec)}
+        labels: dict[str, list[str]] = {}
+        for spec, alias, k in self.aliased:
+            column = _alias_column(request, alias, k, spec)
+            names = labels.setdefault(column, [column] if column in named else [])
+            if spec not in names:
+                names.append(spec)
+        return {column: tuple(names) for column, names in labels.items()}
+
+
+def _merged(trec: dict[str, str | None], cutoffs: dict[str, list[str]], bare: list[str]) -> dict[str, str | None]:
+    """trec_eval-form parameters with the accumulated cutoffs added (to a bare measure's defaults)."""
+    params = dict(trec)
+    for base in bare:
+        params.setdefault(base, None)
+    for base, ks in cutoffs.items():
+        prior = params.get(base)
+        if base not in params:
+            pieces = []
+        else:
+            pieces = prior.split(",") if prior is not None else [str(d) for d in BY_NAME[base].defaults]
+        seen = {float(x) for x in pieces}
+        for k in ks:
+            if float(k) not in seen:
+                pieces.append(k)
+                seen.add(float(k))
+        joined = ",".join(pieces)
+        _validate(base, joined)
+        params[base] = joined
+    return params
+
+
+def _columns(request: MeasureRequest) -> set[str]:
+    """The value columns engines return for ``request``'s trec_eval measures."""
+    out: set[str] = set()
+    for base in request.params:
+        out.update([base] if base in NAMED_BY_PARAMS else request.output_names(base))
+    return out
+
+
+def _alias_column(request: MeasureRequest, alias: Alias, k: str | None, spec: str) -> str:
+    """The value column an alias reads (``P@10`` -> ``P_10``, ``RR@10`` -> ``recip_rank_cut_10``)."""
+    if alias.family == RECSYS:
+        return parse_spec(alias.resolves_to(k) if k is not None else alias.target)[0].name
+    if k is not None:
+        return MeasureRequest({alias.target: k}).output_names(alias.target)[0]
+    p = request.params[alias.target]
+    if p is not None:  # one column per measure: set_F.0.5 and SetF (beta 1) cannot both be computed
+        raise UsageError(
+            f"measure {spec!r} is {alias.target} with its default parameters: it cannot be combined with "
+            f"{alias.target}.{p} (trec_eval computes {alias.target} once per run)"
+        )
+    return alias.target
+
+
+def unknown_measure(raw: str, version: TrecEvalVersion) -> UsageError:
+    """The error for a name that is no measure, with the three closest valid names when there are any."""
+    close = suggestions(raw.strip(), version)
+    if not close:
+        return UsageError(f"unknown measure {raw!r} (see 'trecrs eval --list-measures')")
+    return UsageError(f"unknown measure {raw!r}; did you mean: {', '.join(close)}?")
+
+
+def suggestions(spec: str, version: TrecEvalVersion, n: int = 3) -> list[str]:
+    """The ``n`` valid names closest to ``spec``, written with ``spec``'s cutoff.
+
+    Closeness is difflib's ratio ignoring case (at least 0.5); ties go to the earlier candidate: trec_eval's
+    names (with ``.k`` for a measure with cutoffs when ``spec`` has a cutoff ``k``), alias spellings in
+    their documented case (``nDCG@10``, or ``nDCG@k`` without a cutoff), the nicknames, the recommender
+    measures. A name differing from an earlier one by case only is left out.
+    """
+    k = _CUTOFF_RE.match(spec).group("k")
+    candidates: dict[str, str] = {}
+    for name in _candidates(version, k):
+        candidates.setdefault(name.lower(), name)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(spec.lower())
+    scored = []
+    for i, lower in enumerate(candidates):
+        matcher.set_seq1(lower)
+        if matcher.ratio() >= 0.5:
+            scored.append((-matcher.ratio(), i, candidates[lower]))
+    return [name for _, _, name in sorted(scored)[:n]]
+
+
+_CUTOFF_RE = re.compile(r"^(?P<name>.*?)(?:[@._](?P<k>[0-9]+(?:\.[0-9]+)?))?$")
+
+
+def _candidates(version: TrecEvalVersion, k: str | None) -> list[str]:
+    out: list[str] = []
+    for m in TREC_MEASURES:
+        if version.has_measure(m.name):
+            out.append(m.name)
+            if k is not None and m.params in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
+                out.append(f"{m.name}.{k}")
+    for alias in ALIASES:
+        out.extend(alias.forms(k))
+    out.extend(nicknames(version))
+    out.extend(m.name for m in extras_ordered())
+    return out
 
 
 def parse_measures(

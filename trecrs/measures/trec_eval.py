@@ -4,8 +4,8 @@ Pure data: this module says *what* is measured (the trec_eval definitions and th
 ``measures.c`` and the ``m_*.c`` files); :mod:`trecrs.measures.request` turns ``-m`` arguments into a
 request over this table, and engines (:mod:`trecrs.engines`) say *how* it is computed. The table order is
 trec_eval's ``measures.c`` order, which is the order trec_eval prints in, whatever order ``-m`` gave.
-:data:`IR_ALIASES` maps ir_measures-style names (``P@10``, ``nDCG@50``, ``AP``, ``RR``) to the trec_eval
-measure that computes the same number.
+:mod:`trecrs.measures.aliases` maps ir_measures-style names (``P@10``, ``nDCG@50``, ``AP``, ``RR``) to
+the measure that computes the same number.
 """
 
 from __future__ import annotations
@@ -125,34 +125,6 @@ def nicknames(version: TrecEvalVersion) -> dict[str, tuple[str, ...]]:
     out = dict(NICKNAMES)
     out["all_trec"] = NICKNAMES["all_trec"] + version.all_trec_added
     return out
-
-
-# ir_measures-style names -> trec_eval measure. "@k" becomes the cutoff parameter.
-IR_ALIASES: dict[str, str] = {
-    "p": "P",
-    "r": "recall",
-    "recall": "recall",
-    "ndcg": "ndcg_cut",  # with @k; bare nDCG is handled below
-    "ap": "map_cut",  # with @k; bare AP/MAP is map
-    "success": "success",
-    "rprec": "Rprec",
-    "r-prec": "Rprec",
-    "bpref": "bpref",
-    "infap": "infAP",
-    "rr": "recip_rank",
-    "mrr": "recip_rank",
-    "map": "map",
-    "numq": "num_q",
-    "numret": "num_ret",
-    "numrel": "num_rel",
-    "numrelret": "num_rel_ret",
-    "iprec": "iprec_at_recall",
-    "setp": "set_P",
-    "setr": "set_recall",
-    "setf": "set_F",
-}
-# bare ir_measures names (no @k) that stand for a whole-ranking trec_eval measure
-IR_BARE: dict[str, str] = {"ndcg": "ndcg", "ap": "map", "map": "map"}
 
 
 def format_value(measure: str, value: float) -> str:

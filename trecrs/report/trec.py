@@ -41,7 +41,8 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
                 if rel_pos == j:
                     out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
                 if columns[c][i] is not None:  # an extra measure undefined for this query prints nothing
-                    out.append(_line(printed(c), q, format_value(c, columns[c][i])))
+                    text = format_value(c, columns[c][i])
+                    out.extend(_line(name, q, text) for name in _names(ev, c))
             if rel_pos is not None and rel_pos >= len(q_cols):
                 out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
     if summary:
@@ -49,8 +50,15 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
             if name == "runid":
                 out.append(_line("runid", ALL, ev.runid))
             else:
-                out.append(_line(printed(name), ALL, format_value(name, value)))
+                text = format_value(name, value)
+                out.extend(_line(n, ALL, text) for n in _names(ev, name))
     return "".join(out)
+
+
+def _names(ev: Evaluation, column: str) -> list[str]:
+    """The names a value column is printed under: trec_eval's printed name (``set_F_0.5`` for ``set_F``
+    asked for as ``set_F.0.5``) where the column is named after itself, and the aliases as typed."""
+    return [ev.request.printed_name(column) if n == column else n for n in ev.printed_names(column)]
 
 
 def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> int:

@@ -152,5 +152,24 @@ _COMBINED = (
 for _name, _doc, _source, _expr in _COMBINED:
     register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS))
 
+
+def _f1_cut_per_query(ctx: Context, k: int | None) -> pl.DataFrame:
+    """2 P.k recall.k / (P.k + recall.k) = 2TP/(k + R): trec_eval's P.k divides by k, not by min(k, n)."""
+    retrieved_or_k = TP + FP if k is None else pl.lit(float(k))
+    return confusion(ctx, k).select(QUERY, safe_div(2 * TP, retrieved_or_k + TP + FN).alias(VALUE))
+
+
+# F1@k as ranx, RecBole and Elliot compute it: the harmonic mean of P@k and recall@k, P@k dividing by k
+register(
+    ExtraMeasure(
+        "f1_cut",
+        "classification",
+        "2TP/(k+TP+FN) = harmonic mean of trec_eval's P.k and recall.k (F1@k); f1.k divides by min(k, n)+R",
+        f"van Rijsbergen 1979; {SCHRODER}",
+        _f1_cut_per_query,
+        params=CUTOFFS,
+    )
+)
+
 __all__ = ["confusion"]
 _ = RANK  # ranks come from Context.top

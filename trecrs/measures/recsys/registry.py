@@ -95,14 +95,15 @@ ALIASES: dict[str, str] = {}
 
 def register(measure: ExtraMeasure) -> ExtraMeasure:
     """Add ``measure`` to :data:`REGISTRY`; its name and aliases must be new and not trec_eval's."""
-    from ..trec_eval import BY_NAME, IR_ALIASES, base_of
+    from ..aliases import bare_spellings
+    from ..trec_eval import BY_NAME, base_of
     from ..trec_eval import MEAN as TREC_MEAN
 
     for name in (measure.name, *measure.aliases):
         if name in REGISTRY or name in ALIASES:
             raise UsageError(f"measure {name!r} already registered")
-        if name in BY_NAME or name.lower() in IR_ALIASES:
-            raise UsageError(f"measure {name!r} would shadow a trec_eval measure")
+        if name in BY_NAME or name.lower() in bare_spellings():
+            raise UsageError(f"measure {name!r} would shadow a trec_eval measure or an alias")
     # printing looks up trec_eval's table by name prefix: an output name must not look like a count
     base = base_of(measure.name)
     if base is not None and (BY_NAME[base].integer or BY_NAME[base].aggregate != TREC_MEAN):
