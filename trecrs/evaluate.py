@@ -457,9 +457,11 @@ def evaluate_full(
 def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:
     number = 9 if version is None else version.number
     if isinstance(measures, MeasureRequest):
-        return measures if measures.trec_eval_version == number else parse_measures(
-            measures.engine_specs() + list(measures.extras), trec_eval_version=number
-        )
+        if measures.trec_eval_version == number:
+            return measures
+        request = parse_measures(measures.engine_specs() + list(measures.extras), trec_eval_version=number)
+        request.labels = dict(measures.labels)  # the same value columns, printed under the same names
+        return request
     return parse_measures(measures, trec_eval_version=number)
 
 

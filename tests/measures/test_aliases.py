@@ -174,3 +174,9 @@ def test_hit_rate_on_one_plus_random_cases_is_opr_recall(tmp_path):
         assert hr["query"].to_list() == opr["query"].to_list()
         assert hr["value"].to_list() == opr["value"].to_list()
     assert opr["value"].to_list() == [1.0, 1.0, 0.0, 0.5]  # per user: (1 + 1)/2 for u1, 0 for u2
+
+
+def test_a_request_reparsed_for_another_version_keeps_its_names(files):
+    request = parse_measures(["P@3", "RR@1"])
+    res = trecrs.evaluate(*files, request, trec_eval_version=10)
+    assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P@3", "RR@1"]

@@ -19,7 +19,8 @@ F_beta = (1+b²)TP / ((1+b²)TP + b²FN + FP)   informedness = tpr + tnr - 1   m
 MCC = (TP·TN - FP·FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)), 0 when a marginal is 0.
 
 ``precision.k`` differs from trec_eval's ``P.k`` only when a query retrieved fewer than k documents (P.k
-divides by k); ``tpr.k`` equals trec_eval's ``recall.k``. All are averaged over queries (arithmetic mean).
+divides by k); ``tpr.k`` equals trec_eval's ``recall.k``; ``f1_cut.k`` = 2TP/(k+TP+FN) is the harmonic
+mean of ``P.k`` and ``recall.k`` (the alias ``F1@k``), which differs from ``f1.k`` in the same case. All are averaged over queries (arithmetic mean).
 """
 
 from __future__ import annotations
