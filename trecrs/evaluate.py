@@ -373,10 +373,8 @@ def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> 
     run that covers part of the users scores as if the rest did not exist.
     """
     if uncovered and not average_all:
-        warnings.warn(TrecrsWarning(
-            f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
-            "averages, as trec_eval does (-c would count them, scoring 0)"
-        ), stacklevel=3)
+        _warn(f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
+              "averages, as trec_eval does (-c would count them, scoring 0)")
 
 
 @dataclass(frozen=True)
@@ -424,7 +422,14 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
 
 
 def _warn(message: str) -> None:
-    warnings.warn(TrecrsWarning(message), stacklevel=4)
+    """A :class:`~trecrs.errors.TrecrsWarning` attributed to the first caller outside trecrs (the user's line)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(TrecrsWarning(message), stacklevel=level)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _coverage(in_qrels: np.ndarray, in_run: np.ndarray, top: np.ndarray, retrieved: np.ndarray, *,
