@@ -767,6 +767,12 @@ def evaluate_matrix(
     A 6,040 x 3,706 matrix needs a few hundred MB and no string is created per pair
     (:mod:`trecrs.engines.vectorized.matrix`). Only measures of the vectorized engine are available here
     (everything in ``all_trec``).
+
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.4]])
+    >>> exclude = np.array([[False, False, True], [False, False, False]])  # u1 trained on i3
+    >>> evaluate_matrix({"u1": {"i2": 1}, "u2": {"i2": 1}}, scores, ["u1", "u2"], ["i1", "i2", "i3"],
+    ...                 exclude=exclude, measures=["recip_rank"]).to_dict()
+    {'u1': {'recip_rank': 0.5}, 'u2': {'recip_rank': 1.0}}
     """
     version = trec_eval_version_entry(trec_eval_version)
     if np.dtype(version.score_dtype) != np.float32:  # the matrix path encodes scores as C floats
