@@ -10,7 +10,7 @@ from .data.datasets import verify as verify_movielens  # noqa: E402
 from .data.splits import Split, split, split_file  # noqa: E402
 from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
-from .evaluate import evaluate, evaluate_full, evaluate_matrix  # noqa: E402
+from .evaluate import TEXT_FORMATS, EvaluationResult, evaluate, evaluate_full, evaluate_matrix  # noqa: E402
 from .files.ratings import read_ratings, write_ratings  # noqa: E402
 from .files.scores import read_scores  # noqa: E402
 from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
@@ -18,11 +18,18 @@ from .measures.recsys import error_measures, mae, rmse  # noqa: E402
 from .measures.request import parse_measures  # noqa: E402
 from .ordering import trec_order  # noqa: E402
 from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
+from .protocol.candidates import build_qrels as qrels  # noqa: E402
 from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .protocol.runs import build_run  # noqa: E402
+from .protocol.runs import run_from_scores as run  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
+from .report.trec import format_trec  # noqa: E402
+
+# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate.py
+TEXT_FORMATS["trec"] = format_trec
 
 __all__ = [
+    "EvaluationResult",
     "InputError",
     "METHODOLOGIES",
     "Split",
@@ -43,6 +50,7 @@ __all__ = [
     "methodology_qrels",
     "ml100k_splits",
     "parse_measures",
+    "qrels",
     "qrels_from_ratings",
     "read_qrels",
     "read_ratings",
@@ -50,6 +58,7 @@ __all__ = [
     "read_scores",
     "recommend",
     "rmse",
+    "run",
     "split",
     "split_file",
     "synthetic_ratings",

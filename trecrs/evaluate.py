@@ -24,6 +24,7 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,9 +36,11 @@ from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
-from .measures.request import MeasureRequest, parse_measures
-from .measures.trec_eval import BY_NAME, COUNT, GEO, NONE, SUM, base_of, printed_per_query
+from .measures.request import MeasureRequest, long_cutoffs, parse_measures
+from .measures.trec_eval import BY_NAME, COUNT, GEO, LONG_CUTOFFS, NONE, SUM, base_of, printed_per_query
 from .ordering import bytewise_sorted, trec_order
+from .protocol.qrels import QrelsResult
+from .protocol.runs import RunResult
 from .ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from .schema import ALL, DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, VALUE
 from .trec_eval_versions import TrecEvalVersion
@@ -99,6 +102,67 @@ class Evaluation:
         names = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
         joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
         return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
+
+
+#: How an evaluation becomes text, by format name. ``"trec"`` is :func:`trecrs.report.trec.format_trec`,
+#: registered by ``trecrs/__init__.py``: the report layer sits above this one, which cannot import it.
+TEXT_FORMATS: dict[str, Callable[..., str]] = {}
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`evaluate` returns: per-query values, the summary, trec_eval's text, tidy rows.
+
+    ``per_query`` has one row per evaluated query (trec_eval's order) and one column per value trec_eval
+    prints per query, named as printed; ``summary`` maps each summary value's name to its ``all`` value
+    (runid left out: :attr:`runid`). Frames are pandas when a pandas frame was given, else polars.
+    """
+
+    evaluation: Evaluation
+    pandas: bool = False
+
+    @property
+    def runid(self) -> str:
+        return self.evaluation.runid
+
+    @property
+    def per_query(self):
+        """``query`` then one column per per-query value (``P_10``, ``map``...), as trec_eval's ``-q`` prints."""
+        rows = self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL)
+        wide = self.evaluation.per_query.select(QUERY)
+        if rows.height:
+            wide = wide.join(rows.pivot(on=MEASURE, index=QUERY, values=VALUE), on=QUERY, how="left",
+                             maintain_order="left")
+        return self._frame(wide)
+
+    @property
+    def summary(self) -> dict[str, float]:
+        """Summary value name -> the ``all`` value trec_eval prints (runid left out)."""
+        rows = self.evaluation.tidy(per_query=False)
+        return {m: v for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid"}
+
+    def to_trec(self, per_query: bool = False) -> str:
+        """Exactly what ``trecrs eval`` (``-q`` with ``per_query``) prints for this evaluation."""
+        return TEXT_FORMATS["trec"](self.evaluation, per_query=per_query)
+
+    def tidy(self, per_query: bool = True):
+        """``(query, measure, value)`` rows: per query (trec_eval's ``-q`` order), then the ``all`` rows."""
+        return self._frame(self.evaluation.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid"))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {measure: value}}`` of the per-query values, as pytrec_eval's ``evaluate`` returns."""
+        out: dict[str, dict[str, float]] = {}
+        for q, m, v in self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL).iter_rows():
+            out.setdefault(q, {})[m] = v
+        return out
+
+    def _frame(self, frame: pl.DataFrame):
+        return frame.to_pandas() if self.pandas else frame
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in list(self.summary.items())[:6])
+        more = ", ..." if len(self.summary) > 6 else ""
+        return f"EvaluationResult(runid={self.runid!r}, queries={self.evaluation.per_query.height}: {shown}{more})"
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -250,10 +314,10 @@ class _Frames:
 
 def _read_frames(
     qrels, run, request: MeasureRequest, *, depth: int | None, average_all: bool, trec_eval_version: int = 9,
-    max_rel: int = REL_MAX,
+    max_rel: int = REL_MAX, relevance_level: int = 1,
 ) -> _Frames:  # fmt: skip
-    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels", max_rel=max_rel)
-    run = as_polars(run, RUN_SCHEMA, "run")
+    qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
+    run = as_polars(unwrap(run), RUN_SCHEMA, "run")
     tag = run_tag(run)
     if depth is not None:
         run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= depth)
@@ -268,11 +332,34 @@ def _read_frames(
     missing = sorted(qrels_queries - run_queries) if stand_ins else []
     if request.version.uncovered_query_fatal and not average_all:
         stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
-    warn_uncovered(len(qrels_queries), len(qrels_queries - run_queries), average_all=average_all)
     top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+    _warn_frames(qrels_queries, run, top, request, average_all=average_all, relevance_level=relevance_level)
     check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
     totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
     return _Frames(qrels, run, tag, list(evaluated), missing, totals)
+
+
+def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest, *, average_all: bool,
+                 relevance_level: int) -> None:
+    """:func:`warn_coverage` on frames (the run already cut at ``depth``)."""
+    retrieved = dict(run.group_by(QUERY).len().iter_rows())
+    vocab = sorted(qrels_queries | set(retrieved))
+    in_qrels = np.array([q in qrels_queries for q in vocab], bool)
+    in_run = np.array([q in retrieved for q in vocab], bool)
+    tops = np.array([top.get(q, np.iinfo(np.int64).min) for q in vocab], np.int64)
+    counts = np.array([retrieved.get(q, 0) for q in vocab], np.int64)
+    cov = _coverage(in_qrels, in_run, tops, counts, cutoff=deepest_cutoff(request), relevance_level=relevance_level)
+    warn_coverage(cov, average_all=average_all, relevance_level=relevance_level)
+
+
+def unwrap(data):
+    """trecrs's own results as the frame they hold: :func:`~trecrs.protocol.runs.build_run`'s ``.run``,
+    :func:`~trecrs.protocol.qrels.make_qrels`'s ``.qrels``; anything else unchanged."""
+    if isinstance(data, RunResult):
+        return data.run
+    if isinstance(data, QrelsResult):
+        return data.qrels
+    return data
 
 
 def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
@@ -289,18 +376,87 @@ def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
         )
 
 
+def _share(part: int, whole: int) -> str:
+    """``"1,234 of 5,678 (21.7%)"``: counts with thousands separators, the percentage with one decimal."""
+    return f"{part:,} of {whole:,} ({100 * part / whole:.1f}%)" if whole else f"{part:,} of {whole:,}"
+
+
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
     """One :class:`~trecrs.errors.TrecrsWarning` when qrels queries have no line in the run.
 
     trec_eval leaves such queries out of every average (``-c`` counts them as scoring 0), so a
-    run that covers part of the users scores as if the rest did not exist. Run queries missing from the
-    qrels are not warned about: users without a relevant test rating are routine in recommender splits.
+    run that covers part of the users scores as if the rest did not exist.
     """
     if uncovered and not average_all:
-        warnings.warn(TrecrsWarning(
-            f"{uncovered:,} of the qrels' {qrels_queries:,} queries have no line in the run: left out of the "
-            "averages, as trec_eval does (-c counts them)"
-        ), stacklevel=3)
+        _warn(f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
+              "averages, as trec_eval does (-c would count them, scoring 0)")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Query counts behind the sanity warnings of an evaluation (:func:`warn_coverage`)."""
+
+    qrels_queries: int  # queries with qrels lines
+    uncovered: int  # ... and no line in the run
+    run_queries: int  # queries with run lines
+    unjudged: int  # ... and no qrels line: never evaluated
+    evaluated: int  # in both
+    no_relevant: int  # evaluated, with no qrels value at the relevance level or above
+    short: int  # evaluated, retrieving fewer documents than cutoff
+    cutoff: int | None  # the deepest cutoff given explicitly (P.100, ndcg_cut.100, P@100)
+
+
+def deepest_cutoff(request: MeasureRequest) -> int | None:
+    """The largest cutoff the request gives explicitly to a measure with rank cutoffs (``P.5,100`` -> 100).
+
+    Default cutoffs (``-m P``, the ``official`` nickname's P up to 1000) are not "asked for": a
+    recommender's short top-N list against them is routine and would warn on every run.
+    """
+    cuts = [max(long_cutoffs(n, p)) for n, p in request.params.items()
+            if p is not None and BY_NAME[n].params == LONG_CUTOFFS]
+    return max(cuts, default=None)
+
+
+def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> None:
+    """The coverage and sanity warnings of an evaluation, one :class:`~trecrs.errors.TrecrsWarning` each.
+
+    Qrels queries without a ranking (:func:`warn_uncovered`); run queries without qrels (trec_eval skips
+    them); evaluated queries with nothing relevant at ``relevance_level`` (they score 0 on most
+    measures); evaluated queries retrieving fewer documents than the deepest cutoff asked for (the
+    missing ranks count as non-relevant: P@100 of a 10-document ranking is at most 0.1).
+    """
+    warn_uncovered(c.qrels_queries, c.uncovered, average_all=average_all)
+    if c.unjudged:
+        _warn(f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does")
+    if c.no_relevant:
+        _warn(f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
+              f"level {relevance_level}: they score 0 on most measures")
+    if c.short:
+        _warn(f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
+              f"deepest cutoff asked for: the missing ranks are counted as non-relevant")
+
+
+def _warn(message: str) -> None:
+    """A :class:`~trecrs.errors.TrecrsWarning` attributed to the first caller outside trecrs (the user's line)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(TrecrsWarning(message), stacklevel=level)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _coverage(in_qrels: np.ndarray, in_run: np.ndarray, top: np.ndarray, retrieved: np.ndarray, *,
+              cutoff: int | None, relevance_level: int) -> Coverage:
+    """:class:`Coverage` from per-query arrays over one vocabulary: in the qrels, in the run, highest
+    relevance value, documents retrieved (after ``depth``)."""
+    both = in_qrels & in_run
+    short = int((both & (retrieved < cutoff)).sum()) if cutoff is not None else 0
+    return Coverage(
+        int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), int(in_run.sum()), int((in_run & ~in_qrels).sum()),
+        int(both.sum()), int((both & (top < relevance_level)).sum()), short, cutoff,
+    )
 
 
 def _compute_frames(f: _Frames, eng, request: MeasureRequest, *, relevance_level: int, judged_only: bool) -> Computed:
@@ -339,7 +495,10 @@ def _compute_files(qrels, run, request: MeasureRequest, *, complete: bool, **fla
     run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
     enc = vectorized.encode(read_qrels(qrels), run_df)
     del run_df  # from here on only integer arrays
-    totals, stand_ins = _check_encoded(enc, request, average_all=complete, trec_eval_version=flags.pop("version"))
+    totals, stand_ins = _check_encoded(
+        enc, request, average_all=complete, trec_eval_version=flags.pop("version"),
+        warn=dict(relevance_level=flags["relevance_level"], depth=flags["depth"]),
+    )
     try:
         computed = vectorized.compute_encoded(enc, request, check_duplicates=True, complete=stand_ins, **flags)
     except vectorized.DuplicateEntry:
@@ -349,17 +508,24 @@ def _compute_files(qrels, run, request: MeasureRequest, *, complete: bool, **fla
 
 
 def _check_encoded(
-    enc: vectorized.Encoded, request: MeasureRequest, *, average_all: bool, trec_eval_version: int, warn: bool = True
+    enc: vectorized.Encoded, request: MeasureRequest, *, average_all: bool, trec_eval_version: int,
+    warn: dict | None = None,
 ) -> tuple[QrelsTotals, bool]:
-    """The qrels totals of an encoded pair, after the checks :func:`_read_frames` makes on frames (warn about
-    uncovered qrels queries, :func:`check_judged`); and whether -c means 10.0's stand-in rankings."""
+    """The qrels totals of an encoded pair, after the checks :func:`_read_frames` makes on frames (the
+    coverage warnings when ``warn`` gives ``relevance_level`` and ``depth``, :func:`check_judged`); and
+    whether -c means 10.0's stand-in rankings."""
     in_qrels, in_run = np.zeros(len(enc.qvocab), bool), np.zeros(len(enc.qvocab), bool)
     in_qrels[enc.qq], in_run[enc.qcode] = True, True
-    if warn:
-        warn_uncovered(int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), average_all=average_all)
-    stand_ins = average_all and trec_eval_version == 10
     top = np.full(len(enc.qvocab), np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(top, enc.qq, enc.qv)
+    if warn is not None:
+        retrieved = np.bincount(enc.qcode, minlength=len(enc.qvocab))
+        if warn["depth"] is not None:
+            retrieved = np.minimum(retrieved, warn["depth"])
+        level = warn["relevance_level"]
+        cov = _coverage(in_qrels, in_run, top, retrieved, cutoff=deepest_cutoff(request), relevance_level=level)
+        warn_coverage(cov, average_all=average_all, relevance_level=level)
+    stand_ins = average_all and trec_eval_version == 10
     # codes follow the bytewise-sorted vocabulary: trec_eval's query order
     codes = np.flatnonzero(in_qrels if stand_ins else in_qrels & in_run)
     check_judged(list(zip(enc.qvocab.gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
@@ -442,7 +608,7 @@ def evaluate_full(
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
     f = _read_frames(
         qrels, run, request, depth=depth, average_all=average_all, trec_eval_version=trec_eval_version,
-        max_rel=max_rel,
+        max_rel=max_rel, relevance_level=relevance_level,
     )  # fmt: skip
     if not request.params:  # only extras asked for: no trec_eval measure to compute
         eng = _NoTrecMeasures
@@ -517,9 +683,9 @@ def _choose_engine(name: str, request: MeasureRequest):
     return eng
 
 
-def _rows(ev: Evaluation, per_query: bool) -> pl.DataFrame:
-    """Tidy ``(query, measure, value)`` rows of an evaluation, without the runid row."""
-    return ev.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid")
+def _is_pandas(*data) -> bool:
+    """Whether any of ``data`` is a pandas frame (the results then come back as pandas)."""
+    return any(type(d).__module__.split(".")[0] == "pandas" for d in data)
 
 
 def evaluate(
@@ -532,23 +698,36 @@ def evaluate(
     average_all: bool = False,
     depth: int | None = None,
     engine: str = "auto",
-    per_query: bool = True,
     train=None,
     test=None,
     predictions=None,
     opr_average: str | None = None,
     head_share: float = 0.33,
     trec_eval_version: int = 9,
-) -> pl.DataFrame:
-    """Score a run against qrels exactly as trec_eval 9.x does; tidy ``(query, measure, value)`` rows.
+) -> EvaluationResult:
+    """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
-    ``qrels`` / ``run``: polars or pandas DataFrames (columns ``query, doc, rel`` / ``query, doc, score``)
-    or paths of TREC files. ``measures``: trec_eval names (``"P.5,10"``, ``"ndcg_cut.50"``, ``"map"``,
-    nicknames ``"official"``/``"all_trec"``) or ir_measures-style (``"P@10"``, ``"nDCG@50"``, ``"AP"``).
+    ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
+    name (``query``/``qid``/``user``/``userId``, ``doc``/``docno``/``item``/``movieId``, ``rel``/``relevance``/
+    ``label`` / ``score``/``prediction``; :mod:`trecrs.files.columns`); dicts ``{query: {doc: rel}}`` /
+    ``{query: {doc: score}}`` as pytrec_eval takes them (or objects whose ``to_dict()`` returns one, as
+    ranx's ``Qrels``/``Run``); trecrs's own results (:func:`~trecrs.protocol.runs.build_run`,
+    :func:`~trecrs.protocol.qrels.make_qrels`). Ids become strings. ``measures``: trec_eval names (``"P.5,10"``, ``"ndcg_cut.50"``, ``"map"``,
+    nicknames ``"official"``/``"all_trec"``) or aliases (``"P@10"``, ``"nDCG@50"``, ``"AP"``, ``"MRR@10"``).
     ``relevance_level`` is trec_eval's ``-l``, ``judged_only`` its ``-J``, ``average_all`` its ``-c`` and
-    ``depth`` its ``-M``; ``trec_eval_version=10`` gives ``-c`` as trec_eval 10.0 does. Rows: every value trec_eval prints per query (``-q``), query by query in bytewise
-    qid order, then the summary rows with query ``"all"`` (``num_q``, ``gm_map``... appear only there).
-    Measure names are trec_eval's output names (``P_10``, ``ndcg_cut_50``).
+    ``depth`` its ``-M``; ``trec_eval_version=10`` gives ``-c`` as trec_eval 10.0 does. The result's
+    ``per_query`` frame and ``tidy()`` rows are pandas when ``qrels`` or ``run`` is a pandas frame, else
+    polars; value names are trec_eval's output names (``P_10``, ``ndcg_cut_50``), and an alias prints under
+    the name as given (``"nDCG@10"``; docs/measures.md, Aliases). Coverage problems
+    (queries without a ranking or without qrels, nothing relevant, rankings shorter than a cutoff) are
+    :class:`~trecrs.errors.TrecrsWarning` warnings.
+
+    >>> result = evaluate({"u1": {"i1": 1}, "u2": {"i3": 1}},
+    ...                   {"u1": {"i1": 0.9, "i2": 0.5}, "u2": {"i3": 0.1, "i4": 0.7}}, ["P.1", "recip_rank"])
+    >>> result.summary
+    {'recip_rank': 0.75, 'P_1': 0.5}
+    >>> result.to_dict()["u2"]
+    {'recip_rank': 0.5, 'P_1': 0.0}
 
     ``measures`` may also name recommender-specific measures (``"auc"``, ``"lauc.10"``, ``"ndpm"``,
     ``"novelty.10"``, ``"mae"``...; see ``docs/measures.md``), whose rows follow the trec_eval ones;
@@ -574,7 +753,7 @@ def evaluate(
         head_share=head_share,
         trec_eval_version=trec_eval_version,
     )
-    return _rows(ev, per_query)
+    return EvaluationResult(ev, pandas=_is_pandas(qrels, run))
 
 
 def evaluate_matrix(
@@ -589,10 +768,9 @@ def evaluate_matrix(
     judged_only: bool = False,
     average_all: bool = False,
     depth: int | None = None,
-    per_query: bool = True,
     tag: str = "trecrs",
     trec_eval_version: int = 9,
-) -> pl.DataFrame:
+) -> EvaluationResult:
     """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
 
     ``scores[u, i]`` is the score of item ``item_ids[i]`` for user ``user_ids[u]`` (numpy, float32 or
@@ -601,12 +779,18 @@ def evaluate_matrix(
     exactly what writing the run ``user Q0 item rank score tag`` (one line per candidate pair) and scoring
     it with ``trecrs eval`` / :func:`trecrs.evaluate` gives: same ranking rule (score as a C float, ties
     by item id descending bytewise), same trec_eval measures and flags (``relevance_level`` = ``-l``,
-    ``judged_only`` = ``-J``, ``average_all`` = ``-c``, ``depth`` = ``-M``). Tidy rows as
-    :func:`trecrs.evaluate` returns them: ``(query, measure, value)``, per query then ``all``.
+    ``judged_only`` = ``-J``, ``average_all`` = ``-c``, ``depth`` = ``-M``). The same
+    :class:`EvaluationResult` as :func:`trecrs.evaluate` returns (pandas frames when ``qrels`` is one).
 
     A 6,040 x 3,706 matrix needs a few hundred MB and no string is created per pair
     (:mod:`trecrs.engines.vectorized.matrix`). Only measures of the vectorized engine are available here
     (everything in ``all_trec``).
+
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.4]])
+    >>> exclude = np.array([[False, False, True], [False, False, False]])  # u1 trained on i3
+    >>> evaluate_matrix({"u1": {"i2": 1}, "u2": {"i2": 1}}, scores, ["u1", "u2"], ["i1", "i2", "i3"],
+    ...                 exclude=exclude, measures=["recip_rank"]).to_dict()
+    {'u1': {'recip_rank': 0.5}, 'u2': {'recip_rank': 1.0}}
     """
     version = trec_eval_version_entry(trec_eval_version)
     if np.dtype(version.score_dtype) != np.float32:  # the matrix path encodes scores as C floats
@@ -620,13 +804,12 @@ def evaluate_matrix(
     if relevance_level < 1:
         raise UsageError(f"relevance_level must be at least 1, got {relevance_level}")
     _check_depth(depth)
-    qrels = as_polars(qrels, QRELS_SCHEMA, "qrels")
+    pandas = _is_pandas(qrels)
+    qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
-    totals, stand_ins = _check_encoded(
-        enc, request, average_all=average_all, trec_eval_version=trec_eval_version, warn=False
-    )
+    totals, stand_ins = _check_encoded(enc, request, average_all=average_all, trec_eval_version=trec_eval_version)
     computed = vectorized.compute_encoded(
         enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=stand_ins
     )
     ev = finalize(request, computed, tag, average_all=average_all, totals=totals, trec_eval_version=trec_eval_version)
-    return _rows(ev, per_query)
+    return EvaluationResult(ev, pandas=pandas)

@@ -89,7 +89,7 @@ def test_ids_stay_strings(tmp_path):
 def test_negative_relevance_is_unjudged(tmp_path):
     qrels = write(tmp_path / "q", "1 0 a -1\n1 0 b 1\n")
     runf = write(tmp_path / "r", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
-    res = trecrs.evaluate(qrels, runf, ["relstring", "num_rel", "P.2"], judged_only=True)
+    res = trecrs.evaluate(qrels, runf, ["relstring", "num_rel", "P.2"], judged_only=True).tidy()
     assert res.filter(pl.col("measure") == "num_rel")["value"].to_list() == [1, 1]
     # -J drops the unjudged a: b is first
     assert res.filter((pl.col("measure") == "P_2") & (pl.col("query") == "1"))["value"].item() == 0.5

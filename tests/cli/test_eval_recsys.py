@@ -132,7 +132,7 @@ def test_python_api_accepts_extras(files):
     from trecrs import evaluate
 
     q, r = files
-    df = evaluate(str(q), str(r), ["P.2", "auc", "gmap"], per_query=False)
+    df = evaluate(str(q), str(r), ["P.2", "auc", "gmap"]).tidy(per_query=False)
     assert df.columns == ["query", "measure", "value"]
     assert df.get_column("measure").to_list() == ["P_2", "auc", "gmap"]
     assert df.filter(pl.col("measure") == "auc").get_column("value").item() == pytest.approx(0.75)
@@ -145,15 +145,15 @@ def test_depth_and_judged_only_apply_to_extras(files):
     # u1 ranks a (rel), c (judged non-relevant), b (rel); u2 ranks x (rel), z (unjudged)
     got = {
         (a, m): v
-        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], engine="pytrec_eval").iter_rows()
+        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], engine="pytrec_eval").tidy().iter_rows()
     }
     assert got[("u2", "precision_2")] == 0.5 and got[("u2", "auc")] == 1.0
     got = {
         (a, m): v
-        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], judged_only=True).iter_rows()
+        for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], judged_only=True).tidy().iter_rows()
     }
     assert got[("u2", "precision_2")] == 1.0  # z removed: x alone
     assert ("u2", "auc") not in got  # no non-relevant document left
-    got = {(a, m): v for a, m, v in evaluate(str(q), str(r), ["tpr", "auc"], depth=1).iter_rows()}
+    got = {(a, m): v for a, m, v in evaluate(str(q), str(r), ["tpr", "auc"], depth=1).tidy().iter_rows()}
     assert got[("u1", "tpr")] == 0.5  # only a is kept of a, c, b
     assert ("u1", "auc") not in got  # -M 1 leaves L_u = {a}: no non-relevant document, AUC undefined

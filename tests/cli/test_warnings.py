@@ -8,7 +8,7 @@ from trecrs.errors import TrecrsWarning
 from trecrs.files.trec import read_run, read_run_for_scoring
 
 QRELS = "q1 0 a 1\nq1 0 b 1\nq2 0 c 1\n"
-GOOD = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.1 t\nq2 Q0 c 1 1 t\n"
+GOOD = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.1 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 0.5 t\n"
 SWAPPED = "q1 Q0 a 0.9 1 t\nq1 Q0 b 0.5 2 t\nq1 Q0 c 0.1 3 t\nq2 Q0 c 1 1 t\n"  # rank and score exchanged
 CONTRA = "q1 Q0 a 1 0.1 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.9 t\nq2 Q0 c 1 1 t\n"  # integer ranks, reversed
 PARTIAL = "q1 Q0 a 1 0.9 t\n"
@@ -28,15 +28,16 @@ def test_a_consistent_run_gives_no_warning(cli, t):
 
 @pytest.mark.parametrize("name,lines", [("swapped", 3), ("contra", 2)])
 def test_ranks_that_contradict_scores_are_scored_by_score_with_a_warning(cli, t, name, lines):
-    code, out, err = cli("eval", "-m", "P.2", t / "q", t / name)
-    # trec_eval ignores the rank column: q1 ranks c (0.9 / 3) and b first, so P_2 = (1/2 + 1/2) / 2
-    assert code == 0 and out.split() == ["P_2", "all", "0.5000"]
+    code, out, err = cli("eval", "-m", "P.1", t / "q", t / name)
+    # trec_eval ignores the rank column: q1 ranks c (0.9 / 3) first, so P_1 = (0 + 1) / 2
+    # (P.1, not P.2: q2's one-document ranking would add the short-ranking warning)
+    assert code == 0 and out.split() == ["P_1", "all", "0.5000"]
     assert err == (
         f"trecrs eval: warning: {t / name}: the rank column contradicts the scores on {lines} of 4 lines "
         "(1 of 2 queries); ranking by score as trec_eval does (are the rank and score columns swapped?)\n"
     )
-    code, out, err = cli("eval", "--quiet", "-m", "P.2", t / "q", t / name)
-    assert code == 0 and err == "" and out.split() == ["P_2", "all", "0.5000"]
+    code, out, err = cli("eval", "--quiet", "-m", "P.1", t / "q", t / name)
+    assert code == 0 and err == "" and out.split() == ["P_1", "all", "0.5000"]
 
 
 def test_both_run_readers_find_the_same_contradictions(t):
@@ -48,15 +49,15 @@ def test_both_run_readers_find_the_same_contradictions(t):
 def test_a_run_covering_part_of_the_qrels_is_scored_with_a_warning(cli, t):
     code, out, err = cli("eval", "-m", "P.1", "-m", "num_q", t / "q", t / "partial")
     assert code == 0 and out.split() == ["num_q", "all", "1", "P_1", "all", "1.0000"]  # q2 left out, as trec_eval
-    assert err == ("trecrs eval: warning: 1 of the qrels' 2 queries have no line in the run: left out of the "
-                   "averages, as trec_eval does (-c counts them)\n")
+    assert err == ("trecrs eval: warning: 1 of 2 (50.0%) qrels queries have no line in the run: left out of the "
+                   "averages, as trec_eval does (-c would count them, scoring 0)\n")
     code, out, err = cli("eval", "-c", "-m", "P.1", t / "q", t / "partial")  # -c counts q2: nothing to warn about
     assert code == 0 and err == "" and out.split() == ["P_1", "all", "0.5000"]
 
 
 def test_the_frame_path_warns_the_same(cli, t):
     code, _, err = cli("eval", "--engine", "pytrec_eval", "-m", "P.1", t / "q", t / "partial")
-    assert code == 0 and err.count("\n") == 1 and "1 of the qrels' 2 queries have no line in the run" in err
+    assert code == 0 and err.count("\n") == 1 and "1 of 2 (50.0%) qrels queries have no line in the run" in err
 
 
 def test_a_failing_command_prints_its_error_only(cli, t):

@@ -88,8 +88,7 @@ def test_every_consumer_sees_the_same_head(seed):
 
     full = make_qrels(test, threshold=1).qrels
     run = full.select("query", "doc", pl.lit(1.0).alias("score"))
-    rows = trecrs.evaluate(full, run, ["recall_head", "recall_tail"], train=train, head_share=share,
-                           per_query=False)
+    rows = trecrs.evaluate(full, run, ["recall_head", "recall_tail"], train=train, head_share=share).tidy(per_query=False)
     got = dict(zip(rows.get_column("measure"), rows.get_column("value"), strict=True))
     assert got == {"recall_head": 1.0, "recall_tail": 1.0}
     assert strata_head(train, share) == head
@@ -106,7 +105,7 @@ def test_head_share_of_evaluate_moves_items_between_head_and_tail():
 
     def measures(share: float) -> dict[str, float]:
         rows = trecrs.evaluate(qrels, run, ["recall_head", "recall_tail", "precision_head"], train=train,
-                               head_share=share, per_query=False)
+                               head_share=share).tidy(per_query=False)
         return dict(zip(rows.get_column("measure"), rows.get_column("value"), strict=True))
 
     # retrieved: b and d; relevant: all four

@@ -128,8 +128,8 @@ def test_trec_eval_10_construction_stays_available(engine):
         with pytest.raises(trecrs.errors.UsageError, match="embeds trec_eval 9.x"):
             trecrs.evaluate(qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine)
         return
-    ten = trecrs.evaluate(qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine)
-    nine = trecrs.evaluate(qrels, run, measures, average_all=True, engine=engine)
+    ten = trecrs.evaluate(qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine).tidy()
+    nine = trecrs.evaluate(qrels, run, measures, average_all=True, engine=engine).tidy()
     assert "q2" in ten.get_column("query").to_list() and "q2" not in nine.get_column("query").to_list()
     assert ten.filter(pl.col("query") == "q2", pl.col("measure") == "num_ret").item(0, "value") == 0.0
     summary = [frame.filter(pl.col("query") == "all").sort("measure") for frame in (ten, nine)]

@@ -56,8 +56,8 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
     qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
     write_qrels(qrels, qpath)
     write_run(_as_run(scores, users, items, exclude), rpath)
-    expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags)
-    got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags)
+    expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags).tidy()
+    got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags).tidy()
     assert got.get_column("query").to_list() == expected.get_column("query").to_list()
     assert got.get_column("measure").to_list() == expected.get_column("measure").to_list()
     x, y = expected.get_column("value").to_numpy(), got.get_column("value").to_numpy()
@@ -66,9 +66,9 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
 
 def test_float32_matrix_and_no_exclusions():
     qrels, scores, users, items, _ = _case(3)
-    got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"])
+    got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"]).tidy()
     expected = evaluate(qrels, _as_run(scores.astype(np.float32), users, items, np.zeros(scores.shape, bool)),
-                        ["P.5", "map"], engine="pytrec_eval")  # fmt: skip
+                        ["P.5", "map"], engine="pytrec_eval").tidy()  # fmt: skip
     assert got.equals(expected)
 
 

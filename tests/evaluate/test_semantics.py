@@ -37,22 +37,22 @@ def test_tie_broken_by_doc_id_descending():
     assert ordered["doc"].to_list() == ["i1", "i9", "i2", "i3"]
     assert ordered["rank"].to_list() == [1, 2, 3, 4]
     # and the scorer agrees: i9 relevant -> found at rank 2; i2 relevant -> rank 3
-    assert value(trecrs.evaluate(qrels_df([("u1", "i9", 1)]), run, ["recip_rank"]), "recip_rank") == 0.5
-    assert value(trecrs.evaluate(qrels_df([("u1", "i2", 1)]), run, ["recip_rank"]), "recip_rank") == pytest.approx(1 / 3)
+    assert value(trecrs.evaluate(qrels_df([("u1", "i9", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == 0.5
+    assert value(trecrs.evaluate(qrels_df([("u1", "i2", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == pytest.approx(1 / 3)
 
 
 def test_tie_is_bytewise_so_9_ranks_above_10():
     run = run_df([("q", "10", 0.5), ("q", "9", 0.5)])
     assert trec_order(run)["doc"].to_list() == ["9", "10"]
-    assert value(trecrs.evaluate(qrels_df([("q", "10", 1)]), run, ["recip_rank"]), "recip_rank") == 0.5
-    assert value(trecrs.evaluate(qrels_df([("q", "9", 1)]), run, ["recip_rank"]), "recip_rank") == 1.0
+    assert value(trecrs.evaluate(qrels_df([("q", "10", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == 0.5
+    assert value(trecrs.evaluate(qrels_df([("q", "9", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == 1.0
 
 
 def test_scores_compared_as_float32():
     # 1.000000001 rounds to 1.0f: a tie, broken by doc id descending ("b" first)
     tie = run_df([("q", "a", 1.000000001), ("q", "b", 1.0)])
     assert trec_order(tie)["doc"].to_list() == ["b", "a"]
-    assert value(trecrs.evaluate(qrels_df([("q", "a", 1)]), tie, ["recip_rank"]), "recip_rank") == 0.5
+    assert value(trecrs.evaluate(qrels_df([("q", "a", 1)]), tie, ["recip_rank"]).tidy(), "recip_rank") == 0.5
     # 1.0000001 is a different float32: no tie
     no_tie = run_df([("q", "a", 1.0000001), ("q", "b", 1.0)])
     assert trec_order(no_tie)["doc"].to_list() == ["a", "b"]
@@ -91,7 +91,7 @@ RUN = [
 
 
 def test_queries_evaluated_are_run_and_qrels_intersection():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "num_ret", "num_rel"])
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "num_ret", "num_rel"]).tidy()
     assert value(res, "num_q") == 2  # q1 and q3; q2 (qrels only) and q9 (run only) ignored
     # q1: relevant a at 1, b at 3 -> AP = (1/1 + 2/3)/2 = 0.8333; q3: no relevant -> 0
     assert value(res, "map", "q1") == pytest.approx((1 + 2 / 3) / 2)
@@ -105,7 +105,7 @@ def test_queries_evaluated_are_run_and_qrels_intersection():
 @pytest.mark.parametrize("version", [9, 10])
 def test_average_all_counts_missing_queries_as_zero(version):
     res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "gm_map", "num_rel", "num_ret", "P.5"],
-                          average_all=True, trec_eval_version=version)  # fmt: skip
+                          average_all=True, trec_eval_version=version).tidy()  # fmt: skip
     assert value(res, "num_q") == 3  # q1, q2 (missing from the run) and q3
     assert value(res, "map") == pytest.approx((1 + 2 / 3) / 2 / 3)
     assert value(res, "num_rel") == 3  # q2's relevant document still counts
@@ -120,7 +120,7 @@ def test_average_all_counts_missing_queries_as_zero(version):
 
 
 def test_relevance_level():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2)
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2).tidy()
     # only q1/a (rel 2) is relevant at level 2
     assert value(res, "P_1", "q1") == 1.0
     assert value(res, "P_3", "q1") == pytest.approx(1 / 3)
@@ -132,18 +132,18 @@ def test_relevance_level():
 
 
 def test_depth_keeps_first_n_after_ordering():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2)
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2).tidy()
     assert value(res, "num_ret", "q1") == 2  # a, z
     assert value(res, "num_rel_ret", "q1") == 1
     assert value(res, "recall_5", "q1") == 0.5
 
 
 def test_judged_only_removes_unjudged_documents():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2", "num_ret"], judged_only=True)
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2", "num_ret"], judged_only=True).tidy()
     # q1 without z: a, b -> P_2 = 1
     assert value(res, "P_2", "q1") == 1.0
     assert value(res, "num_ret", "q1") == 2
-    plain = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2"])
+    plain = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2"]).tidy()
     assert value(plain, "P_2", "q1") == 0.5
 
 
@@ -156,7 +156,9 @@ def test_pandas_frames_are_accepted():
     pd = pytest.importorskip("pandas")
     q = pd.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "rel": [1, 0]})
     r = pd.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [0.1, 0.2]})
-    assert value(trecrs.evaluate(q, r, ["recip_rank"]), "recip_rank") == 0.5
+    rows = trecrs.evaluate(q, r, ["recip_rank"]).tidy()  # pandas in, pandas out
+    assert isinstance(rows, pd.DataFrame)
+    assert value(pl.from_pandas(rows), "recip_rank") == 0.5
 
 
 # --------------------------------------------------------------------------------------------- names
@@ -169,23 +171,23 @@ def test_pandas_frames_are_accepted():
 )
 def test_ir_measures_names(ir, trec):
     # an alias gives its target's values under the name as typed (docs/measures.md, Aliases)
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [ir])
-    ref = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [trec])
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [ir]).tidy()
+    ref = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [trec]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == [ir]
     assert res["value"].to_list() == ref["value"].to_list()
 
 
 @pytest.mark.parametrize("spec,trec", [("P_10", "P_10"), ("ndcg_cut.50", "ndcg_cut_50")])
 def test_trec_eval_names(spec, trec):
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [spec])
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [spec]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == [trec]
 
 
 def test_ir_measures_cutoffs_accumulate_and_trec_first_params_win():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P@10", "P@5"])
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P@10", "P@5"]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P@5", "P@10"]
     # trec_eval keeps the first parameter list given for a measure
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.5", "P.10"])
+    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.5", "P.10"]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P_5"]
 
 

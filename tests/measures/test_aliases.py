@@ -46,8 +46,8 @@ def _cases():
 def test_each_alias_gives_its_targets_values_under_its_own_name(files, alias, spelling):
     k = _k(alias) if alias.k == REQUIRED else None
     spec = spelling + (f"@{k}" if k else "")
-    got = trecrs.evaluate(*files, [spec])
-    ref = trecrs.evaluate(*files, [alias.resolves_to(k)])
+    got = trecrs.evaluate(*files, [spec]).tidy()
+    ref = trecrs.evaluate(*files, [alias.resolves_to(k)]).tidy()
     assert set(got["measure"].to_list()) == {spec}
     assert got["query"].to_list() == ref["query"].to_list()
     assert got["value"].to_list() == ref["value"].to_list()
@@ -62,7 +62,7 @@ def test_every_target_exists_in_its_family():
 
 
 def _values(files, spec: str) -> dict[str, float]:
-    res = trecrs.evaluate(*files, [spec])
+    res = trecrs.evaluate(*files, [spec]).tidy()
     return dict(zip(res["query"].to_list(), res["value"].to_list(), strict=True))
 
 
@@ -90,7 +90,7 @@ def test_hit_rate_aliases_are_success(files):
 
 def test_aliases_match_in_any_case(files):
     for spec in ("precision@3", "PRECISION@3", "ndcg@3", "Ndcg@3", "map", "ap", "mrr@3", "hitrate@3", "numret"):
-        got = trecrs.evaluate(*files, [spec])
+        got = trecrs.evaluate(*files, [spec]).tidy()
         assert set(got["measure"].to_list()) == {spec}
     # trec_eval's own names stay exact: map is trec_eval's map, P alone its default cutoffs
     assert parse_measures(["map"]).labels == {}
@@ -168,7 +168,7 @@ def test_hit_rate_on_one_plus_random_cases_is_opr_recall(tmp_path):
         "u2:c Q0 w 1 3 t\nu2:c Q0 v 2 2 t\nu2:c Q0 c 3 1 t\n",
     )
     for average in ("case", "user"):
-        res = trecrs.evaluate(str(qrels), str(run), ["HR@2", "opr_recall.2"], opr_average=average)
+        res = trecrs.evaluate(str(qrels), str(run), ["HR@2", "opr_recall.2"], opr_average=average).tidy()
         hr = res.filter(pl.col("measure") == "HR@2")
         opr = res.filter(pl.col("measure") == "opr_recall_2")
         assert hr["query"].to_list() == opr["query"].to_list()
@@ -178,5 +178,5 @@ def test_hit_rate_on_one_plus_random_cases_is_opr_recall(tmp_path):
 
 def test_a_request_reparsed_for_another_version_keeps_its_names(files):
     request = parse_measures(["P@3", "RR@1"])
-    res = trecrs.evaluate(*files, request, trec_eval_version=10)
+    res = trecrs.evaluate(*files, request, trec_eval_version=10).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P@3", "RR@1"]

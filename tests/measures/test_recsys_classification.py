@@ -95,7 +95,7 @@ def test_agreement_with_trec_eval_on_the_authors_runs(golden):
     run = golden / "runs_test_ratings" / "UB50.txt"
     ms = ["recall.5,10", "tpr.5,10", "success.1,10", "hit_rate.1,10", "recip_rank", "recip_rank_cut", "gm_map", "gmap",
           "P.10", "precision.10", "num_ret"]  # fmt: skip
-    out = evaluate(qrels, run, ms, relevance_level=4, engine="pytrec_eval")
+    out = evaluate(qrels, run, ms, relevance_level=4, engine="pytrec_eval").tidy()
     got = {(q, m): v for q, m, v in out.iter_rows()}
     queries = {q for q, _ in got if q != "all"}
     assert len(queries) > 400

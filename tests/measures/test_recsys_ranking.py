@@ -62,7 +62,7 @@ def make(patterns: dict[str, list[int]], grades: dict[str, list[int]] | None = N
 def values(qrels, run, measures, **kw) -> dict[tuple[str, str], float]:
     """{(query, measure): value}; trec_eval measures, used as references, come from trec_eval's own code."""
     kw.setdefault("engine", "pytrec_eval")
-    out = evaluate(qrels, run, measures, **kw)
+    out = evaluate(qrels, run, measures, **kw).tidy()
     return {(q, m): v for q, m, v in out.iter_rows()}
 
 

@@ -130,7 +130,7 @@ def test_nonrelevant_lines_change_num_q_bpref_and_judged_only():
     judged = make_qrels(TEST, threshold=4, nonrelevant=True).qrels
 
     def value(qrels, measure, query="a", **kw):
-        ev = evaluate(qrels, run, [measure], **kw)
+        ev = evaluate(qrels, run, [measure], **kw).tidy()
         return ev.filter((pl.col("query") == query) & (pl.col("measure") == measure.replace(".", "_"))).item(0, "value")
 
     assert value(plain, "bpref") == 1.0 and value(judged, "bpref") == 0.0

@@ -151,12 +151,12 @@ def equivalence(train: pl.DataFrame, test: pl.DataFrame, threshold: int, seed: i
     all_items = build_run(candidate_set("all-items", train, test), sc).run
     test_ratings = build_run(candidate_set("test-ratings", train, test), sc).run
     judged = methodology_qrels("all-items", train, test, threshold=threshold, nonrelevant=True).qrels
-    a = evaluate(judged, all_items, "all_trec", judged_only=True)
-    b = evaluate(judged, test_ratings, "all_trec")
+    a = evaluate(judged, all_items, "all_trec", judged_only=True).tidy()
+    b = evaluate(judged, test_ratings, "all_trec").tidy()
     assert a.height == b.height and a.height > 100
     assert a.equals(b)
     # without -J the AllItems ranking interleaves unjudged items: the values differ
-    c = evaluate(judged, all_items, "all_trec")
+    c = evaluate(judged, all_items, "all_trec").tidy()
     assert not c.equals(b)
     return a
 

@@ -337,12 +337,12 @@ def test_bellogin_numbers_are_the_pipeline_numbers(bellogin_sample):
     scores = read_scores(d / "SVD50.scores.parquet")
     # TR_3 with the full (uncut) run: the depth-50 cut changes no @50 measure
     run = build_run(candidate_set("test-ratings", train, test), scores, missing="drop").run
-    ev = evaluate(d / "th3.qrels", run, ["P.50", "recall.50", "ndcg_cut.50"])
+    ev = evaluate(d / "th3.qrels", run, ["P.50", "recall.50", "ndcg_cut.50"]).tidy()
     got = dict(ev.filter(pl.col("query") == "all").select("measure", "value").iter_rows())
     assert got["P_50"] == pytest.approx(ours("TR_3", "P@50"), abs=1e-6)
     assert got["ndcg_cut_50"] == pytest.approx(ours("TR_3", "nDCG@50"), abs=1e-6)
     run = build_run(candidate_set("all-items", train, test), scores, missing="drop").run
-    ev = evaluate(d / "all.qrels", run, ["recall.50"], relevance_level=4)
+    ev = evaluate(d / "all.qrels", run, ["recall.50"], relevance_level=4).tidy()
     assert ev.filter(pl.col("query") == "all")["value"][0] == pytest.approx(ours("AI", "Recall@50"), abs=1e-6)
     rmse = dict(error_measures(read_predictions(d / "UB50.pred"), test).iter_rows())["rmse"]
     assert rmse == pytest.approx(ours("-", "RMSE", "UB50"), abs=1e-6)

@@ -349,11 +349,22 @@ def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5
 # --------------------------------------------------------------------------------------------- entry points
 
 
-def split(ratings, method: str, *, seed: int | None = None, **options) -> list[Split]:
+def split(ratings, method: str, *, seed: int | None = None, columns=None, **options) -> list[Split]:
     """Split ``ratings`` (a DataFrame or a path) with the registered ``method``; returns the splits.
 
-    ``options`` are the method's (see :data:`SPLITTERS`); ``None`` values are ignored. A split whose test
-    or train set comes out empty is an error (nothing to evaluate / nothing to learn from).
+    A frame's columns are recognised by name (``userId``, ``movieId``, ``rating``...); ``columns`` maps
+    them otherwise, as the command line's ``--columns`` does (``"user=userId,item=movieId,rating=rating"``
+    or ``{"user": "userId", ...}``; positions count from 1), and is passed on when ``ratings`` is a path
+    (:func:`~trecrs.files.ratings.as_ratings`). ``options`` are the method's (see :data:`SPLITTERS`);
+    ``None`` values are ignored. A split whose test or train set comes out empty is an error (nothing to
+    evaluate / nothing to learn from).
+
+    >>> import polars as pl
+    >>> ratings = pl.DataFrame({"userId": [1, 1, 1, 2, 2], "movieId": [10, 20, 30, 10, 40],
+    ...                         "rating": [4.0, 3.0, 5.0, 2.0, 4.5], "timestamp": [1, 2, 3, 1, 2]})
+    >>> (s,) = split(ratings, "temporal", last=1)
+    >>> s.test.select("user", "item").rows()
+    [('1', '30'), ('2', '40')]
     """
     if method not in SPLITTERS:
         raise UsageError(f"unknown split method {method!r}; known: {', '.join(SPLITTERS)}")
@@ -363,7 +374,7 @@ def split(ratings, method: str, *, seed: int | None = None, **options) -> list[S
     if unknown:
         opts = ", ".join("--" + o.replace("_", "-") for o in unknown)
         raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}")
-    ratings = as_ratings(ratings)
+    ratings = as_ratings(ratings, columns=columns)
     if ratings.height == 0:
         raise SemanticError("no ratings to split")
     result = spec.func(ratings, seed=seed, **given)

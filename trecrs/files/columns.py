@@ -29,7 +29,7 @@ HEADER_NAMES: dict[str, tuple[str, ...]] = {
     SCORE: ("score", "prediction", "predictions", "pred", "predicted", "rating", "value", "scores"),
     RANK: ("rank", "ranking", "position", "pos"),
     QUERY: ("query", "qid", "query_id", "queryid", "topic", "user", "userid", "user_id", "uid"),
-    DOC: ("doc", "docno", "doc_id", "docid", "did", "item", "itemid", "item_id", "iid"),
+    DOC: ("doc", "docno", "doc_id", "docid", "did", "item", "itemid", "item_id", "movieid", "movie_id", "iid"),
     REL: ("rel", "relevance", "label", "judgment", "judgement", "grade", "rating"),
 }
 

@@ -430,21 +430,39 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
     return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])
 
 
-def as_ratings(data) -> pl.DataFrame:
+def as_ratings(data, columns=None) -> pl.DataFrame:
     """Accept a ratings DataFrame (polars or pandas) or a path; return it with the ratings schema dtypes.
 
-    A frame without ``timestamp`` gets a null one; ids are cast to strings.
+    A frame's columns take their roles by name (:func:`~trecrs.files.columns.find_roles`: ``userId``,
+    ``movieId``, ``rating``...) unless ``columns`` maps them (role -> column name or position counted
+    from 1, or the command line's ``"user=userId,item=movieId,rating=rating"``); a path is read by
+    :func:`read_ratings` with ``columns``. A frame without ``timestamp`` gets a null one; ids are cast
+    to strings.
+
+    >>> as_ratings(pl.DataFrame({"userId": [1], "movieId": [31], "rating": [2.5]})).rows()
+    [('1', '31', 2.5, None)]
     """
     if isinstance(data, str | os.PathLike):
-        return read_ratings(data)
+        return read_ratings(data, columns=columns)
     if not isinstance(data, pl.DataFrame):
-        data = pl.from_pandas(data)
-    missing = [c for c in REQUIRED_ROLES if c not in data.columns]
-    if missing:
-        raise InputError(None, None, f"ratings DataFrame lacks column(s) {missing}; has {data.columns}")
+        try:
+            data = pl.from_pandas(data)
+        except (TypeError, ValueError):
+            raise UsageError(f"ratings: expected a path or a polars/pandas DataFrame, got {type(data).__name__}"
+                             ) from None
+    mapping = _normalise_columns(columns)
+    if mapping is None:
+        found = find_roles(data.columns, ROLES, REQUIRED_ROLES, what="the ratings DataFrame",
+                           mapping_hint="give columns='user=COLUMN,item=COLUMN,rating=COLUMN'")
+    else:
+        found = {role: data.columns[c] if isinstance(c, int) else c for role, c in mapping.items()}
+        absent = [c for c in found.values() if c not in data.columns]
+        if absent:
+            raise InputError(None, None, f"ratings DataFrame lacks column(s) {absent} named by columns=; "
+                             f"has {data.columns}")
     cols = []
     for name, dtype in RATINGS_SCHEMA.items():
-        cols.append((pl.col(name) if name in data.columns else pl.lit(None)).cast(dtype).alias(name))
+        cols.append((pl.col(found[name]) if name in found else pl.lit(None)).cast(dtype).alias(name))
     return data.select(cols)
 
 

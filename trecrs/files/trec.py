@@ -17,16 +17,17 @@ import os
 import queue
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import polars as pl
 
-from ..errors import FileAccessError, InputError, TrecrsWarning
+from ..errors import FileAccessError, InputError, TrecrsWarning, UsageError
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..ranges import REL_MAX, relevance_reason
 from ..schema import DOC, ITER, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA, SCORE, TAG
+from .columns import find_roles
 from .lines import (
     DAMAGED_GZIP,
     LINE,
@@ -384,38 +385,93 @@ def run_tag(run: pl.DataFrame, default: str = "trecrs") -> str:
 
 
 def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int = REL_MAX) -> pl.DataFrame:
-    """Accept a polars or pandas DataFrame (or a path) and return a polars frame with ``schema`` dtypes.
+    """Accept a path, a polars or pandas DataFrame, or a dict of dicts; return a polars frame with ``schema``.
 
-    Missing optional columns are filled (``iter`` "0"/"Q0", ``rank`` by order, ``tag`` "trecrs").
-    Qrels relevance must be at most ``max_rel`` (see :func:`read_qrels`).
+    * a path is read by :func:`read_qrels` / :func:`read_run`;
+    * a frame's columns take their roles by name (:func:`~trecrs.files.columns.find_roles`: ``qid``,
+      ``user``, ``userId`` are the query; ``docno``, ``item``, ``movieId`` the document; ``relevance``,
+      ``label`` the qrels value; ``prediction`` the run score);
+    * ``{query: {doc: rel}}`` / ``{query: {doc: score}}`` (pytrec_eval's input, ranx's ``to_dict()``), or any
+      object whose ``to_dict()`` returns that.
+
+    Ids become strings (``7`` -> ``"7"``). Missing optional columns are filled (``iter`` "0"/"Q0",
+    ``rank`` by order, ``tag`` "trecrs"). Qrels relevance must be at most ``max_rel`` (see :func:`read_qrels`).
+
+    >>> as_polars({"u1": {"i1": 1, 2: 0}}, QRELS_SCHEMA, "qrels").rows()
+    [('u1', '0', 'i1', 1), ('u1', '0', '2', 0)]
     """
     if isinstance(data, str | os.PathLike):
         return read_qrels(data, max_rel=max_rel) if what == "qrels" else read_run(data)
-    if not isinstance(data, pl.DataFrame):
-        try:
-            data = pl.from_pandas(data)
-        except Exception as exc:  # noqa: BLE001 - report what we were given
-            raise TypeError(f"{what}: expected a polars/pandas DataFrame or a path, got {type(data)!r}") from exc
-    missing = [c for c in (QUERY, DOC) if c not in data.columns]
-    need = REL if what == "qrels" else SCORE
-    if need not in data.columns:
-        missing.append(need)
-    if missing:
-        raise InputError(None, None, f"{what} DataFrame lacks column(s) {missing}; has {data.columns}")
+    value = REL if what == "qrels" else SCORE
+    data = _as_frame(data, what, value)
+    roles = (QUERY, DOC, value) if what == "qrels" else (QUERY, DOC, value, RANK)
+    found = find_roles(data.columns, roles, (QUERY, DOC, value), what=f"the {what} DataFrame",
+                       mapping_hint=f"name them {QUERY}, {DOC}, {value} (or qid, docno, ...)")
     fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
     cols = []
     for name, dtype in schema.items():
-        expr = pl.col(name) if name in data.columns else fill[name]
+        source = found.get(name, name)
+        expr = pl.col(source) if source in data.columns else fill[name]
         cols.append(expr.cast(dtype).alias(name))
-    out = data.select(cols)
-    if what == "run" and out.select(pl.col(SCORE).is_nan().any() | pl.col(SCORE).is_null().any()).item():
-        raise InputError(None, None, "run DataFrame has NaN or missing scores")
+    _check_values(data, found[value], what)
+    try:
+        out = data.select(cols)
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(None, None, f"{what} DataFrame: a column does not hold the values of its role "
+                         f"({str(exc).splitlines()[0]})") from None
     if what == "qrels" and out.select(pl.col(REL).is_null().any()).item():
         raise InputError(None, None, "qrels DataFrame has missing relevance values")
     if what == "qrels":
         check_relevance(out, None, max_rel=max_rel)
     _check_duplicates(out, None, what)
     return out
+
+
+def _as_frame(data, what: str, value: str) -> pl.DataFrame:
+    """A polars frame of a polars/pandas frame, a dict of dicts or an object with ``to_dict()``."""
+    if isinstance(data, pl.DataFrame):
+        return data
+    if not isinstance(data, Mapping) and callable(getattr(data, "to_dict", None)) and not _is_pandas(data):
+        data = data.to_dict()
+    if isinstance(data, Mapping):
+        return _from_nested(data, what, value)
+    if _is_pandas(data):
+        return pl.from_pandas(data)
+    raise UsageError(f"{what}: expected a path, a polars/pandas DataFrame or a dict {{query: {{doc: {value}}}}}, "
+                     f"got {type(data).__name__}")
+
+
+def _is_pandas(data) -> bool:
+    return type(data).__module__.split(".")[0] == "pandas"
+
+
+def _from_nested(data: Mapping, what: str, value: str) -> pl.DataFrame:
+    """``{query: {doc: value}}`` as rows ``query, doc, value`` (ids as strings, in the dict's order)."""
+    queries, docs, values = [], [], []
+    for q, ranking in data.items():
+        if not isinstance(ranking, Mapping):
+            raise UsageError(f"{what} dict: query {q!r} maps to {type(ranking).__name__}, expected a dict "
+                             f"{{doc: {value}}}")
+        for d, v in ranking.items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise InputError(None, None, f"{what} dict: query {q!r}, doc {d!r}: {value} {v!r} is not a number")
+            queries.append(str(q))
+            docs.append(str(d))
+            values.append(v)
+    dtype = pl.Int64 if what == "qrels" and all(float(v).is_integer() for v in values) else pl.Float64
+    return pl.DataFrame({QUERY: queries, DOC: docs, value: values}, schema={QUERY: pl.Utf8, DOC: pl.Utf8, value: dtype},
+                        strict=False)
+
+
+def _check_values(data: pl.DataFrame, column: str, what: str) -> None:
+    """NaN or missing scores, and fractional or missing relevance values, are errors naming the column."""
+    col = data.get_column(column)
+    if col.dtype.is_float() and (col.is_nan().any() or col.is_null().any()):
+        raise InputError(None, None, f"{what} DataFrame has NaN or missing values in column {column!r}")
+    if what == "run" and col.is_null().any():
+        raise InputError(None, None, f"run DataFrame has NaN or missing scores in column {column!r}")
+    if what == "qrels" and col.dtype.is_float() and not (col == col.round(0)).all():
+        raise InputError(None, None, f"qrels DataFrame: relevance values in column {column!r} must be integers")
 
 
 # --------------------------------------------------------------------------------------------- writing

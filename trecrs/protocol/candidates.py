@@ -37,6 +37,7 @@ import polars as pl
 from ..data.ratings import validate_ratings
 from ..errors import InputError, UsageError
 from ..files.candidates import read_candidates, read_items, write_candidates  # noqa: F401 - re-exported
+from ..files.ratings import as_ratings
 from ..ids import natural_unique
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, RATING, USER
 from .indexed import _I, _Q, _U, CHUNK_ROWS, CandidateOptions, IndexedSplit, rated_rows
@@ -321,3 +322,46 @@ def methodology_qrels(
     if long_tail is not None:
         info["long_tail_share"] = long_tail
     return QrelsResult(qrels, info)
+
+
+def build_qrels(
+    test,
+    *,
+    threshold: float | None = None,
+    per_user: str | None = None,
+    offset: float = 0.0,
+    per_user_from: str = "test",
+    train=None,
+    grade: str = "rating",
+    nonrelevant: bool = False,
+    scale: int | None = None,
+    long_tail: float | None = None,
+    methodology: str = "test-ratings",
+    relevant_threshold: float = 5.0,
+    columns=None,
+) -> pl.DataFrame:
+    """The qrels frame ``trecrs qrels`` writes (``query iter doc rel``), from test ratings (a frame or a path).
+
+    Relevant: rating >= ``threshold`` and/or rating >= the user's mean/max (``per_user``) + ``offset``;
+    graded by ``grade``; ``nonrelevant`` adds below-threshold ratings as rel 0 (see
+    :func:`~trecrs.protocol.qrels.make_qrels`). ``methodology="one-plus-random"``: one line per test rating
+    >= ``relevant_threshold`` (:func:`methodology_qrels`). ``columns`` maps the columns of ``test`` and
+    ``train`` as the command line's ``--columns`` does (frames are otherwise recognised by column name).
+
+    >>> test = pl.DataFrame({"userId": [1, 1, 2], "movieId": [10, 20, 10], "rating": [5.0, 2.0, 4.0]})
+    >>> build_qrels(test, threshold=4).rows()
+    [('1', '0', '10', 5), ('2', '0', '10', 4)]
+    """
+    opr = get_methodology(methodology).per_case
+    if opr and (threshold is not None or per_user or nonrelevant):
+        raise UsageError("one-plus-random qrels judge the case items only (test ratings >= relevant_threshold); "
+                         "threshold, per_user and nonrelevant do not apply")
+    test = as_ratings(test, columns=columns)
+    train = None if train is None else as_ratings(train, columns=columns)
+    if opr:
+        return methodology_qrels(methodology, train, test, relevant_threshold=relevant_threshold,
+                                 long_tail=long_tail, grade=grade, scale=scale).qrels
+    return methodology_qrels(
+        methodology, train, test, threshold=threshold, per_user=per_user, offset=offset, per_user_from=per_user_from,
+        grade=grade, nonrelevant=nonrelevant, scale=scale, long_tail=long_tail,
+    ).qrels

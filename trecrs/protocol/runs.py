@@ -33,7 +33,7 @@ from ..files.scores import as_scores
 from ..ids import codes
 from ..ordering import trec_order
 from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
-from .candidates import _I, _Q, _U, CandidateSet
+from .candidates import _I, _Q, _U, CandidateSet, candidate_set
 
 MISSING_POLICIES: tuple[str, ...] = ("fail", "last", "drop")
 
@@ -275,3 +275,34 @@ def build_run(
 def write_run_stream(chunks: Iterator[pl.DataFrame], path) -> None:
     """Write run chunks as ``qid Q0 docno rank score tag`` lines, atomically (nothing left on error)."""
     write_chunks(chunks, path)
+
+
+def run_from_scores(
+    scores,
+    *,
+    methodology: str,
+    train,
+    test,
+    columns=None,
+    missing: str = "fail",
+    depth: int | None = None,
+    tag: str = "trecrs",
+    **candidate_options,
+) -> pl.DataFrame:
+    """The TREC run ``trecrs run`` writes: ``methodology``'s candidates on the split ``train``/``test``
+    ranked by ``scores`` (a path or a frame ``user, item, score``), as :func:`build_run` builds it.
+
+    ``columns`` maps the score columns (``"user=userId,item=movieId,score=prediction"``); ``missing``:
+    candidates without a score fail (default), are ranked ``"last"`` or ``"drop"``-ped; ``depth`` cuts each
+    query; ``candidate_options`` go to :func:`~trecrs.protocol.candidates.candidate_set` (``n``, ``seed``...).
+
+    >>> train = pl.DataFrame({"user": ["u1", "u2"], "item": ["a", "b"], "rating": [4.0, 3.0]})
+    >>> test = pl.DataFrame({"user": ["u1", "u2"], "item": ["b", "a"], "rating": [5.0, 4.0]})
+    >>> scores = pl.DataFrame({"user": ["u1", "u2"], "item": ["b", "a"], "score": [0.5, 0.25]})
+    >>> run_from_scores(scores, methodology="test-ratings", train=train, test=test).select("query", "doc", "rank").rows()
+    [('u1', 'b', 1), ('u2', 'a', 1)]
+    """
+    cands = candidate_set(methodology, train, test, **candidate_options)
+    if columns is not None:
+        scores = as_scores(scores, columns=columns)
+    return build_run(cands, scores, missing=missing, depth=depth, tag=tag).run
