@@ -46,8 +46,8 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch, capsys):
             exec(compile(block, f"README.md block {i + 1}", "exec"), namespace)  # noqa: S102 - the README's own code
     out = capsys.readouterr().out
     # the printed summary and trec_eval text of the first block, as its comments say
-    assert out.startswith("{'map': 0.8194444444444444, 'P_2': 0.5, 'ndcg_cut_10': 0.8394623104882655}\n")
-    assert "map                   \tall\t0.8194\n" in out and out.endswith("{'P_1': 1.0}\n")
+    assert out.startswith("{'map': 0.8194444444444444, 'P@2': 0.5, 'ndcg_cut_10': 0.8394623104882655}\n")
+    assert "map                   \tall\t0.8194\n" in out and out.endswith("{'P@1': 1.0}\n")
     assert len(namespace["folds"]) == 2
     # tiny.run lacks query 3 and ranks query 4, which has no qrels; the last run ranks user 3, who has none
     assert [str(w.message) for w in caught if w.filename == "README.md block 1"][:2] == [
