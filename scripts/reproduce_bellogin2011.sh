@@ -76,8 +76,9 @@ fold() {
     cmd candidates --methodology all-items --train "$train" --test "$test" -o "$dir/all-items.pairs"
     local rec m runs_tr=() runs_opr=() runs_other=()
     for rec in "${RECOMMENDERS[@]}"; do
+      # --unscored drop: the candidates the model cannot score are left out (as in the authors' runs)
       cmd recommend --algorithm "$rec" --seed "$SEED" --train "$train" --candidates "$dir/all-items.pairs" \
-        -o "$dir/$rec.scores.parquet" --predict "$test" --predictions "$dir/$rec.pred"
+        --unscored drop -o "$dir/$rec.scores.parquet" --predict "$test" --predictions "$dir/$rec.pred"
       for m in "${METHODOLOGIES[@]}"; do
         # a candidate the recommender cannot score is left out (as in the authors' runs); the @50
         # measures need only the first 50 documents
