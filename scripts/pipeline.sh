@@ -4,6 +4,9 @@
 #   scripts/pipeline.sh RATINGS OUT_DIR
 #   scripts/pipeline.sh sample_data/synth-100k-like/u.data /tmp/pipeline
 #
+# RATINGS is any ratings file trecrs reads, under any name: u.data, ratings.dat (::), ratings.csv
+# (userId,movieId,rating,timestamp), data.tsv, Parquet. The split keeps its layout and extension.
+#
 # ratings -> hold-out split -> qrels -> candidates -> a score file (most-popular recommender)
 #         -> one TREC run per methodology -> trecrs eval
 #
