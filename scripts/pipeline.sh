@@ -4,6 +4,9 @@
 #   scripts/pipeline.sh RATINGS OUT_DIR
 #   scripts/pipeline.sh sample_data/synth-100k-like/u.data /tmp/pipeline
 #
+# RATINGS is any ratings file trecrs reads, under any name: u.data, ratings.dat (::), ratings.csv
+# (userId,movieId,rating,timestamp), data.tsv, Parquet. The split keeps its layout and extension.
+#
 # ratings -> hold-out split -> qrels -> candidates -> a score file (most-popular recommender)
 #         -> one TREC run per methodology -> trecrs eval
 #
@@ -36,8 +39,21 @@ mkdir -p "$out"/split "$out"/qrels "$out"/candidates "$out"/scores "$out"/runs "
 
 echo "== split: hold-out, test ratio $ratio, seed $seed" >&2
 trecrs split --method holdout --ratio "$ratio" --seed "$seed" "$ratings" "$out/split/"
-train=$out/split/train
-test=$out/split/test
+# The split keeps the ratings' layout and extension (u.data -> train, ratings.csv -> train.csv,
+# ratings.dat -> train.dat, data.tsv -> train.tsv): find the file it wrote for each role.
+split_file() {
+    local role=$1 f found=()
+    for f in "$out/split/$role" "$out/split/$role".*; do
+        [[ -f $f && $f != *.manifest.json ]] && found+=("$f")
+    done
+    if [ "${#found[@]}" -ne 1 ]; then
+        echo "$0: expected one $role file in $out/split, found ${#found[@]}: ${found[*]-} (use an empty OUT_DIR)" >&2
+        exit 1
+    fi
+    echo "${found[0]}"
+}
+train=$(split_file train)
+test=$(split_file test)
 
 echo "== qrels: test ratings >= $threshold; one-plus-random: test ratings >= $high" >&2
 trecrs qrels --test "$test" --threshold "$threshold" -o "$out/qrels/th$threshold.qrels"

@@ -67,8 +67,9 @@ N_LIST=${N_LIST%,}
     --long-tail 0.33 -o "$OUT/longtail.qrels"
   runs=()
   for rec in "${RECOMMENDERS[@]}"; do
+    # --unscored drop: what the model cannot score is ranked last by `run --missing last` below
     cmd recommend --algorithm "$rec" --seed "$SEED" --train "$TRAIN" --candidates "$OUT/opr.pairs" \
-      -o "$OUT/$rec.scores.parquet"
+      --unscored drop -o "$OUT/$rec.scores.parquet"
     # every candidate gets a rank: those a model cannot score (MovieAvg: items nobody rated) come last
     cmd run --candidates "$OUT/opr.pairs" --scores "$OUT/$rec.scores.parquet" --missing last --depth 20 \
       --tag "$rec" -o "$OUT/$rec.run"

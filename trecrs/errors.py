@@ -62,8 +62,13 @@ class SemanticError(UsageError):
     exit_code = EXIT_SEMANTIC
 
 
+# The path that names standard input, and how messages name it
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
 class InputError(TrecrsError):
-    """A bad input file: ``FILE:LINE: reason``."""
+    """A bad input file: ``FILE:LINE: reason`` (``<stdin>:LINE: reason`` for the path ``-``)."""
 
     exit_code = EXIT_INPUT
 
@@ -71,7 +76,7 @@ class InputError(TrecrsError):
         self.path = None if path is None else os.fspath(path)
         self.line = line
         self.reason = reason
-        where = self.path if self.path is not None else "<data>"
+        where = {None: "<data>", STDIN: STDIN_NAME}.get(self.path, self.path)
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {reason}", arguments=arguments)

@@ -17,12 +17,9 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 
 from __future__ import annotations
 
-import atexit
 import fnmatch
 import math
 import os
-import sys
-import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +30,7 @@ import polars as pl
 from .engines import ENGINES, Computed, vectorized
 from .engines.vectorized.measures import MIN_GEO_MEAN
 from .errors import SemanticError, TrecrsWarning, UsageError
+from .files.lines import is_stdin, read_through_file
 from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
@@ -590,7 +588,7 @@ def evaluate_full(
     """
     version = trec_eval_version_entry(trec_eval_version)
     request = _request(measures, version)
-    run = _stdin_run(run, version)
+    qrels, run = _stdin_run(qrels, run)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     _check_depth(depth)
@@ -631,15 +629,17 @@ def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest
     return parse_measures(measures, trec_eval_version=number)
 
 
-def _stdin_run(run, version: TrecEvalVersion):
-    """Run ``"-"``: standard input where the version reads it so (``get_trec_results.c``, 10.0), else a path."""
-    if not (version.run_from_stdin and isinstance(run, str) and run == "-"):
-        return run
-    data = sys.stdin.buffer.read()
-    with tempfile.NamedTemporaryFile(prefix="trecrs-stdin-", suffix=".run", delete=False) as tmp:
-        tmp.write(data)
-    atexit.register(os.unlink, tmp.name)  # parsed like any run file (same errors), removed at exit
-    return tmp.name
+def _stdin_run(qrels, run):
+    """``"-"`` for the qrels or the run (not both): standard input, read as that file (errors name
+    ``<stdin>:LINE``), in both trec_eval modes. trec_eval 10.0 reads a run from ``-``
+    (``get_trec_results.c``); 9.0.8 reads neither: a trecrs extension, as the qrels from ``-``."""
+    if is_stdin(qrels) and is_stdin(run):
+        raise UsageError("only one of the qrels and the run can be '-' (standard input)")
+    if is_stdin(qrels):
+        qrels = read_through_file(read_qrels, qrels)
+    if is_stdin(run):
+        run = read_through_file(read_run, run)
+    return qrels, run
 
 
 def _check_depth(depth: int | None) -> None:

@@ -59,6 +59,22 @@ def test_a_link_to_an_input_is_refused(cli, work):
     assert code == 5 and "is also an input (tiny.run)" in err
 
 
+def test_stdin_is_not_a_file_for_the_output_check(cli, work, monkeypatch):
+    """`-` names standard input, not the file ./-: an output that a file named `-` links to is no input."""
+    import io
+    import sys
+
+    (work / "-").symlink_to(work / "scores.out")
+    (work / "scores.out").write_text("an old output\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((work / "tiny.run").read_bytes())))
+    code, out, err = cli("eval", "-m", "P.5", "-o", "scores.out", "tiny.qrels", "-")
+    assert code == 0, err
+    assert (work / "scores.out").read_text() == "P_5                   \tall\t0.5000\n"  # as from tiny.run
+    # ./- is a file when named so: then the link to it is refused as before
+    code, _, err = cli("eval", "-o", "scores.out", "tiny.qrels", "./-")
+    assert code == 5 and "is also an input (-)" in err
+
+
 def test_the_same_output_twice_is_refused(cli, work):
     code, _, err = cli("recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "s.txt",
                        "--predictions", "s.txt")

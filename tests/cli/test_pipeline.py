@@ -60,3 +60,49 @@ def test_pipeline_on_sample_data(tmp_path):
     queries = {line.split()[0] for line in opr}
     assert len(queries) == int((test.rating >= 5).sum())
     assert len(opr) == 101 * len(queries)
+
+
+def _trecrs_on_path(tmp_path: Path) -> dict[str, str]:
+    """An environment whose ``trecrs`` is this checkout's (the script calls the command by name)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "trecrs"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m trecrs "$@"\n')
+    shim.chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, N="20", PATH=path, PYTHONPATH=pythonpath)
+
+
+# MovieLens-20M-style CSV with its header, and MovieLens-1M-style "::" lines
+_LAYOUTS = {
+    "ratings.csv": ("userId,movieId,rating,timestamp\n", ","),
+    "ratings.dat": ("", "::"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYOUTS))
+def test_pipeline_on_any_ratings_file_name(tmp_path, name):
+    """The split keeps the layout and extension (train.csv, train.dat): the script finds those files."""
+    if not SAMPLE.exists():
+        pytest.skip(f"needs {SAMPLE}")
+    header, sep = _LAYOUTS[name]
+    rows = [line.split("\t") for line in SAMPLE.read_text().splitlines()[:2000]]
+    ratings = tmp_path / name
+    ratings.write_text(header + "".join(sep.join(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
+                          capture_output=True, text=True, env=_trecrs_on_path(tmp_path), check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ext = Path(name).suffix
+    assert sorted(p.name for p in (out / "split").iterdir() if not p.name.endswith(".json")) == [
+        f"test{ext}", f"train{ext}"
+    ]
+    # the test file keeps the layout: 400 of the 2000 ratings, with the CSV header
+    test_lines = (out / "split" / f"test{ext}").read_text().splitlines()
+    assert len(test_lines) == 400 + bool(header)
+    assert test_lines[0] == header.strip() if header else test_lines[0].count("::") == 3
+    for m in METHODOLOGIES:
+        pairs = (out / "candidates" / f"{m}.pairs").read_text().count("\n")
+        assert (out / "runs" / f"{m}.run").read_text().count("\n") == pairs
+        assert "P_10" in (out / "eval" / f"{m}.txt").read_text()

@@ -364,3 +364,77 @@ def test_a_damaged_gzip_file_is_a_bad_input(cli, files, damage, which):
         "qrels", "--test", path, "--threshold", "4", "-o", t / "out")
     one_error(cli(*argv), EXIT_INPUT, f"{path}: {reason}")
     assert_untouched(t, t / "out", before)
+
+
+# ---------------------------------------------------------------- "-": standard input
+
+
+@pytest.fixture
+def stdin(monkeypatch):
+    """``stdin(text)`` makes the next command read ``text`` as its standard input."""
+    import io
+    import sys
+
+    def feed(text: str) -> None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+
+    return feed
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_eval_reads_the_run_or_the_qrels_from_stdin(cli, files, stdin, version):
+    """In both trec_eval modes, `-` as RUN or as QRELS gives the same bytes as the file."""
+    t = files
+    flags = ["eval", "--trec-eval-version", version, "-q", "-m", "all_trec"]
+    code, want, err = cli(*flags, t / "q", t / "r")
+    assert code == 0, err
+    assert "P_5                   \t1\t0.2000" in want  # query 1: a relevant among 2 retrieved
+    stdin(RUN)
+    assert cli(*flags, t / "q", "-") == (0, want, err)
+    stdin(QRELS)
+    assert cli(*flags, "-", t / "r") == (0, want, err)
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_stdin_errors_name_stdin_and_its_line(cli, files, stdin, version):
+    t = files
+    stdin(RUN.replace("1 Q0 b 2 1.0 t", "1 Q0 b 2 x t"))
+    one_error(cli("eval", "--trec-eval-version", version, t / "q", "-"), EXIT_INPUT,
+              "<stdin>:2: score is not a number: 'x' in '1 Q0 b 2 x t'")
+    stdin(QRELS + "2 0 d\n")
+    one_error(cli("eval", "--trec-eval-version", version, "-", t / "r"), EXIT_INPUT,
+              "<stdin>:4: expected 4 fields (qid iter docno rel), found 3: '2 0 d'")
+
+
+def test_only_one_input_may_be_stdin(cli, files, stdin):
+    t = files
+    stdin(RUN)
+    one_error(cli("eval", "-", "-"), 2, "only one of the qrels and the runs can be '-' (standard input)")
+    one_error(cli("eval", t / "q", "-", "-"), 2, "only one of the qrels and the runs can be '-' (standard input)")
+    from trecrs import evaluate
+    from trecrs.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"only one of the qrels and the run can be '-' \(standard input\)"):
+        evaluate("-", "-", ["map"])
+
+
+def test_other_readers_take_stdin_too(cli, files, stdin):
+    """`run --scores -` and `qrels --test -` read standard input; the manifest records its sha256."""
+    import hashlib
+    import json
+
+    t = files
+    split = ["--methodology", "AI", "--train", t / "train.tsv", "--test", t / "test.tsv"]
+    assert cli("run", *split, "--scores", t / "s.txt", "-o", t / "file.run")[0] == 0
+    stdin(SCORES)
+    code, _, err = cli("run", *split, "--scores", "-", "--tag", "s", "-o", t / "stdin.run")
+    assert code == 0, err
+    assert (t / "stdin.run").read_bytes() == (t / "file.run").read_bytes()
+    entry = json.loads((t / "stdin.run.manifest.json").read_text())["inputs"]["scores"]
+    assert entry == {"path": "-", "sha256": hashlib.sha256(SCORES.encode()).hexdigest()}
+    stdin("1 12\n")
+    one_error(cli("run", *split, "--scores", "-", "-o", t / "bad.run"), EXIT_INPUT,
+              "<stdin>:1: expected 3 fields (user item score), found 2: '1 12'")
+    stdin(TEST)
+    assert cli("qrels", "--test", "-", "--threshold", "4", "-o", t / "q2")[0] == 0
+    assert (t / "q2").read_text() == "1\t0\t12\t4\n2\t0\t11\t5\n"

@@ -248,3 +248,60 @@ def test_cli_candidates_reproducible_files(tmp_path):
         "p1", "p0")
     first = outs[0].decode().splitlines()[0].split("\t")
     assert first[0] == f"{first[1]}:{first[2]}"  # the case item is listed, query = user:item
+
+
+# ---------------------------------------------------------------- the paper's abbreviations
+ABBREVIATIONS = {"TR": "test-ratings", "TeI": "test-items", "TrI": "training-items", "AI": "all-items",
+                 "1R": "one-plus-random", "OPR": "one-plus-random"}
+
+
+@pytest.mark.parametrize("abbr", sorted(ABBREVIATIONS))
+def test_abbreviations_name_the_methodology_in_any_case(abbr):
+    """Bellogín et al. 2011's short names (Figure 2) give the same candidates and qrels as the full names."""
+    name = ABBREVIATIONS[abbr]
+    assert METHODOLOGIES[name].abbreviations.count(abbr) == 1
+    want = candidates(name, TRAIN, TEST, n=2, seed=1)
+    for spelling in (abbr, abbr.lower(), abbr.upper()):
+        assert candidates(spelling, TRAIN, TEST, n=2, seed=1).equals(want)
+    rule = {} if METHODOLOGIES[name].per_case else {"threshold": 4}
+    want_qrels = methodology_qrels(name, TRAIN, TEST, **rule).qrels
+    assert methodology_qrels(abbr.swapcase(), TRAIN, TEST, **rule).qrels.equals(want_qrels)
+    assert candidates(name.upper(), TRAIN, TEST, n=2, seed=1).equals(want)
+
+
+def test_unknown_methodology_lists_names_and_abbreviations():
+    with pytest.raises(UsageError, match=r"unknown methodology 'T'; choose from test-ratings \(TR\), .*"
+                                         r"one-plus-random \(1R, OPR\)"):
+        candidates("T", TRAIN, TEST)
+
+
+@pytest.mark.parametrize("abbr", sorted(ABBREVIATIONS))
+def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
+    """candidates, qrels and run take the abbreviation; each manifest records the registry name."""
+    import json
+
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    train.write_text("".join(f"{u}\t{i}\t{r}\n" for u, i, r in TRAIN.rows()))
+    test.write_text("".join(f"{u}\t{i}\t{r}\n" for u, i, r in TEST.rows()))
+    name = ABBREVIATIONS[abbr]
+    split = ["--train", train, "--test", test, "--n", "2", "--seed", "1"]
+    for spelling, out in ((abbr.lower(), "short"), (name, "long")):
+        proc = run_command("candidates", "--methodology", spelling, *split, "-o", tmp_path / f"{out}.pairs")
+        assert proc.returncode == 0, proc.stderr
+        rule = [] if METHODOLOGIES[name].per_case else ["--threshold", "1"]
+        proc = run_command("qrels", "--methodology", spelling, "--train", train, "--test", test, *rule,
+                           "-o", tmp_path / f"{out}.qrels")
+        assert proc.returncode == 0, proc.stderr
+    scores = tmp_path / "s.txt"
+    scores.write_text("".join(f"{u}\t{i}\t{k}\n" for k, (_, u, i) in enumerate(
+        candidates(name, TRAIN, TEST, n=2, seed=1).rows())))
+    proc = run_command("run", "--methodology", abbr, *split, "--scores", scores, "-o", tmp_path / "r.run")
+    assert proc.returncode == 0, proc.stderr
+    for suffix in ("pairs", "qrels"):
+        assert (tmp_path / f"short.{suffix}").read_bytes() == (tmp_path / f"long.{suffix}").read_bytes()
+    for path in ("short.pairs", "short.qrels", "r.run"):
+        manifest = json.loads((tmp_path / f"{path}.manifest.json").read_text())
+        assert manifest["parameters"]["methodology"] == name, path
+    assert len((tmp_path / "r.run").read_text().splitlines()) == len((tmp_path / "long.pairs").read_text().splitlines())
+    help_text = run_command("run", "--help").stdout
+    assert "one-plus-random (1R, OPR)" in " ".join(help_text.split())

@@ -337,10 +337,13 @@ def test_cli_recommend(cli, tmp_path):
     assert lines[0].split()[:2] == ["u1", "i4"] and float(lines[0].split()[2]) == pytest.approx(
         (2 * 5 + (1 + S13) * 2) / (2 + 1 + S13)
     )
-    assert lines[1] == "u1 i5 1.0" and len(lines) == 2  # u9 is unknown: no score, counted
-    assert "scored 2 of 3 distinct candidate pairs; 1 could not be scored" in err
+    # u9 is unknown: the fallback, 1 below the lowest model score (1.0), counted
+    assert lines[1:] == ["u1 i5 1.0", "u9 i1 0.0"]
+    assert "scored 3 of 3 distinct candidate pairs; 1 could not be scored by the model (fallback score)" in err
+    assert "warning: userknn: 1 of 3 distinct pairs (33.3%) could not be scored by the model" in err
     manifest = json.loads((tmp_path / "s.txt.manifest.json").read_text())
     assert manifest["parameters"]["parameters"]["k"] == 2 and manifest["counts"]["unscored"] == 1
+    assert manifest["parameters"]["fallbacks"] == 1
     assert pred.read_text().startswith("u1 i4 ")
     code, _, err = cli("recommend", "-a", "nope", "--train", train, "--candidates", cands, "-o", out)
     assert code == 2 and "unknown algorithm" in err
@@ -390,3 +393,95 @@ def test_userbased_reproduces_released_run(u1):
     same = both.select((pl.col("score").cast(pl.Float32) == pl.col("theirs").cast(pl.Float32)).sum()).item()
     # the rest differ only in which of several equally similar users fill the 50th place
     assert same / theirs.height > 0.985
+
+
+# ---- candidate pairs the model cannot score: the fallback (trecrs recommend --unscored)
+# Training popularity in A: i1 4 ratings, i2 3, i3 3, i4 3, i5 2.
+
+
+def test_fallback_ranks_below_the_model_most_popular_first():
+    """MovieAvg cannot score 'new' (nobody rated it); mf cannot score the unknown user 'ghost'."""
+    import warnings
+
+    from trecrs.errors import TrecrsWarning
+
+    avg = make_recommender("MovieAvg").fit(frame(A))
+    ask = pairs(("u1", "i1"), ("u9", "i3"), ("u1", "new"), ("u2", "new2"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = avg.score(ask, unscored="fallback")
+    got = {(u, i): s for u, i, s in res.frame.iter_rows()}
+    # model scores 3.25 and 11/3; lowest 3.25; both unrated items count 0 ratings: one rank, 3.25 - 1
+    assert got == {("u1", "i1"): 3.25, ("u9", "i3"): pytest.approx(11 / 3), ("u1", "new"): 2.25,
+                   ("u2", "new2"): 2.25}
+    assert (res.n_pairs, res.n_unscored, res.n_fallback) == (4, 2, 2)
+    assert [str(w.message) for w in caught if w.category is TrecrsWarning] == [
+        "itemavg: 2 of 4 distinct pairs (50.0%) could not be scored by the model and got the fallback score "
+        "(below every model score, most popular item first; --unscored drop, unscored='drop' in Python, "
+        "leaves them out)"
+    ]
+    dropped = avg.score(ask, unscored="drop")
+    assert (dropped.frame.height, dropped.n_unscored, dropped.n_fallback) == (2, 2, 0)
+    assert dropped.frame.equals(avg.score(ask).frame)  # drop is the model's own scores, the default here
+
+    mf = BiasedMF(seed=1, factors=2, regularization=0.01, iterations=30).fit(frame(A))
+    ask = pairs(("u1", "i4"), ("ghost", "i1"), ("ghost", "i5"), ("ghost", "i2"), ("ghost", "zzz"))
+    res = mf.score(ask, unscored="fallback")
+    s = {(u, i): v for u, i, v in res.frame.iter_rows()}
+    lo = s[("u1", "i4")]  # the only pair mf scores
+    # popularity ranks among the fallback pairs: i1 (4) 0, i2 (3) 1, i5 (2) 2, zzz (0) 3
+    assert [s[("ghost", i)] for i in ("i1", "i2", "i5", "zzz")] == [lo - 1, lo - 2, lo - 3, lo - 4]
+    assert (res.n_unscored, res.n_fallback) == (4, 4)
+
+
+def test_fallback_with_nothing_scored_starts_below_zero_and_random_needs_none():
+    knn = make_recommender("UB50").fit(frame(A))
+    res = knn.score(pairs(("ghost", "i1"), ("ghost", "i5")), unscored="fallback")
+    assert dict(((u, i), v) for u, i, v in res.frame.iter_rows()) == {("ghost", "i1"): -1.0, ("ghost", "i5"): -2.0}
+    rnd = make_recommender("random", seed=7).fit(frame(A))
+    many = pairs(("u1", "x"), ("ghost", "i1"))
+    assert rnd.score(many, unscored="fallback").frame.equals(rnd.score(many).frame)
+    with pytest.raises(UsageError, match="random: unscored must be fallback or drop, not 'keep'"):
+        rnd.score(many, unscored="keep")
+
+
+def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path):
+    """The default --unscored fallback: every candidate in the file, the manifest counts the fallbacks,
+    one warning with count and percentage; --unscored drop leaves them out as before."""
+    from tests.conftest import run_command
+
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{u}\t{i}\t{r}\n" for u, items in A.items() for i, r in items.items()))
+    cands = tmp_path / "c.pairs"
+    cands.write_text("".join(f"{u}\t{i}\n" for u in (*A, "ghost") for i in ("i1", "i2", "i3", "i4", "i5", "new")))
+    proc = run_command("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "-o", tmp_path / "s.txt")
+    assert proc.returncode == 0, proc.stderr
+    lines = (tmp_path / "s.txt").read_text().splitlines()
+    assert len(lines) == 30  # 5 users x 6 items, every one
+    manifest = json.loads((tmp_path / "s.txt.manifest.json").read_text())
+    n = manifest["counts"]["unscored"]
+    assert manifest["parameters"]["unscored"] == "fallback" and manifest["parameters"]["fallbacks"] == n
+    assert manifest["counts"]["scored"] == 30 and n >= 6 + 4  # ghost's 6, and 'new' for each user
+    warning = [x for x in proc.stderr.splitlines() if ": warning: " in x]
+    assert warning == [f"trecrs recommend: warning: userknn: {n} of 30 distinct pairs ({100 * n / 30:.1f}%) could "
+                       "not be scored by the model and got the fallback score (below every model score, most "
+                       "popular item first; --unscored drop, unscored='drop' in Python, leaves them out)"]
+    scores = {tuple(x.split()[:2]): float(x.split()[2]) for x in lines}
+    model = make_recommender("UB50").fit(frame(A)).score(read_pairs(cands))
+    own = {(u, i): v for u, i, v in model.frame.iter_rows()}
+    assert all(scores[k] == v for k, v in own.items())  # the model's own scores unchanged
+    assert max(v for k, v in scores.items() if k not in own) < min(own.values())
+    proc = run_command("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "--unscored", "drop",
+                       "-o", tmp_path / "d.txt")
+    assert proc.returncode == 0 and ": warning: " not in proc.stderr
+    assert len((tmp_path / "d.txt").read_text().splitlines()) == 30 - n
+    manifest = json.loads((tmp_path / "d.txt.manifest.json").read_text())
+    assert (manifest["parameters"]["unscored"], manifest["parameters"]["fallbacks"]) == ("drop", 0)
+    # recommend | run: the default `run --missing fail` takes the complete scores, not the dropped ones
+    test = tmp_path / "test.tsv"
+    test.write_text("u1\ti4\t4\nu3\ti5\t5\nghost\ti1\t3\n")
+    split = ["run", "--methodology", "all-items", "--train", train, "--test", test]
+    proc = run_command(*split, "--scores", tmp_path / "s.txt", "-o", tmp_path / "s.run")
+    assert proc.returncode == 0, proc.stderr
+    proc = run_command(*split, "--scores", tmp_path / "d.txt", "-o", tmp_path / "d.run")
+    assert proc.returncode != 0 and "--missing" in proc.stderr

@@ -176,6 +176,54 @@ def test_comparison_with_reference(tmp_path):
         bellogin.read_reference(tmp_path / "bad.tsv")
 
 
+def test_packaged_published_values_equal_shared_reference():
+    """The package's copy of Figure 2 (D1) holds exactly the values of ../shared's reference table."""
+    need(REFERENCE)
+    packaged = bellogin.PUBLISHED
+    assert packaged.parent == Path(bellogin.__file__).parent
+    assert bellogin.read_reference(packaged).equals(bellogin.read_reference(REFERENCE))
+    lines = [x for x in packaged.read_text().splitlines() if not x.startswith("#")]
+    assert lines == REFERENCE.read_text().splitlines()
+
+
+def test_packaged_published_values_and_their_source():
+    ref = bellogin.read_reference(bellogin.PUBLISHED)
+    assert ref.height == 19 * 3  # 3 metrics x 6 methodologies + RMSE, for each of 3 recommenders
+    svd = ref.filter((pl.col("recommender") == "SVD50") & (pl.col("metric") == "P@50") & (pl.col("methodology") == "TR_4"))
+    assert svd["published"][0] == 0.272
+    head = bellogin.PUBLISHED.read_text().split("\nsplit\t")[0]
+    assert "RecSys 2011, Figure 2, split D1" in " ".join(head.replace("# ", "").split())
+    assert "+-0.003" in head and "+-0.006" in head
+
+
+def test_published_values_are_compared_only_on_movielens_100k(tmp_path):
+    """The reason a report gives for not comparing is the data's, not a missing file."""
+    from trecrs.reproductions.bellogin2011.reference import reference_to_compare
+
+    ref, why = reference_to_compare(None, SAMPLE)
+    assert ref is None and why.startswith(f"the data `{SAMPLE}` is not MovieLens 100K (`trecrs datasets verify`: "
+                                          "mismatch in u.data md5, u.data count)")
+    ref, why = reference_to_compare(tmp_path / "mine.tsv", SAMPLE)  # an explicit table changes nothing
+    assert ref is None and "is not MovieLens 100K" in why
+    assert reference_to_compare(tmp_path / "mine.tsv", None) == (tmp_path / "mine.tsv", None)
+    ref, why = reference_to_compare(None, None)
+    assert ref is None and why.startswith("no data folder was named (`--data`)")
+    if (ML100K / "u.data").exists():
+        assert reference_to_compare(None, ML100K) == (bellogin.PUBLISHED, None)
+
+
+def test_report_text_names_the_ticks_only_when_drawn():
+    from trecrs.reproductions.bellogin2011 import text
+
+    without = "\n".join(text._files(with_published=False))
+    assert "bellogin2011_fig2.png`: the figure (bars: ours)." in without and "tick" not in without
+    assert "(bars: ours; black ticks: published D1 values)" in "\n".join(text._files(with_published=True))
+    assert text._not_compared("the data `d` is not MovieLens 100K (...)")[2] == (
+        "Not compared: the data `d` is not MovieLens 100K (...). The findings above are checked on this "
+        "data and say nothing about the paper's numbers."
+    )
+
+
 def test_cremonesi_findings_rules():
     rows = []
     for testset, recall10 in (
@@ -304,6 +352,7 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     assert res.filter(pl.col("value").is_null() | pl.col("value").is_nan()).height == 0
     md = (out / "report.md").read_text()
     assert "## Findings of the paper, checked on D1" in md and "**Runtime:**" in md
+    assert f"Not compared: the data `{SAMPLE}` is not MovieLens 100K" in md and "black ticks" not in md
     assert (out / "bellogin2011_fig2.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "results.tsv.manifest.json").is_file()
     assert "[D1] TrI equals AI" in proc.stdout

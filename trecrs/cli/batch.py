@@ -6,10 +6,9 @@ import contextlib
 import shlex
 import sys
 import time
-from pathlib import Path
 
 from ..errors import InputError
-from ..files.lines import decode_text, read_text
+from ..files.lines import read_text, source_name
 from .common import command
 
 EXAMPLES = """examples:
@@ -65,14 +64,7 @@ def parse_commands(text: str, source: str) -> list[tuple[int, list[str]]]:
 def run(args) -> int:
     from . import main
 
-    if args.commands == "-":  # bytes, checked as every text input is
-        source = "<stdin>"
-        stdin = sys.stdin
-        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
-        text = decode_text(data, source)
-    else:
-        path = Path(args.commands)
-        source, text = str(path), read_text(path)
+    source, text = source_name(args.commands), read_text(args.commands)  # "-": standard input
     commands = parse_commands(text, source)
     if not commands:
         raise InputError(source, None, "no commands (only blank or # comment lines)")

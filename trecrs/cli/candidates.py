@@ -21,13 +21,31 @@ def fmt(n: int) -> str:
     return f"{n:,}"
 
 
+def methodology(text: str) -> str:
+    """argparse type of ``--methodology``: a registry name or abbreviation, case-insensitive -> the name."""
+    from ..errors import UsageError
+    from ..protocol.candidates import methodology_name
+
+    try:
+        return methodology_name(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def methodology_help() -> str:
+    """The methodologies with their abbreviations, as every ``--methodology`` help lists them."""
+    from ..protocol.candidates import methodology_choices
+
+    return "one of (abbreviations case-insensitive): " + ", ".join(methodology_choices())
+
+
 def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """The options that define a methodology's candidates (shared by candidates, run and qrels)."""
     from ..files.ratings import FORMATS
     from ..protocol.candidates import METHODOLOGIES, OPR_POOLS
 
-    p.add_argument("--methodology", choices=list(METHODOLOGIES), required=required, metavar="M",
-                   help="one of: " + ", ".join(METHODOLOGIES))
+    p.add_argument("--methodology", type=methodology, choices=list(METHODOLOGIES), required=required,
+                   metavar="M", help=methodology_help())
     p.add_argument("--train", metavar="TRAIN", required=required, help="training ratings file")
     p.add_argument("--test", metavar="TEST", required=required, help="test ratings file")
     p.add_argument("--items", metavar="CATALOGUE",

@@ -37,8 +37,8 @@ def register(sub) -> None:
         "is byte for byte what trec_eval 9.x prints for the same flags.",
         epilog=EXAMPLES,
     )
-    p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed")
-    p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag)")
+    p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input")
+    p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)")
     p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                    help="also print the values of each query")
     p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
@@ -109,6 +109,8 @@ def run(args) -> int:
         return 0
     if not args.qrels or not args.runs:
         raise UsageError("give at least one RUN file")
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
     args.trec_eval_version = trec_eval_version(args.trec_eval_version).number  # validated, env applied
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
     if fmt == "parquet" and not args.output:

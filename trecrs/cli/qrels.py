@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import UsageError
-from .candidates import add_dedupe_option, fmt
+from .candidates import add_dedupe_option, fmt, methodology, methodology_help
 from .common import argv, command, finite_float, int64, note
 
 EXAMPLES = """examples:
@@ -53,8 +53,8 @@ def register(sub) -> None:
     p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
                    help="drop test items of the short head: the most popular items holding SHARE of the "
                    "training ratings (Cremonesi et al. 2010 use 0.33); needs --train")
-    p.add_argument("--methodology", choices=list(METHODOLOGIES), default="test-ratings", metavar="M",
-                   help="one-plus-random writes one line (user:item, item) per test rating >= "
+    p.add_argument("--methodology", type=methodology, choices=list(METHODOLOGIES), default="test-ratings",
+                   metavar="M", help=methodology_help() + "; one-plus-random writes one line (user:item, item) per test rating >= "
                    "--relevant-threshold; the other methodologies share the same qrels (default)")
     p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
                    help="one-plus-random: its queries are the test ratings >= R (default 5)")

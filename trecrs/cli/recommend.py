@@ -16,9 +16,11 @@ EXAMPLES = """examples:
   trecrs recommend --list
 
 PAIRS: lines "query<TAB>user<TAB>item" (as trecrs candidates writes them) or "user item"; Parquet with
-columns user, item. SCORES: one line "user item score" per distinct (user, item) pair the model can score
-(Parquet for *.parquet); pairs it cannot score (unknown user or item, no neighbour rated the item) are
-left out and counted. --predict writes the same layout for the pairs of a test ratings file.
+columns user, item. SCORES: one line "user item score" per distinct (user, item) pair (Parquet for
+*.parquet). A pair the model cannot score (unknown user or item, no neighbour rated the item) gets the
+fallback score: below every score the model gave, most popular training item first; a warning counts
+them (--unscored drop leaves them out instead). --predict writes the same layout for the pairs of a test
+ratings file, predictions only (a fallback rank is not a rating).
 """
 
 
@@ -58,6 +60,11 @@ def register(sub) -> None:
         metavar="KEY=VALUE",
         help="override a parameter of the algorithm (repeatable)",
     )
+    from ..recommenders.base import UNSCORED
+
+    p.add_argument("--unscored", choices=list(UNSCORED), default="fallback",
+                   help="candidate pairs the model cannot score: " + "; ".join(f"{k}: {v[0]}" for k, v in UNSCORED.items())
+                   + " (default fallback)")
     p.add_argument("--seed", type=seed, default=0, help="random seed (random, mf, puresvd); default 0")
     p.add_argument("--list", action="store_true", help="list algorithms, presets and parameters, then exit")
     p.set_defaults(func=run, outputs=("output", "predictions"))
@@ -83,7 +90,7 @@ def run(args) -> int:
     if args.list:
         sys.stdout.write(_listing())
         return 0
-    from ..files.scores import read_pairs, write_scores
+    from ..files.scores import read_pairs
     from ..recommenders.registry import make_recommender, parse_param
 
     if not args.algorithm or not args.train:
@@ -108,17 +115,24 @@ def run(args) -> int:
     if test is not None:
         jobs.append(("test", test, args.predict, args.predictions or args.output))
     for role, frame, source, out in jobs:
-        scores = model.score(frame)
-        write_scores(
-            scores,
-            out,
-            inputs={"train": args.train, role: source},
-            parameters={**model.describe(), "scored": role},
-            command=argv(),
-        )
-        what = "candidate pairs" if role == "candidates" else "test pairs"
-        note(
-            f"{model.name}: scored {scores.frame.height} of {scores.n_pairs} distinct {what}; "
-            f"{scores.n_unscored} could not be scored (left out) -> {out}"
-        )
+        _score_and_write(model, role, frame, source, out, args)
     return 0
+
+
+def _score_and_write(model, role: str, frame, source: str, out: str, args) -> None:
+    """Score one input's pairs and write them; candidates follow ``--unscored``, predictions never fall
+    back (a rank below the model's is not a rating)."""
+    from ..files.scores import write_scores
+
+    unscored = args.unscored if role == "candidates" else "drop"
+    scores = model.score(frame, unscored=unscored)
+    parameters = {**model.describe(), "scored": role}
+    if role == "candidates":  # the policy and how many pairs it scored (counts.unscored: the model could not)
+        parameters.update(unscored=unscored, fallbacks=scores.n_fallback)
+    write_scores(scores, out, inputs={"train": args.train, role: source}, parameters=parameters, command=argv())
+    what = "candidate pairs" if role == "candidates" else "test pairs"
+    fate = "fallback score" if scores.n_fallback else "left out"
+    note(
+        f"{model.name}: scored {scores.frame.height} of {scores.n_pairs} distinct {what}; "
+        f"{scores.n_unscored} could not be scored by the model ({fate}) -> {out}"
+    )

@@ -8,7 +8,8 @@ from ..ranges import INT64_MAX
 from .common import argv, command, finite_float, int_range, note
 
 EXAMPLES = """examples:
-  trecrs report bellogin2011 out/bellogin --reference ../shared/reference/bellogin2011_fig2_D1.tsv
+  trecrs report bellogin2011 out/bellogin --data ~/data/ml-100k
+  trecrs report bellogin2011 out/bellogin --reference my_reading_of_fig2.tsv
   trecrs report cremonesi2010 out/cremonesi --runtime 95
 
 Reads the files scripts/reproduce_bellogin2011.sh / reproduce_cremonesi2010.sh leave in OUT_DIR and
@@ -31,12 +32,14 @@ def register(sub) -> None:
     )
     p.add_argument("name", metavar="NAME", choices=list(REPORTS), help="one of: " + ", ".join(REPORTS))
     p.add_argument("out_dir", metavar="OUT_DIR", help="the reproduction's output folder")
-    p.add_argument("--reference", metavar="TSV", help="published values to compare with (bellogin2011)")
+    p.add_argument("--reference", metavar="TSV",
+                   help="published values to compare with (bellogin2011; default: the packaged Figure 2 D1 "
+                   "values). With --data, compared only when DIR is MovieLens 100K (trecrs datasets verify)")
     p.add_argument(
         "--runtime", type=finite_float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
     )
     p.add_argument("--jobs", type=int_range(1, INT64_MAX), metavar="N", help="how many folds ran in parallel, for the report")
-    p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report")
+    p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report (and to check it is MovieLens 100K)")
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 
 

@@ -1,7 +1,8 @@
 """Text files as content lines: blank and ``#`` lines dropped, line numbers kept for error messages.
 
-Every text input trecrs reads is strict UTF-8 without NUL bytes, checked here (:func:`check_text`) and
-nowhere else: a byte sequence that is not UTF-8, or a NUL, is an :class:`~trecrs.errors.InputError` naming
+Every text input trecrs reads is opened here (:func:`_open_bytes`); the path ``-`` is standard input
+(:data:`STDIN`, named ``<stdin>`` in errors), read once and kept, so every reader takes it. It is strict
+UTF-8 without NUL bytes, checked here (:func:`check_text`) and nowhere else: a byte sequence that is not UTF-8, or a NUL, is an :class:`~trecrs.errors.InputError` naming
 the line of the first offending byte. Lines are counted by ``\\n``: a ``\\r`` before it belongs to the line
 end, a lone ``\\r`` is an ordinary character.
 """
@@ -12,12 +13,17 @@ import codecs
 import gzip
 import io as _io
 import os
+import sys
+import tempfile
+import warnings
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 
-from ..errors import FileAccessError, InputError
+from ..errors import STDIN, STDIN_NAME, FileAccessError, InputError
 
 PathLike = str | os.PathLike
 
@@ -39,7 +45,64 @@ def read_failure(path: PathLike, exc: BaseException) -> InputError:
     return FileAccessError.from_os_error(path, exc)
 
 
+def is_stdin(path: object) -> bool:
+    """Whether ``path`` is ``-``, standard input (a file literally named ``-`` is ``./-``)."""
+    return isinstance(path, str | os.PathLike) and os.fspath(path) == STDIN
+
+
+def source_name(path: PathLike) -> str:
+    """``path`` as error messages and notes name it: ``<stdin>`` for ``-``."""
+    return STDIN_NAME if is_stdin(path) else os.fspath(path)
+
+
+_stdin_read: tuple[object, bytes] | None = None  # (the sys.stdin it came from, its bytes)
+
+
+def stdin_bytes() -> bytes:
+    """All of standard input, read on first use and kept: a command may read an input more than once
+    (parse it, then hash it for the manifest), and a pipe can be read only once."""
+    global _stdin_read
+    stream = sys.stdin
+    if _stdin_read is None or _stdin_read[0] is not stream:  # a new stdin (tests replace it) is read anew
+        try:
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8", "surrogateescape")
+        except OSError as exc:
+            raise FileAccessError.from_os_error(STDIN_NAME, exc) from None
+        _stdin_read = (stream, data)
+    return _stdin_read[1]
+
+
+T = TypeVar("T")
+
+
+def read_through_file(reader: Callable[..., T], path: PathLike, **options) -> T:
+    """``reader(path, **options)``; for ``-``, standard input's bytes in a temporary file, for a reader
+    that opens its path itself (the chunked TREC readers of :mod:`.trec`), with the errors and warnings
+    that name the temporary renamed ``<stdin>``."""
+    if not is_stdin(path):
+        return reader(path, **options)
+    with tempfile.TemporaryDirectory(prefix="trecrs-stdin-") as folder:
+        tmp = Path(folder) / "stdin"
+        tmp.write_bytes(stdin_bytes())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = reader(tmp, **options)
+            except InputError as exc:
+                if exc.path != os.fspath(tmp):
+                    raise
+                raise type(exc)(STDIN, exc.line, exc.reason, arguments=exc.arguments) from None
+    for w in caught:  # raised again outside the recording, under the name the user gave
+        message = w.message
+        if isinstance(message, Warning) and os.fspath(tmp) in str(message):
+            message = type(message)(str(message).replace(os.fspath(tmp), STDIN_NAME))
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+    return result
+
+
 def _open_bytes(path: PathLike) -> bytes:
+    if is_stdin(path):  # plain text only: a compressed stream is not recognised on stdin
+        return stdin_bytes()
     path = Path(path)
     try:
         if path.suffix == ".gz":

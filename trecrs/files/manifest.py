@@ -20,7 +20,7 @@ from pathlib import Path
 from .._version import __version__
 from ..errors import InputError, TrecrsWarning
 from .hashing import file_digest
-from .lines import read_text
+from .lines import is_stdin, read_text
 from .output import MANIFEST_SUFFIX, current_path, sidecar, write_text_atomic
 
 __all__ = ["MANIFEST_SUFFIX", "manifest_path", "read_manifest", "write_manifest"]
@@ -70,7 +70,9 @@ def write_manifest(
         ins = {}
         for role, p in inputs.items():
             entry: dict = {"path": os.fspath(p)}
-            if current_path(p).is_file():
+            if is_stdin(p):  # what was read, not a file: no provenance to copy
+                entry["sha256"] = file_digest(p)
+            elif current_path(p).is_file():
                 entry["sha256"] = file_digest(current_path(p))
                 upstream = _upstream(p, entry["sha256"])
                 if upstream is not None:

@@ -31,6 +31,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import FileAccessError
+from .lines import is_stdin
 
 PathLike = str | os.PathLike
 
@@ -71,7 +72,7 @@ def check_outputs(
         _check_folder(Path(folder))
         files += [Path(folder) / name for name in names]
     seen: set[Path] = set()
-    existing_inputs = [Path(p) for p in inputs if Path(p).is_file()]
+    existing_inputs = [Path(p) for p in inputs if not is_stdin(p) and Path(p).is_file()]
     for out in files:
         _check_file(out, seen, existing_inputs)
     for out in files:  # the sidecars once every output is known to be a file name (``.`` has no sidecar)
@@ -121,7 +122,7 @@ class _Writes:
     """The writes of one :func:`deferred_writes` block: complete temporaries waiting to be put in place."""
 
     def __init__(self, inputs: Iterable[PathLike]):
-        self.inputs = [Path(p) for p in inputs if Path(p).is_file()]
+        self.inputs = [Path(p) for p in inputs if not is_stdin(p) and Path(p).is_file()]
         self.pending: dict[Path, Path] = {}  # target -> its complete, fsynced temporary
         self.created: list[Path] = []  # folders made for the writes, deepest first
         self.lock = threading.Lock()

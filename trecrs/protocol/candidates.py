@@ -116,6 +116,9 @@ class Methodology:
     reference: str
     chunks: Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]]
     per_case: bool = False
+    # The paper's short names (Bellogín et al. 2011, Figure 2: TR, TeI, TrI, AI, 1R; OPR), accepted
+    # case-insensitively wherever a methodology is named; manifests record ``name``.
+    abbreviations: tuple[str, ...] = ()
 
 
 def _test_ratings_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
@@ -158,25 +161,41 @@ _CREMONESI = "Cremonesi, Koren & Turrin, RecSys 2010"
 METHODOLOGIES: dict[str, Methodology] = {
     m.name: m
     for m in (
-        Methodology("test-ratings", "L_u = Te_u", _BELLOGIN, _test_ratings_chunks),
+        Methodology("test-ratings", "L_u = Te_u", _BELLOGIN, _test_ratings_chunks, abbreviations=("TR",)),
         Methodology("test-items", "L_u = (items of the test set) \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: s.item_mask(s.test))),
+                    _pool_minus_train(lambda s: s.item_mask(s.test)), abbreviations=("TeI",)),
         Methodology("training-items", "L_u = (items rated in train by another user) \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: s.item_mask(s.train))),
+                    _pool_minus_train(lambda s: s.item_mask(s.train)), abbreviations=("TrI",)),
         Methodology("all-items", "L_u = I \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool))),
+                    _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool)), abbreviations=("AI",)),
         Methodology("one-plus-random", "{i} ∪ N random unrated items, one query u:i per test rating >= threshold",
-                    _CREMONESI, one_plus_random_chunks, per_case=True),
+                    _CREMONESI, one_plus_random_chunks, per_case=True, abbreviations=("1R", "OPR")),
     )
 }
 
+# Every accepted spelling, lower-cased: the name itself and each abbreviation -> the registry name
+_SPELLINGS: dict[str, str] = {
+    alias.lower(): m.name for m in METHODOLOGIES.values() for alias in (m.name, *m.abbreviations)
+}
+
+
+def methodology_choices() -> list[str]:
+    """Every methodology as ``name (ABBR, ...)``, for help texts and error messages."""
+    return [f"{m.name} ({', '.join(m.abbreviations)})" for m in METHODOLOGIES.values()]
+
+
+def methodology_name(name: str) -> str:
+    """The registry name of a methodology given by name or abbreviation, case-insensitively (``TeI``,
+    ``tei``, ``Test-Items`` -> ``test-items``); a :class:`UsageError` listing the choices otherwise."""
+    try:
+        return _SPELLINGS[str(name).strip().lower()]
+    except KeyError:
+        raise UsageError(f"unknown methodology {name!r}; choose from {', '.join(methodology_choices())}") from None
+
 
 def get_methodology(name: str) -> Methodology:
-    """The registry entry called ``name`` (a :class:`UsageError` listing the choices otherwise)."""
-    try:
-        return METHODOLOGIES[name]
-    except KeyError:
-        raise UsageError(f"unknown methodology {name!r}; choose from {', '.join(METHODOLOGIES)}") from None
+    """The registry entry called ``name`` or one of its abbreviations (see :func:`methodology_name`)."""
+    return METHODOLOGIES[methodology_name(name)]
 
 
 # --------------------------------------------------------------------------------------------- candidates

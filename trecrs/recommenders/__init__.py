@@ -5,8 +5,10 @@ Each recommender is fitted on training ratings (``user item rating``) and then s
 (user, item) pairs it is asked about (:meth:`Recommender.score`), which is what ``trecrs candidates`` /
 ``trecrs run`` need; the same call on test pairs gives rating predictions for error measures.
 
-A pair the model cannot score (unknown user or item, no neighbour who rated the item, ...) gets no score:
-it is left out of the result and counted (``Scores.n_unscored``); NaN is never returned.
+A pair the model cannot score (unknown user or item, no neighbour who rated the item, ...) gets no score
+from the model: ``score(pairs)`` leaves it out and counts it (``Scores.n_unscored``); with
+``unscored="fallback"`` (what ``trecrs recommend`` and :func:`recommend` do) it gets the fallback score,
+below every model score, most popular item first (:func:`.base.popularity_below`). NaN is never returned.
 
 Algorithms (:data:`ALGORITHMS`, the registry; :data:`PRESETS` names the configurations of the papers):
 

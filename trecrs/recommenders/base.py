@@ -10,13 +10,15 @@ natural order: numeric when all ids are integers), scoring users in blocks so me
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, TrecrsWarning, UsageError
 from ..ids import codes, natural_sort, natural_unique
 from ..ranges import check_seed
 from ..schema import ITEM, RATING, SCORE, USER
@@ -200,11 +202,43 @@ def shrink(sim: np.ndarray, n: np.ndarray, lam: float) -> np.ndarray:
 
 @dataclass
 class Scores:
-    """What :meth:`Recommender.score` returns: the scored pairs and how many could not be scored."""
+    """What :meth:`Recommender.score` returns: the scored pairs and how many the model could not score."""
 
     frame: pl.DataFrame  # user, item, score (finite), natural (user, item) order
     n_pairs: int  # distinct (user, item) pairs asked
     n_unscored: int  # of which the model could not score
+    n_fallback: int = 0  # of those, how many got the fallback score (the rest are left out)
+
+
+def popularity_below(model: Recommender, values: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """The fallback scores of pairs the model could not score (``values`` NaN), with ``items`` their codes.
+
+    Rule: below every score the model gave in the same call, ordered by the item's number of training
+    ratings: f = lo - 1 - r, lo the lowest model score (0 when there is none), r the rank of the item's
+    popularity among the fallback pairs, 0 for the most popular (equal counts share r; an item absent
+    from training counts 0). So the model's own ranking is never changed, and what it cannot rank comes
+    after it, most popular first (TopPop, Cremonesi et al. 2010, the usual cold-start answer). Integer
+    steps survive trec_eval's float32 scores.
+    """
+    scored = values[np.isfinite(values)]
+    lo = float(scored.min()) if scored.size else 0.0
+    missing = ~np.isfinite(values)
+    counts = np.diff(model.data.R.tocsc().indptr)
+    pop = np.where(items[missing] >= 0, counts[np.maximum(items[missing], 0)], 0)
+    distinct = np.unique(pop)  # ascending: the rank from the top is (#distinct - 1 - position)
+    rank = distinct.size - 1 - np.searchsorted(distinct, pop)
+    out = values.copy()
+    out[missing] = lo - 1.0 - rank
+    return out
+
+
+# What ``Recommender.score`` does with the pairs the model cannot score (``trecrs recommend --unscored``):
+# name -> (rule, how the scores are completed; None leaves them out)
+UNSCORED: dict[str, tuple[str, Callable[..., np.ndarray] | None]] = {
+    "fallback": ("scored below every model score, most popular training item first (popularity_below)",
+                 popularity_below),
+    "drop": ("left out of the scores (and counted): only the model's own scores", None),
+}
 
 
 class Recommender:
@@ -236,10 +270,16 @@ class Recommender:
         self._fit()
         return self
 
-    def score(self, pairs: pl.DataFrame) -> Scores:
-        """Score the distinct (user, item) pairs of ``pairs`` (columns ``user, item``; others ignored)."""
+    def score(self, pairs: pl.DataFrame, *, unscored: str = "drop") -> Scores:
+        """Score the distinct (user, item) pairs of ``pairs`` (columns ``user, item``; others ignored).
+
+        ``unscored`` (:data:`UNSCORED`): what happens to a pair the model cannot score: ``drop`` (the
+        default here: the model's own scores, as rating predictions need) leaves it out; ``fallback``
+        gives it :func:`popularity_below`'s score and warns with the count (``TrecrsWarning``).
+        """
         if self.data is None:
             raise UsageError(f"{self.name}: fit() before score()")
+        complete = option(self.name, "unscored", unscored, UNSCORED)[1]
         for c in (USER, ITEM):
             if c not in pairs.columns:
                 raise InputError(None, None, f"pairs lack column {c!r}; have {pairs.columns}")
@@ -247,9 +287,13 @@ class Recommender:
         distinct = natural_sort(distinct, [USER, ITEM]) if distinct.height else distinct
         u, i = self.data.code_pairs(distinct)
         values = self._score_coded(u, i, distinct)
+        n_unscored = int((~np.isfinite(values)).sum())
+        if complete is not None and n_unscored:
+            values = complete(self, values, i)
+            _warn_fallbacks(self.name, n_unscored, distinct.height)
         ok = np.isfinite(values)
         frame = distinct.with_columns(pl.Series(SCORE, values, dtype=pl.Float64)).filter(pl.Series(ok))
-        return Scores(frame, distinct.height, int((~ok).sum()))
+        return Scores(frame, distinct.height, n_unscored, n_unscored if complete is not None else 0)
 
     def describe(self) -> dict:
         """Name, parameters and seed, for manifests."""
@@ -288,6 +332,14 @@ class Recommender:
         sub = self.data.R[users]
         r, c = sub.nonzero()
         block[r, c] = np.asarray(sub[r, c]).ravel()
+
+
+def _warn_fallbacks(name: str, n: int, total: int) -> None:
+    warnings.warn(TrecrsWarning(
+        f"{name}: {n:,} of {total:,} distinct pairs ({100 * n / total:.1f}%) could not be scored by the model "
+        "and got the fallback score (below every model score, most popular item first; "
+        "--unscored drop, unscored='drop' in Python, leaves them out)"
+    ), stacklevel=3)
 
 
 def option(owner: str, what: str, value: str, known: dict[str, Any]) -> Any:

@@ -114,6 +114,9 @@ def parse_param(text: str, algorithm: str) -> tuple[str, Any]:
     return key, value
 
 
-def recommend(train: pl.DataFrame, pairs: pl.DataFrame, algorithm: str, *, seed: int = 0, **params) -> Scores:
-    """Fit ``algorithm`` on ``train`` and score the distinct (user, item) pairs of ``pairs``."""
-    return make_recommender(algorithm, seed=seed, **params).fit(train).score(pairs)
+def recommend(
+    train: pl.DataFrame, pairs: pl.DataFrame, algorithm: str, *, seed: int = 0, unscored: str = "fallback", **params
+) -> Scores:
+    """Fit ``algorithm`` on ``train`` and score the distinct (user, item) pairs of ``pairs``; as
+    ``trecrs recommend``, every pair by default (``unscored``: :data:`~.base.UNSCORED`)."""
+    return make_recommender(algorithm, seed=seed, **params).fit(train).score(pairs, unscored=unscored)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .build import build_report
 from .constants import LEVEL, LEVELS, METHODOLOGIES, METRICS, RECOMMENDERS, RESULTS_COLUMNS, SPLITS
 from .findings import RULES, check_findings
-from .reference import comparison, read_reference
+from .reference import PUBLISHED, comparison, read_reference
 from .results import collect_results, level_sensitivity, with_means
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "LEVELS",
     "METHODOLOGIES",
     "METRICS",
+    "PUBLISHED",
     "RECOMMENDERS",
     "RESULTS_COLUMNS",
     "RULES",

@@ -1,4 +1,5 @@
-"""Figure 2 of Bellogín et al. (2011), redrawn from our results, the published D1 bars as black ticks."""
+"""Figure 2 of Bellogín et al. (2011), redrawn from our results; the published D1 bars as black ticks when
+they are compared."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ TITLE = "Bellogín, Castells & Cantador (RecSys 2011), Figure 2 – reproduced w
 
 def plot(results: pl.DataFrame, reference: pl.DataFrame | None, path: Path) -> None:
     """Figure 2 of the paper: per split a row of panels (P@50, Recall@50, nDCG@50: bars grouped by
-    methodology, one bar per recommender; RMSE: one bar per recommender); published D1 bars as black ticks."""
+    methodology, one bar per recommender; RMSE: one bar per recommender); the published D1 bars as black
+    ticks when ``reference`` is given (only then: the report's text says so only then too)."""
     plt = pyplot()
     splits = present(results, "split", SPLITS)
     recs = present(results, "recommender", RECOMMENDERS)

@@ -34,17 +34,18 @@ def markdown(
     runtime: float | None,
     jobs: int | None,
     data: str | None,
+    not_compared: str | None = None,
 ) -> str:
-    """The whole report: header, method, findings per split, published values, our values, the
-    sensitivity to the relevance level, the files."""
+    """The whole report: header, method, findings per split, published values (or ``not_compared``, why
+    they are not compared), our values, the sensitivity to the relevance level, the files."""
     lines = _header(res, runtime, jobs, data) + _method()
     for split, fs in findings.items():
         lines += [f"## Findings of the paper, checked on {split} (mean over folds)", "", findings_table(fs)]
-    lines += _published(res, ref) if ref is not None else _not_compared()
+    lines += _published(res, ref) if ref is not None else _not_compared(not_compared)
     for split in SPLITS:
         lines += _our_values(res, coverage, split)
     lines += _sensitivity(level_sensitivity(out))
-    return "\n".join(lines + _files())
+    return "\n".join(lines + _files(with_published=ref is not None))
 
 
 def _header(res: pl.DataFrame, runtime: float | None, jobs: int | None, data: str | None) -> list[str]:
@@ -140,13 +141,12 @@ def _distance(d: pl.DataFrame) -> list[str]:
     ]
 
 
-def _not_compared() -> list[str]:
+def _not_compared(reason: str | None) -> list[str]:
     return [
         "## Published values",
         "",
-        "Not compared: no reference file was given (`--reference`). The script passes one only when the "
-        "data folder has MovieLens 100K's checksums (`trecrs datasets verify`); on other data the findings "
-        "above are checked on that data and say nothing about the paper's.",
+        f"Not compared: {reason or 'no published values were given'}. The findings above are checked on "
+        "this data and say nothing about the paper's numbers.",
         "",
     ]
 
@@ -208,12 +208,14 @@ def _sensitivity(sens: pl.DataFrame) -> list[str]:
     ]
 
 
-def _files() -> list[str]:
+def _files(*, with_published: bool) -> list[str]:
+    # the figure draws the published bars only when they are compared
+    drawn = "bars: ours; black ticks: published D1 values" if with_published else "bars: ours"
     return [
         "## Files",
         "",
         f"- `{RESULTS_NAME}`: every number (per fold and `mean`), columns `{' '.join(RESULTS_COLUMNS)}`.",
-        f"- `{FIGURE_NAME}`: the figure (bars: ours; black ticks: published D1 values).",
+        f"- `{FIGURE_NAME}`: the figure ({drawn}).",
         "- `D1/u1/...`: each fold's qrels, score files, runs (depth 50), predictions and `trecrs eval` outputs, "
         "each with its `.manifest.json`; `log.txt` holds every command's report.",
         "",
