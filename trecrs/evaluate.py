@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
