@@ -311,7 +311,8 @@ class _JsonFloat(_JsonNumber):
 def _json_id(value, path, lineno: int, role: str) -> str:
     if isinstance(value, str) and not isinstance(value, _JsonFloat) and value != "":
         return str(value)
-    raise InputError(path, lineno, f"the {role} id must be a JSON string or integer, found {json.dumps(value)}")
+    shown = str(value) if isinstance(value, _JsonNumber) else json.dumps(value)
+    raise InputError(path, lineno, f"the {role} id must be a JSON string or integer, found {shown}")
 
 
 def _json_object(line: str, path, lineno: int) -> dict:
