@@ -153,6 +153,7 @@ TEXT_READERS = {
     "scores trec": ("s.txt", lambda p: read_scores(p, fmt="trec"), 6),
     "pairs": ("p.txt", read_pairs, 3),
     "predictions": ("p.txt", read_predictions, 3),
+    "predictions detected": ("p", read_predictions, 3),
     "items": ("i.txt", read_items, 1),
     "candidates": ("c.txt", read_candidates, 3),
 }

@@ -271,3 +271,21 @@ def test_large_files_stay_fast(tmp_path):
     start = time.perf_counter()
     assert read_scores(c).height == n
     assert time.perf_counter() - start < 5
+
+
+def test_predictions_read_the_same_layouts(tmp_path):
+    from trecrs.files.scores import read_predictions
+
+    want = [("1", "a", 3.5), ("2", "b", 4.0)]
+    files = {"p.txt": "1 a 3.5 extra\n2 b 4\n", "p.csv": "userID,itemID,prediction\n1,a,3.5\n2,b,4\n",
+             "p.tsv": "user_id:token\titem_id:token\tpredicted_rating:float\n1\ta\t3.5\n2\tb\t4\n",
+             "p.jsonl": '{"user": 1, "item": "a", "prediction": 3.5}\n{"user": "2", "item": "b", "prediction": 4}\n'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        assert read_predictions(tmp_path / name).rows() == want, name
+    pl.DataFrame({"userID": ["1", "2"], "itemID": ["a", "b"], "prediction": [3.5, 4.0]}).write_parquet(
+        tmp_path / "p.parquet")
+    assert read_predictions(tmp_path / "p.parquet").rows() == want
+    (tmp_path / "n.csv").write_text("user,item,prediction\n1,a,nan\n1,a,2\n")
+    with pytest.raises(InputError, match=r"n.csv:3: duplicate prediction for user '1', item 'a' \(first seen on line 2\)"):
+        read_predictions(tmp_path / "n.csv")

@@ -212,12 +212,14 @@ def score_format(path: PathLike, fmt: str | ScoreFormat = "auto") -> ScoreFormat
     return FORMATS[fmt]
 
 
-def read_raw(path: PathLike, *, fmt: str | ScoreFormat = "auto", kind: str | None = None, columns=None
-             ) -> tuple[pl.DataFrame, ScoreFormat]:
-    """The raw table of a score file (``lineno`` and the text of each role found) and its format."""
+def read_raw(path: PathLike, *, fmt: str | ScoreFormat = "auto", kind: str | None = None, columns=None,
+             extra_fields: bool = False) -> tuple[pl.DataFrame, ScoreFormat]:
+    """The raw table of a score file (``lineno`` and the text of each role found) and its format.
+
+    ``extra_fields``: a headerless line may have more fields than its layout's (prediction files)."""
     spec = score_format(path, fmt)
     mapping = normalise_score_columns(columns)
-    return spec.read(path, spec, kind=kind, mapping=mapping), spec
+    return spec.read(path, spec, kind=kind, mapping=mapping, extra_fields=extra_fields), spec
 
 
 # --------------------------------------------------------------------------------------------- delimited text
@@ -263,7 +265,8 @@ def _positional(spec: ScoreFormat, kind: str | None) -> tuple[str, ...]:
     return spec.positional_ranks if kind == RANK else spec.positional
 
 
-def read_delimited(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping) -> pl.DataFrame:
+def read_delimited(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+                   ) -> pl.DataFrame:
     """The raw table of a delimited text file (whitespace, csv, tsv, trec)."""
     lines = _split(read_lines(path), spec.separator, path)
     head = lines.row(0, named=True)
@@ -281,7 +284,7 @@ def read_delimited(path: PathLike, spec: ScoreFormat, *, kind: str | None, mappi
         names = _positional(spec, kind) or spec.positional
         roles = {r: k for k, r in enumerate(names) if r != _SKIP}
         layout = spec.layout if spec.positional_ranks != names else " ".join(names)
-        count, exact = len(names), True
+        count, exact = len(names), not extra_fields
     _check_counts(lines, path, count, layout, exact)
     value_role(roles, kind, path, head[LINENO])
     f = pl.col(_FIELDS)
@@ -326,7 +329,8 @@ def _json_object(line: str, path, lineno: int) -> dict:
     return obj
 
 
-def read_jsonl(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping) -> pl.DataFrame:
+def read_jsonl(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+               ) -> pl.DataFrame:
     """The raw table of JSON lines: records ``{"user", "item", "score"|"rank"}``, or top-N lists
     ``{"user": ID, "items": [ID, ...]}`` best first (each item's rank is its position, from 1)."""
     if mapping is not None and any(isinstance(c, int) for c in mapping.values()):
@@ -378,7 +382,8 @@ def _add_record(out: dict, lineno: int, user: str, item: str, score, rank, path)
 # --------------------------------------------------------------------------------------------- Parquet
 
 
-def read_parquet_scores(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping) -> pl.DataFrame:
+def read_parquet_scores(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+                        ) -> pl.DataFrame:
     """The raw table of a Parquet file: columns by name (:data:`HEADER_NAMES`) or by ``columns=``."""
     names = parquet_columns(path)
     roles = roles_of_names(names, mapping, path=path, what="scores Parquet file")

@@ -216,16 +216,21 @@ def write_scores(scores, path: PathLike, *, inputs=None, parameters=None, comman
 # --------------------------------------------------------------------------------------------- predictions
 
 
-def read_predictions(path: PathLike) -> pl.DataFrame:
-    """Read a prediction file ``user item predicted_rating`` (whitespace-separated; extra fields ignored).
+def read_predictions(path: PathLike, *, fmt: str = "auto", columns=None) -> pl.DataFrame:
+    """Read a prediction file ``user item predicted_rating``, in any layout a score file may have
+    (:func:`read_score_table`: whitespace, CSV, TSV, JSON lines, Parquet; headers by name, ``columns=``).
 
-    Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
-    error naming the line, and so is a value beyond ``ranges.RATING_ABS_MAX`` in magnitude (``inf``
-included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
+    Returns ``user, item, score``. A headerless whitespace line may have extra fields (ignored). A value
+    that is not a number is an error naming the line, and so is a value beyond ``ranges.RATING_ABS_MAX``
+    in magnitude (``inf`` included); ``nan`` is accepted and means "no prediction". Duplicate pairs are
+    an error.
     """
-    lines = split_fields(read_lines(path))
-    df = take_fields(lines, path, [USER, ITEM, _V], "user item predicted_rating", at_least=True)
-    df = df.with_columns(pl.col(_V).cast(pl.Float64, strict=False).alias(SCORE))
+    raw, _ = read_raw(path, fmt=fmt, kind=SCORE, columns=columns, extra_fields=True)
+    df = raw.rename({SCORE: _V})
+    empty = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | (pl.col(USER) == "") | (pl.col(ITEM) == ""))
+    if empty.height:
+        raise InputError(path, empty.item(0, LINENO), f"missing user or item ({empty.height} row(s))")
+    df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
     bad = df.filter(pl.col(SCORE).is_null())
     if bad.height:
         r = bad.row(0, named=True)
@@ -235,14 +240,8 @@ included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an
     if bad.height:
         r = bad.row(0, named=True)
         raise InputError(path, r[LINENO], f"predicted {rating_reason(r[_V])}")
-    dup = first_duplicate(df, [USER, ITEM])
-    if dup is not None:
-        first, r = dup
-        raise InputError(
-            path,
-            r[LINENO],
-            f"duplicate prediction for user {r[USER]!r}, item {r[ITEM]!r} (first seen on line {first[LINENO]})",
-        )
+    _refuse_duplicate(df, [USER, ITEM], path, lambda r: f"duplicate prediction for user {r[USER]!r}, item "
+                      f"{r[ITEM]!r}")
     return df.select(USER, ITEM, SCORE)
 
 
