@@ -230,8 +230,8 @@ def test_unknown_header_asks_for_a_mapping_and_position_0_is_refused(cli, t):
 
 def test_rank_column_contradicting_the_scores_warns(cli, t):
     # user 2's ranks put 13 (0.1) before 11 (0.7): the columns look swapped; the scores rank
-    (t / "c.csv").write_text("user,item,score,rank\n1,12,0.9,1\n1,13,0.5,2\n2,11,0.7,2\n2,12,0.7,1\n"
-                             "2,13,0.1,1.5\n007,10,1.0,1\n007,11,1.0000000001,2\n007,13,-2e-3,3\n")
+    (t / "c.csv").write_text("user,item,score,rank\n1,12,0.9,1\n1,13,0.5,2\n2,11,0.7,3\n2,12,0.7,1\n"
+                             "2,13,0.1,2\n007,10,1.0,1\n007,11,1.0000000001,2\n007,13,-2e-3,3\n")
     _, _, reference = run(cli, t, "plain.scores", out="ref.run")
     code, err, got = run(cli, t, "c.csv")
     assert code == 0 and got == reference
@@ -241,6 +241,12 @@ def test_rank_column_contradicting_the_scores_warns(cli, t):
                         "columns swapped?)"]
     with pytest.warns(TrecrsWarning, match="for 1 of 3 users"):
         assert read_score_table(t / "c.csv").order == "score"
+    # the columns swapped: the ranks are not integers, and sorted by them the scores rise
+    (t / "s.csv").write_text("user,item,rank,score\n" + "".join(f"{u},{i},{s},{k}\n" for k, (u, i, s) in
+                                                                 enumerate(ROWS, start=1)))
+    code, err, _ = run(cli, t, "s.csv")
+    assert code == 0 and (f"{t / 's.csv'}: the rank column contradicts the scores for 3 of 3 users (100.0%; "
+                          "7 of 8 lines)") in err  # all but the rank 1.0
 
 
 def test_missing_candidates_warn_with_counts(cli, t):

@@ -178,10 +178,12 @@ def percent(part: int, whole: int) -> str:
 
 
 def _warn_rank_contradictions(df: pl.DataFrame, path: PathLike | None) -> None:
-    """One :class:`TrecrsWarning` when a user's rank order is not their score order
-    (:func:`~trecrs.files.trec.rank_contradictions`, on each user's lines in rank order)."""
-    ranked = df.select(pl.col(USER).alias(QUERY), pl.col(RANK).str.strip_chars().cast(pl.Float64, strict=False),
-                       pl.col(SCORE))
+    """One :class:`TrecrsWarning` when a user's rank order is not their score order, or a rank is not an
+    integer (:func:`~trecrs.files.trec.rank_contradictions`, on each user's lines in rank order)."""
+    rank = pl.col(RANK).str.strip_chars().cast(pl.Float64, strict=False)
+    # a rank that is not an integer (a score in the rank column) contradicts, as in a TREC run
+    rank = pl.when(rank == rank.round()).then(rank).otherwise(None).alias(RANK)
+    ranked = df.select(pl.col(USER).alias(QUERY), rank, pl.col(SCORE))
     ranked = ranked.sort([QUERY, RANK], nulls_last=True, maintain_order=True)
     found = rank_contradictions(ranked)
     if found.height == 0:
