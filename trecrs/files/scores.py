@@ -1,11 +1,16 @@
 """Reading and writing what recommenders produce and consume: score files, prediction files, pairs.
 
-* score files ``user item score`` (or top-N lists ``user item rank``), read by :func:`read_scores` /
-  :func:`as_scores` and written by :func:`write_scores`;
-* prediction files ``user item predicted_rating`` for the error measures (:func:`read_predictions`);
+* score files ``user item score`` and top-N lists ``user item rank`` in every layout of
+  :mod:`~trecrs.files.score_formats` (whitespace, CSV, TSV, JSON lines, TREC runs, Parquet; headers by
+  the one table of :mod:`~trecrs.files.columns`), read by :func:`read_score_table` / :func:`read_scores` /
+  :func:`as_scores` and written by :func:`write_scores`. Ranks become scores ``max_rank + 1 - rank`` so
+  that trec_eval's order is the lists' order; with scores and ranks both, the scores rank (trec_eval's
+  rule) and a contradicting rank column is warned about;
+* prediction files ``user item predicted_rating`` for the error measures (:func:`read_predictions`), in
+  the same layouts;
 * pairs to score, ``query user item`` or ``user item`` (:func:`read_pairs`).
 
-Text files are whitespace separated (``#`` comments and blank lines skipped, line numbers in errors);
+Text files: ``#`` comments and blank lines skipped, line numbers in errors (:mod:`~trecrs.files.lines`);
 ``*.parquet`` files are read by :func:`~trecrs.files.parquet.read_parquet` with columns by name.
 """
 

@@ -8,12 +8,14 @@ at ``depth`` documents per query. It counts, never silently drops:
 * candidates with no score, handled by the ``missing`` policy (:data:`MISSING_POLICIES`): ``fail`` (an
   error), ``last`` (ranked after every scored candidate of the run with one score below all of them,
   ``min - max(1, |min|)`` over the score file, so ties among them fall to trec_eval's doc-id rule), or
-  ``drop`` (left out of the run: the usual reading of a top-N list);
+  ``drop`` (left out of the run: the usual reading of a top-N list); ``last`` and ``drop`` warn
+  (:class:`~trecrs.errors.TrecrsWarning`) with the count and share;
 * scores that are not candidates (dropped): training pairs, users without test ratings, items outside L_u.
 
 A score naming a user absent from both train and test is an error (the ids do not belong to the split),
-and so is a score file none of whose pairs is a candidate. Top-N lists (``user item rank``) are read as
-scores ``max_rank + 1 - rank``, so rank 1 comes first.
+and so is a score file none of whose pairs is a candidate. Top-N lists (``user item rank``, JSON
+``{"user": ID, "items": [...]}``) are read as scores ``max_rank + 1 - rank``, so rank 1 comes first and
+the run keeps each list's order (``info["order"] == "list"``; see :mod:`trecrs.files.scores`).
 """
 
 from __future__ import annotations
