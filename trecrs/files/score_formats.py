@@ -42,8 +42,9 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..schema import ITEM, RANK, SCORE, USER
 from .columns import find_roles, header_key, normalise_columns
-from .lines import LINE, LINENO, _open_bytes, decode_text, describe, read_lines, split_fields
+from .lines import LINE, LINENO, describe, read_lines, split_fields
 from .parquet import parquet_columns, read_parquet
+from .ratings import first_content_line, is_number
 
 PathLike = str | os.PathLike
 
@@ -153,31 +154,9 @@ def _suffix(path: PathLike) -> str:
     return Path(name).suffix
 
 
-def first_content_line(path: PathLike) -> str | None:
-    """The first content line of a text file, from its first 64 KB (checked as text)."""
-    data = _open_bytes(path)
-    head = data[: 1 << 16]
-    if len(head) < len(data):
-        cut = head.rfind(b"\n")
-        head = head[: cut + 1] if cut >= 0 else data[: data.find(b"\n") + 1 or len(data)]
-    for raw in decode_text(head, path).split("\n"):
-        s = raw.strip()
-        if s and not s.startswith("#"):
-            return s
-    return None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _looks_trec(line: str) -> bool:
     f = line.split()
-    return len(f) == 6 and f[3].lstrip("+-").isdigit() and _is_number(f[4])
+    return len(f) == 6 and f[3].lstrip("+-").isdigit() and is_number(f[4])
 
 
 def detect_format(path: PathLike) -> ScoreFormat:
@@ -256,8 +235,8 @@ def _has_header(first: list[str], spec: ScoreFormat, kind: str | None, mapping) 
         where = [k for k, r in enumerate(roles) if r in VALUE_ROLES]
     fields = [f.strip('"') for f in first]
     if not any(k < len(fields) for k in where):
-        return not any(_is_number(f) for f in fields)
-    return any(k < len(fields) and not _is_number(fields[k]) for k in where)
+        return not any(is_number(f) for f in fields)
+    return any(k < len(fields) and not is_number(fields[k]) for k in where)
 
 
 def _positional(spec: ScoreFormat, kind: str | None) -> tuple[str, ...]:
