@@ -295,3 +295,20 @@ def test_predictions_read_the_same_layouts(tmp_path):
     (tmp_path / "n.csv").write_text("user,item,prediction\n1,a,nan\n1,a,2\n")
     with pytest.raises(InputError, match=r"n.csv:3: duplicate prediction for user '1', item 'a' \(first seen on line 2\)"):
         read_predictions(tmp_path / "n.csv")
+
+
+@pytest.mark.parametrize("name", ["b.csv", "b.tsv", "b.jsonl", "b.txt", "b.trec", "b.csv.gz"])
+@pytest.mark.parametrize("bad, reason", [(b"\xff", "not valid UTF-8 (byte 0xff at column 3)"),
+                                         (b"\x00", "NUL byte in the line (column 3)")])
+def test_every_layout_refuses_bad_bytes(cli, t, name, bad, reason):
+    sep = {"b.csv": ",", "b.tsv": "\t", "b.txt": " ", "b.csv.gz": ","}.get(name)
+    if name == "b.jsonl":
+        rows = [json.dumps({"user": u, "item": i, "score": float(s)}) for u, i, s in ROWS[:2]]
+    elif name == "b.trec":
+        rows = [f"{u} Q0 {i} {k} {s} x" for k, (u, i, s) in enumerate(ROWS[:2])]
+    else:
+        rows = [sep.join(r) for r in ROWS[:2]]
+    data = ("\n".join(rows) + "\n").encode() + b"# \n" + b"12" + bad + b"3\n"
+    (t / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    code, err, _ = run(cli, t, name)
+    assert code == 3 and err == f"trecrs run: error: {t / name}:4: {reason}\n"
