@@ -312,3 +312,15 @@ def test_every_layout_refuses_bad_bytes(cli, t, name, bad, reason):
     (t / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     code, err, _ = run(cli, t, name)
     assert code == 3 and err == f"trecrs run: error: {t / name}:4: {reason}\n"
+
+
+def test_a_bad_first_score_is_not_taken_for_a_header(tmp_path):
+    p = tmp_path / "s.txt"
+    p.write_text("1 12 high\n1 13 0.5\n")
+    with pytest.raises(InputError, match=r"s.txt:1: score is not a number: 'high'"):
+        read_scores(p)
+    p.write_text("user item high\n1 13 0.5\n")  # a known name: a header, whose score column is unknown
+    with pytest.raises(InputError, match=r"s.txt:1: the header lacks column\(s\) \['score'\]"):
+        read_scores(p)
+    p.write_text("1,12,0.5\n")
+    assert read_scores(p, fmt="csv").select("user", "item", "score").rows() == [("1", "12", 0.5)]

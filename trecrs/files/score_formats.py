@@ -41,7 +41,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..schema import ITEM, RANK, SCORE, USER
-from .columns import find_roles, header_key, normalise_columns
+from .columns import HEADER_NAMES, find_roles, header_key, normalise_columns
 from .lines import LINE, LINENO, describe, read_lines, split_fields
 from .parquet import parquet_columns, read_parquet
 from .ratings import first_content_line, is_number
@@ -223,9 +223,13 @@ def _split(lines: pl.DataFrame, sep: str | None, path: PathLike) -> pl.DataFrame
     return lines.with_columns(pl.col(_FIELDS).list.eval(el.str.strip_chars('"')))
 
 
+_KNOWN_NAMES = frozenset(n for names in HEADER_NAMES.values() for n in names)
+
+
 def _has_header(first: list[str], spec: ScoreFormat, kind: str | None, mapping) -> bool:
-    """A first line is a header when a field where a number is expected is not a number (or, with a
-    mapping by names, always)."""
+    """A first line is a header when a field where a number is expected is not a number (with a mapping
+    by names, always). ``1 2 high`` is a bad score, not a header: a header has a known name, or some
+    other field that is not a number either."""
     if mapping is not None and any(isinstance(c, str) for c in mapping.values()):
         return True
     if mapping is not None:
@@ -236,7 +240,10 @@ def _has_header(first: list[str], spec: ScoreFormat, kind: str | None, mapping) 
     fields = [f.strip('"') for f in first]
     if not any(k < len(fields) for k in where):
         return not any(is_number(f) for f in fields)
-    return any(k < len(fields) and not is_number(fields[k]) for k in where)
+    if all(k >= len(fields) or is_number(fields[k]) for k in where):
+        return False
+    named = any(header_key(f) in _KNOWN_NAMES for f in fields)
+    return named or not all(is_number(f) for k, f in enumerate(fields) if k not in where)
 
 
 def _positional(spec: ScoreFormat, kind: str | None) -> tuple[str, ...]:
