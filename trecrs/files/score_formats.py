@@ -341,7 +341,7 @@ def read_jsonl(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, 
     present = [r for r in VALUE_ROLES if any(v is not None for v in out[r])]
     frame = pl.DataFrame(out, schema={LINENO: pl.UInt32, USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl.Utf8,
                                       RANK: pl.Utf8})
-    value_role(present or [RANK], kind, path)
+    value_role(present, kind, path)
     return frame.select(LINENO, USER, ITEM, *present)
 
 
