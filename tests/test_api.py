@@ -280,7 +280,6 @@ def test_qrels_and_run_from_frames_with_movielens_names():
     assert trecrs.evaluate(q, run, ["P.1"]).summary == {"P_1": 1.0}
 
 
-@pytest.mark.xfail(reason="needs score-column recognition", strict=False)
 def test_run_recognises_score_columns_of_a_pandas_frame():
     (s,) = trecrs.split(MOVIELENS, "temporal", last=1)
     scores = pd.DataFrame({"userID": ["1", "2"], "itemID": ["30", "50"], "prediction": [0.5, 0.25]})

@@ -12,7 +12,7 @@ from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .evaluate import TEXT_FORMATS, EvaluationResult, evaluate, evaluate_full, evaluate_matrix  # noqa: E402
 from .files.ratings import read_ratings, write_ratings  # noqa: E402
-from .files.scores import read_scores  # noqa: E402
+from .files.scores import as_scores, read_score_table, read_scores  # noqa: E402
 from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
 from .measures.recsys import error_measures, mae, rmse  # noqa: E402
 from .measures.request import parse_measures  # noqa: E402
@@ -36,6 +36,7 @@ __all__ = [
     "TrecrsError",
     "UsageError",
     "__version__",
+    "as_scores",
     "build_run",
     "candidate_set",
     "candidates",
@@ -55,6 +56,7 @@ __all__ = [
     "read_qrels",
     "read_ratings",
     "read_run",
+    "read_score_table",
     "read_scores",
     "recommend",
     "rmse",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import warnings
 
@@ -144,8 +145,15 @@ TEXT_READERS = {
     "ratings text": ("r.txt", _ratings("text"), 4),
     "scores": ("s.txt", read_scores, 3),
     "ranks": ("s.txt", lambda p: read_scores(p, kind="rank"), 3),
+    "scores detected": ("s", read_scores, 3),
+    "scores csv": ("s.csv", read_scores, 4),
+    "scores tsv": ("s.tsv", read_scores, 3),
+    "scores csv.gz": ("s.csv.gz", read_scores, 3),
+    "scores jsonl": ("s.jsonl", read_scores, 3),
+    "scores trec": ("s.txt", lambda p: read_scores(p, fmt="trec"), 6),
     "pairs": ("p.txt", read_pairs, 3),
     "predictions": ("p.txt", read_predictions, 3),
+    "predictions detected": ("p", read_predictions, 3),
     "items": ("i.txt", read_items, 1),
     "candidates": ("c.txt", read_candidates, 3),
 }
@@ -163,6 +171,26 @@ def test_a_text_reader_parses_or_refuses_any_bytes(tmp_path, name):
         _must_parse_or_refuse(read, path)
 
     check()
+
+
+JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**25), 10**25) | st.floats() | st.text(max_size=4)
+    | st.sampled_from(["1", "2", "a", ""]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["user", "user_id", "item", "items", "score", "rank", "x"]), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@FUZZ
+@given(values=st.lists(JSON_VALUE, max_size=6), cut=st.integers(0, 400), mode=st.sampled_from(["whole", "cut"]))
+def test_json_score_lines_parse_or_are_refused(tmp_path_factory, values, cut, mode):
+    """JSON lines of any values (objects with the score roles' keys, lists, numbers; cut or not)."""
+    text = "".join(json.dumps(v) + "\n" for v in values)
+    path = tmp_path_factory.mktemp("j") / "s.jsonl"
+    path.write_text(text[:cut] if mode == "cut" else text)
+    for kind in (None, "score", "rank"):
+        _must_parse_or_refuse(read_scores, path, kind=kind)
 
 
 @FUZZ
@@ -231,6 +259,8 @@ PARQUET_READERS = {  # name: (reader, the columns it looks for)
     "ratings": (read_ratings, ("user", "item", "rating", "timestamp")),
     "scores": (read_scores, ("user", "item", "score")),
     "ranks": (lambda p: read_scores(p, kind="rank"), ("user", "item", "rank")),
+    "scores by other names": (read_scores, ("userID", "itemID", "prediction")),
+    "top-N lists": (read_scores, ("user", "item", "rank")),
     "pairs": (read_pairs, ("user", "item")),
     "items": (read_items, ("item",)),
     "table": (lambda p: read_parquet(p, {"user": pl.Utf8, "rating": pl.Float64}, what="t", unique=["user"]),

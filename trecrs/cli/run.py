@@ -19,17 +19,27 @@ EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
   trecrs run --methodology test-ratings --train u1.base --test u1.test --scores svd.parquet \\
       --depth 100 --tag svd -o svd.tr.run
+  trecrs run --methodology all-items --train u1.base --test u1.test --scores lenskit.csv -o als.run
+                                                      # LensKit: user,item,score,rank
+  trecrs run --methodology test-items --train u1.base --test u1.test --scores top10.jsonl \\
+      --missing drop -o top10.run                     # top-N lists: {"user": "1", "items": ["50", ...]}
   trecrs run --methodology all-items --train u1.base --test u1.test --scores top50.txt --ranks \\
       --missing drop -o top50.run                     # top-N lists: user item rank
+  trecrs run --methodology all-items --train u1.base --test u1.test --scores out.tsv \\
+      --score-columns user=uid,item=iid,score=3 -o out.run   # a header trecrs does not know
   trecrs run --candidates u1.opr.pairs --scores knn.scores -o knn.opr.run
 
-SCORES: user item score per line (whitespace separated), or Parquet with columns user, item, score
-(user, item, rank with --ranks). Candidates without a score: --missing fail (default) | last | drop.
-Scores of pairs that are not candidates are dropped and counted on stderr.
+SCORES: whitespace user item score, CSV, TSV, JSON lines, a TREC run or Parquet (--scores-format, by
+default from the extension, else the first line). Headers are recognised by name (user/userID/user_id,
+item/itemID/item_id, score/prediction, rank; RecBole's name:type too); --score-columns maps others.
+A rank column without scores (or JSON top-N lists) ranks each user in the list's order; with both,
+the scores rank, as trec_eval ranks. Candidates without a score: --missing fail (default) | last | drop
+(a warning counts them). Scores of pairs that are not candidates are dropped and counted on stderr.
 """
 
 
 def register(sub) -> None:
+    from ..files.score_formats import FORMATS
     from ..protocol.runs import MISSING_POLICIES
 
     p = command(sub,
@@ -45,9 +55,15 @@ def register(sub) -> None:
                    help="take the candidates from a file written by 'trecrs candidates' instead of "
                    "--methodology/--train/--test")
     p.add_argument("--scores", metavar="SCORES", required=True,
-                   help="score file: user item score (text, whitespace separated) or .parquet")
+                   help="score file or top-N lists: whitespace, CSV, TSV, JSON lines, TREC run or .parquet")
+    p.add_argument("--scores-format", dest="fmt", choices=("auto", *FORMATS), default="auto",
+                   help="the layout of SCORES (default auto: by extension, else by the first content line)")
+    p.add_argument("--score-columns", metavar="MAP",
+                   help="the columns of SCORES when the header is not recognised or there is none: "
+                   "user=COL,item=COL,score=COL (or rank=COL), COL a header name or a position from 1; "
+                   "or the role of each column in order (user,item,_,score)")
     p.add_argument("--ranks", action="store_true",
-                   help="SCORES holds top-N lists (user item rank; rank 1 is best) instead of scores")
+                   help="rank by the rank column (top-N lists; rank 1 is best): a 3-field SCORES is user item rank")
     p.add_argument("--missing", choices=MISSING_POLICIES, default="fail",
                    help="candidates without a score: fail (default), last (rank them after every scored "
                    "candidate), drop (leave them out)")
@@ -60,6 +76,8 @@ def register(sub) -> None:
 def run(args) -> int:
     from ..files.candidates import read_candidates
     from ..files.manifest import write_manifest
+    from ..files.score_formats import normalise_score_columns
+    from ..files.scores import read_score_table
     from ..protocol.runs import iter_run, write_run_stream
 
     if args.candidates:
@@ -78,16 +96,22 @@ def run(args) -> int:
         params = split_parameters(args)
     tag = args.tag or Path(args.scores).name.split(".")[0] or "trecrs"
     info: dict = {}
-    chunks = iter_run(cands, args.scores, missing=args.missing, depth=args.depth, tag=tag,
-                      kind="rank" if args.ranks else "score", scores_path=args.scores, info=info)
+    try:  # a bad mapping is refused before anything is read; the library names it columns=
+        normalise_score_columns(args.score_columns)
+    except UsageError as exc:
+        raise UsageError(str(exc), arguments=["score_columns"]) from None
+    table = read_score_table(args.scores, kind="rank" if args.ranks else None, fmt=args.fmt,
+                             columns=args.score_columns)
+    chunks = iter_run(cands, table, missing=args.missing, depth=args.depth, tag=tag, scores_path=args.scores,
+                      info=info)
     write_run_stream(chunks, args.output)
     inputs["scores"] = args.scores
-    params.update(scores="ranks" if args.ranks else "scores", missing=args.missing, depth=args.depth, tag=tag)
+    params.update(scores="ranks" if args.ranks else "scores", missing=args.missing, depth=args.depth, tag=tag,
+                  order=table.order)
     write_manifest(args.output, "run", inputs=inputs, parameters=params, command=argv(), extra={"counts": info})
     report_candidates(info, args.methodology or "candidates")
-    if info["missing"]:
-        how = {"last": f"ranked last with score {info.get('missing_score_value')!r}", "drop": "left out"}
-        note(f"{fmt(info['missing'])} of {fmt(info['candidates'])} candidates had no score: {how[args.missing]}")
+    if table.order == "list":
+        note(f"ranked in the order of the top-N lists of {args.scores} (rank 1 first), not by score")
     if info["scores_outside_candidates"]:
         note(f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped")
     if info["cut_by_depth"]:

@@ -127,7 +127,8 @@ def _sniff_separator(line: str) -> str | None:
     return " " if " " in line else None
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (how a header line is told from a data line)."""
     try:
         float(text)
     except ValueError:
@@ -135,7 +136,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _first_content_line(path: PathLike) -> str | None:
+def first_content_line(path: PathLike) -> str | None:
     """The first content line, from the file's first 64 KB (whole lines, checked as text: a bad byte there
     is the file's first, so the error is the one reading the whole file would give)."""
     data = _open_bytes(path)
@@ -212,7 +213,7 @@ def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) 
             return FORMATS["ml100k"]
         if name.endswith(".dat"):
             return FORMATS["ml1m"]
-    line = _first_content_line(path)
+    line = first_content_line(path)
     if line is None:
         raise InputError(path, None, "empty file (no content lines)")
     sep = separator if separator is not None else _sniff_separator(line)
@@ -224,7 +225,7 @@ def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) 
     rating_pos = 2
     if mapping is not None:
         rating_pos = mapping[RATING] if isinstance(mapping[RATING], int) else -1
-    if rating_pos < 0 or (len(fields) > rating_pos and not _is_number(fields[rating_pos].strip('"'))):
+    if rating_pos < 0 or (len(fields) > rating_pos and not is_number(fields[rating_pos].strip('"'))):
         # A header line: map its names to roles (the mapping given, else the known aliases).
         names = tuple(f.strip('"') for f in fields)
         cols = () if mapping is not None else _columns_from_header(path, names)

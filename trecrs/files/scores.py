@@ -1,29 +1,43 @@
 """Reading and writing what recommenders produce and consume: score files, prediction files, pairs.
 
-* score files ``user item score`` (or top-N lists ``user item rank``), read by :func:`read_scores` /
-  :func:`as_scores` and written by :func:`write_scores`;
-* prediction files ``user item predicted_rating`` for the error measures (:func:`read_predictions`);
+* score files ``user item score`` and top-N lists ``user item rank`` in every layout of
+  :mod:`~trecrs.files.score_formats` (whitespace, CSV, TSV, JSON lines, TREC runs, Parquet; headers by
+  the one table of :mod:`~trecrs.files.columns`), read by :func:`read_score_table` / :func:`read_scores` /
+  :func:`as_scores` and written by :func:`write_scores`. Ranks become scores ``max_rank + 1 - rank`` so
+  that trec_eval's order is the lists' order; with scores and ranks both, the scores rank (trec_eval's
+  rule) and a contradicting rank column is warned about;
+* prediction files ``user item predicted_rating`` for the error measures (:func:`read_predictions`), in
+  the same layouts;
 * pairs to score, ``query user item`` or ``user item`` (:func:`read_pairs`).
 
-Text files are whitespace separated (``#`` comments and blank lines skipped, line numbers in errors);
+Text files: ``#`` comments and blank lines skipped, line numbers in errors (:mod:`~trecrs.files.lines`);
 ``*.parquet`` files are read by :func:`~trecrs.files.parquet.read_parquet` with columns by name.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+from dataclasses import dataclass
 
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, TrecrsWarning, UsageError
 from ..ranges import RATING_ABS_MAX, rating_reason
-from ..schema import ITEM, SCORE, USER
-from .lines import LINE, LINENO, first_duplicate, read_lines, split_fields, take_fields
+from ..schema import ITEM, QUERY, RANK, SCORE, USER
+from .lines import LINENO, first_duplicate, read_lines, split_fields, take_fields
 from .manifest import write_manifest
 from .output import write_table
 from .parquet import is_parquet, read_parquet
+from .score_formats import normalise_score_columns, read_raw, roles_of_names, value_role
+from .trec import rank_contradictions
 
 SCORE_KINDS: tuple[str, ...] = ("score", "rank")
+ORDERS: tuple[str, ...] = ("score", "list")  # a run ranked by the scores, or in the order of top-N lists
+
+#: The longest top-N list: ranks become scores ``max_rank + 1 - rank``, integers a float32 holds exactly
+#: (trec_eval compares scores as C floats) only up to 2**24; beyond, two ranks could tie.
+MAX_RANK = 2**24
 
 PathLike = str | os.PathLike
 
@@ -33,63 +47,108 @@ _V = "_v"
 # --------------------------------------------------------------------------------------------- scores
 
 
-def read_scores(path: PathLike, *, kind: str = "score") -> pl.DataFrame:
-    """Read a score file: ``user item score`` (or ``user item rank`` with ``kind="rank"``).
+@dataclass(frozen=True)
+class ScoreTable:
+    """A checked score file. ``frame``: ``user, item, score, lineno`` (lineno null for Parquet and frames);
+    ``order``: ``"score"`` (ranked by the scores) or ``"list"`` (top-N lists: ranks became scores, so the
+    run keeps each list's order); ``format``: the layout read (a :data:`~.score_formats.FORMATS` name)."""
 
-    Text: three whitespace-separated fields per line (a first line ``user item score``/``rank`` is a
-    header); Parquet (``*.parquet``): columns ``user``, ``item`` and ``score``/``rank``. Scores must be
-    finite numbers, ranks positive integers; a (user, item) pair may appear once. Returns ``user, item,
-    score`` plus ``lineno`` (null for Parquet). Ranks become scores ``max_rank + 1 - rank``, so rank 1
-    comes first.
+    frame: pl.DataFrame
+    order: str
+    format: str
+
+
+def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns=None) -> ScoreTable:
+    """Read a score file or top-N lists in any layout of :data:`~trecrs.files.score_formats.FORMATS`.
+
+    ``fmt``: a format name or ``"auto"`` (by extension, else by the first content line). ``columns``: role
+    -> header name or position counted from 1 (``{"user": "uid", "item": 2, "score": "p"}``, or the text
+    ``user=uid,item=2,score=p``), for headers the table of :mod:`~trecrs.files.columns` does not know.
+    ``kind``: rank by the ``"score"`` or the ``"rank"`` column; None: the score column if there is one,
+    else the rank column. Ranks become scores ``max_rank + 1 - rank``, so rank 1 comes first; when a file
+    has both, the scores rank (as trec_eval ranks) and a rank column that contradicts them is warned about.
     """
-    if kind not in SCORE_KINDS:
-        raise UsageError(f"unknown score kind {kind!r}; choose from {SCORE_KINDS}")
-    if is_parquet(path):
-        raw = read_parquet(path, {USER: pl.Utf8, ITEM: pl.Utf8, kind: pl.Utf8}, what="scores")
-        df = raw.select(USER, ITEM, pl.col(kind).alias(_V), pl.lit(None, dtype=pl.UInt32).alias(LINENO))
-    else:
-        lines = split_fields(read_lines(path))
-        first = lines.item(0, "fields")
-        if len(first) == 3 and first[0].lower() == USER and first[2].lower() == kind:
-            lines = lines.slice(1)
-        df = take_fields(lines, path, [USER, ITEM, _V], f"user item {kind}").drop(LINE)
-    return _parse_values(df, path, kind)
+    _check_kind(kind)
+    raw, spec = read_raw(path, fmt=fmt, kind=kind, columns=columns)
+    return _table(raw, path, kind, spec.name)
 
 
-def as_scores(data, *, kind: str = "score") -> pl.DataFrame:
-    """Scores from a path (:func:`read_scores`) or a polars/pandas frame with ``user, item, score|rank``."""
+def read_scores(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns=None) -> pl.DataFrame:
+    """:func:`read_score_table`'s frame: ``user, item, score, lineno`` (see there)."""
+    return read_score_table(path, kind=kind, fmt=fmt, columns=columns).frame
+
+
+def as_score_table(data, *, kind: str | None = None, columns=None) -> ScoreTable:
+    """A :class:`ScoreTable` from a path (:func:`read_score_table`) or a polars/pandas frame, whose column
+    names take roles by :data:`~trecrs.files.columns.HEADER_NAMES` (``userID, itemID, prediction`` too)
+    or by ``columns=``."""
+    if isinstance(data, ScoreTable):
+        return data
     if isinstance(data, str | os.PathLike):
-        return read_scores(data, kind=kind)
+        return read_score_table(data, kind=kind, columns=columns)
+    _check_kind(kind)
     if not isinstance(data, pl.DataFrame):
         data = pl.from_pandas(data)
-    missing = [c for c in (USER, ITEM, kind) if c not in data.columns]
-    if missing:
-        raise InputError(None, None, f"scores DataFrame lacks column(s) {missing}; has {data.columns}")
-    df = data.select(
-        pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(kind).cast(pl.Utf8).alias(_V),
-        pl.lit(None, dtype=pl.UInt32).alias(LINENO),
-    )
-    return _parse_values(df, None, kind)
+    names = data.columns
+    roles = roles_of_names(names, normalise_score_columns(columns), what="the scores DataFrame")
+    value_role(roles, kind)
+    raw = data.select(pl.lit(None, dtype=pl.UInt32).alias(LINENO),
+                      *[pl.col(names[k]).cast(pl.Utf8).alias(r) for r, k in roles.items()])
+    return _table(raw, None, kind, "frame")
+
+
+def as_scores(data, *, kind: str | None = None, columns=None) -> pl.DataFrame:
+    """:func:`as_score_table`'s frame: ``user, item, score, lineno``."""
+    return as_score_table(data, kind=kind, columns=columns).frame
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind is not None and kind not in SCORE_KINDS:
+        raise UsageError(f"unknown score kind {kind!r}; choose from {SCORE_KINDS} (or None)")
+
+
+def _table(raw: pl.DataFrame, path: PathLike | None, kind: str | None, fmt: str) -> ScoreTable:
+    """Check a raw table (``lineno`` and the text of each role) into a :class:`ScoreTable`."""
+    role = value_role(raw.columns, kind, path)
+    df = _parse_values(raw.rename({role: _V}), path, role)
+    if role == SCORE and RANK in raw.columns:
+        _warn_rank_contradictions(df.with_columns(raw.get_column(RANK)), path)
+    return ScoreTable(df.select(USER, ITEM, SCORE, LINENO), "list" if role == RANK else "score", fmt)
+
+
+def _where(row: dict) -> tuple[str, str]:
+    """How a message names a row: ``(prefix, "line N")``, or ``row N`` for Parquet and frames."""
+    if row[LINENO] is None:
+        return f"row {row['_row']}: ", f"row {row['_row']}"
+    return "", f"line {row[LINENO]}"
 
 
 def _parse_values(df: pl.DataFrame, path: PathLike | None, kind: str) -> pl.DataFrame:
-    """``user, item, score, lineno`` from the text values ``_v``: checked, ranks turned into scores."""
+    """``user, item, score, lineno`` (and ``_v``) from the text values ``_v``: checked, ranks turned into
+    scores, each (user, item) once, and each rank once per user."""
     if df.height == 0:
         raise InputError(path, None, "the score file has no scores")
-    nulls = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | pl.col(_V).is_null())
+    empty = pl.col(USER).is_null() | pl.col(ITEM).is_null() | (pl.col(USER) == "") | (pl.col(ITEM) == "")
+    nulls = df.filter(empty | pl.col(_V).is_null())
     if nulls.height:
         raise InputError(path, nulls.item(0, LINENO), f"missing user, item or {kind} ({nulls.height} row(s))")
     df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
-    df = _checked_scores(df, path) if kind == "score" else _ranks_as_scores(df, path)
-    dup = first_duplicate(df, [USER, ITEM])
+    df = _checked_scores(df, path) if kind == SCORE else _ranks_as_scores(df, path)
+    _refuse_duplicate(df, [USER, ITEM], path, lambda r: f"user {r[USER]!r}, item {r[ITEM]!r} has more than "
+                      f"one {kind}")
+    if kind == RANK:
+        _refuse_duplicate(df, [USER, _V], path, lambda r: f"user {r[USER]!r} has two items at rank {r[_V]}, "
+                          f"the second {r[ITEM]!r}; a top-N list's order must be total")
+    return df
+
+
+def _refuse_duplicate(df: pl.DataFrame, key: list[str], path, what) -> None:
+    """The duplicate rule of every reader (:func:`~.lines.first_duplicate`): name both lines (rows)."""
+    dup = first_duplicate(df, key)
     if dup is not None:
         first, second = dup
-        by_row = second[LINENO] is None  # Parquet, or a frame: rows instead of lines
-        where = f"row {second['_row']}: " if by_row else ""
-        seen = f"row {first['_row']}" if by_row else f"line {first[LINENO]}"
-        raise InputError(path, second[LINENO], f"{where}user {second[USER]!r}, item {second[ITEM]!r} has more than "
-                         f"one {kind} (first seen on {seen})")
-    return df.select(USER, ITEM, SCORE, LINENO)
+        where, _ = _where(second)
+        raise InputError(path, second[LINENO], f"{where}{what(second)} (first seen on {_where(first)[1]})")
 
 
 def _checked_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
@@ -102,13 +161,45 @@ def _checked_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
 
 
 def _ranks_as_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
+    """Ranks -> scores ``max_rank + 1 - rank``: rank 1 scores highest; exact in float32 up to 2**24."""
     s = pl.col(SCORE)
     bad = df.filter(s.is_null() | ~s.is_finite() | (s < 1) | (s != s.round()))
     if bad.height:
         row = bad.row(0, named=True)
         raise InputError(path, row[LINENO], f"rank must be a positive integer, found {row[_V]!r}")
+    too_far = df.filter(s > MAX_RANK)
+    if too_far.height:
+        row = too_far.row(0, named=True)
+        raise InputError(path, row[LINENO], f"rank {row[_V]} is beyond {MAX_RANK:,}: a longer list cannot keep "
+                         "its order as trec_eval's float32 scores")
     top = df.get_column(SCORE).max()
-    return df.with_columns((top + 1 - s).alias(SCORE))
+    return df.with_columns((top + 1 - s).alias(SCORE), s.cast(pl.Int64).alias(_V))
+
+
+def percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage for messages: one decimal, ``<0.1%`` for a small non-zero part."""
+    p = 100.0 * part / whole if whole else 0.0
+    return "<0.1%" if 0 < p < 0.05 else f"{p:.1f}%"
+
+
+def _warn_rank_contradictions(df: pl.DataFrame, path: PathLike | None) -> None:
+    """One :class:`TrecrsWarning` when a user's rank order is not their score order, or a rank is not an
+    integer (:func:`~trecrs.files.trec.rank_contradictions`, on each user's lines in rank order)."""
+    rank = pl.col(RANK).str.strip_chars().cast(pl.Float64, strict=False)
+    # a rank that is not an integer (a score in the rank column) contradicts, as in a TREC run
+    rank = pl.when(rank == rank.round()).then(rank).otherwise(None).alias(RANK)
+    ranked = df.select(pl.col(USER).alias(QUERY), rank, pl.col(SCORE))
+    ranked = ranked.sort([QUERY, RANK], nulls_last=True, maintain_order=True)
+    found = rank_contradictions(ranked)
+    if found.height == 0:
+        return
+    users = df.get_column(USER).n_unique()
+    lines = int(found.get_column("lines").sum())
+    warnings.warn(TrecrsWarning(
+        f"{path if path is not None else 'scores'}: the rank column contradicts the scores for "
+        f"{found.height:,} of {users:,} users ({percent(found.height, users)}; {lines:,} of {df.height:,} "
+        "lines); ranking by score as trec_eval does (are the rank and score columns swapped?)"
+    ), stacklevel=4)
 
 
 def write_scores(scores, path: PathLike, *, inputs=None, parameters=None, command=None) -> None:
@@ -132,16 +223,21 @@ def write_scores(scores, path: PathLike, *, inputs=None, parameters=None, comman
 # --------------------------------------------------------------------------------------------- predictions
 
 
-def read_predictions(path: PathLike) -> pl.DataFrame:
-    """Read a prediction file ``user item predicted_rating`` (whitespace-separated; extra fields ignored).
+def read_predictions(path: PathLike, *, fmt: str = "auto", columns=None) -> pl.DataFrame:
+    """Read a prediction file ``user item predicted_rating``, in any layout a score file may have
+    (:func:`read_score_table`: whitespace, CSV, TSV, JSON lines, Parquet; headers by name, ``columns=``).
 
-    Returns ``user, item, score``. A line with fewer than 3 fields or a value that is not a number is an
-    error naming the line, and so is a value beyond ``ranges.RATING_ABS_MAX`` in magnitude (``inf``
-included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an error.
+    Returns ``user, item, score``. A headerless whitespace line may have extra fields (ignored). A value
+    that is not a number is an error naming the line, and so is a value beyond ``ranges.RATING_ABS_MAX``
+    in magnitude (``inf`` included); ``nan`` is accepted and means "no prediction". Duplicate pairs are
+    an error.
     """
-    lines = split_fields(read_lines(path))
-    df = take_fields(lines, path, [USER, ITEM, _V], "user item predicted_rating", at_least=True)
-    df = df.with_columns(pl.col(_V).cast(pl.Float64, strict=False).alias(SCORE))
+    raw, _ = read_raw(path, fmt=fmt, kind=SCORE, columns=columns, extra_fields=True)
+    df = raw.rename({SCORE: _V})
+    empty = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | (pl.col(USER) == "") | (pl.col(ITEM) == ""))
+    if empty.height:
+        raise InputError(path, empty.item(0, LINENO), f"missing user or item ({empty.height} row(s))")
+    df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
     bad = df.filter(pl.col(SCORE).is_null())
     if bad.height:
         r = bad.row(0, named=True)
@@ -151,14 +247,8 @@ included); ``nan`` is accepted and means "no prediction". Duplicate pairs are an
     if bad.height:
         r = bad.row(0, named=True)
         raise InputError(path, r[LINENO], f"predicted {rating_reason(r[_V])}")
-    dup = first_duplicate(df, [USER, ITEM])
-    if dup is not None:
-        first, r = dup
-        raise InputError(
-            path,
-            r[LINENO],
-            f"duplicate prediction for user {r[USER]!r}, item {r[ITEM]!r} (first seen on line {first[LINENO]})",
-        )
+    _refuse_duplicate(df, [USER, ITEM], path, lambda r: f"duplicate prediction for user {r[USER]!r}, item "
+                      f"{r[ITEM]!r}")
     return df.select(USER, ITEM, SCORE)
 
 

@@ -8,28 +8,31 @@ at ``depth`` documents per query. It counts, never silently drops:
 * candidates with no score, handled by the ``missing`` policy (:data:`MISSING_POLICIES`): ``fail`` (an
   error), ``last`` (ranked after every scored candidate of the run with one score below all of them,
   ``min - max(1, |min|)`` over the score file, so ties among them fall to trec_eval's doc-id rule), or
-  ``drop`` (left out of the run: the usual reading of a top-N list);
+  ``drop`` (left out of the run: the usual reading of a top-N list); ``last`` and ``drop`` warn
+  (:class:`~trecrs.errors.TrecrsWarning`) with the count and share;
 * scores that are not candidates (dropped): training pairs, users without test ratings, items outside L_u.
 
 A score naming a user absent from both train and test is an error (the ids do not belong to the split),
-and so is a score file none of whose pairs is a candidate. Top-N lists (``user item rank``) are read as
-scores ``max_rank + 1 - rank``, so rank 1 comes first.
+and so is a score file none of whose pairs is a candidate. Top-N lists (``user item rank``, JSON
+``{"user": ID, "items": [...]}``) are read as scores ``max_rank + 1 - rank``, so rank 1 comes first and
+the run keeps each list's order (``info["order"] == "list"``; see :mod:`trecrs.files.scores`).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, TrecrsWarning, UsageError
 from ..files.lines import LINENO as _LINENO
 from ..files.lines import first_duplicate
 from ..files.output import write_chunks
-from ..files.scores import as_scores
+from ..files.scores import as_score_table, percent
 from ..ids import codes
 from ..ordering import trec_order
 from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
@@ -202,6 +205,11 @@ def _finish(info: dict, cands, scores: pl.DataFrame, tally: _Tally, *, missing: 
             f"{tally.missing} of {tally.candidates} candidates have no score (first: query {q!r}, user {u!r}, "
             f"item {i!r}); score every candidate, or choose missing=last (rank them last) or missing=drop",
         )
+    if missing != "fail" and tally.missing:
+        how = f"ranked last with score {fill!r}" if missing == "last" else "left out"
+        warnings.warn(TrecrsWarning(
+            f"{tally.missing:,} of {tally.candidates:,} candidates ({percent(tally.missing, tally.candidates)}) "
+            f"have no score: {how}"), stacklevel=4)
 
 
 def iter_run(
@@ -211,7 +219,8 @@ def iter_run(
     missing: str = "fail",
     depth: int | None = None,
     tag: str = "trecrs",
-    kind: str = "score",
+    kind: str | None = None,
+    columns=None,
     scores_path=None,
     info: dict | None = None,
 ) -> Iterator[pl.DataFrame]:
@@ -224,8 +233,12 @@ def iter_run(
     info = {} if info is None else info
     if isinstance(cands, pl.DataFrame):
         cands = FrameCandidates(cands)
-    if not (isinstance(scores, pl.DataFrame) and scores.columns == [USER, ITEM, SCORE, _LINENO]):
-        scores = as_scores(scores, kind=kind)  # a frame from read_scores is already validated
+    if isinstance(scores, pl.DataFrame) and scores.columns == [USER, ITEM, SCORE, _LINENO]:
+        order = "score"  # a frame from read_scores is already validated
+    else:
+        table = as_score_table(scores, kind=kind, columns=columns)
+        scores, order = table.frame, table.order
+    info["order"] = order
     if isinstance(cands, CandidateSet):
         users, items = cands.split.users, cands.split.items
     else:
@@ -252,21 +265,25 @@ def build_run(
     missing: str = "fail",
     depth: int | None = None,
     tag: str = "trecrs",
-    kind: str = "score",
+    kind: str | None = None,
+    columns=None,
     scores_path=None,
 ) -> RunResult:
     """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
 
     ``cands``: a :class:`~trecrs.protocol.candidates.CandidateSet` (from
-    :func:`~trecrs.protocol.candidates.candidate_set`) or a frame ``query, user, item``. ``scores``: a path or
-    a frame ``user, item, score`` (``user, item, rank`` with ``kind="rank"``). Rows come in natural query
+    :func:`~trecrs.protocol.candidates.candidate_set`) or a frame ``query, user, item``. ``scores``: a path
+    (any layout of :mod:`trecrs.files.score_formats`), a :class:`~trecrs.files.scores.ScoreTable`, or a
+    frame ``user, item, score`` or ``user, item, rank`` (column names as :mod:`trecrs.files.columns` knows
+    them, or mapped by ``columns=``); ``kind`` picks the score or the rank column (None: the score column
+    if there is one). ``info["order"]``: ``"list"`` when top-N lists rank the run. Rows come in natural query
     order, each query ranked by :func:`~trecrs.ordering.trec_order` with ranks 1..n (cut at ``depth``), iter
     ``Q0`` and ``tag``. ``info`` counts candidates, missing scores, dropped scores and depth cuts.
     """
     info: dict = {}
     if scores_path is None and isinstance(scores, str | os.PathLike):
         scores_path = scores
-    parts = list(iter_run(cands, scores, missing=missing, depth=depth, tag=tag, kind=kind,
+    parts = list(iter_run(cands, scores, missing=missing, depth=depth, tag=tag, kind=kind, columns=columns,
                           scores_path=scores_path, info=info))
     run = pl.concat(parts) if parts else pl.DataFrame(schema=RUN_SCHEMA)
     return RunResult(run, info)
@@ -303,6 +320,4 @@ def run_from_scores(
     [('u1', 'b', 1), ('u2', 'a', 1)]
     """
     cands = candidate_set(methodology, train, test, **candidate_options)
-    if columns is not None:
-        scores = as_scores(scores, columns=columns)
-    return build_run(cands, scores, missing=missing, depth=depth, tag=tag).run
+    return build_run(cands, scores, missing=missing, depth=depth, tag=tag, columns=columns).run
