@@ -42,3 +42,19 @@ def test_readme_lenskit_csv_and_top_n_jsonl(tmp_path):
     # user 3 has no relevant rating, so no qrels query
     assert got["csv.run"] == got["top.run"]
     assert got["csv.run"].split() == ["recip_rank", "all", "0.6667", "P_1", "all", "0.5000"]
+
+
+def test_a_csv_on_standard_input_is_detected_and_tagged_stdin(tmp_path):
+    import subprocess
+    import sys
+
+    t = tmp_path
+    (t / "tr").write_text(TRAIN)
+    (t / "te").write_text(TEST)
+    (t / "plain.scores").write_text("".join(f"{u} {i} {s}\n" for u, i, s in SCORES))
+    csv = "userID,itemID,prediction\n" + "".join(f"{u},{i},{s}\n" for u, i, s in SCORES)
+    res = subprocess.run([sys.executable, "-m", "trecrs", "run", "--methodology", "AI", "--train", t / "tr", "--test",
+                          t / "te", "--scores", "-", "-o", t / "stdin.run"], input=csv, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    plain = _run(t, "plain.scores", "plain.run").decode()
+    assert (t / "stdin.run").read_text() == plain.replace(" x\n", " stdin\n")

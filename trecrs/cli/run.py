@@ -68,7 +68,7 @@ def register(sub) -> None:
                    help="candidates without a score: fail (default), last (rank them after every scored "
                    "candidate), drop (leave them out)")
     p.add_argument("--depth", type=int64, metavar="N", help="keep the first N documents of each query")
-    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension)")
+    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension; stdin for -)")
     p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file")
     p.set_defaults(func=run, outputs=("output",))
 
@@ -94,7 +94,8 @@ def run(args) -> int:
         cands = load_candidates(args)
         inputs = split_inputs(args)
         params = split_parameters(args)
-    tag = args.tag or Path(args.scores).name.split(".")[0] or "trecrs"
+    # a run read from standard input has no file name to take its tag from
+    tag = args.tag or ("stdin" if args.scores == "-" else Path(args.scores).name.split(".")[0]) or "trecrs"
     info: dict = {}
     try:  # a bad mapping is refused before anything is read; the library names it columns=
         normalise_score_columns(args.score_columns)
