@@ -18,8 +18,10 @@ reports:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -27,6 +29,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from ..errors import TrecrsWarning
 from ..evaluate import evaluate_full
 from ..measures.recsys.error import join_predictions, rmse
 from ..measures.request import parse_measures
@@ -230,14 +233,30 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
     cset = CandidateSet(split, METHODOLOGIES[name], opts)  # one split, coded once, for every methodology
     rows, info = [], {}
     for system, table in scores.items():
-        run = build_run(cset, table, missing=options["missing"], tag=system, scores_path=options["paths"][system])
-        ev = evaluate_full(qrels, run.run, request)
+        with _named_warnings(f"{system}, {name}"):
+            run = build_run(cset, table, missing=options["missing"], tag=system,
+                            scores_path=options["paths"][system])
+            # train/test/predictions feed the recommender measures that need them (novelty, rmse...)
+            ev = evaluate_full(qrels, run.run, request, train=options["train"], test=options["test"],
+                               predictions=options["predictions"].get(system))
         info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
         rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
     stats = query_stats(cset.frame(), qrels)
     expected = [(name, label, expected_value(stats, c)) for c in _columns(request)
                 for label in request.labels.get(c, (c,))]
     return rows, expected, info
+
+
+@contextlib.contextmanager
+def _named_warnings(where: str):
+    """Re-issue the warnings of one run's building and scoring prefixed with ``where`` (system,
+    methodology): the same count means nothing without them."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        message = f"{where}: {w.message}" if issubclass(w.category, TrecrsWarning) else w.message
+        warnings.warn(w.category(message) if isinstance(message, str) else message, stacklevel=3)
 
 
 def _columns(request) -> list[str]:
@@ -275,7 +294,8 @@ def sensitivity(
     split = make_split(train, test, items, paths=paths)
     request = parse_measures(measures)
     tables = {s: as_score_table(v) for s, v in scores.items()}
-    options = dict(n=n, relevant_threshold=relevant_threshold, seed=seed, missing=missing,
+    options = dict(n=n, relevant_threshold=relevant_threshold, seed=seed, missing=missing, train=train, test=test,
+                   predictions=predictions or {},
                    paths={s: v if isinstance(v, str) else None for s, v in scores.items()})
     rows, expected, info = [], [], {}
     for name in names:
