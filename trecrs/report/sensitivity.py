@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from ..errors import TrecrsWarning
+from ..errors import TrecrsWarning, UsageError
 from ..evaluate import evaluate_full
 from ..measures.recsys.error import join_predictions, rmse
 from ..measures.request import parse_measures
@@ -288,6 +288,7 @@ def sensitivity(
     from ..files.ratings import as_ratings
     from ..files.scores import as_score_table
 
+    _check_predictions(predictions, list(scores))
     names = [methodology_name(m) for m in (methodologies or list(METHODOLOGIES))]
     train, test = as_ratings(train), as_ratings(test)
     paths = paths or {}
@@ -314,14 +315,16 @@ def sensitivity(
     return result
 
 
-def _rmse(predictions: dict, test: pl.DataFrame, systems: list[str]) -> dict[str, float]:
-    from ..errors import UsageError
-    from ..files.scores import read_predictions
-
-    lacking = [s for s in systems if s not in predictions]
-    if lacking or set(predictions) - set(systems):
+def _check_predictions(predictions: dict | None, systems: list[str]) -> None:
+    """RMSE orders every system or none: the predictions must name exactly the systems of the scores."""
+    if predictions and set(predictions) != set(systems):
         raise UsageError("predictions must name the same systems as the scores "
                          f"(scores: {', '.join(systems)}; predictions: {', '.join(predictions)})")
+
+
+def _rmse(predictions: dict, test: pl.DataFrame, systems: list[str]) -> dict[str, float]:
+    from ..files.scores import read_predictions
+
     out = {}
     for s in systems:
         p = predictions[s]
