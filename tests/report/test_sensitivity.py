@@ -169,3 +169,13 @@ def test_every_format_renders_and_json_keeps_every_value(study):
     assert lines[0] == "section,measure,row,column,value"
     value = study.value("c", "one-plus-random", "P@5")
     assert f"value,P@5,c,one-plus-random,{value!r}" in lines
+
+
+def test_ndcg_with_its_own_gains_has_no_expectation(tmp_path):
+    files = write_split(tmp_path)
+    with pytest.warns(UserWarning):
+        result = sensitivity(tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
+                             ["ndcg.4=1,5=3", "ndcg_cut.5"], methodologies=["TR"])
+    expected = dict(zip(result.expected["measure"], result.expected["value"], strict=True))
+    assert set(expected) == set(result.measures) == {"ndcg", "ndcg_cut_5"}  # named as the values are
+    assert expected["ndcg"] is None and expected["ndcg_cut_5"] is not None

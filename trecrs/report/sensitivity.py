@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -230,7 +231,7 @@ def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) 
 def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, request, options: dict):
     """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
     opts = CandidateOptions(n=options["n"], relevant_threshold=options["relevant_threshold"], seed=options["seed"])
-    cset = CandidateSet(split, METHODOLOGIES[name], opts)  # one split, coded once, for every methodology
+    cset = CandidateSet(split, METHODOLOGIES[name], opts)  # the split is coded once, for every methodology
     rows, info = [], {}
     for system, table in scores.items():
         with _named_warnings(f"{system}, {name}"):
@@ -242,8 +243,9 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
         info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
         rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
     stats = query_stats(cset.frame(), qrels)
-    expected = [(name, label, expected_value(stats, c)) for c in _columns(request)
-                for label in request.labels.get(c, (c,))]
+    # the value columns and their printed names as the systems' rows have them (every run: the same request)
+    expected = [(name, label, None if _own_gains(request, c) else expected_value(stats, c))
+                for c in ev.summary for label in ev.printed_names(c)]
     return rows, expected, info
 
 
@@ -259,8 +261,9 @@ def _named_warnings(where: str):
         warnings.warn(w.category(message) if isinstance(message, str) else message, stacklevel=3)
 
 
-def _columns(request) -> list[str]:
-    return [c for base in request.names for c in request.output_names(base)]
+def _own_gains(request, column: str) -> bool:
+    """``ndcg.1=3,2=9``: gains other than the rel values, which :func:`expected_ndcg` assumes."""
+    return base_of(column) == "ndcg" and request.params.get("ndcg") is not None
 
 
 def sensitivity(
@@ -288,7 +291,7 @@ def sensitivity(
     from ..files.ratings import as_ratings
     from ..files.scores import as_score_table
 
-    _check_predictions(predictions, list(scores))
+    _check_systems(predictions, list(scores))
     names = [methodology_name(m) for m in (methodologies or list(METHODOLOGIES))]
     train, test = as_ratings(train), as_ratings(test)
     paths = paths or {}
@@ -297,7 +300,7 @@ def sensitivity(
     tables = {s: as_score_table(v) for s, v in scores.items()}
     options = dict(n=n, relevant_threshold=relevant_threshold, seed=seed, missing=missing, train=train, test=test,
                    predictions=predictions or {},
-                   paths={s: v if isinstance(v, str) else None for s, v in scores.items()})
+                   paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()})
     rows, expected, info = [], [], {}
     for name in names:
         qrels = _qrels(name, train, test, threshold, relevant_threshold)
@@ -315,8 +318,11 @@ def sensitivity(
     return result
 
 
-def _check_predictions(predictions: dict | None, systems: list[str]) -> None:
-    """RMSE orders every system or none: the predictions must name exactly the systems of the scores."""
+def _check_systems(predictions: dict | None, systems: list[str]) -> None:
+    """Two systems at least (an order needs them); RMSE orders every system or none: the predictions must
+    name exactly the systems of the scores."""
+    if len(systems) < 2:
+        raise UsageError(f"give the scores of two systems or more: the study compares their orders, got {len(systems)}")
     if predictions and set(predictions) != set(systems):
         raise UsageError("predictions must name the same systems as the scores "
                          f"(scores: {', '.join(systems)}; predictions: {', '.join(predictions)})")
