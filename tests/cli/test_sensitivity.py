@@ -62,7 +62,8 @@ def test_unscored_candidates_are_dropped_and_named(cli, tmp_path):
     files = write_split(tmp_path)
     code, _, err = _study(cli, tmp_path, files, "--methodologies", "AI")
     assert code == 0
-    assert "trecrs sensitivity: warning: c, all-items: " in err and "have no score: left out" in err
+    assert "trecrs sensitivity: warning: c under all-items: " in err and "have no score: left out" in err
+    assert "warning: a, b, c under all-items: " in err  # the same note for every system: one line
     code, _, err = _study(cli, tmp_path, files, "--methodologies", "AI", "--missing", "fail")
     assert code == 3 and "have no score" in err
 

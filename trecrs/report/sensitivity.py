@@ -232,9 +232,9 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
     """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
     opts = CandidateOptions(n=options["n"], relevant_threshold=options["relevant_threshold"], seed=options["seed"])
     cset = CandidateSet(split, METHODOLOGIES[name], opts)  # the split is coded once, for every methodology
-    rows, info = [], {}
+    rows, info, caught = [], {}, {}
     for system, table in scores.items():
-        with _named_warnings(f"{system}, {name}"):
+        with _collected_warnings(system, caught):
             run = build_run(cset, table, missing=options["missing"], tag=system,
                             scores_path=options["paths"][system])
             # train/test/predictions feed the recommender measures that need them (novelty, rmse...)
@@ -242,6 +242,7 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
                                predictions=options["predictions"].get(system))
         info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
         rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
+    _warn_grouped(caught, name)
     stats = query_stats(cset.frame(), qrels)
     # the value columns and their printed names as the systems' rows have them (every run: the same request)
     expected = [(name, label, None if _own_gains(request, c) else expected_value(stats, c))
@@ -250,15 +251,21 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
 
 
 @contextlib.contextmanager
-def _named_warnings(where: str):
-    """Re-issue the warnings of one run's building and scoring prefixed with ``where`` (system,
-    methodology): the same count means nothing without them."""
-    with warnings.catch_warnings(record=True) as caught:
+def _collected_warnings(system: str, caught: dict):
+    """Collect the warnings of one system's run and evaluation into ``caught`` (message -> systems)."""
+    with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
         yield
-    for w in caught:
-        message = f"{where}: {w.message}" if issubclass(w.category, TrecrsWarning) else w.message
-        warnings.warn(w.category(message) if isinstance(message, str) else message, stacklevel=3)
+    for w in records:
+        caught.setdefault((w.category, str(w.message)), []).append(system)
+
+
+def _warn_grouped(caught: dict, methodology: str) -> None:
+    """Each distinct warning of a methodology once, naming the systems it concerns: a count means
+    nothing without them, and the same coverage note for every system is one line, not one each."""
+    for (category, message), systems in caught.items():
+        text = f"{', '.join(systems)} under {methodology}: {message}"
+        warnings.warn(category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3)
 
 
 def _own_gains(request, column: str) -> bool:
