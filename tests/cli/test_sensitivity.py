@@ -117,3 +117,12 @@ def test_an_output_that_is_a_score_file_is_refused(cli, tmp_path):
     code, _, err = _study(cli, tmp_path, files, "-o", files["a"][0])
     assert code == 5 and "is also an input" in err
     assert (tmp_path / "a.scores").read_bytes() == before
+
+
+def test_one_plus_random_without_a_seed_fails_before_any_run(cli, tmp_path):
+    files = write_split(tmp_path)
+    args = ["sensitivity", "--train", tmp_path / "train.txt", "--test", tmp_path / "test.txt", "-m", "P@5"]
+    args += [a for s, (f, _) in files.items() for a in ("--scores", f"{s}={f}")]
+    code, out, err = cli(*args)
+    assert (code, out) == (2, "")
+    assert err == "trecrs sensitivity: error: one-plus-random draws random items: give a seed (--seed S)\n"

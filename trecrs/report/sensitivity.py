@@ -37,6 +37,7 @@ from ..measures.request import parse_measures
 from ..measures.trec_eval import base_of
 from ..protocol.candidates import METHODOLOGIES, CandidateSet, make_split, methodology_name, methodology_qrels
 from ..protocol.indexed import CandidateOptions
+from ..protocol.one_plus_random import _check_draw_options as check_draw_options
 from ..protocol.runs import build_run
 from ..schema import DOC, ITEM, QUERY, REL
 from .markdown import md_table
@@ -230,8 +231,7 @@ def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) 
 
 def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, request, options: dict):
     """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
-    opts = CandidateOptions(n=options["n"], relevant_threshold=options["relevant_threshold"], seed=options["seed"])
-    cset = CandidateSet(split, METHODOLOGIES[name], opts)  # the split is coded once, for every methodology
+    cset = CandidateSet(split, METHODOLOGIES[name], options["candidates"])  # the split is coded once, for every methodology
     rows, info, caught = [], {}, {}
     for system, table in scores.items():
         with _collected_warnings(system, caught):
@@ -300,12 +300,15 @@ def sensitivity(
 
     _check_systems(predictions, list(scores))
     names = [methodology_name(m) for m in (methodologies or list(METHODOLOGIES))]
+    opts = CandidateOptions(n=n, relevant_threshold=relevant_threshold, seed=seed)
+    if any(METHODOLOGIES[m].per_case for m in names):
+        check_draw_options(opts)  # before any run is built: a missing seed is known now
     train, test = as_ratings(train), as_ratings(test)
     paths = paths or {}
     split = make_split(train, test, items, paths=paths)
     request = parse_measures(measures)
     tables = {s: as_score_table(v) for s, v in scores.items()}
-    options = dict(n=n, relevant_threshold=relevant_threshold, seed=seed, missing=missing, train=train, test=test,
+    options = dict(candidates=opts, missing=missing, train=train, test=test,
                    predictions=predictions or {},
                    paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()})
     rows, expected, info = [], [], {}
