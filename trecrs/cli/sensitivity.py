@@ -122,7 +122,7 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "sensitivity", inputs=_inputs(args), parameters=_parameters(args),
-                       command=argv())
+                       command=argv(), extra={"counts": result.info})
         note(f"wrote {args.output}")
     else:
         sys.stdout.write(text)

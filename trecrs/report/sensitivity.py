@@ -514,6 +514,9 @@ def plot(result: SensitivityResult, path) -> None:
                 ax.hlines(exp[m], j - 0.45, j + 0.45, colors="black", linestyles="dashed", linewidth=1)
         ax.set_title(meth)
         ax.set_xticks(np.arange(len(result.measures)), result.measures, rotation=30, fontsize=8)
-    axes[0][0].legend(fontsize=7, title="dashed: random", title_fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], color="black", linestyle="dashed", linewidth=1))
+    # below the panels, so that no bar is hidden
+    fig.legend(handles, [*labels, RANDOM], loc="lower center", ncol=len(labels) + 1, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     save_figure(fig, path)
