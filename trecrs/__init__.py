@@ -23,6 +23,7 @@ from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .protocol.runs import build_run  # noqa: E402
 from .protocol.runs import run_from_scores as run  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
+from .report.sensitivity import sensitivity  # noqa: E402
 from .report.trec import format_trec  # noqa: E402
 
 # EvaluationResult.to_trec() prints through the report layer, which sits above evaluate.py
@@ -61,6 +62,7 @@ __all__ = [
     "recommend",
     "rmse",
     "run",
+    "sensitivity",
     "split",
     "split_file",
     "synthetic_ratings",

@@ -18,8 +18,15 @@ def pyplot():
     return plt
 
 
+# Per format, the metadata left out so that the same figure gives the same bytes: the version (PNG's
+# Software) and the time of writing (PDF's CreationDate).
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
+
+
 def save_figure(fig, path: Path) -> None:
-    """Save ``fig`` as a PNG, atomically and without the Software metadata (which names the version)."""
+    """Save ``fig`` atomically as a PNG, or a PDF when ``path`` ends in ``.pdf``, reproducibly (same
+    figure, same bytes: no version or date in the metadata)."""
+    fmt = "pdf" if Path(path).suffix.lower() == ".pdf" else "png"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(tmp, format=fmt, dpi=110, metadata=_METADATA[fmt])
     pyplot().close(fig)

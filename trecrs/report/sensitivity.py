@@ -1,0 +1,522 @@
+"""Methodology sensitivity: do the user's systems rank the same under every evaluation methodology?
+
+Bellogín, Castells & Cantador, "Precision-oriented evaluation of recommender systems: an algorithmic
+comparison", RecSys 2011, show that the same recommenders order differently under TestRatings,
+TestItems, TrainingItems, AllItems and One-Plus-Random (Cremonesi, Koren & Turrin, RecSys 2010). For a
+split and one score file per system, :func:`sensitivity` builds every system's run under every
+methodology (the candidates of :func:`~trecrs.protocol.candidates.candidate_set`, the runs of
+:func:`~trecrs.protocol.runs.build_run`, the qrels of :func:`~trecrs.protocol.candidates.methodology_qrels`:
+exactly what ``trecrs candidates``/``run``/``qrels`` write), evaluates them as ``trecrs eval`` does and
+reports:
+
+* the system x methodology table of each measure;
+* Kendall's tau-b (Kendall 1945; equal to ``scipy.stats.kendalltau``) and the discordant pairs between
+  the system orders of every two methodologies, and against RMSE (ascending) when predictions are given;
+* the value a uniformly random permutation of each query's candidates L_u gets in expectation
+  (:data:`EXPECTATIONS`), which shows each methodology's bias.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import polars as pl
+
+from ..errors import TrecrsWarning, UsageError
+from ..evaluate import evaluate_full
+from ..measures.recsys.error import join_predictions, rmse
+from ..measures.request import parse_measures
+from ..measures.trec_eval import base_of
+from ..protocol.candidates import METHODOLOGIES, CandidateSet, make_split, methodology_name, methodology_qrels
+from ..protocol.indexed import CandidateOptions
+from ..protocol.one_plus_random import _check_draw_options as check_draw_options
+from ..protocol.runs import build_run
+from ..schema import DOC, ITEM, QUERY, REL
+from .markdown import md_table
+
+RANDOM = "random (expected)"  # the row of the random ranking's expectation
+RMSE = "RMSE"  # the column of the order by ascending RMSE in the agreement tables
+
+# --------------------------------------------------------------------------------------------- expectations
+
+
+@dataclass(frozen=True)
+class QueryStats:
+    """Per query (trec_eval's evaluated queries: in the qrels, with candidates), what a random ranking meets.
+
+    ``n`` = |L_u|; ``rel_in`` = |Rel_u ∩ L_u| (rel >= 1); ``rel`` = |Rel_u| (the qrels); ``gain_in`` the
+    summed gains (rel > 0) of the judged candidates; ``ideal`` each query's gains in descending order.
+    """
+
+    n: np.ndarray
+    rel_in: np.ndarray
+    rel: np.ndarray
+    gain_in: np.ndarray
+    ideal: list[np.ndarray]
+
+
+def query_stats(candidates: pl.DataFrame, qrels: pl.DataFrame) -> QueryStats:
+    """The :class:`QueryStats` of candidates ``query, item`` against qrels ``query, doc, rel``."""
+    sizes = candidates.group_by(QUERY).agg(pl.len().alias("n"))
+    judged = candidates.select(QUERY, pl.col(ITEM).alias(DOC)).join(qrels.select(QUERY, DOC, REL), on=[QUERY, DOC])
+    inside = judged.group_by(QUERY).agg(
+        (pl.col(REL) >= 1).sum().alias("rel_in"), pl.col(REL).clip(lower_bound=0).sum().alias("gain_in")
+    )
+    whole = qrels.group_by(QUERY).agg(
+        (pl.col(REL) >= 1).sum().alias("rel"),
+        pl.col(REL).filter(pl.col(REL) > 0).sort(descending=True).alias("ideal"),
+    )
+    s = whole.join(sizes, on=QUERY).join(inside, on=QUERY, how="left").fill_null(0).sort(QUERY)
+    return QueryStats(
+        s.get_column("n").to_numpy().astype(np.float64),
+        s.get_column("rel_in").to_numpy().astype(np.float64),
+        s.get_column("rel").to_numpy().astype(np.float64),
+        s.get_column("gain_in").to_numpy().astype(np.float64),
+        [np.asarray(g, dtype=np.float64) for g in s.get_column("ideal").to_list()],
+    )
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def expected_precision(s: QueryStats, k: int) -> np.ndarray:
+    """E[P@k] = |Rel ∩ L| / |L| · min(k, |L|) / k (trec_eval's P_k divides by k, m_P.c)."""
+    return _ratio(s.rel_in, s.n) * np.minimum(k, s.n) / k
+
+
+def expected_recall(s: QueryStats, k: int) -> np.ndarray:
+    """E[recall@k] = |Rel ∩ L| / |Rel| · min(k, |L|) / |L| (m_recall.c divides by every relevant of the qrels)."""
+    return _ratio(s.rel_in, s.rel) * _ratio(np.minimum(k, s.n), s.n)
+
+
+def _discount_sum(m: float) -> float:
+    return float(np.sum(1.0 / np.log2(np.arange(2, int(m) + 2, dtype=np.float64))))
+
+
+def expected_ndcg(s: QueryStats, k: int | None) -> np.ndarray:
+    """E[nDCG@k] by linearity: Σ_{d ∈ Rel ∩ L} gain(d) · (1/|L|) Σ_{j=1}^{min(k,|L|)} 1/log2(j+1) / IDCG@k.
+
+    Gains are the qrels' rel values (> 0); IDCG@k the first k of them in descending order (m_ndcg_cut.c);
+    ``k=None`` is trec_eval's ndcg (every position, the whole ideal ranking, m_ndcg.c).
+    """
+    out = np.zeros_like(s.n)
+    for q in range(s.n.size):
+        depth = s.n[q] if k is None else min(k, s.n[q])
+        g = s.ideal[q] if k is None else s.ideal[q][:k]
+        idcg = float(np.sum(g / np.log2(np.arange(2, g.size + 2, dtype=np.float64))))
+        if idcg > 0 and s.n[q] > 0:
+            out[q] = s.gain_in[q] * _discount_sum(depth) / s.n[q] / idcg
+    return out
+
+
+def expected_ap(s: QueryStats) -> np.ndarray:
+    """E[AP] of a random permutation of L_u (n = |L|, r = |Rel ∩ L|, R = |Rel|, H_n the harmonic number).
+
+    AP = (1/R) Σ_{d relevant} (1/rank(d)) · (1 + #{relevant d' above d}); with E[1/rank(d)] = H_n/n and
+    E[1[d' above d]/rank(d)] = Σ_r (1/n)(1/r)(r-1)/(n-1) = (n - H_n)/(n(n-1)) for each other relevant d':
+    E[AP] = (1/R) · (r·H_n/n + r(r-1)(n - H_n)/(n(n-1))) (derived here; checked against every permutation
+    of small lists in tests/report/test_sensitivity.py).
+    """
+    out = np.zeros_like(s.n)
+    for q in range(s.n.size):
+        n, r = s.n[q], s.rel_in[q]
+        if r == 0 or s.rel[q] == 0:
+            continue
+        h = float(np.sum(1.0 / np.arange(1, int(n) + 1)))
+        pairs = r * (r - 1) * (n - h) / (n * (n - 1)) if n > 1 else 0.0
+        out[q] = (r * h / n + pairs) / s.rel[q]
+    return out
+
+
+def expected_rr(s: QueryStats) -> np.ndarray:
+    """E[RR] = Σ_{j=1}^{n-r+1} (1/j) · P(first relevant at j), P = Π_{i<j} (n-r-i+1)/(n-i+1) · r/(n-j+1)."""
+    out = np.zeros_like(s.n)
+    for q in range(s.n.size):
+        n, r = int(s.n[q]), int(s.rel_in[q])
+        if r == 0:
+            continue
+        j = np.arange(1, n - r + 2, dtype=np.float64)
+        none_before = np.cumprod(np.concatenate([[1.0], (n - r - j[:-1] + 1) / (n - j[:-1] + 1)]))
+        out[q] = float(np.sum(none_before * r / (n - j + 1) / j))
+    return out
+
+
+def _cutoff(column: str, base: str) -> int | None:
+    rest = column[len(base) + 1 :]
+    return int(rest) if rest.isdigit() else None
+
+
+# trec_eval base measure -> E[value] per query of a random ranking, given the value column (P_10 -> k=10)
+EXPECTATIONS: dict[str, Callable[[QueryStats, str], np.ndarray]] = {
+    "P": lambda s, c: expected_precision(s, _cutoff(c, "P")),
+    "recall": lambda s, c: expected_recall(s, _cutoff(c, "recall")),
+    "ndcg_cut": lambda s, c: expected_ndcg(s, _cutoff(c, "ndcg_cut")),
+    "ndcg": lambda s, c: expected_ndcg(s, None),
+    "map": lambda s, c: expected_ap(s),
+    "recip_rank": lambda s, c: expected_rr(s),
+}
+
+
+def expected_value(stats: QueryStats, column: str) -> float | None:
+    """The mean over queries (trec_eval's average) of a random ranking's expected ``column``; None when
+    :data:`EXPECTATIONS` has no formula for it (or no query is evaluated)."""
+    rule = EXPECTATIONS.get(base_of(column) or "")
+    if rule is None or stats.n.size == 0:
+        return None
+    if base_of(column) in ("P", "recall", "ndcg_cut") and _cutoff(column, base_of(column)) is None:
+        return None
+    return float(np.mean(rule(stats, column)))
+
+
+# --------------------------------------------------------------------------------------------- agreement
+
+
+def kendall_tau(x, y) -> tuple[float, int]:
+    """Kendall's tau-b of two orders given as values (higher first) and the number of discordant pairs.
+
+    tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)), C / D the concordant / discordant pairs, n0 = n(n-1)/2,
+    n1 / n2 the pairs tied in ``x`` / ``y`` (Kendall 1945; equal to ``scipy.stats.kendalltau``). NaN when
+    either side ties everything.
+    """
+    conc = disc = tie_x = tie_y = 0
+    for i, j in combinations(range(len(x)), 2):
+        dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+        tie_x += dx == 0
+        tie_y += dy == 0
+        conc += dx * dy > 0
+        disc += dx * dy < 0
+    n0 = len(x) * (len(x) - 1) // 2
+    den = (n0 - tie_x) * (n0 - tie_y)
+    return (float((conc - disc) / math.sqrt(den)) if den > 0 else math.nan), int(disc)
+
+
+# --------------------------------------------------------------------------------------------- the study
+
+
+@dataclass
+class SensitivityResult:
+    """Values (``system, methodology, measure, value``), the random expectation (``methodology, measure,
+    value``), each system's RMSE (or None), and the agreement of the system orders (``measure, a, b, tau,
+    discordant``: every two methodologies, and each methodology against ``RMSE``)."""
+
+    systems: list[str]
+    methodologies: list[str]
+    measures: list[str]
+    values: pl.DataFrame
+    expected: pl.DataFrame
+    rmse: dict[str, float] | None
+    agreement: pl.DataFrame = field(default_factory=pl.DataFrame)
+    info: dict = field(default_factory=dict)
+
+    def value(self, system: str, methodology: str, measure: str) -> float:
+        v = self.values.filter((pl.col("system") == system) & (pl.col("methodology") == methodology)
+                               & (pl.col("measure") == measure))
+        return v.get_column("value")[0]
+
+
+def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) -> pl.DataFrame:
+    if METHODOLOGIES[name].per_case:
+        return methodology_qrels(name, train, test, relevant_threshold=relevant_threshold).qrels
+    return methodology_qrels(name, train, test, threshold=threshold).qrels
+
+
+def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, request, options: dict):
+    """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
+    cset = CandidateSet(split, METHODOLOGIES[name], options["candidates"])  # the split is coded once, for every methodology
+    rows, info, caught = [], {}, {}
+    for system, table in scores.items():
+        with _collected_warnings(system, caught):
+            run = build_run(cset, table, missing=options["missing"], tag=system,
+                            scores_path=options["paths"][system])
+            # train/test/predictions feed the recommender measures that need them (novelty, rmse...)
+            ev = evaluate_full(qrels, run.run, request, train=options["train"], test=options["test"],
+                               predictions=options["predictions"].get(system))
+        info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
+        rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
+    _warn_grouped(caught, name)
+    stats = query_stats(cset.frame(), qrels)
+    # the value columns and their printed names as the systems' rows have them (every run: the same request)
+    expected = [(name, label, None if _own_gains(request, c) else expected_value(stats, c))
+                for c in ev.summary for label in ev.printed_names(c)]
+    return rows, expected, info
+
+
+@contextlib.contextmanager
+def _collected_warnings(system: str, caught: dict):
+    """Collect the warnings of one system's run and evaluation into ``caught`` (message -> systems)."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        yield
+    for w in records:
+        caught.setdefault((w.category, str(w.message)), []).append(system)
+
+
+def _warn_grouped(caught: dict, methodology: str) -> None:
+    """Each distinct warning of a methodology once, naming the systems it concerns: a count means
+    nothing without them, and the same coverage note for every system is one line, not one each."""
+    for (category, message), systems in caught.items():
+        text = f"{', '.join(systems)} under {methodology}: {message}"
+        warnings.warn(category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3)
+
+
+def _own_gains(request, column: str) -> bool:
+    """``ndcg.1=3,2=9``: gains other than the rel values, which :func:`expected_ndcg` assumes."""
+    return base_of(column) == "ndcg" and request.params.get("ndcg") is not None
+
+
+def sensitivity(
+    train,
+    test,
+    scores: dict,
+    measures,
+    *,
+    predictions: dict | None = None,
+    methodologies=None,
+    items=None,
+    threshold: float = 4.0,
+    relevant_threshold: float = 5.0,
+    n: int = 1000,
+    seed: int | None = None,
+    missing: str = "drop",
+    paths: dict | None = None,
+) -> SensitivityResult:
+    """Evaluate every system (``scores``: name -> score file or table, as :func:`build_run` takes) under
+    every methodology (default: all of :data:`METHODOLOGIES`), with qrels ``rating >= threshold``
+    (One-Plus-Random: its own, test ratings >= ``relevant_threshold``). ``missing``: the policy of
+    :func:`build_run` for unscored candidates (default ``drop``). ``predictions`` (name -> predicted
+    ratings, for every system) adds RMSE. See the module docstring.
+    """
+    from ..files.ratings import as_ratings
+    from ..files.scores import as_score_table
+
+    _check_systems(predictions, list(scores))
+    names = [methodology_name(m) for m in (methodologies or list(METHODOLOGIES))]
+    opts = CandidateOptions(n=n, relevant_threshold=relevant_threshold, seed=seed)
+    if any(METHODOLOGIES[m].per_case for m in names):
+        check_draw_options(opts)  # before any run is built: a missing seed is known now
+    train, test = as_ratings(train), as_ratings(test)
+    paths = paths or {}
+    split = make_split(train, test, items, paths=paths)
+    request = parse_measures(measures)
+    tables = {s: as_score_table(v) for s, v in scores.items()}
+    options = dict(candidates=opts, missing=missing, train=train, test=test,
+                   predictions=predictions or {},
+                   paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()})
+    rows, expected, info = [], [], {}
+    for name in names:
+        qrels = _qrels(name, train, test, threshold, relevant_threshold)
+        r, e, info[name] = _evaluate_methodology(name, split, qrels, tables, request, options)
+        rows += r
+        expected += e
+    values = pl.DataFrame(rows, schema={"system": pl.Utf8, "methodology": pl.Utf8, "measure": pl.Utf8,
+                                        "value": pl.Float64}, orient="row")
+    exp = pl.DataFrame(expected, schema={"methodology": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64},
+                       orient="row")
+    errors = _rmse(predictions, test, list(scores)) if predictions else None
+    labels = list(dict.fromkeys(values.get_column("measure").to_list()))
+    result = SensitivityResult(list(scores), names, labels, values, exp, errors, info=info)
+    result.agreement = agreement(result)
+    return result
+
+
+def _check_systems(predictions: dict | None, systems: list[str]) -> None:
+    """Two systems at least (an order needs them); RMSE orders every system or none: the predictions must
+    name exactly the systems of the scores."""
+    if len(systems) < 2:
+        raise UsageError(f"give the scores of two systems or more: the study compares their orders, got {len(systems)}")
+    if predictions and set(predictions) != set(systems):
+        raise UsageError("predictions must name the same systems as the scores "
+                         f"(scores: {', '.join(systems)}; predictions: {', '.join(predictions)})")
+
+
+def _rmse(predictions: dict, test: pl.DataFrame, systems: list[str]) -> dict[str, float]:
+    from ..files.scores import read_predictions
+
+    out = {}
+    for s in systems:
+        p = predictions[s]
+        joined, _ = join_predictions(read_predictions(p) if isinstance(p, str) else p, test)
+        out[s] = rmse(joined.get_column("prediction").to_numpy(), joined.get_column("rating").to_numpy())
+    return out
+
+
+def agreement(result: SensitivityResult) -> pl.DataFrame:
+    """Kendall's tau-b and the discordant pairs of the system orders, per measure, for every two
+    methodologies (in the order asked) and for each methodology against the ascending-RMSE order."""
+    rows = []
+    for measure in result.measures:
+        orders = {m: [result.value(s, m, measure) for s in result.systems] for m in result.methodologies}
+        if result.rmse is not None:
+            orders[RMSE] = [-result.rmse[s] for s in result.systems]
+        for a, b in combinations(orders, 2):
+            tau, disc = kendall_tau(np.asarray(orders[a]), np.asarray(orders[b]))
+            rows.append((measure, a, b, tau, disc))
+    return pl.DataFrame(rows, schema={"measure": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "tau": pl.Float64,
+                                      "discordant": pl.Int64}, orient="row")
+
+
+# --------------------------------------------------------------------------------------------- output
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _num(v, digits: int = 4) -> str:
+    return "–" if _missing(v) else f"{v:.{digits}f}"
+
+
+def value_table(result: SensitivityResult, measure: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one measure's systems x methodologies table, the random expectation last."""
+    rows = [[s, *(_num(result.value(s, m, measure)) for m in result.methodologies)] for s in result.systems]
+    exp = {m: v for m, meas, v in result.expected.iter_rows() if meas == measure}
+    rows.append([RANDOM, *(_num(exp.get(m)) for m in result.methodologies)])
+    return ["system", *result.methodologies], rows
+
+
+def tau_table(result: SensitivityResult, measure: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one measure's agreement matrix: ``tau (discordant pairs)`` in every cell."""
+    cells = {}
+    for _, a, b, tau, disc in result.agreement.filter(pl.col("measure") == measure).iter_rows():
+        cells[a, b] = cells[b, a] = f"{_num(tau, 3)} ({disc})"
+    names = [*result.methodologies, *([RMSE] if result.rmse is not None else [])]
+    return ["tau (discordant)", *names], [[a, *(cells.get((a, b), "–") for b in names)] for a in names]
+
+
+def rmse_table(result: SensitivityResult) -> tuple[list[str], list[list[str]]]:
+    return ["system", RMSE], [[s, _num(result.rmse[s])] for s in result.systems]
+
+
+def _tables(result: SensitivityResult) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Every table of a report: per measure the values, then the agreement; the RMSE last."""
+    out = []
+    for measure in result.measures:
+        out.append((f"{measure}: systems x methodologies", *value_table(result, measure)))
+        out.append((f"{measure}: Kendall's tau-b between the system orders (discordant pairs)",
+                    *tau_table(result, measure)))
+    if result.rmse is not None:
+        out.append(("RMSE (predicted ratings)", *rmse_table(result)))
+    return out
+
+
+def _aligned(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+
+    return "\n".join(line(r) for r in [header, *rows]) + "\n"
+
+
+def format_text(result: SensitivityResult) -> str:
+    """Plain aligned tables (4 decimals; tau 3), one block per table."""
+    return "\n".join(f"{title}\n{_aligned(h, rows)}" for title, h, rows in _tables(result))
+
+
+def format_markdown(result: SensitivityResult) -> str:
+    """Markdown tables under ``###`` headings."""
+    return "\n".join(f"### {title}\n\n{md_table(h, rows)}" for title, h, rows in _tables(result))
+
+
+def _latex_escape(text: str) -> str:
+    for ch in "\\&%$#_{}":
+        text = text.replace(ch, "\\" + ch if ch != "\\" else "\\textbackslash{}")
+    return text.replace("–", "--")
+
+
+def format_latex(result: SensitivityResult) -> str:
+    """One ``tabular`` per table (booktabs rules), each preceded by its title as a comment."""
+    out = []
+    for title, header, rows in _tables(result):
+        body = [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in rows]
+        out.append("\n".join([f"% {title}", r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
+                              " & ".join(_latex_escape(c) for c in header) + r" \\", r"\midrule", *body,
+                              r"\bottomrule", r"\end{tabular}"]) + "\n")
+    return "\n".join(out)
+
+
+def _float(v) -> float | None:
+    return None if _missing(v) else float(v)
+
+
+def records(result: SensitivityResult) -> list[tuple[str, str, str, str, float | None]]:
+    """Every number as ``(section, measure, row, column, value)``: value (system, methodology), expected
+    (random, methodology), tau and discordant (methodology a, b), rmse (system, RMSE)."""
+    out = [("value", m, s, meth, v) for s, meth, m, v in result.values.iter_rows()]
+    out += [("expected", m, RANDOM, meth, _float(v)) for meth, m, v in result.expected.iter_rows()]
+    for m, a, b, tau, disc in result.agreement.iter_rows():
+        out += [("tau", m, a, b, _float(tau)), ("discordant", m, a, b, float(disc))]
+    out += [("rmse", RMSE, s, RMSE, v) for s, v in (result.rmse or {}).items()]
+    return out
+
+
+def format_csv(result: SensitivityResult) -> str:
+    """One tidy CSV of :func:`records`, values at full precision (``repr``), empty when undefined."""
+    lines = ["section,measure,row,column,value"]
+    for sec, m, row, col, v in records(result):
+        cells = [sec, m, row, col, "" if v is None else repr(float(v))]
+        lines.append(",".join(f'"{c}"' if ("," in c or '"' in c) else c for c in (x.replace('"', '""') for x in cells)))
+    return "\n".join(lines) + "\n"
+
+
+def format_json(result: SensitivityResult) -> str:
+    """The whole study as one JSON object, values at full precision, null when undefined."""
+    doc = {
+        "systems": result.systems,
+        "methodologies": result.methodologies,
+        "measures": result.measures,
+        "values": {m: {meth: {s: result.value(s, meth, m) for s in result.systems} for meth in result.methodologies}
+                   for m in result.measures},
+        "expected_random": {m: {meth: _float(v) for meth, mm, v in result.expected.iter_rows() if mm == m}
+                            for m in result.measures},
+        "rmse": result.rmse,
+        "agreement": [{"measure": m, "a": a, "b": b, "tau": _float(t), "discordant": d}
+                      for m, a, b, t, d in result.agreement.iter_rows()],
+    }
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+
+FORMATS: dict[str, Callable[[SensitivityResult], str]] = {
+    "text": format_text,
+    "markdown": format_markdown,
+    "latex": format_latex,
+    "csv": format_csv,
+    "json": format_json,
+}
+
+
+def plot(result: SensitivityResult, path) -> None:
+    """The paper's Figure 2 for these systems: one panel per methodology, bars per system per measure,
+    the random expectation a dashed line across each measure's bars. PNG or PDF by the suffix."""
+    from .figures import pyplot, save_figure
+
+    plt = pyplot()
+    cols = len(result.methodologies)
+    fig, axes = plt.subplots(1, cols, figsize=(3.2 * cols, 3.4), squeeze=False, sharey=True)
+    width = 0.8 / max(1, len(result.systems))
+    for ax, meth in zip(axes[0], result.methodologies, strict=True):
+        for i, s in enumerate(result.systems):
+            vals = [result.value(s, meth, m) for m in result.measures]
+            ax.bar(np.arange(len(result.measures)) + (i - (len(result.systems) - 1) / 2) * width, vals, width,
+                   label=s)
+        exp = {m: v for mm, m, v in result.expected.iter_rows() if mm == meth}
+        for j, m in enumerate(result.measures):
+            if not _missing(exp.get(m)):
+                ax.hlines(exp[m], j - 0.45, j + 0.45, colors="black", linestyles="dashed", linewidth=1)
+        ax.set_title(meth)
+        ax.set_xticks(np.arange(len(result.measures)), result.measures, rotation=30, fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], color="black", linestyle="dashed", linewidth=1))
+    # below the panels, so that no bar is hidden
+    fig.legend(handles, [*labels, RANDOM], loc="lower center", ncol=len(labels) + 1, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    save_figure(fig, path)
