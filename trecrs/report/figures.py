@@ -18,8 +18,15 @@ def pyplot():
     return plt
 
 
+#: The metadata each format would fill with the version or the time: left out, so that the same figure
+#: gives the same bytes (PNG: Software; PDF: Producer and CreationDate, the time it was written).
+_NO_METADATA = {"png": {"Software": None}, "pdf": {"Producer": None, "CreationDate": None}}
+
+
 def save_figure(fig, path: Path) -> None:
-    """Save ``fig`` as a PNG, atomically and without the Software metadata (which names the version)."""
+    """Save ``fig`` atomically as a PNG (a ``.pdf`` path: a PDF), without the metadata that changes from
+    one run or version to the next: the same figure gives the same bytes."""
+    fmt = "pdf" if Path(path).suffix.lower() == ".pdf" else "png"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(tmp, format=fmt, dpi=110, metadata=_NO_METADATA[fmt])
     pyplot().close(fig)
