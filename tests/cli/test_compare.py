@@ -119,3 +119,14 @@ def test_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
         assert code == 0
     one, two = (tmp_path / f"one.{suffix}").read_bytes(), (tmp_path / f"two.{suffix}").read_bytes()
     assert one == two and one[:4] == (b"%PDF" if suffix == "pdf" else b"\x89PNG")
+
+
+@pytest.mark.parametrize("where", [0, 1])  # the qrels, then the baseline run, from standard input
+def test_standard_input(cli, paths, monkeypatch, where):
+    import sys
+
+    code, expected, _ = cli("compare", "--quiet", "-m", "RR", "--format", "csv", *paths)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(paths[where], "rb").read())))
+    args = [*paths[:where], "-", *paths[where + 1:]]
+    code, out, _ = cli("compare", "--quiet", "-m", "RR", "--format", "csv", *args)
+    assert code == 0 and out == expected

@@ -22,8 +22,9 @@ import polars as pl
 from ..errors import SemanticError, TrecrsWarning, UsageError
 from ..evaluate import Evaluation, evaluate_full
 from ..files.hashing import file_digest
+from ..files.lines import is_stdin, read_through_file
 from ..files.manifest import read_manifest
-from ..files.trec import as_polars
+from ..files.trec import as_polars, read_qrels
 from ..ids import hash_ids
 from ..measures.trec_eval import printed_per_query
 from ..ordering import bytewise_sorted
@@ -241,6 +242,8 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     every (system, measure) pair compared with the baseline are adjusted together by ``settings.correction``.
     """
     _check_settings(settings, len(runs))
+    if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
+        qrels = read_through_file(read_qrels, qrels)
     everywhere = settings.query_rule == "all"
     evs = [evaluate_full(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
