@@ -102,6 +102,8 @@ def test_baseline_by_tag_and_same_tags_refused(files):
 def test_summary_only_measures_refused(files):
     with pytest.raises(UsageError, match="gm_map has a value for the whole run only"):
         compare(str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")], ["gm_map"])
+    with pytest.raises(UsageError, match="relstring is a string"):
+        compare(str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")], ["relstring.3"])
 
 
 def test_csv_columns_and_json_settings(files):

@@ -104,13 +104,17 @@ def per_query_values(ev: Evaluation) -> dict[str, dict[str, float]]:
         if name != "runid" and not any(name in ev.printed_names(c) for c in ev.columns() if printed_per_query(c)):
             raise UsageError(f"measure {name} has a value for the whole run only (no per-query value): "
                              "it cannot be compared query by query")
+    if ev.request.relstring_length() is not None:
+        raise UsageError("relstring is a string of relevance values, not a number: it cannot be compared")
     for column in [c for c in ev.columns() if printed_per_query(c)]:
         values = ev.per_query.get_column(column)
         if values.null_count():
-            raise UsageError(f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} "
-                             "queries: it cannot be compared query by query")
+            raise UsageError(f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} of "
+                             f"{values.len()} queries: it cannot be compared query by query")
         for name in ev.printed_names(column):
             out[name] = dict(zip(queries, values.cast(pl.Float64).to_list(), strict=True))
+    if not out:
+        raise UsageError("no measure with per-query values to compare")
     return out
 
 
