@@ -49,8 +49,7 @@ def test_values_are_evaluate_per_query_values_with_missing_queries_zero(files):
     assert row["effect_size"] == pytest.approx((a - b).mean() / (a - b).std(ddof=1))
     assert (row["wins"], row["ties"], row["losses"]) == stats.wins_ties_losses(a, b)
     # trec_eval -c: the mean over every qrels query
-    assert row["mean"] == pytest.approx(
-        evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"], average_all=True).summary["AP"])
+    assert row["mean"] == evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"], average_all=True).summary["AP"]
     # the by-hand per-query values: P@2 of sys = 1, 1, 0.5, 0
     assert [per_query_values(_ev(files, "sys.run"))["P@2"][q]
             for q in ("q1", "q2", "q3")] == [1.0, 1.0, 0.5]

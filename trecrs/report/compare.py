@@ -21,6 +21,7 @@ import polars as pl
 
 from ..errors import SemanticError, TrecrsWarning, UsageError
 from ..evaluate import Evaluation, evaluate_full
+from ..evaluate import _sequential_sum as sequential_sum
 from ..files.hashing import file_digest
 from ..files.lines import is_stdin, read_through_file
 from ..files.manifest import read_manifest
@@ -214,6 +215,12 @@ def pair_rngs(seed: int, measure: str, system: str, baseline: str) -> tuple[np.r
     return tuple(np.random.default_rng(s) for s in ss.spawn(2))
 
 
+def _mean(values: np.ndarray) -> float:
+    """The mean as trec_eval takes it: summed query by query in bytewise qid order (``meas_avg.c``), so that
+    a system's mean is the one ``trecrs eval -c`` prints (a missing query's 0 leaves the sum unchanged)."""
+    return sequential_sum(values) / values.size
+
+
 def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.ndarray, s: Settings) -> dict:
     """The comparison row of ``system`` against ``baseline`` on one measure (p_adjusted filled later)."""
     d = a - b
@@ -222,7 +229,7 @@ def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.nda
     wins, ties, losses = wins_ties_losses(a, b)
     return {
         "measure": measure, "system": system, "baseline": baseline, "n_queries": int(d.size),
-        "mean": float(a.mean()), "baseline_mean": float(b.mean()), "delta": float(d.mean()),
+        "mean": _mean(a), "baseline_mean": _mean(b), "delta": _mean(d),
         "ci_low": low, "ci_high": high, "test": s.test,
         "p_value": TESTS[s.test](d, rng=test_rng, resamples=s.resamples), "p_adjusted": None,
         "effect_size": cohens_d(d), "wins": wins, "ties": ties, "losses": losses,
@@ -232,8 +239,8 @@ def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.nda
 def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
     """The baseline's own row: its mean; it is not compared with itself (empty comparison columns)."""
     row = dict.fromkeys(COLUMNS)
-    row.update(measure=measure, system=baseline, baseline=baseline, n_queries=int(b.size), mean=float(b.mean()),
-               baseline_mean=float(b.mean()))
+    row.update(measure=measure, system=baseline, baseline=baseline, n_queries=int(b.size), mean=_mean(b),
+               baseline_mean=_mean(b))
     return row
 
 

@@ -19,8 +19,8 @@ def pyplot():
 
 
 #: The metadata each format would fill with the version or the time: left out, so that the same figure
-#: gives the same bytes (PNG: Software; PDF: Producer and CreationDate, the time it was written).
-_NO_METADATA = {"png": {"Software": None}, "pdf": {"Producer": None, "CreationDate": None}}
+#: gives the same bytes (PNG: Software; PDF: Creator and Producer, which name the versions, and CreationDate).
+_NO_METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
 
 
 def save_figure(fig, path: Path) -> None:
