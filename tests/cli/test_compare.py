@@ -92,9 +92,15 @@ def test_latex_has_booktabs_bold_best_and_dagger(cli, paths):
 def test_refusals(cli, paths, tmp_path):
     code, _, err = cli("compare", "-m", "num_q", *paths)
     assert code == 2 and "num_q has a value for the whole run only" in err
-    (tmp_path / "again.run").write_text((tmp_path / "good.run").read_text())
-    code, _, err = cli("compare", "-m", "P@2", paths[0], paths[2], str(tmp_path / "again.run"))
-    assert code == 2 and "same tag 'good'" in err
+    (tmp_path / "again").mkdir()
+    (tmp_path / "again" / "good.run").write_text((tmp_path / "good.run").read_text())
+    code, _, err = cli("compare", "-m", "P@2", paths[0], paths[2], str(tmp_path / "again" / "good.run"))
+    assert code == 2 and "same tag and the same file name 'good.run'" in err
+    (tmp_path / "good2.run").write_text((tmp_path / "good.run").read_text())
+    code, out, err = cli("compare", "-m", "P@2", "--format", "csv", paths[0], paths[1], paths[2],
+                         str(tmp_path / "good2.run"))
+    assert code == 0 and "runs share the tag 'good': systems are named by their file names" in err, err
+    assert [r["system"] for r in _rows(out)] == ["base.run", "good.run", "good2.run"]
     code, _, err = cli("compare", "-m", "P@2", "--baseline", "nobody", *paths)
     assert code == 2 and err.startswith("trecrs compare: error: argument --baseline: ")
 

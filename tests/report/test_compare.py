@@ -92,8 +92,13 @@ def test_baseline_by_tag_and_same_tags_refused(files):
     c = _compare(files, baseline="sys")
     assert c.baseline == "sys" and c.row("AP", "base")["baseline"] == "sys"
     (files / "copy.run").write_text(SYS)
-    with pytest.raises(UsageError, match="same tag 'sys'.*re-tag"):
-        compare(str(files / "qrels"), [str(files / "sys.run"), str(files / "copy.run")], ["AP"])
+    with pytest.warns(TrecrsWarning, match="runs share the tag 'sys': systems are named by their file names"):
+        c = compare(str(files / "qrels"), [str(files / "sys.run"), str(files / "copy.run")], ["AP"])
+    assert c.systems == ["sys.run", "copy.run"] and c.row("AP", "copy.run")["ties"] == 4
+    (files / "again").mkdir()
+    (files / "again" / "sys.run").write_text(SYS)
+    with pytest.raises(UsageError, match="same tag and the same file name 'sys.run': re-tag one"):
+        compare(str(files / "qrels"), [str(files / "sys.run"), str(files / "again" / "sys.run")], ["AP"])
     with pytest.raises(UsageError, match="baseline 'nope'"):
         _compare(files, baseline="nope")
 

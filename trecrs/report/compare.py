@@ -194,14 +194,22 @@ def _baseline_index(runs: list[RunInfo], baseline: str | None) -> int:
                      f"({', '.join(r.system for r in runs)})", arguments=["baseline"])
 
 
-def _check_tags(runs: list[RunInfo]) -> None:
-    """Systems are named by their run's tag: two runs with one tag would be one row."""
-    seen: dict[str, str] = {}
-    for r in runs:
-        if r.system in seen:
-            raise UsageError(f"runs {seen[r.system]} and {r.path} have the same tag {r.system!r} (the 6th column "
-                             "names the system): re-tag one of them")
-        seen[r.system] = r.path
+def _name_systems(runs: list[RunInfo]) -> None:
+    """Systems are named by their run's tag; when two runs share a tag (as runs written by one tool often
+    do), every system is named by its file name instead, with a warning. Two runs that share both are a
+    :class:`~trecrs.errors.UsageError`: one would hide the other in every table."""
+    if len({r.system for r in runs}) == len(runs):
+        return
+    names = [os.path.basename(r.path) for r in runs]
+    if len(set(names)) < len(names):
+        shared = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"two runs have the same tag and the same file name {shared!r}: re-tag one of them "
+                         "(the 6th column names the system)")
+    tags = sorted({r.system for r in runs if [x.system for x in runs].count(r.system) > 1})
+    warnings.warn(TrecrsWarning(f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their "
+                                "file names"), stacklevel=3)
+    for r, name in zip(runs, names, strict=True):
+        r.system = name
 
 
 def pair_rngs(seed: int, measure: str, system: str, baseline: str) -> tuple[np.random.Generator, ...]:
@@ -258,7 +266,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     everywhere = settings.query_rule == "all"
     evs = [evaluate_full(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
-    _check_tags(infos)
+    _name_systems(infos)
     check_provenance(infos, allow_mixed=allow_mixed)
     values = [per_query_values(ev) for ev in evs]
     queries = _query_set(qrels, values, settings.query_rule)
