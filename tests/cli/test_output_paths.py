@@ -32,6 +32,7 @@ def work(tmp_path, monkeypatch) -> Path:
 # (command line with OUT where the output goes, the input the output is pointed at)
 COMMANDS = {
     "eval": (["eval", "-o", "OUT", "tiny.qrels", "tiny.run"], "tiny.run"),
+    "compare": (["compare", "-m", "P.1", "-o", "OUT", "tiny.qrels", "tiny.run", "tiny.run"], "tiny.run"),
     "qrels": (["qrels", "--test", "test", "--threshold", "4", "-o", "OUT"], "test"),
     "candidates": (["candidates", "--methodology", "test-items", "--train", "train", "--test", "test", "-o", "OUT"], "train"),
     "recommend": (["recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "OUT"], "train"),

@@ -18,15 +18,15 @@ def pyplot():
     return plt
 
 
-# Per format, the metadata left out so that the same figure gives the same bytes: the version (PNG's
-# Software) and the time of writing (PDF's CreationDate).
-_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
+#: The metadata each format would fill with the version or the time: left out, so that the same figure
+#: gives the same bytes (PNG: Software; PDF: Creator and Producer, which name the versions, and CreationDate).
+_NO_METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
 
 
 def save_figure(fig, path: Path) -> None:
-    """Save ``fig`` atomically as a PNG, or a PDF when ``path`` ends in ``.pdf``, reproducibly (same
-    figure, same bytes: no version or date in the metadata)."""
+    """Save ``fig`` atomically as a PNG (a ``.pdf`` path: a PDF), without the metadata that changes from
+    one run or version to the next: the same figure gives the same bytes."""
     fmt = "pdf" if Path(path).suffix.lower() == ".pdf" else "png"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=110, metadata=_METADATA[fmt])
+        fig.savefig(tmp, format=fmt, dpi=110, metadata=_NO_METADATA[fmt])
     pyplot().close(fig)

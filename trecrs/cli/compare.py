@@ -1,0 +1,111 @@
+"""``trecrs compare``: is system A better than the baseline? Paired tests, corrections, paper-ready tables."""
+
+from __future__ import annotations
+
+import sys
+
+from ..engines import ENGINES
+from ..errors import UsageError
+from ..ranges import INT64_MAX
+from ..report.compare import FORMATS, Settings, compare, plot_comparison
+from ..report.stats import CORRECTIONS, TESTS
+from ..trec_eval_versions import get as trec_eval_version
+from .common import argv, command, int64, int_range, note, seed
+from .eval import _in_cli_words
+
+EXAMPLES = """examples:
+  trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
+  trecrs compare -m AP --baseline pop --test randomization --seed 1 qrels.txt *.run
+  trecrs compare -m P.10 -m map --format latex -o table.tex --plot deltas.pdf qrels.txt a.run b.run
+  trecrs compare -m RR --common-queries --correction bh --format csv qrels.txt a.run b.run c.run
+"""
+
+
+def register(sub) -> None:
+    p = command(sub, "compare", help="compare runs with a baseline: paired tests, corrections, tables",
+                description="Evaluate every run with the same flags, then compare each with the baseline query "
+                "by query on every measure: mean difference, bootstrap CI, paired test, p-values corrected "
+                "over all comparisons, effect size, wins/ties/losses (docs/compare.md).", epilog=EXAMPLES)  # fmt: skip
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC runs; each run's tag names its system")
+    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE", required=True,
+                   help="a measure with per-query values (P.10, map, P@10, nDCG@50 ...); repeatable")
+    p.add_argument("--baseline", metavar="RUN", help="the baseline run, by path or tag (default: the first run)")
+    p.add_argument("--test", choices=list(TESTS), default="t", help="paired test (default: t)")
+    p.add_argument("--correction", choices=list(CORRECTIONS), default="holm",
+                   help="multiple-comparison correction over every (system, measure) pair (default: holm)")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - CI level (default 0.05)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the randomization test and bootstrap (default 0)")
+    p.add_argument("--resamples", type=int_range(1, 10_000_000), default=10000, metavar="B",
+                   help="resamples of the randomization test and bootstrap (default 10000)")
+    p.add_argument("--common-queries", action="store_true",
+                   help="compare on the queries every run answers only (default: every qrels query, "
+                   "a query missing from a run scoring 0)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="compare runs whose manifests show different splits, candidates or methodologies")
+    p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
+    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
+                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int_range(1, INT64_MAX), default=None,
+                   metavar="N", help="use only the first N documents of each query")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="remove documents absent from the qrels before computing anything")
+    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
+                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
+    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
+    p.set_defaults(func=run, outputs=("output", "plot"))
+
+
+def _alpha(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"alpha must be a number between 0 and 1, got {text!r}")
+    return value
+
+
+def run(args) -> int:
+    if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
+        raise UsageError(f"--plot writes .png or .pdf files, got {args.plot!r}")
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
+    settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
+                        resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
+    try:
+        result = compare(
+            args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
+            allow_mixed=args.allow_mixed, relevance_level=args.level, depth=args.depth,
+            judged_only=args.judged_only, engine=args.engine,
+            trec_eval_version=trec_eval_version(args.trec_eval_version).number,
+        )  # fmt: skip
+    except UsageError as exc:
+        raise _in_cli_words(exc) from None
+    text = FORMATS[args.format](result)
+    if args.plot:
+        plot_comparison(result, args.plot)
+        _manifest(args, args.plot, "comparison-figure")
+    if args.output:
+        from ..files.output import write_text_atomic
+
+        write_text_atomic(args.output, text)
+        _manifest(args, args.output, "comparison")
+        note(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _manifest(args, path: str, kind: str) -> None:
+    from ..files.manifest import write_manifest
+
+    inputs = {"qrels": args.qrels, **{f"run{i}": r for i, r in enumerate(args.runs)}}
+    params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
+                                            "resamples", "common_queries", "allow_mixed", "level", "depth",
+                                            "judged_only", "engine", "trec_eval_version")}  # fmt: skip
+    write_manifest(path, kind, inputs=inputs, parameters=params, command=argv())

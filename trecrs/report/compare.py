@@ -1,0 +1,434 @@
+"""Paired comparison of runs against a baseline: per-query values, tests, corrections, tables, a figure.
+
+Every run is evaluated by :func:`trecrs.evaluate.evaluate_full` with the same flags, so its per-query
+values are those ``trecrs eval -q`` prints. All systems are compared on one query set
+(:data:`QUERY_RULES`); the statistics are :mod:`trecrs.report.stats`. Definitions: docs/compare.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..errors import SemanticError, TrecrsWarning, UsageError
+from ..evaluate import Evaluation, evaluate_full
+from ..evaluate import _sequential_sum as sequential_sum
+from ..files.hashing import file_digest
+from ..files.lines import is_stdin, read_through_file
+from ..files.manifest import read_manifest
+from ..files.trec import as_polars, read_qrels
+from ..ids import hash_ids
+from ..measures.trec_eval import printed_per_query
+from ..ordering import bytewise_sorted
+from ..schema import QRELS_SCHEMA, QUERY
+from .figures import pyplot, save_figure
+from .stats import CORRECTIONS, TESTS, bootstrap_ci, cohens_d, wins_ties_losses
+
+#: How the compared queries are chosen, by name: the legend of every table says which.
+QUERY_RULES: dict[str, str] = {
+    "all": "every qrels query; a query missing from a run scores 0 on every measure (as -c)",
+    "common": "only the queries every run answers (in the run and the qrels)",
+}
+
+#: The columns of a comparison row, in the order the csv format writes them.
+COLUMNS = ("measure", "system", "baseline", "n_queries", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+           "test", "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses")  # fmt: skip
+
+#: The inputs of a run's manifest that fix what it was built from (with the methodology parameter).
+PROVENANCE_INPUTS = ("train", "test", "candidates")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the comparison was made (recorded in the json output)."""
+
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+    seed: int = 0
+    resamples: int = 10000
+    query_rule: str = "all"
+
+
+@dataclass
+class RunInfo:
+    """One compared run: its path, system name (the run's tag) and what its manifest says."""
+
+    path: str
+    system: str
+    sha256: str
+    manifest: dict | None = None
+
+
+@dataclass
+class Comparison:
+    """The result: one row per (measure, system), the baseline's own row with empty comparison columns."""
+
+    rows: list[dict]
+    measures: list[str]
+    systems: list[str]
+    baseline: str
+    n_queries: int
+    settings: Settings
+    runs: list[RunInfo] = field(default_factory=list)
+
+    def row(self, measure: str, system: str) -> dict:
+        return next(r for r in self.rows if r["measure"] == measure and r["system"] == system)
+
+    def significant(self, row: dict) -> bool:
+        """After the correction, the difference to the baseline is significant at alpha (p_adjusted < alpha)."""
+        return row["p_adjusted"] is not None and row["p_adjusted"] < self.settings.alpha
+
+
+# ------------------------------------------------------------------------------------- per-query values
+
+
+def per_query_values(ev: Evaluation) -> dict[str, dict[str, float]]:
+    """``{printed measure name: {query: value}}`` of an evaluation; aliases under the name given.
+
+    A summary-only value (``gm_map``, ``num_q``: trec_eval prints no per-query line) cannot be compared
+    query by query: a :class:`~trecrs.errors.UsageError` names it. So does a value left undefined on some
+    query (a recommender measure), which no paired test can take.
+    """
+    out: dict[str, dict[str, float]] = {}
+    queries = ev.per_query.get_column(QUERY).to_list()
+    for name in [n for c in ev.summary for n in ev.printed_names(c)]:
+        if name != "runid" and not any(name in ev.printed_names(c) for c in ev.columns() if printed_per_query(c)):
+            raise UsageError(f"measure {name} has a value for the whole run only (no per-query value): "
+                             "it cannot be compared query by query")
+    if ev.request.relstring_length() is not None:
+        raise UsageError("relstring is a string of relevance values, not a number: it cannot be compared")
+    for column in [c for c in ev.columns() if printed_per_query(c)]:
+        values = ev.per_query.get_column(column)
+        if values.null_count():
+            raise UsageError(f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} of "
+                             f"{values.len()} queries: it cannot be compared query by query")
+        for name in ev.printed_names(column):
+            out[name] = dict(zip(queries, values.cast(pl.Float64).to_list(), strict=True))
+    if not out:
+        raise UsageError("no measure with per-query values to compare")
+    return out
+
+
+def _aligned(values: dict[str, float], queries: list[str]) -> np.ndarray:
+    """Values in ``queries`` order; a query without a value (missing from the run) scores 0."""
+    return np.array([values.get(q, 0.0) for q in queries], dtype=np.float64)
+
+
+def _query_set(qrels, per_run: list[dict[str, dict[str, float]]], rule: str) -> list[str]:
+    """The compared queries in bytewise order (:data:`QUERY_RULES`)."""
+    if rule == "all":
+        return bytewise_sorted(as_polars(qrels, QRELS_SCHEMA, "qrels").get_column(QUERY).unique().to_list())
+    answered = [set(next(iter(values.values()), {})) for values in per_run]
+    common = set.intersection(*answered) if answered else set()
+    if not common:
+        raise SemanticError("no query is answered by every run (and judged in the qrels): nothing to compare")
+    return bytewise_sorted(common)
+
+
+# ------------------------------------------------------------------------------------------- provenance
+
+
+def _provenance(manifest: dict) -> dict[str, str | None]:
+    """What a run was built from, by its manifest: the methodology and the sha256 of train/test/candidates."""
+    inputs = manifest.get("inputs") or {}
+    known = {"methodology": (manifest.get("parameters") or {}).get("methodology")}
+    known.update({role: (inputs.get(role) or {}).get("sha256") for role in PROVENANCE_INPUTS})
+    return known
+
+
+def check_provenance(runs: list[RunInfo], *, allow_mixed: bool = False) -> None:
+    """Refuse runs built from different splits, candidates or methodologies (known from their manifests).
+
+    Two runs whose manifests disagree on the methodology parameter or on the sha256 of an input in
+    :data:`PROVENANCE_INPUTS` are a :class:`~trecrs.errors.SemanticError` (status 4) unless ``allow_mixed``;
+    runs without a manifest give one warning: their provenance is unknown.
+    """
+    unknown = [r.path for r in runs if r.manifest is None]
+    if unknown:
+        warnings.warn(TrecrsWarning(
+            f"{len(unknown)} of {len(runs)} runs have no manifest ({', '.join(unknown)}): their provenance "
+            "(split, candidates, methodology) is unknown and cannot be checked"), stacklevel=2)
+    known = [(r, _provenance(r.manifest)) for r in runs if r.manifest is not None]
+    if allow_mixed or len(known) < 2:
+        return
+    first, want = known[0]
+    for run, have in known[1:]:
+        for key in want:
+            if have[key] != want[key]:
+                raise SemanticError(
+                    f"runs {first.path} and {run.path} were built from different {key} "
+                    f"({want[key]} vs {have[key]}, from their manifests): comparing them mixes experiments; "
+                    "allow_mixed= compares them anyway")
+
+
+def run_info(path, ev: Evaluation) -> RunInfo:
+    """A run's :class:`RunInfo`: its tag, and its manifest's record (the file's own sha256 without one)."""
+    if not isinstance(path, str | os.PathLike):
+        return RunInfo(f"<{ev.runid}>", ev.runid, "", None)
+    manifest = read_manifest(path) if os.fspath(path) != "-" else None
+    sha = manifest.get("sha256") if manifest else None
+    return RunInfo(os.fspath(path), ev.runid, sha or file_digest(path), manifest)
+
+
+# ------------------------------------------------------------------------------------------- comparison
+
+
+def _baseline_index(runs: list[RunInfo], baseline: str | None) -> int:
+    """The baseline: the first run, or the one ``baseline`` names by path or by tag."""
+    if baseline is None:
+        return 0
+    for i, r in enumerate(runs):
+        if baseline in (r.path, r.system):
+            return i
+    raise UsageError(f"baseline {baseline!r} is neither a run's path nor its tag "
+                     f"({', '.join(r.system for r in runs)})", arguments=["baseline"])
+
+
+def _name_systems(runs: list[RunInfo]) -> None:
+    """Systems are named by their run's tag; when two runs share a tag (as runs written by one tool often
+    do), every system is named by its file name instead, with a warning. Two runs that share both are a
+    :class:`~trecrs.errors.UsageError`: one would hide the other in every table."""
+    if len({r.system for r in runs}) == len(runs):
+        return
+    names = [os.path.basename(r.path) for r in runs]
+    if len(set(names)) < len(names):
+        shared = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"two runs have the same tag and the same file name {shared!r}: re-tag one of them "
+                         "(the 6th column names the system)")
+    tags = sorted({r.system for r in runs if [x.system for x in runs].count(r.system) > 1})
+    warnings.warn(TrecrsWarning(f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their "
+                                "file names"), stacklevel=3)
+    for r, name in zip(runs, names, strict=True):
+        r.system = name
+
+
+def pair_rngs(seed: int, measure: str, system: str, baseline: str) -> tuple[np.random.Generator, ...]:
+    """The generators of one compared pair: (test, bootstrap).
+
+    Seeded by ``SeedSequence([seed, hash(measure), hash(system), hash(baseline)])`` (:func:`trecrs.ids.hash_ids`),
+    spawned in two: a pair's results depend on its own names and the seed only, not on which other runs or
+    measures are compared nor on their order; the test and the bootstrap draw from separate streams.
+    """
+    ss = np.random.SeedSequence([seed, *(int(h) for h in hash_ids([measure, system, baseline]))])
+    return tuple(np.random.default_rng(s) for s in ss.spawn(2))
+
+
+def _mean(values: np.ndarray) -> float:
+    """The mean as trec_eval takes it: summed query by query in bytewise qid order (``meas_avg.c``), so that
+    a system's mean is the one ``trecrs eval -c`` prints (a missing query's 0 leaves the sum unchanged)."""
+    return sequential_sum(values) / values.size
+
+
+def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.ndarray, s: Settings) -> dict:
+    """The comparison row of ``system`` against ``baseline`` on one measure (p_adjusted filled later)."""
+    d = a - b
+    test_rng, boot_rng = pair_rngs(s.seed, measure, system, baseline)
+    low, high = bootstrap_ci(d, rng=boot_rng, resamples=s.resamples, alpha=s.alpha)
+    wins, ties, losses = wins_ties_losses(a, b)
+    return {
+        "measure": measure, "system": system, "baseline": baseline, "n_queries": int(d.size),
+        "mean": _mean(a), "baseline_mean": _mean(b), "delta": _mean(d),
+        "ci_low": low, "ci_high": high, "test": s.test,
+        "p_value": TESTS[s.test](d, rng=test_rng, resamples=s.resamples), "p_adjusted": None,
+        "effect_size": cohens_d(d), "wins": wins, "ties": ties, "losses": losses,
+    }  # fmt: skip
+
+
+def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
+    """The baseline's own row: its mean; it is not compared with itself (empty comparison columns)."""
+    row = dict.fromkeys(COLUMNS)
+    row.update(measure=measure, system=baseline, baseline=baseline, n_queries=int(b.size), mean=_mean(b),
+               baseline_mean=_mean(b))
+    return row
+
+
+def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Settings = Settings(),
+            allow_mixed: bool = False, **eval_flags) -> Comparison:  # fmt: skip
+    """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
+
+    Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same ``eval_flags``
+    (``relevance_level``, ``depth``, ``judged_only``, ``engine``, ``trec_eval_version``); the p-values of
+    every (system, measure) pair compared with the baseline are adjusted together by ``settings.correction``.
+    """
+    _check_settings(settings, len(runs))
+    if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
+        qrels = read_through_file(read_qrels, qrels)
+    everywhere = settings.query_rule == "all"
+    evs = [evaluate_full(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
+    infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
+    _name_systems(infos)
+    check_provenance(infos, allow_mixed=allow_mixed)
+    values = [per_query_values(ev) for ev in evs]
+    queries = _query_set(qrels, values, settings.query_rule)
+    base = _baseline_index(infos, baseline)
+    names = list(values[0])
+    rows = []
+    for m in names:
+        b = _aligned(values[base][m], queries)
+        for i, info in enumerate(infos):
+            a = _aligned(values[i][m], queries)
+            pair = i == base
+            rows.append(_baseline_row(m, info.system, b) if pair else
+                        _pair_row(m, info.system, infos[base].system, a, b, settings))
+    compared = [r for r in rows if r["p_value"] is not None]
+    adjusted = CORRECTIONS[settings.correction](np.array([r["p_value"] for r in compared]))
+    for r, p in zip(compared, adjusted.tolist(), strict=True):
+        r["p_adjusted"] = p
+    return Comparison(rows, names, [r.system for r in infos], infos[base].system, len(queries), settings, infos)
+
+
+def _check_settings(s: Settings, n_runs: int) -> None:
+    """Refuse what no comparison can be made with; the library names its own arguments."""
+    if n_runs < 2:
+        raise UsageError("give at least two runs: a baseline and a system to compare with it")
+    checks = {"test": s.test in TESTS, "correction": s.correction in CORRECTIONS,
+              "alpha": 0 < s.alpha < 1, "resamples": s.resamples >= 1, "query_rule": s.query_rule in QUERY_RULES}
+    for name, ok in checks.items():
+        if not ok:
+            raise UsageError(f"{name} {getattr(s, name)!r} is not valid (see trecrs compare --help)", arguments=[name])
+
+
+# ----------------------------------------------------------------------------------------------- formats
+
+
+def _full(value) -> str:
+    """A csv cell at full precision: repr of a float (``inf``/``-inf`` as such), empty for none."""
+    if value is None:
+        return ""
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def format_csv(c: Comparison) -> str:
+    """One row per (measure, system), the columns of :data:`COLUMNS`, floats at full precision."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows([[_full(r[k]) for k in COLUMNS] for r in c.rows])
+    return out.getvalue()
+
+
+def _json_value(value):
+    # strict JSON has no infinity: an infinite effect size is written as the string "inf" / "-inf"
+    return repr(value) if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def format_json(c: Comparison) -> str:
+    """The rows, the settings, the query set and each run's manifest information (sha256, kind,
+    parameters, inputs; null without a manifest)."""
+    runs = [{"path": r.path, "system": r.system, "sha256": r.sha256,
+             **{k: (r.manifest or {}).get(k) for k in ("kind", "parameters", "inputs")}} for r in c.runs]
+    record = {
+        "settings": {**asdict(c.settings), "query_set": QUERY_RULES[c.settings.query_rule]},
+        "baseline": c.baseline, "n_queries": c.n_queries, "measures": c.measures, "runs": runs,
+        "rows": [{k: _json_value(r[k]) for k in COLUMNS} for r in c.rows],
+    }  # fmt: skip
+    return json.dumps(record, indent=2) + "\n"
+
+
+def legend(c: Comparison, mark: str = "†", *, bold: bool = True) -> str:
+    """What every table says about how it was made: test, correction, alpha, query set, n."""
+    s = c.settings
+    return (f"{mark} significantly different from the baseline {c.baseline} ({s.test} test, {s.correction} "
+            f"correction over {sum(r['p_value'] is not None for r in c.rows)} comparisons, alpha {s.alpha:g}); "
+            f"{'bold: best mean; ' if bold else ''}queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+
+
+def format_text(c: Comparison) -> str:
+    """An aligned table, numbers rounded to 4 digits, then the legend."""
+    head = ["measure", "system", "n", "mean", "delta", "ci_low", "ci_high", "p", "p_adj", "d", "W/T/L"]
+    body = [[r["measure"], r["system"], str(r["n_queries"]), *(_four(r[k]) for k in
+             ("mean", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size")),
+             "" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"] for r in c.rows]  # fmt: skip
+    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
+    lines = ["  ".join(x.ljust(w) if i < 2 else x.rjust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True)))
+             .rstrip() for row in [head, *body]]  # fmt: skip
+    return "\n".join(lines) + "\n\n" + legend(c, f"p_adj < {c.settings.alpha:g}:", bold=False) + "\n"
+
+
+def _four(value) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:
+    """Systems as rows, measures as columns: each mean at 4 digits, the best bold, significant ones marked."""
+    best = {m: max(c.row(m, s)["mean"] for s in c.systems) for m in c.measures}
+    rows = []
+    for s in c.systems:
+        cells = []
+        for m in c.measures:
+            r = c.row(m, s)
+            text = bold(f"{r['mean']:.4f}") if r["mean"] == best[m] else f"{r['mean']:.4f}"
+            cells.append(text + (dagger if c.significant(r) else ""))
+        rows.append(cells)
+    return rows
+
+
+def format_markdown(c: Comparison) -> str:
+    """A Markdown table (systems as rows, measures as columns) and the legend."""
+    lines = ["| system | " + " | ".join(c.measures) + " |", "|---|" + "---:|" * len(c.measures)]
+    for s, cells in zip(c.systems, _cells(c, lambda t: f"**{t}**", "†"), strict=True):
+        lines.append(f"| {s}{' (baseline)' if s == c.baseline else ''} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + legend(c) + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (ids and measure names: ``P_10``, ``run#2``)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def format_latex(c: Comparison) -> str:
+    """A booktabs tabular (systems as rows, measures as columns), the legend under the bottom rule."""
+    n = len(c.measures) + 1
+    lines = [r"\begin{tabular}{l" + "r" * len(c.measures) + "}", r"\toprule",
+             "System & " + " & ".join(latex_escape(m) for m in c.measures) + r" \\", r"\midrule"]  # fmt: skip
+    for s, cells in zip(c.systems, _cells(c, lambda t: rf"\textbf{{{t}}}", r"$^\dagger$"), strict=True):
+        lines.append(latex_escape(s) + " & " + " & ".join(cells) + r" \\")
+    text = latex_escape(legend(c, "@")).replace("@", r"$^\dagger$", 1)
+    lines += [r"\bottomrule", rf"\multicolumn{{{n}}}{{l}}{{\footnotesize {text}}} \\", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+#: Output formats by name: ``format(comparison)`` -> text. ``trecrs compare --format`` reads its choices here.
+FORMATS = {"text": format_text, "markdown": format_markdown, "latex": format_latex, "csv": format_csv,
+           "json": format_json}  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ figure
+
+
+def plot_comparison(c: Comparison, path: str | os.PathLike) -> None:
+    """Per measure, each system's mean difference to the baseline with its bootstrap CI as error bars, a
+    zero line, significant differences (after the correction) filled, the others hollow. ``.png`` or
+    ``.pdf``, saved with deterministic bytes (:func:`trecrs.report.figures.save_figure`)."""
+    plt = pyplot()
+    systems = [s for s in c.systems if s != c.baseline]
+    fig, axes = plt.subplots(1, len(c.measures), figsize=(3.2 * len(c.measures), 0.5 * len(systems) + 1.5),
+                             squeeze=False, sharey=True)  # fmt: skip
+    for ax, m in zip(axes[0], c.measures, strict=True):
+        for y, s in enumerate(systems):
+            r = c.row(m, s)
+            err = [[r["delta"] - r["ci_low"]], [r["ci_high"] - r["delta"]]]
+            ax.errorbar([r["delta"]], [y], xerr=err, fmt="o", color="C0", capsize=3,
+                        markerfacecolor="C0" if c.significant(r) else "white")  # fmt: skip
+        ax.axvline(0.0, color="grey", linewidth=0.8)
+        ax.set_title(m)
+        ax.set_xlabel(f"difference to {c.baseline}")
+        ax.set_yticks(range(len(systems)), systems)
+    fig.suptitle(f"filled: significant ({c.settings.test}, {c.settings.correction}, alpha {c.settings.alpha:g}); "
+                 f"n = {c.n_queries}", fontsize=8)  # fmt: skip
+    fig.tight_layout()
+    save_figure(fig, Path(path))
