@@ -29,7 +29,7 @@ from ..errors import (
 from ..files.output import check_outputs, deferred_writes
 from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
 
-COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch", "sampled")
 
 
 class _Parser(argparse.ArgumentParser):

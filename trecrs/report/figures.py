@@ -19,7 +19,12 @@ def pyplot():
 
 
 def save_figure(fig, path: Path) -> None:
-    """Save ``fig`` as a PNG, atomically and without the Software metadata (which names the version)."""
+    """Save ``fig`` atomically as a PNG without the Software metadata (which names the version), or as a
+    PDF (a ``.pdf`` path) without its creation date, so the same figure gives the same bytes."""
+    pdf = Path(path).suffix.lower() == ".pdf"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        if pdf:
+            fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "Producer": None})
+        else:
+            fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
     pyplot().close(fig)
