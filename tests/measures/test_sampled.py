@@ -18,7 +18,7 @@ from trecrs.measures.recsys.sampled import (
     sampling_matrix,
 )
 
-TARGETS = [("recall", 1), ("recall", 5), ("ndcg", 5)]
+TARGETS = (("recall", 1), ("recall", 5), ("ndcg", 5))
 
 
 def test_one_relevant_item_metrics():
@@ -67,7 +67,7 @@ def test_bias_variance_has_less_bias_than_the_sampled_metric():
     for metric, fn in (("recall", hit), ("ndcg", ndcg)):
         exact = p @ fn(np.arange(1, n + 1), 10)
         sampled = p @ (a @ fn(np.arange(1, m + 2), 10))
-        bv = p @ (a @ corrected_values(n, m, [(metric, 10)], 0.1)[(metric, 10)])
+        bv = p @ (a @ corrected_values(n, m, ((metric, 10),), 0.1)[(metric, 10)])
         assert abs(bv - exact) < abs(sampled - exact) / 5
         assert sampled > exact  # sampling inflates top-k metrics
 

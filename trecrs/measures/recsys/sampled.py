@@ -93,7 +93,8 @@ def sampling_matrix(n: int, m: int) -> np.ndarray:
     return np.exp(logp - (lf[n - 1] - lf[m] - lf[n - 1 - m]))
 
 
-def corrected_values(n: int, m: int, targets: list[tuple[str, int]], lam: float) -> dict[tuple[str, int], np.ndarray]:
+@lru_cache(maxsize=8192)  # the same split gives every system the same (n, m): computed once per report
+def corrected_values(n: int, m: int, targets: tuple[tuple[str, int], ...], lam: float) -> dict[tuple[str, int], np.ndarray]:
     """The corrected metric x[r-1] of Krichene & Rendle for each sampled rank r = 1..m+1, per (metric, k).
 
     Minimises over x, R uniform on 1..n: sum_R (E[x_r | R] - M(R))^2 + lam * sum_R Var[x_r | R]. With
@@ -145,7 +146,7 @@ def _corrected(fixed_lam: float | None):
         out = {t: np.empty(r.size) for t in targets}
         for nn, mm in sorted(set(zip(n.tolist(), m.tolist(), strict=True))):
             at = (n == nn) & (m == mm)
-            for t, x in corrected_values(int(nn), int(mm), targets, use).items():
+            for t, x in corrected_values(int(nn), int(mm), tuple(targets), use).items():
                 out[t][at] = x[r[at] - 1]
         return out
 
