@@ -26,6 +26,8 @@ BASELINES = {
     "run": ("run", "--methodology", "all-items", "--train", "train.tsv", "--test", "test.tsv", "--scores",
             "scores.txt", "--missing", "last", "-o", OUT),
     "recommend": ("recommend", "-a", "userknn", "--train", "train.tsv", "--candidates", "pairs.txt", "-o", OUT),
+    "sampled": ("sampled", "--train", "train.tsv", "--test", "test.tsv", "--scores", "scores.txt", "--seed", "1",
+                "--missing", "last", "-o", OUT),
     "split": ("split", "--method", "holdout", "--seed", "1", "--ratio", "0.2", "ratings.tsv", OUT_DIR),
     "datasets synthetic": ("datasets", "synthetic", "--users", "20", "--items", "30", OUT_DIR),
 }  # fmt: skip

@@ -30,7 +30,8 @@ from ..files.output import check_outputs, deferred_writes
 from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "eval", "compare", "sensitivity", "datasets", "split", "qrels", "candidates", "run", "recommend", "report", "batch",
+    "eval", "compare", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
+    "report", "batch",
 )
 
 
