@@ -133,3 +133,38 @@ def test_mixed_provenance_refused_unless_allowed(files):
     with pytest.warns(TrecrsWarning, match="no manifest"):
         (files / "sys.run.manifest.json").unlink()
         compare(str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")], ["AP"])
+
+
+def test_lower_is_better_bolds_the_lowest_and_wins_are_lower_values(files):
+    """fpr (fallout) is lower-is-better: a win is a query where the system's fallout is below the baseline's;
+    num_ret has no direction: no best, no wins; P@2 keeps higher-is-better."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrecrsWarning)
+        c = compare(str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")],
+                    ["fpr.2", "num_ret", "P@2"])  # fmt: skip
+    qs = ("q1", "q2", "q3", "q4")
+    fpr = {run: per_query_values(evaluate_full_(files, run, "fpr.2"))["fpr_2"] for run in ("base.run", "sys.run")}
+    a = np.array([fpr["sys.run"].get(q, 0.0) for q in qs])
+    b = np.array([fpr["base.run"][q] for q in qs])
+    row = c.row("fpr_2", "sys")
+    assert (row["wins"], row["ties"], row["losses"]) == (int((a < b).sum()), int((a == b).sum()), int((a > b).sum()))
+    assert row["wins"] >= 1  # base retrieves non-relevant documents in its top 2 where sys does not
+    assert c.row("num_ret", "sys")["wins"] is None and c.row("num_ret", "sys")["losses"] is None
+    p2 = c.row("P@2", "sys")
+    assert p2["wins"] == 2  # higher precision on q2 and q3, as the by-hand values above
+    table = FORMATS["markdown"](c)
+    low = min(c.row("fpr_2", s)["mean"] for s in c.systems)
+    high = max(c.row("P@2", s)["mean"] for s in c.systems)
+    cells = {line.split("|")[1].split()[0]: dict(zip(c.measures, line.split("|")[2:], strict=False))
+             for line in table.splitlines()[2:4]}  # fmt: skip
+    winner = next(s for s in c.systems if c.row("fpr_2", s)["mean"] == low)
+    assert cells[winner]["fpr_2"].strip().startswith(f"**{low:.4f}**")
+    assert not any("**" in row["num_ret"] for row in cells.values())  # num_ret: no best
+    assert any(row["P@2"].strip().startswith(f"**{high:.4f}**") for row in cells.values())
+    assert "lower is better: fpr_2; no better direction (no best, no W/T/L): num_ret; " in table
+
+
+def evaluate_full_(files, run, measure):
+    from trecrs.evaluate import evaluate_full
+
+    return evaluate_full(str(files / "qrels"), str(files / run), [measure])

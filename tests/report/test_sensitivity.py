@@ -179,3 +179,19 @@ def test_ndcg_with_its_own_gains_has_no_expectation(tmp_path):
     expected = dict(zip(result.expected["measure"], result.expected["value"], strict=True))
     assert set(expected) == set(result.measures) == {"ndcg", "ndcg_cut_5"}  # named as the values are
     assert expected["ndcg"] is None and expected["ndcg_cut_5"] is not None
+
+
+def test_lower_is_better_measures_are_ordered_ascending(tmp_path):
+    """fpr (fallout): lower is better, so its order is ascending like RMSE's; tau against RMSE is then
+    the tau of the two ascending orders (the same systems lead when both are low)."""
+    files = write_split(tmp_path)
+    with pytest.warns(UserWarning):
+        result = sensitivity(tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
+                             ["fpr.5"], predictions={s: f[1] for s, f in files.items()},
+                             methodologies=["test-ratings", "all-items"])  # fmt: skip
+    fpr = {m: [result.value(s, m, "fpr_5") for s in result.systems] for m in result.methodologies}
+    errors = [result.rmse[s] for s in result.systems]
+    for m in result.methodologies:
+        row = result.agreement.filter((pl.col("a") == m) & (pl.col("b") == "RMSE"))
+        expected = kendalltau([-v for v in fpr[m]], [-e for e in errors]).statistic
+        assert row.get_column("tau")[0] == pytest.approx(expected, abs=1e-12) and expected != 0

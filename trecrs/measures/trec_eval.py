@@ -29,6 +29,11 @@ DOUBLE_CUTOFFS = "double_cutoffs"  # sorted ascending, unique; names "%s_%3.2f"
 DOUBLE_PARAMS = "double_params"  # kept as typed; name "%s_%s" with the printable params
 PAIR_PARAMS = "pair_params"  # "rel=gain,..." kept as typed; name "%s_%s"
 
+# Which way a measure improves (``better``): declared per measure, read by trecrs.measures.direction.better.
+HIGHER = "higher"  # a higher value is a better system (precision, AP, nDCG ...)
+LOWER = "lower"  # its definition says lower is better (error measures: MAE, RMSE; NDPM; fallout)
+NEITHER = "neither"  # a count or a description, not a quality (num_ret, ideal_dcg, Gini, ARP)
+
 _DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
@@ -43,15 +48,16 @@ class TrecMeasure:
     params: str = NO_PARAMS
     defaults: tuple = ()
     doc: str = ""
+    better: str = HIGHER  # HIGHER, LOWER or NEITHER
 
 
 # trec_eval measures.c order: 9.x's (the version embedded in pytrec_eval) with 10.0's additions in place;
 # which entries a version has is trecrs.trec_eval_versions.TrecEvalVersion.has_measure.
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's)."),
-    TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over."),
-    TrecMeasure("num_ret", SUM, integer=True, doc="Number of documents retrieved."),
-    TrecMeasure("num_rel", SUM, integer=True, doc="Number of relevant documents (rel >= level)."),
+    TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's).", better=NEITHER),
+    TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over.", better=NEITHER),
+    TrecMeasure("num_ret", SUM, integer=True, doc="Number of documents retrieved.", better=NEITHER),
+    TrecMeasure("num_rel", SUM, integer=True, doc="Number of relevant documents (rel >= level).", better=NEITHER),
     TrecMeasure("num_rel_ret", SUM, integer=True, doc="Number of relevant documents retrieved."),
     TrecMeasure("map", doc="Mean average precision: sum of P@rank at relevant ranks / num_rel."),
     TrecMeasure("gm_map", GEO, per_query=False, doc="Geometric mean of AP, floor 1e-5."),
@@ -65,7 +71,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
         doc="Interpolated precision at recall levels.",
     ),
     TrecMeasure("P", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="Precision at cutoffs."),
-    TrecMeasure("relstring", NONE, params=DOUBLE_PARAMS, doc="Relevance values of the first N (10) docs."),
+    TrecMeasure("relstring", NONE, params=DOUBLE_PARAMS, doc="Relevance values of the first N (10) docs.", better=NEITHER),
     TrecMeasure("recall", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="Recall at cutoffs."),
     TrecMeasure("infAP", doc="Inferred AP (Yilmaz & Aslam 2006); rel -1 = pooled but unjudged."),
     TrecMeasure("gm_bpref", GEO, per_query=False, doc="Geometric mean of bpref, floor 1e-5."),
@@ -80,7 +86,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("binG", doc="Binary G (Kishida)."),
     TrecMeasure("G", params=PAIR_PARAMS, doc="Normalized cumulated gain G (Kishida)."),
     TrecMeasure("dcg", params=PAIR_PARAMS, doc="DCG of the ranking, ndcg's numerator (trec_eval 10.0)."),
-    TrecMeasure("ideal_dcg", params=PAIR_PARAMS, doc="DCG of the ideal ranking, ndcg's denominator (10.0)."),
+    TrecMeasure("ideal_dcg", params=PAIR_PARAMS, doc="DCG of the ideal ranking, ndcg's denominator (10.0).", better=NEITHER),
     TrecMeasure("ndcg", params=PAIR_PARAMS, doc="nDCG over the whole ranking, gain = rel, 1/log2(r+1)."),
     TrecMeasure("ndcg_rel", params=PAIR_PARAMS, doc="nDCG averaged over relevant documents."),
     TrecMeasure("Rndcg", params=PAIR_PARAMS, doc="nDCG at num_rel."),
@@ -93,11 +99,11 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_recall", doc="Recall of the whole retrieved set."),
     TrecMeasure("set_map", doc="set_P * set_recall."),
     TrecMeasure("set_F", params=DOUBLE_PARAMS, doc="F-measure of the retrieved set (beta=1 by default)."),
-    TrecMeasure("num_nonrel_judged_ret", SUM, integer=True, doc="Judged non-relevant documents retrieved."),
+    TrecMeasure("num_nonrel_judged_ret", SUM, integer=True, doc="Judged non-relevant documents retrieved.", better=NEITHER),
     # trec_eval 10.0 only (trecrs.trec_eval_versions), after the preference measures trecrs lacks
     TrecMeasure("rbp", params=PAIR_PARAMS, doc="Rank-biased precision, p = 0.9 (Moffat & Zobel; 10.0)."),
-    TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0)."),
-    TrecMeasure("unj", params=LONG_CUTOFFS, defaults=(5, 10, 20), doc="Fraction of unjudged docs at cutoffs (10.0)."),
+    TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0).", better=NEITHER),
+    TrecMeasure("unj", params=LONG_CUTOFFS, defaults=(5, 10, 20), doc="Fraction of unjudged docs at cutoffs (10.0).", better=NEITHER),
 )
 
 BY_NAME: dict[str, TrecMeasure] = {m.name: m for m in TREC_MEASURES}

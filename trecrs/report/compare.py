@@ -27,6 +27,7 @@ from ..files.lines import is_stdin, read_through_file
 from ..files.manifest import read_manifest
 from ..files.trec import as_polars, read_qrels
 from ..ids import hash_ids
+from ..measures.direction import HIGHER, LOWER, NEITHER, better
 from ..measures.trec_eval import printed_per_query
 from ..ordering import bytewise_sorted
 from ..schema import QRELS_SCHEMA, QUERY
@@ -234,7 +235,7 @@ def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.nda
     d = a - b
     test_rng, boot_rng = pair_rngs(s.seed, measure, system, baseline)
     low, high = bootstrap_ci(d, rng=boot_rng, resamples=s.resamples, alpha=s.alpha)
-    wins, ties, losses = wins_ties_losses(a, b)
+    wins, ties, losses = _wins(measure, a, b)
     return {
         "measure": measure, "system": system, "baseline": baseline, "n_queries": int(d.size),
         "mean": _mean(a), "baseline_mean": _mean(b), "delta": _mean(d),
@@ -242,6 +243,16 @@ def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.nda
         "p_value": TESTS[s.test](d, rng=test_rng, resamples=s.resamples), "p_adjusted": None,
         "effect_size": cohens_d(d), "wins": wins, "ties": ties, "losses": losses,
     }  # fmt: skip
+
+
+def _wins(measure: str, a: np.ndarray, b: np.ndarray) -> tuple[int | None, int | None, int | None]:
+    """Queries where the system is better than the baseline, equal, worse (:func:`trecrs.measures.direction.better`):
+    higher values win, or lower ones when lower is better; a measure with no direction (``num_ret``) has no
+    wins or losses (empty)."""
+    direction = better(measure)
+    if direction == NEITHER:
+        return None, None, None
+    return wins_ties_losses(a, b) if direction == HIGHER else wins_ties_losses(b, a)
 
 
 def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
@@ -336,11 +347,21 @@ def format_json(c: Comparison) -> str:
 
 
 def legend(c: Comparison, mark: str = "†", *, bold: bool = True) -> str:
-    """What every table says about how it was made: test, correction, alpha, query set, n."""
+    """What every table says about how it was made: test, correction, alpha, query set, n; which way
+    each measure is better when some are not higher-is-better (bold, W/T/L)."""
     s = c.settings
     return (f"{mark} significantly different from the baseline {c.baseline} ({s.test} test, {s.correction} "
             f"correction over {sum(r['p_value'] is not None for r in c.rows)} comparisons, alpha {s.alpha:g}); "
-            f"{'bold: best mean; ' if bold else ''}queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+            f"{'bold: best mean; ' if bold else ''}{_directions(c)}"
+            f"queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+
+
+def _directions(c: Comparison) -> str:
+    """``lower is better: rmse; no better direction: num_ret; `` (empty when every measure is higher-is-better)."""
+    words = {LOWER: "lower is better", NEITHER: "no better direction (no best, no W/T/L)"}
+    parts = [f"{w}: {', '.join(m for m in c.measures if better(m) == d)}; " for d, w in words.items()
+             if any(better(m) == d for m in c.measures)]  # fmt: skip
+    return "".join(parts)
 
 
 def format_text(c: Comparison) -> str:
@@ -360,8 +381,10 @@ def _four(value) -> str:
 
 
 def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:
-    """Systems as rows, measures as columns: each mean at 4 digits, the best bold, significant ones marked."""
-    best = {m: max(c.row(m, s)["mean"] for s in c.systems) for m in c.measures}
+    """Systems as rows, measures as columns: each mean at 4 digits, the best bold (the lowest where lower is
+    better, none without a direction), significant ones marked."""
+    choose = {HIGHER: max, LOWER: min, NEITHER: lambda values: None}
+    best = {m: choose[better(m)](c.row(m, s)["mean"] for s in c.systems) for m in c.measures}
     rows = []
     for s in c.systems:
         cells = []

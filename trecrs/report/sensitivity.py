@@ -12,6 +12,8 @@ reports:
 * the system x methodology table of each measure;
 * Kendall's tau-b (Kendall 1945; equal to ``scipy.stats.kendalltau``) and the discordant pairs between
   the system orders of every two methodologies, and against RMSE (ascending) when predictions are given;
+  systems are ordered best first by :func:`trecrs.measures.direction.better` (ascending where lower is
+  better: ``rmse``, ``ndpm``, ``fpr``; by value where a measure has no direction: ``gini``, ``arp``);
 * the value a uniformly random permutation of each query's candidates L_u gets in expectation
   (:data:`EXPECTATIONS`), which shows each methodology's bias.
 """
@@ -32,6 +34,7 @@ import polars as pl
 
 from ..errors import TrecrsWarning, UsageError
 from ..evaluate import evaluate_full
+from ..measures.direction import sign
 from ..measures.recsys.error import join_predictions, rmse
 from ..measures.request import parse_measures
 from ..measures.trec_eval import base_of
@@ -351,12 +354,14 @@ def _rmse(predictions: dict, test: pl.DataFrame, systems: list[str]) -> dict[str
 
 def agreement(result: SensitivityResult) -> pl.DataFrame:
     """Kendall's tau-b and the discordant pairs of the system orders, per measure, for every two
-    methodologies (in the order asked) and for each methodology against the ascending-RMSE order."""
+    methodologies (in the order asked) and for each methodology against the ascending-RMSE order; each
+    order is best first (:func:`trecrs.measures.direction.sign`), so tau > 0 means the same systems lead."""
     rows = []
     for measure in result.measures:
-        orders = {m: [result.value(s, m, measure) for s in result.systems] for m in result.methodologies}
+        way = sign(measure)
+        orders = {m: [way * result.value(s, m, measure) for s in result.systems] for m in result.methodologies}
         if result.rmse is not None:
-            orders[RMSE] = [-result.rmse[s] for s in result.systems]
+            orders[RMSE] = [sign("rmse") * result.rmse[s] for s in result.systems]
         for a, b in combinations(orders, 2):
             tau, disc = kendall_tau(np.asarray(orders[a]), np.asarray(orders[b]))
             rows.append((measure, a, b, tau, disc))

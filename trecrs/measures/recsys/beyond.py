@@ -17,6 +17,7 @@ import polars as pl
 
 from ...data.popularity import HEAD, STRATUM, TAIL, popularity_strata
 from ...schema import DOC, ITEM, QUERY, RANK
+from ..trec_eval import HIGHER, NEITHER
 from .registry import (
     CUTOFFS,
     GLOBAL,
@@ -234,12 +235,13 @@ GE = "Ge, Delgado-Battenfeld, Jannach 2010 (Beyond accuracy: coverage and serend
 CREMONESI = "Cremonesi, Koren, Turrin 2010 (Performance of recommender algorithms on top-N tasks)"
 
 
-def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAMS, needs=()) -> None:
+def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAMS, needs=(),
+            better: str = HIGHER) -> None:  # fmt: skip
     """Register a measure of the whole evaluation (no per-query value): coverages, Gini, entropy."""
     register(
         ExtraMeasure(
             name, "beyond", doc, source, None, summary=GLOBAL, global_summary=summary, params=params, needs=needs,
-            aggregate="global",
+            aggregate="global", better=better,
         )  # fmt: skip
     )
 
@@ -263,13 +265,14 @@ register(
         undefined_when="the user has no test rating",
     )
 )
+# Gini and entropy describe how concentrated the recommendations are: neither way is better by definition
 _global(
     "gini", "Gini index of how often catalogue items are recommended in the top k (0 = uniform)",
-    "Fleder & Hosanagar 2009; Shani & Gunawardana 2011", _gini, params=CUTOFFS, needs=("train",),
+    "Fleder & Hosanagar 2009; Shani & Gunawardana 2011", _gini, params=CUTOFFS, needs=("train",), better=NEITHER,
 )  # fmt: skip
 _global(
     "entropy", "Shannon entropy (bits) of the items recommended in the top k",
-    "Shannon 1948; Shani & Gunawardana 2011", _entropy, params=CUTOFFS,
+    "Shannon 1948; Shani & Gunawardana 2011", _entropy, params=CUTOFFS, better=NEITHER,
 )  # fmt: skip
 register(
     ExtraMeasure(
@@ -293,6 +296,7 @@ register(
         params=CUTOFFS,
         needs=("train",),
         undefined_when="no recommendation",
+        better=NEITHER,  # popularity bias described, not judged: the goal decides which way is better
     )
 )
 for _s in (HEAD, TAIL):

@@ -29,6 +29,7 @@ import polars as pl
 
 from ...errors import UsageError
 from ...schema import QUERY, RANK
+from ..trec_eval import HIGHER, LOWER
 from .registry import CUTOFFS, RELEVANT, VALUE, VALUES, Context, ExtraMeasure, register, safe_div
 
 F = pl.Float64
@@ -124,7 +125,10 @@ _SIMPLE = (
 
 for _name, _doc, _expr, _aliases in _SIMPLE:
     _source = f"{POWERS}; {SCHRODER}"
-    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, aliases=_aliases))
+    # fallout and miss rate count mistakes: lower is better
+    _better = LOWER if _name in ("fpr", "fnr") else HIGHER
+    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, aliases=_aliases,
+                          better=_better))  # fmt: skip
 
 register(
     ExtraMeasure(

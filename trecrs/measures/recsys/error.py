@@ -187,6 +187,7 @@ def _observed_range(test) -> tuple[float, float]:
 # the whole test file (every test pair, not only those of the evaluated queries), so ``mae`` is the MAE
 # of the prediction file; the per-query lines give each query's user's own value.
 
+from ..trec_eval import LOWER  # noqa: E402
 from .registry import GLOBAL, VALUE, VALUES, Context, ExtraMeasure, register  # noqa: E402
 
 
@@ -279,6 +280,7 @@ for _kind in ("mae", "rmse"):
             needs=("predictions", "test"),
             aggregate="pooled over every test rating with a prediction",
             undefined_when="the user has no predicted test rating",
+            better=LOWER,
         )
     )
     register(
@@ -296,6 +298,7 @@ for _kind in ("mae", "rmse"):
             validate=_range_validate,
             aggregate="pooled over every test rating with a prediction",
             undefined_when="the user has no predicted test rating",
+            better=LOWER,
         )
     )
 for _kind in ("mae", "rmse"):
@@ -311,5 +314,6 @@ for _kind in ("mae", "rmse"):
                 global_summary=_grouped(_kind, _by),
                 needs=("predictions", "test"),
                 aggregate=f"mean over {_word}",
+                better=LOWER,
             )
         )

@@ -16,6 +16,7 @@ import polars as pl
 
 from ...errors import UsageError
 from ...schema import DOC, ITEM, QUERY, RANK, RATING, REL, USER
+from ..trec_eval import LOWER
 from .registry import (
     CUTOFFS,
     GLOBAL,
@@ -436,6 +437,7 @@ register(
         _ndpm,
         needs=("test",),
         undefined_when="the user's test ratings are all equal",
+        better=LOWER,
     )
 )
 register(

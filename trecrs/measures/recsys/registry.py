@@ -41,6 +41,7 @@ from ...errors import UsageError
 from ...ordering import trec_order
 from ...protocol.one_plus_random import case_ids, user_means
 from ...schema import DOC, ITEM, QUERY, RANK, REL, SCORE, USER
+from ..trec_eval import HIGHER, LOWER, NEITHER
 
 # parameter styles
 NO_PARAMS = "none"
@@ -68,6 +69,8 @@ class ExtraMeasure:
     ``summary``: :data:`MEAN` (default), :data:`REDUCE` with ``reduce(values) -> float``, or :data:`GLOBAL`
     with ``global_summary(ctx, param, per_query_frame) -> float``.
     ``param`` is ``None`` (no parameters / whole ranking), an int cutoff, or a tuple of floats.
+    ``better``: :data:`HIGHER` (default), :data:`LOWER` when the definition says lower is better (errors,
+    NDPM, fallout), :data:`NEITHER` for a description that is not a quality (Gini, ARP, entropy).
     """
 
     name: str
@@ -87,6 +90,7 @@ class ExtraMeasure:
     aliases: tuple[str, ...] = ()
     aggregate: str = "mean over queries"  # how the summary is formed, in words (docs, --list-measures)
     validate: Callable | None = None  # validate(param) raises UsageError
+    better: str = HIGHER  # which way the measure improves (trecrs.measures.direction.better)
 
 
 REGISTRY: dict[str, ExtraMeasure] = {}
@@ -108,6 +112,8 @@ def register(measure: ExtraMeasure) -> ExtraMeasure:
     base = base_of(measure.name)
     if base is not None and (BY_NAME[base].integer or BY_NAME[base].aggregate != TREC_MEAN):
         raise UsageError(f"measure {measure.name!r} would print like trec_eval's {base}")
+    if measure.better not in (HIGHER, LOWER, NEITHER):
+        raise UsageError(f"measure {measure.name!r}: better must be {HIGHER}, {LOWER} or {NEITHER}")
     if measure.family not in FAMILIES:
         raise UsageError(f"unknown family {measure.family!r}")
     REGISTRY[measure.name] = measure
