@@ -127,6 +127,49 @@ def test_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
     assert one == two and one[:4] == (b"%PDF" if suffix == "pdf" else b"\x89PNG")
 
 
+@pytest.mark.parametrize("common", [False, True])
+def test_pr_curves_are_eval_iprec_at_recall(paths, common):
+    """The plotted values: each system's `trecrs eval -m iprec_at_recall -c` summary (every qrels query;
+    weak has no line for u12, which scores 0), or the mean over the queries every run answers."""
+    import warnings
+
+    from trecrs.errors import TrecrsWarning
+    from trecrs.report.compare import RECALL_LEVELS, Settings, compare
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrecrsWarning)
+        c = compare(paths[0], paths[1:], ["RR"], pr_curves=True,
+                    settings=Settings(resamples=10, query_rule="common" if common else "all"))  # fmt: skip
+        for system, run in zip(("base", "good", "weak"), paths[1:], strict=True):
+            if common:
+                per_query = evaluate(paths[0], run, ["iprec_at_recall"]).to_dict()
+                want = [float(np.mean([per_query[q][f"iprec_at_recall_{r:3.2f}"] for q in QUERIES[:-1]]))
+                        for r in RECALL_LEVELS]  # fmt: skip
+                assert c.pr[system] == pytest.approx(want, abs=1e-15)
+            else:
+                summary = evaluate(paths[0], run, ["iprec_at_recall"], average_all=True).summary
+                assert c.pr[system] == [summary[f"iprec_at_recall_{r:3.2f}"] for r in RECALL_LEVELS]
+    assert c.pr["good"] == [1.0] * 11  # both relevant items first: precision 1 at every recall
+    if not common:
+        assert c.pr["weak"][0] == pytest.approx(0.5 * 11 / 12)  # r1 at rank 2 on 11 of 12 queries
+
+
+@pytest.mark.parametrize("suffix", ["png", "pdf"])
+def test_pr_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
+    for name in ("one", "two"):
+        code, _, err = cli("compare", "--quiet", "-m", "RR", "--resamples", "10",
+                           "--pr-plot", str(tmp_path / f"{name}.{suffix}"), *paths)
+        assert code == 0, err
+    one, two = (tmp_path / f"one.{suffix}").read_bytes(), (tmp_path / f"two.{suffix}").read_bytes()
+    assert one == two and one[:4] == (b"%PDF" if suffix == "pdf" else b"\x89PNG")
+    assert (tmp_path / f"one.{suffix}.manifest.json").exists()
+
+
+def test_pr_plot_must_be_png_or_pdf(cli, paths, tmp_path):
+    code, _, err = cli("compare", "-m", "RR", "--pr-plot", str(tmp_path / "pr.svg"), *paths)
+    assert code == 2 and err.endswith(f"--pr-plot writes .png or .pdf files, got '{tmp_path / 'pr.svg'}'\n")
+
+
 @pytest.mark.parametrize("where", [0, 1])  # the qrels, then the baseline run, from standard input
 def test_standard_input(cli, paths, monkeypatch, where):
     import sys

@@ -7,7 +7,7 @@ import sys
 from ..engines import ENGINES
 from ..errors import UsageError
 from ..ranges import INT64_MAX
-from ..report.compare import FORMATS, Settings, compare, plot_comparison
+from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
 from .common import argv, command, int64, int_range, note, seed
@@ -46,6 +46,9 @@ def register(sub) -> None:
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
+    p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
+                   help="draw each system's interpolated precision at the 11 standard recall levels "
+                   "(iprec_at_recall, mean over the compared queries; .png or .pdf)")
     p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
     p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int_range(1, INT64_MAX), default=None,
@@ -55,7 +58,7 @@ def register(sub) -> None:
     p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
-    p.set_defaults(func=run, outputs=("output", "plot"))
+    p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
 
 def _alpha(text: str) -> float:
@@ -71,8 +74,9 @@ def _alpha(text: str) -> float:
 
 
 def run(args) -> int:
-    if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
-        raise UsageError(f"--plot writes .png or .pdf files, got {args.plot!r}")
+    for option, path in (("--plot", args.plot), ("--pr-plot", args.pr_plot)):
+        if path and not path.lower().endswith((".png", ".pdf")):
+            raise UsageError(f"{option} writes .png or .pdf files, got {path!r}")
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
     settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
@@ -80,7 +84,7 @@ def run(args) -> int:
     try:
         result = compare(
             args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
-            allow_mixed=args.allow_mixed, relevance_level=args.level, depth=args.depth,
+            allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), relevance_level=args.level, depth=args.depth,
             judged_only=args.judged_only, engine=args.engine,
             trec_eval_version=trec_eval_version(args.trec_eval_version).number,
         )  # fmt: skip
@@ -90,6 +94,9 @@ def run(args) -> int:
     if args.plot:
         plot_comparison(result, args.plot)
         _manifest(args, args.plot, "comparison-figure")
+    if args.pr_plot:
+        plot_precision_recall(result, args.pr_plot)
+        _manifest(args, args.pr_plot, "precision-recall-figure")
     if args.output:
         from ..files.output import write_text_atomic
 

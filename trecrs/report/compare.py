@@ -81,6 +81,8 @@ class Comparison:
     n_queries: int
     settings: Settings
     runs: list[RunInfo] = field(default_factory=list)
+    # system -> mean interpolated precision at RECALL_LEVELS over the compared queries (pr_curves=True)
+    pr: dict[str, list[float]] | None = None
 
     def row(self, measure: str, system: str) -> dict:
         return next(r for r in self.rows if r["measure"] == measure and r["system"] == system)
@@ -264,12 +266,13 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
 
 
 def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Settings = Settings(),
-            allow_mixed: bool = False, **eval_flags) -> Comparison:  # fmt: skip
+            allow_mixed: bool = False, pr_curves: bool = False, **eval_flags) -> Comparison:  # fmt: skip
     """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
 
     Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same ``eval_flags``
     (``relevance_level``, ``depth``, ``judged_only``, ``engine``, ``trec_eval_version``); the p-values of
     every (system, measure) pair compared with the baseline are adjusted together by ``settings.correction``.
+    ``pr_curves``: also each system's precision-recall curve (:func:`precision_recall`) in ``.pr``.
     """
     _check_settings(settings, len(runs))
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
@@ -295,7 +298,28 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     adjusted = CORRECTIONS[settings.correction](np.array([r["p_value"] for r in compared]))
     for r, p in zip(compared, adjusted.tolist(), strict=True):
         r["p_adjusted"] = p
-    return Comparison(rows, names, [r.system for r in infos], infos[base].system, len(queries), settings, infos)
+    pr = precision_recall(qrels, runs, queries, settings.query_rule, eval_flags) if pr_curves else None
+    return Comparison(rows, names, [r.system for r in infos], infos[base].system, len(queries), settings, infos,
+                      None if pr is None else dict(zip([r.system for r in infos], pr, strict=True)))  # fmt: skip
+
+
+#: trec_eval's 11 standard recall levels (iprec_at_recall's defaults, ``m_iprec_at_recall.c``).
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def precision_recall(qrels, runs, queries: list[str], query_rule: str, eval_flags: dict) -> list[list[float]]:
+    """Each run's interpolated precision at :data:`RECALL_LEVELS`, averaged over ``queries``.
+
+    trec_eval's ``iprec_at_recall`` (the max precision at any recall >= r, per query), computed by the same
+    engines with the same flags, averaged as :func:`_mean` (a query missing from a run scores 0): over every
+    qrels query (``query_rule="all"``) it is ``trecrs eval -m iprec_at_recall -c``'s summary.
+    """
+    curves = []
+    for run in runs:
+        ev = evaluate_full(qrels, run, ["iprec_at_recall"], average_all=query_rule == "all", **eval_flags)
+        values = per_query_values(ev)
+        curves.append([_mean(_aligned(values[f"iprec_at_recall_{r:3.2f}"], queries)) for r in RECALL_LEVELS])
+    return curves
 
 
 def _check_settings(s: Settings, n_runs: int) -> None:
@@ -453,5 +477,23 @@ def plot_comparison(c: Comparison, path: str | os.PathLike) -> None:
         ax.set_yticks(range(len(systems)), systems)
     fig.suptitle(f"filled: significant ({c.settings.test}, {c.settings.correction}, alpha {c.settings.alpha:g}); "
                  f"n = {c.n_queries}", fontsize=8)  # fmt: skip
+    fig.tight_layout()
+    save_figure(fig, Path(path))
+
+
+def plot_precision_recall(c: Comparison, path: str | os.PathLike) -> None:
+    """Each system's interpolated precision at the 11 standard recall levels (:attr:`Comparison.pr`), one
+    line each, the baseline dashed. ``.png`` or ``.pdf`` with deterministic bytes (:func:`save_figure`)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.0, 4.0))
+    for i, s in enumerate(c.systems):
+        ax.plot(RECALL_LEVELS, c.pr[s], marker="o", markersize=3, color=f"C{i % 10}",
+                linestyle="--" if s == c.baseline else "-", label=s + (" (baseline)" if s == c.baseline else ""))
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision")
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.05)
+    ax.legend(fontsize=8)
+    ax.set_title(f"iprec_at_recall, mean over n = {c.n_queries} queries ({c.settings.query_rule})", fontsize=9)
     fig.tight_layout()
     save_figure(fig, Path(path))
