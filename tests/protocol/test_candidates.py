@@ -305,3 +305,17 @@ def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
     assert len((tmp_path / "r.run").read_text().splitlines()) == len((tmp_path / "long.pairs").read_text().splitlines())
     help_text = run_command("run", "--help").stdout
     assert "one-plus-random (1R, OPR)" in " ".join(help_text.split())
+
+
+@pytest.mark.parametrize("methodology", ["test-ratings", "all-items", "one-plus-random"])
+def test_candidate_set_takes_an_indexed_split_as_it_is(methodology):
+    """An IndexedSplit has .train/.test too (integer codes): it must not be read as a Split of ratings."""
+    from trecrs.data.splits import Split
+    from trecrs.protocol.candidates import candidate_set, make_split
+
+    opts = dict(n=2, seed=7, relevant_threshold=5.0)
+    want = candidates(methodology, TRAIN, TEST, **opts)
+    indexed = make_split(TRAIN, TEST)
+    assert candidate_set(methodology, indexed, **opts).split is indexed
+    assert candidate_set(methodology, indexed, **opts).frame().equals(want)
+    assert candidates(methodology, Split(TRAIN, TEST, ""), **opts).equals(want)

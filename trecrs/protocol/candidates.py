@@ -283,12 +283,18 @@ def candidate_set(
     (anything with ``.train`` and ``.test``) or an :class:`IndexedSplit`.
     """
     m = get_methodology(methodology)
-    if test is None and hasattr(train, "train") and hasattr(train, "test"):
-        train, test = train.train, train.test
-    split = train if isinstance(train, IndexedSplit) else make_split(train, test, items, paths=paths)
+    split = train if isinstance(train, IndexedSplit) else _indexed(train, test, items, paths)
     opts = CandidateOptions(n=n, relevant_threshold=relevant_threshold, seed=seed, pool=pool,
                             long_tail=long_tail, chunk_rows=chunk_rows)
     return CandidateSet(split, m, opts)
+
+
+def _indexed(train, test, items, paths: dict | None) -> IndexedSplit:
+    """A split of ratings coded once: ``train``/``test``, or ``train`` alone as a Split (``.train``/``.test``
+    ratings). Checked after IndexedSplit, which has ``.train``/``.test`` too, of codes, not ratings."""
+    if test is None and hasattr(train, "train") and hasattr(train, "test"):
+        train, test = train.train, train.test
+    return make_split(train, test, items, paths=paths)
 
 
 def candidates(methodology: str, train, test=None, items=None, **options) -> pl.DataFrame:

@@ -28,8 +28,8 @@ import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...protocol.candidates import CandidateSet, candidate_set, get_methodology
-from ...protocol.indexed import _I, _Q, _U, CandidateOptions
+from ...protocol.candidates import CandidateSet, candidate_set
+from ...protocol.indexed import _I, _Q, _U
 from ...protocol.runs import build_run
 from ...schema import DOC, ITEM, QUERY, RANK, USER
 
@@ -222,8 +222,7 @@ def case_ranks(cands: CandidateSet, scores, *, missing: str = "fail", scores_pat
     out = _rank_of(sampled, keys, "r").join(
         sampled.group_by(QUERY).agg((pl.len() - 1).cast(pl.Int64).alias("m")), on=QUERY, how="left",
         maintain_order="left")
-    # CandidateSet directly: candidate_set() would take an IndexedSplit (it has .train/.test) for a Split
-    all_items = CandidateSet(split, get_methodology("all-items"), CandidateOptions())
+    all_items = candidate_set("all-items", split)  # the same coded split: no second validation
     full = build_run(all_items, scores, missing=missing, scores_path=scores_path).run
     out = _rank_of(full, out.with_columns(pl.col(QUERY).alias("_name"), pl.col(USER).alias(QUERY)), "R")
     test = pl.DataFrame({QUERY: split.users.gather(split.test.get_column(_U)),
