@@ -15,6 +15,10 @@ MODULES = [
     "trecrs.data.splits",
     "trecrs.protocol.candidates",
     "trecrs.protocol.runs",
+    "trecrs.measures.direction",
+    "trecrs.report.compare",
+    "trecrs.report.sampled",
+    "trecrs.report.sensitivity",
 ]
 
 

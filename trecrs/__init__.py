@@ -23,6 +23,8 @@ from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
 from .protocol.runs import build_run  # noqa: E402
 from .protocol.runs import run_from_scores as run  # noqa: E402
 from .recommenders import make_recommender, recommend  # noqa: E402
+from .report.compare import compare  # noqa: E402
+from .report.sampled import sampled  # noqa: E402
 from .report.sensitivity import sensitivity  # noqa: E402
 from .report.trec import format_trec  # noqa: E402
 
@@ -41,6 +43,7 @@ __all__ = [
     "build_run",
     "candidate_set",
     "candidates",
+    "compare",
     "error_measures",
     "evaluate",
     "evaluate_full",
@@ -62,6 +65,7 @@ __all__ = [
     "recommend",
     "rmse",
     "run",
+    "sampled",
     "sensitivity",
     "split",
     "split_file",

@@ -90,15 +90,13 @@ def _parameters(args, systems) -> dict:
 def run(args) -> int:
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
-    from ..measures.recsys.sampled import case_ranks, opr_candidates
-    from ..report.sampled import format_report, recall_curves, sampled_report
+    from ..report.sampled import format_report, recall_curves, sampled
 
     systems = _check(args)
-    cands = opr_candidates(read_split_ratings(args, "train"), read_split_ratings(args, "test"), args.items,
-                           n=args.n, relevant_threshold=args.relevant_threshold, seed=args.seed,
-                           paths={"train": args.train, "test": args.test, "items": args.items})
-    cases = {name: case_ranks(cands, path, missing=args.missing, scores_path=path) for name, path in systems}
-    report = sampled_report(cases, args.ks or [1, 5, 10], args.lam)
+    report = sampled(read_split_ratings(args, "train"), read_split_ratings(args, "test"), dict(systems),
+                     args.ks or [1, 5, 10], n=args.n, relevant_threshold=args.relevant_threshold, seed=args.seed,
+                     items=args.items, lam=args.lam, missing=args.missing,
+                     paths={"train": args.train, "test": args.test, "items": args.items})  # fmt: skip
     text = format_report(report, args.format)
     inputs = {"train": args.train, "test": args.test, **{f"scores:{n}": p for n, p in systems}}
     if args.items:
@@ -111,7 +109,7 @@ def run(args) -> int:
     else:
         sys.stdout.write(text)
     if args.plot:
-        recall_curves(cases, args.plot)
+        recall_curves(report.cases, args.plot)
         write_manifest(args.plot, "sampled-figure", inputs=inputs, parameters=params, command=argv())
         note(f"wrote {args.plot}")
     return 0

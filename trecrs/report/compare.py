@@ -273,6 +273,19 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     (``relevance_level``, ``depth``, ``judged_only``, ``engine``, ``trec_eval_version``); the p-values of
     every (system, measure) pair compared with the baseline are adjusted together by ``settings.correction``.
     ``pr_curves``: also each system's precision-recall curve (:func:`precision_recall`) in ``.pr``.
+    ``runs``: files, or frames (``query, doc, score, tag``) as :func:`~trecrs.evaluate.evaluate` takes.
+
+    >>> import polars as pl
+    >>> def run(tag, ranked):  # {query: [doc, ...]} best first
+    ...     rows = [(q, d, float(len(ds) - i)) for q, ds in ranked.items() for i, d in enumerate(ds)]
+    ...     return pl.DataFrame(rows, schema=["query", "doc", "score"], orient="row").with_columns(tag=pl.lit(tag))
+    >>> qrels = {"q1": {"a": 1}, "q2": {"c": 1}, "q3": {"d": 1}}
+    >>> base = run("base", {"q1": ["b", "a"], "q2": ["x", "c"], "q3": ["d"]})
+    >>> new = run("new", {"q1": ["a", "b"], "q2": ["c", "x"], "q3": ["d"]})
+    >>> result = compare(qrels, [base, new], ["RR"])
+    >>> row = result.row("RR", "new")
+    >>> row["mean"], row["baseline_mean"], (row["wins"], row["ties"], row["losses"])
+    (1.0, 0.6666666666666666, (2, 1, 0))
     """
     _check_settings(settings, len(runs))
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels

@@ -6,6 +6,7 @@ Figure 2). The estimators are :mod:`trecrs.measures.recsys.sampled` (Krichene & 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,10 +27,41 @@ CURVE_CUTOFFS = range(1, 21)  # recall(N), N = 1..20: Cremonesi et al. 2010, Fig
 class SampledReport:
     """``table``: system, measure, k, estimator, value, exact, difference (value - exact), one row per
     combination; ``agreement``: measure, k, estimator, kendall_tau (tau-b of the systems' values against
-    the exact ones; null with fewer than two systems or when either side ties every system)."""
+    the exact ones; null with fewer than two systems or when either side ties every system); ``cases``:
+    each system's per-case ranks (:func:`~trecrs.measures.recsys.sampled.case_ranks`) when built by
+    :func:`sampled`."""
 
     table: pl.DataFrame
     agreement: pl.DataFrame
+    cases: dict[str, pl.DataFrame] | None = None
+
+
+def sampled(train, test, scores: dict, ks=(1, 5, 10), *, n: int = 100, relevant_threshold: float = 5.0,
+            seed: int | None = None, items=None, lam: float = 0.1, missing: str = "fail",
+            paths: dict | None = None) -> SampledReport:  # fmt: skip
+    """Sampled against exact rank metrics of every system (``scores``: name -> score file or table) on the
+    One-Plus-Random candidates of a split: ``trecrs sampled``.
+
+    The candidates are :func:`~trecrs.measures.recsys.sampled.opr_candidates` (``n`` drawn items per
+    case, ``seed``), each system's case ranks :func:`~trecrs.measures.recsys.sampled.case_ranks`, the
+    report :func:`sampled_report` at cutoffs ``ks`` (Krichene & Rendle, KDD 2020; docs/sampled.md).
+
+    >>> train = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["a", "b", "a", "c"], "rating": 3.0})
+    >>> test = pl.DataFrame({"user": ["u1", "u2"], "item": ["c", "b"], "rating": 5.0})
+    >>> good = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"],
+    ...                      "score": [0.9, 0.1, 0.8, 0.2]})
+    >>> report = sampled(train, test, {"good": good}, ks=[1], n=1, seed=7)
+    >>> report.table.filter(pl.col("estimator") == "exact").select("measure", "value").rows()
+    [('recall', 1.0), ('ndcg', 1.0)]
+    """
+    from ..measures.recsys.sampled import case_ranks, opr_candidates
+
+    cands = opr_candidates(train, test, items, n=n, relevant_threshold=relevant_threshold, seed=seed, paths=paths)
+    cases = {name: case_ranks(cands, table, missing=missing,
+                              scores_path=table if isinstance(table, str | os.PathLike) else None)
+             for name, table in scores.items()}  # fmt: skip
+    report = sampled_report(cases, list(ks), lam)
+    return SampledReport(report.table, report.agreement, cases)
 
 
 def sampled_report(cases: dict[str, pl.DataFrame], ks: list[int], lam: float = 0.1) -> SampledReport:
@@ -114,4 +146,4 @@ def recall_curves(cases: dict[str, pl.DataFrame], path: Path) -> None:
 
 
 __all__ = ["CURVE_CUTOFFS", "TEXT_FORMATS", "SampledReport", "format_report", "format_text", "kendall",
-           "recall_curves", "sampled_report"]
+           "recall_curves", "sampled", "sampled_report"]

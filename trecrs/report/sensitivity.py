@@ -297,6 +297,19 @@ def sensitivity(
     (One-Plus-Random: its own, test ratings >= ``relevant_threshold``). ``missing``: the policy of
     :func:`build_run` for unscored candidates (default ``drop``). ``predictions`` (name -> predicted
     ratings, for every system) adds RMSE. See the module docstring.
+
+    >>> train = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["a", "b", "a", "c"], "rating": 3.0})
+    >>> test = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"],
+    ...                      "rating": [5.0, 2.0, 5.0, 1.0]})
+    >>> def scores(order):  # every user's items scored in the same order, best first
+    ...     rows = [(u, i, float(len(order) - k)) for u in ("u1", "u2") for k, i in enumerate(order)]
+    ...     return pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
+    >>> result = sensitivity(train, test, {"good": scores("bceda"), "bad": scores("edacb")}, ["P@1"],
+    ...                      items=list("abcde"), methodologies=["test-ratings", "all-items"])
+    >>> [(s, m, result.value(s, m, "P@1")) for s in result.systems for m in result.methodologies]
+    [('good', 'test-ratings', 1.0), ('good', 'all-items', 1.0), ('bad', 'test-ratings', 0.0), ('bad', 'all-items', 0.0)]
+    >>> result.agreement.rows()
+    [('P@1', 'test-ratings', 'all-items', 1.0, 0)]
     """
     from ..files.ratings import as_ratings
     from ..files.scores import as_score_table
