@@ -35,6 +35,10 @@ def base(tmp_path_factory) -> dict[str, bytes]:
         ["run", "--methodology", "all-items", "--train", "train.tsv", "--test", "test.tsv", "--scores",
          "scores.txt", "--missing", "last", "-o", "run.txt"],
         ["qrels", "--test", "test.tsv", "--threshold", "3", "-o", "qrels.txt"],
+        # a second system for compare: another algorithm, another tag
+        ["recommend", "-a", "toppop", "--train", "train.tsv", "--candidates", "pairs.txt", "-o", "scores2.txt"],
+        ["run", "--methodology", "all-items", "--train", "train.tsv", "--test", "test.tsv", "--scores",
+         "scores2.txt", "--missing", "last", "--tag", "pop", "-o", "run2.txt"],
     ]  # fmt: skip
     for argv in steps:
         files = [str(d / a) if a.endswith((".txt", ".tsv")) else a for a in argv[1:]]

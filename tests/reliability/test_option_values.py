@@ -28,6 +28,9 @@ BASELINES = {
     "recommend": ("recommend", "-a", "userknn", "--train", "train.tsv", "--candidates", "pairs.txt", "-o", OUT),
     "sampled": ("sampled", "--train", "train.tsv", "--test", "test.tsv", "--scores", "scores.txt", "--seed", "1",
                 "--missing", "last", "-o", OUT),
+    "compare": ("compare", "-m", "P.5", "-m", "ndcg", "-o", OUT, "qrels.txt", "run.txt", "run2.txt"),
+    "sensitivity": ("sensitivity", "--train", "train.tsv", "--test", "test.tsv", "--scores", "a=scores.txt",
+                    "--scores", "b=scores2.txt", "-m", "P.5", "--seed", "1", "--n", "5", "-o", OUT),
     "split": ("split", "--method", "holdout", "--seed", "1", "--ratio", "0.2", "ratings.tsv", OUT_DIR),
     "datasets synthetic": ("datasets", "synthetic", "--users", "20", "--items", "30", OUT_DIR),
 }  # fmt: skip
@@ -94,3 +97,14 @@ def test_an_option_value_never_crashes(cli, base, tmp_path, monkeypatch, argv, o
     if code != EXIT_OK:
         # argparse names the top-level command for a value it takes as an option ("--seed -inf")
         assert err.count("\n") == 1 and err.startswith("trecrs") and ": error: " in err, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(BASELINES))
+def test_the_baseline_itself_succeeds(cli, base, tmp_path, monkeypatch, name):
+    """Each sweep starts from a command that works: a failing baseline would make every case an error."""
+    for file, data in base.items():
+        (tmp_path / file).write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(*BASELINES[name])
+    assert code == EXIT_OK, err
