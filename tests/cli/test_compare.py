@@ -179,3 +179,12 @@ def test_standard_input(cli, paths, monkeypatch, where):
     args = [*paths[:where], "-", *paths[where + 1:]]
     code, out, _ = cli("compare", "--quiet", "-m", "RR", "--format", "csv", *args)
     assert code == 0 and out == expected
+
+
+def test_evaluation_warnings_name_their_run(cli, paths):
+    """A warning from one run's evaluation says which run it is about, as trecrs eval does for several."""
+    code, _, err = cli("compare", "-m", "RR", "--common-queries", "--resamples", "10", *paths)
+    lines = err.splitlines()
+    assert code == 0 and f"trecrs compare: warning: {paths[3]}: 1 of 12 (8.3%) qrels queries have no line in " \
+        "the run: left out of the averages, as trec_eval does (-c would count them, scoring 0)" in lines
+    assert not any(line.startswith("trecrs compare: warning: 1 of 12") for line in lines)

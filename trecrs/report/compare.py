@@ -23,7 +23,7 @@ from ..errors import SemanticError, TrecrsWarning, UsageError
 from ..evaluate import Evaluation, evaluate_full
 from ..evaluate import _sequential_sum as sequential_sum
 from ..files.hashing import file_digest
-from ..files.lines import is_stdin, read_through_file
+from ..files.lines import is_stdin, read_through_file, source_name
 from ..files.manifest import read_manifest
 from ..files.trec import as_polars, read_qrels
 from ..ids import hash_ids
@@ -291,7 +291,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
         qrels = read_through_file(read_qrels, qrels)
     everywhere = settings.query_rule == "all"
-    evs = [evaluate_full(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
+    evs = [_evaluate(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
     _name_systems(infos)
     check_provenance(infos, allow_mixed=allow_mixed)
@@ -329,10 +329,28 @@ def precision_recall(qrels, runs, queries: list[str], query_rule: str, eval_flag
     """
     curves = []
     for run in runs:
-        ev = evaluate_full(qrels, run, ["iprec_at_recall"], average_all=query_rule == "all", **eval_flags)
+        ev = _evaluate(qrels, run, ["iprec_at_recall"], average_all=query_rule == "all", **eval_flags)
         values = per_query_values(ev)
         curves.append([_mean(_aligned(values[f"iprec_at_recall_{r:3.2f}"], queries)) for r in RECALL_LEVELS])
     return curves
+
+
+def _evaluate(qrels, run, measures, **flags) -> Evaluation:
+    """:func:`~trecrs.evaluate.evaluate_full` of one run, its warnings passed on prefixed with the run
+    (``base.run: 1 of 4 qrels queries have no line in the run ...``), as ``trecrs eval`` does for several
+    runs: with two runs or more, a warning that does not say which is of no use."""
+    label = source_name(run) if isinstance(run, str | os.PathLike) else "<run>"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate_full(qrels, run, measures, **flags)
+    if label == "<run>":
+        label = f"<{ev.runid}>"  # an in-memory run: named by its tag, as run_info names it
+    for w in caught:
+        if issubclass(w.category, TrecrsWarning):
+            warnings.warn(w.category(f"{label}: {w.message}"), stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return ev
 
 
 def _check_settings(s: Settings, n_runs: int) -> None:
