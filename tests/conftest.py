@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,15 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def trecrs_on_path(tmp_path: Path, **env: str) -> dict[str, str]:
+    """An environment whose ``trecrs`` is this checkout's (scripts call the command by name), plus ``env``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "trecrs"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m trecrs "$@"\n')
+    shim.chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, PATH=path, PYTHONPATH=pythonpath, **env)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, trecrs_on_path
 
 SAMPLE = ROOT / "sample_data" / "synth-100k-like" / "u.data"
 METHODOLOGIES = ["test-ratings", "test-items", "training-items", "all-items", "one-plus-random"]
@@ -62,16 +62,6 @@ def test_pipeline_on_sample_data(tmp_path):
     assert len(opr) == 101 * len(queries)
 
 
-def _trecrs_on_path(tmp_path: Path) -> dict[str, str]:
-    """An environment whose ``trecrs`` is this checkout's (the script calls the command by name)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "trecrs"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m trecrs "$@"\n')
-    shim.chmod(0o755)
-    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
-    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, N="20", PATH=path, PYTHONPATH=pythonpath)
 
 
 # MovieLens-20M-style CSV with its header, and MovieLens-1M-style "::" lines
@@ -92,7 +82,7 @@ def test_pipeline_on_any_ratings_file_name(tmp_path, name):
     ratings.write_text(header + "".join(sep.join(r) + "\n" for r in rows))
     out = tmp_path / "out"
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
-                          capture_output=True, text=True, env=_trecrs_on_path(tmp_path), check=False)
+                          capture_output=True, text=True, env=trecrs_on_path(tmp_path, N="20"), check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     ext = Path(name).suffix
     assert sorted(p.name for p in (out / "split").iterdir() if not p.name.endswith(".json")) == [

@@ -3,37 +3,24 @@
 from __future__ import annotations
 
 import csv
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, trecrs_on_path
 
 DATA = ROOT.parent / "shared" / "data" / "ml-100k"
 SYSTEMS = ["TopPop", "IB", "UB50", "PureSVD50"]
 MEASURES = ["P@10", "nDCG@10", "R@50", "MAP"]
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
-    """An environment whose ``trecrs`` is this checkout's (the script calls the command by name)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "trecrs"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m trecrs "$@"\n')
-    shim.chmod(0o755)
-    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
-    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, FOLDS="u1", PATH=path, PYTHONPATH=pythonpath)
 
 
 @pytest.mark.slow
 def test_compare_example_on_fold_u1(tmp_path):
     if not (DATA / "u1.base").exists():
         pytest.skip(f"needs MovieLens 100K's u1.base/u1.test in {DATA} (scripts/fetch_movielens.sh)")
-    env = _env(tmp_path)
+    env = trecrs_on_path(tmp_path, FOLDS="u1")
     out = tmp_path / "out"
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "compare_ml100k.sh"), str(DATA), str(out)],
                           capture_output=True, text=True, env=env, check=False)
