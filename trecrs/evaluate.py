@@ -32,7 +32,7 @@ from .engines import ENGINES, Computed, vectorized
 from .engines.vectorized.measures import MIN_GEO_MEAN
 from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.lines import is_stdin, read_through_file
-from .files.trec import as_polars, read_qrels, read_run, read_run_for_scoring, run_tag
+from .files.trec import as_polars, read_qrels, read_run, run_tag
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
 from .measures.request import MeasureRequest, long_cutoffs, parse_measures
@@ -484,51 +484,33 @@ def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest,
     return vectorized.relstrings(ranked, request.relstring_length())
 
 
-def _compute_files(qrels, run, request: MeasureRequest, *, complete: bool, **flags) -> tuple[Computed, str, QrelsTotals]:
-    """The vectorized engine on a qrels file and a run file, the lean way.
-
-    The run is read with :func:`trecrs.files.trec.read_run_for_scoring` (categorical ids, C-float scores;
-    iter, rank and tag dropped as it is parsed) and encoded as integers at once, so a 22-million-line run
-    needs a few hundred MB and no string frame is built.
-    """
-    run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
-    enc = vectorized.encode(read_qrels(qrels), run_df)
-    del run_df  # from here on only integer arrays
-    totals, stand_ins = _check_encoded(
-        enc, request, average_all=complete, trec_eval_version=flags.pop("version"),
-        warn=dict(relevance_level=flags["relevance_level"], depth=flags["depth"]),
-    )
-    try:
-        computed = vectorized.compute_encoded(enc, request, check_duplicates=True, complete=stand_ins, **flags)
-    except vectorized.DuplicateEntry:
-        read_run(run)  # raises the error naming both lines
-        raise
-    return computed, tag, totals
+def _compute_files(eng, qrels, run, request: MeasureRequest, *, complete: bool, version: int, options: dict,
+                   **flags) -> tuple[Computed, str, QrelsTotals]:
+    """An engine that reads the files itself (:attr:`~trecrs.engines.base.Engine.compute_files`), then the
+    checks :func:`_read_frames` makes on frames: the coverage warnings and :func:`check_judged`."""
+    stand_ins = complete and version == 10
+    out = eng.compute_files(qrels, run, request, complete=stand_ins, **flags, **options)
+    totals = _check_stats(out.stats, request, average_all=complete, stand_ins=stand_ins, **flags)
+    return out.computed, out.tag, totals
 
 
-def _check_encoded(
-    enc: vectorized.Encoded, request: MeasureRequest, *, average_all: bool, trec_eval_version: int,
-    warn: dict | None = None,
-) -> tuple[QrelsTotals, bool]:
-    """The qrels totals of an encoded pair, after the checks :func:`_read_frames` makes on frames (the
-    coverage warnings when ``warn`` gives ``relevance_level`` and ``depth``, :func:`check_judged`); and
-    whether -c means 10.0's stand-in rankings."""
-    in_qrels, in_run = np.zeros(len(enc.qvocab), bool), np.zeros(len(enc.qvocab), bool)
-    in_qrels[enc.qq], in_run[enc.qcode] = True, True
-    top = np.full(len(enc.qvocab), np.iinfo(np.int64).min, dtype=np.int64)
-    np.maximum.at(top, enc.qq, enc.qv)
-    if warn is not None:
-        retrieved = np.bincount(enc.qcode, minlength=len(enc.qvocab))
-        if warn["depth"] is not None:
-            retrieved = np.minimum(retrieved, warn["depth"])
-        level = warn["relevance_level"]
-        cov = _coverage(in_qrels, in_run, top, retrieved, cutoff=deepest_cutoff(request), relevance_level=level)
-        warn_coverage(cov, average_all=average_all, relevance_level=level)
-    stand_ins = average_all and trec_eval_version == 10
-    # codes follow the bytewise-sorted vocabulary: trec_eval's query order
+def _check_stats(stats, request: MeasureRequest, *, average_all: bool, stand_ins: bool, relevance_level: int,
+                 depth: int | None = None, judged_only: bool = False, warn: bool = True) -> QrelsTotals:
+    """The qrels totals of a pair given by its :class:`~trecrs.engines.base.QueryStats`, after the coverage
+    warnings (with ``warn``) and :func:`check_judged` (on the queries trec_eval evaluates, in its order)."""
+    both = stats.qrels.join(stats.run, on=QUERY, how="full", coalesce=True)
+    both = both.sort(QUERY)  # polars sorts strings bytewise: trec_eval's query order
+    in_qrels = both.get_column("top").is_not_null().to_numpy()
+    in_run = both.get_column("retrieved").is_not_null().to_numpy()
+    top = both.get_column("top").fill_null(np.iinfo(np.int64).min).to_numpy()
+    retrieved = both.get_column("retrieved").fill_null(0).to_numpy()
+    if warn:
+        cov = _coverage(in_qrels, in_run, top, retrieved, cutoff=deepest_cutoff(request),
+                        relevance_level=relevance_level)
+        warn_coverage(cov, average_all=average_all, relevance_level=relevance_level)
     codes = np.flatnonzero(in_qrels if stand_ins else in_qrels & in_run)
-    check_judged(list(zip(enc.qvocab.gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
-    return qrels_totals(enc.qq, enc.qv), stand_ins
+    check_judged(list(zip(both.get_column(QUERY).gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
+    return QrelsTotals(stats.qrels.height, int(stats.qrels.get_column("relevant").sum()))
 
 
 def _add_recsys(
@@ -577,6 +559,7 @@ def evaluate_full(
     opr_average: str | None = None,
     head_share: float = 0.33,
     trec_eval_version: int = 9,
+    engine_options: dict | None = None,
 ) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
@@ -585,7 +568,8 @@ def evaluate_full(
     feed those that need them. ``opr_average="user"`` averages One-Plus-Random cases per user first.
     Two paths end in :func:`finalize`: files the vectorized engine covers are read lean; anything else
     is read as frames and computed by the chosen engine. ``trec_eval_version``: 9 (9.0.8, the default) or
-    10 (10.0), whose ``-c`` differ (:func:`finalize`).
+    10 (10.0), whose ``-c`` differ (:func:`finalize`). ``engine_options`` go to an engine that reads the
+    files itself (:attr:`~trecrs.engines.base.Engine.compute_files`).
     """
     version = trec_eval_version_entry(trec_eval_version)
     request = _request(measures, version)
@@ -597,11 +581,12 @@ def evaluate_full(
     flags = dict(relevance_level=relevance_level, judged_only=judged_only)
     ends = dict(average_all=average_all, trec_eval_version=trec_eval_version)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
-    lean = paths and eng is ENGINES["vectorized"] and np.dtype(version.score_dtype) == np.float32  # float32 reader
+    lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
     if lean and not request.extras and opr_average != "user" and relevance_level >= 1:
         computed, tag, totals = _compute_files(
-            qrels, run, request, depth=depth, complete=average_all, version=trec_eval_version, **flags
-        )
+            eng, qrels, run, request, depth=depth, complete=average_all, version=trec_eval_version,
+            options=engine_options or {}, **flags,
+        )  # fmt: skip
         return finalize(request, computed, tag, totals=totals, **ends)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
@@ -705,6 +690,7 @@ def evaluate(
     opr_average: str | None = None,
     head_share: float = 0.33,
     trec_eval_version: int = 9,
+    engine_options: dict | None = None,
 ) -> EvaluationResult:
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
@@ -753,6 +739,7 @@ def evaluate(
         opr_average=opr_average,
         head_share=head_share,
         trec_eval_version=trec_eval_version,
+        engine_options=engine_options,
     )
     return EvaluationResult(ev, pandas=_is_pandas(qrels, run))
 
@@ -808,7 +795,9 @@ def evaluate_matrix(
     pandas = _is_pandas(qrels)
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
-    totals, stand_ins = _check_encoded(enc, request, average_all=average_all, trec_eval_version=trec_eval_version)
+    stand_ins = average_all and trec_eval_version == 10
+    totals = _check_stats(vectorized.encoded_stats(enc, depth=depth), request, average_all=average_all,
+                          stand_ins=stand_ins, relevance_level=relevance_level, warn=False)
     computed = vectorized.compute_encoded(
         enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=stand_ins
     )

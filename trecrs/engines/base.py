@@ -18,6 +18,7 @@ import polars as pl
 
 from ..errors import UsageError
 from ..measures.request import MeasureRequest
+from ..schema import QUERY
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,11 @@ class Engine:
     compute: Callable[..., pl.DataFrame]
     supports: Callable[[MeasureRequest], bool]
     description: str = ""
+    #: ``compute_files(qrels_path, run_path, request, *, relevance_level, judged_only, depth, complete,
+    #: **options) -> FileComputed``: the engine reads the files itself (streamed, partitioned, distributed).
+    #: ``complete``: trec_eval 10.0's ``-c`` stand-in rankings for qrels queries missing from the run.
+    #: ``options`` are engine-specific (``trecrs.evaluate(..., engine_options=)``). None: frames only.
+    compute_files: Callable[..., FileComputed] | None = None
 
 
 @dataclass
@@ -42,6 +48,35 @@ class Computed:
     per_query: pl.DataFrame  # query + one column per output value, any query order
     stand_in: list[str] = field(default_factory=list)  # -c: queries evaluated on the stand-in ranking
     relstrings: dict[str, str] = field(default_factory=dict)  # filled when relstring is requested
+
+    @classmethod
+    def concat(cls, parts: list[Computed]) -> Computed:
+        """One answer from the answers of disjoint sets of queries (blocks, partitions), in any order."""
+        frames = [p.per_query for p in parts if p.per_query.height]
+        per_query = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+        return cls(per_query, [q for p in parts for q in p.stand_in], {k: v for p in parts for k, v in p.relstrings.items()})
+
+
+@dataclass
+class QueryStats:
+    """Per-query counts of a qrels/run pair, from which :mod:`trecrs.evaluate` checks and warns.
+
+    ``qrels``: one row per qrels query: ``query`` (Utf8), ``top`` (Int64, highest relevance value),
+    ``relevant`` (Int64, lines with a value above 0). ``run``: one row per run query: ``query`` (Utf8),
+    ``retrieved`` (Int64, lines kept after ``depth``). Row order does not matter.
+    """
+
+    qrels: pl.DataFrame
+    run: pl.DataFrame
+
+
+@dataclass
+class FileComputed:
+    """What :attr:`Engine.compute_files` returns: the per-query values, the run tag, the query counts."""
+
+    computed: Computed
+    tag: str  # the tag of the run's last line, as trec_eval prints it in runid
+    stats: QueryStats
 
 
 ENGINES: dict[str, Engine] = {}

@@ -11,21 +11,22 @@ Agreement with pytrec_eval on every query and measure is a property test (``test
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from ...measures.request import MeasureRequest
 from ...schema import QUERY
 from ..base import Computed, Engine, register_engine
 from ..pytrec_eval import ENGINE as PYTREC_EVAL
+from .encoded import compute_encoded
+from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
 from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
 
 __all__ = [
     "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "compute",
-    "compute_encoded", "compute_ranked", "encode", "encode_matrix", "rank", "rank_encoded", "relstrings",
-    "supports",
+    "compute_encoded", "compute_files", "compute_ranked", "encode", "encoded_stats", "encode_matrix", "rank",
+    "rank_encoded", "relstrings", "supports",
 ]  # fmt: skip
 
 
@@ -55,36 +56,12 @@ def compute(
     return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
 
 
-def compute_encoded(
-    enc: Encoded,
-    request: MeasureRequest,
-    *,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    depth: int | None = None,
-    complete: bool = False,
-    check_duplicates: bool = False,
-) -> Computed:
-    """Everything for an encoded qrels/run pair at once: ``-M`` (``depth``), ``-J``, ``-c`` (``complete``:
-    stand-in rankings for qrels queries missing from the run) and the relstrings when requested.
-
-    The run arrays of ``enc`` are released as they are used, so a 22-million-line run needs a few hundred
-    MB. Raises :class:`~.rank.DuplicateEntry` (with ``check_duplicates``) for a repeated (query, doc).
-    """
-    r = rank_encoded(
-        enc, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete,
-        check_duplicates=check_duplicates,
-    )  # fmt: skip
-    stand_in = [r.queries[s] for s in np.flatnonzero(r.bogus)] if r.bogus is not None else []
-    length = request.relstring_length()
-    return Computed(compute_ranked(r, request), stand_in, {} if length is None else relstrings(r, length))
-
-
 ENGINE = register_engine(
     Engine(
         name="vectorized",
         compute=compute,
         supports=supports,
         description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
+        compute_files=compute_files,
     )
 )
