@@ -17,6 +17,7 @@ The rules reproduced here are trec_eval 9.x's (``trec_eval.c``, ``form_res_rels.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 import os
@@ -33,6 +34,7 @@ from .engines.vectorized.measures import MIN_GEO_MEAN
 from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.lines import is_stdin, read_through_file
 from .files.trec import as_polars, read_qrels, read_run, run_tag
+from .files.zscores import read_zscores
 from .measures.recsys.evaluation import evaluate_extras
 from .measures.recsys.opr import summarize_trec_by_user
 from .measures.request import MeasureRequest, long_cutoffs, parse_measures
@@ -60,6 +62,7 @@ class Evaluation:
     num_q: int = 0
     notes: list[str] = field(default_factory=list)  # counts of undefined/left-out values (extras)
     extra_columns: list[str] = field(default_factory=list)  # per-query columns of extras (printed last)
+    zscores: bool = False  # values are z-scores (-Z): printed as trec_eval prints them, names prefixed "Z"
 
     def columns(self) -> list[str]:
         return [c for c in self.per_query.columns if c != QUERY]
@@ -93,7 +96,11 @@ class Evaluation:
             schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64},
         )
         frames.append(summ)
-        return pl.concat(frames, how="vertical")
+        rows = pl.concat(frames, how="vertical")
+        if self.zscores:  # named as trec_eval prints z-scores
+            z = pl.when(pl.col(MEASURE) == "runid").then(pl.col(MEASURE)).otherwise(pl.lit("Z") + pl.col(MEASURE))
+            rows = rows.with_columns(z.alias(MEASURE))
+        return rows
 
     def _relabelled(self, long: pl.DataFrame) -> pl.DataFrame:
         """Tidy rows with each value column's rows repeated under each of its :meth:`printed_names`."""
@@ -254,6 +261,7 @@ def finalize(
     average_all: bool = False,
     totals: QrelsTotals | None = None,
     trec_eval_version: int = 9,
+    zscores: pl.DataFrame | None = None,
 ) -> Evaluation:
     """The end of every evaluation, whatever the engine or input path (``trec_eval.c``, ``meas_avg.c``).
 
@@ -263,6 +271,8 @@ def finalize(
       evaluated queries only, every mean over all qrels queries (:func:`summarize`); 10.0: a query
       evaluated on the stand-in ranking gets ``num_ret`` and ``utility`` reset to 0 and an empty relstring
       (trec_eval.c, "bogus_ranking"); both: the summary ``num_rel`` counts every rel > 0 (``m_num_rel.c``);
+    * ``zscores`` (``-Z``, :func:`trecrs.files.zscores.read_zscores`): each query's values become z-scores
+      (:func:`to_zscores`) after those resets and before averaging, as ``trec_eval.c`` converts them;
     * rows in bytewise qid order, then the summary, the ``runid`` line first.
     """
     per_query, stand_in = computed.per_query, computed.stand_in
@@ -272,6 +282,8 @@ def finalize(
         resets = [c for c in per_query.columns if c != QUERY and _reset_on_stand_in(request, c)]
         mask = pl.col(QUERY).is_in(stand_in)
         per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
+    if zscores is not None:
+        per_query = to_zscores(per_query, zscores, request)
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
     if order != per_query.get_column(QUERY).to_list():
         per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
@@ -287,7 +299,33 @@ def finalize(
         # "relstring_5"); otherwise it prints the stand-in ranking's own
         emptied = stand_in if _reset_on_stand_in(request, "relstring") else []
         rs = {**dict.fromkeys(stand_in, ""), **computed.relstrings, **dict.fromkeys(emptied, "")}
-    return Evaluation(request, per_query, summary, tag, rs, num_q)
+    return Evaluation(request, per_query, summary, tag, rs, num_q, zscores=zscores is not None)
+
+
+#: what trec_eval gives a value whose mean and standard deviation are not in the z-score file
+MISSING_ZSCORE = -1000000.0
+
+
+def to_zscores(per_query: pl.DataFrame, zscores: pl.DataFrame, request: MeasureRequest) -> pl.DataFrame:
+    """Each value as a z-score, (value - mean) / stddev, with the mean and standard deviation the file gives
+    for its query and printed name (``convert_zscores.c``).
+
+    A zero standard deviation gives 0 when the value equals the mean, else -1000000; a (query, measure)
+    missing from the file gives -1000000. A NaN standard deviation is not zero (C truth): the result is NaN.
+    """
+    out = []
+    for col in (c for c in per_query.columns if c != QUERY):
+        z = zscores.filter(pl.col(MEASURE) == request.printed_name(col)).drop(MEASURE)
+        j = per_query.select(QUERY, col).join(z, on=QUERY, how="left", maintain_order="left")
+        v = j.get_column(col).cast(pl.Float64).to_numpy()
+        found = j.get_column("mean").is_not_null().to_numpy()
+        mean = j.get_column("mean").fill_null(0.0).to_numpy()
+        sd = j.get_column("stddev").fill_null(0.0).to_numpy()
+        with np.errstate(all="ignore"):
+            scaled = (v - mean) / sd
+        zero_sd = np.where(v == mean, 0.0, MISSING_ZSCORE)
+        out.append(pl.Series(col, np.where(found, np.where(sd != 0, scaled, zero_sd), MISSING_ZSCORE)))
+    return per_query.with_columns(out)
 
 
 def _reset_on_stand_in(request: MeasureRequest, column: str) -> bool:
@@ -560,6 +598,8 @@ def evaluate_full(
     head_share: float = 0.33,
     trec_eval_version: int = 9,
     engine_options: dict | None = None,
+    zscores=None,
+    num_docs_in_coll: int = 0,
 ) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
@@ -569,17 +609,22 @@ def evaluate_full(
     Two paths end in :func:`finalize`: files the vectorized engine covers are read lean; anything else
     is read as frames and computed by the chosen engine. ``trec_eval_version``: 9 (9.0.8, the default) or
     10 (10.0), whose ``-c`` differ (:func:`finalize`). ``engine_options`` go to an engine that reads the
-    files itself (:attr:`~trecrs.engines.base.Engine.compute_files`).
+    files itself (:attr:`~trecrs.engines.base.Engine.compute_files`). ``zscores`` (trec_eval's ``-Z``: a
+    file or a ``query, measure, mean, stddev`` frame) turns every value into a z-score
+    (:func:`to_zscores`); ``num_docs_in_coll`` is ``-N``, read by utility.
     """
     version = trec_eval_version_entry(trec_eval_version)
     request = _request(measures, version)
+    if num_docs_in_coll:
+        request = dataclasses.replace(request, num_docs_in_coll=int(num_docs_in_coll))
+    z = _zscores(zscores, request)
     qrels, run = _stdin_run(qrels, run)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     _check_depth(depth)
     eng = _choose_engine(engine, request)
     flags = dict(relevance_level=relevance_level, judged_only=judged_only)
-    ends = dict(average_all=average_all, trec_eval_version=trec_eval_version)
+    ends = dict(average_all=average_all, trec_eval_version=trec_eval_version, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
     if lean and not request.extras and opr_average != "user" and relevance_level >= 1:
@@ -602,6 +647,19 @@ def evaluate_full(
         test=test, predictions=predictions, head_share=head_share,
     )  # fmt: skip
     return ev
+
+
+def _zscores(zscores, request: MeasureRequest) -> pl.DataFrame | None:
+    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval."""
+    if zscores is None:
+        return None
+    if request.extras:
+        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(request.extras)}")
+    if isinstance(zscores, str | os.PathLike):
+        return read_zscores(zscores)
+    frame = zscores if isinstance(zscores, pl.DataFrame) else pl.from_pandas(zscores)
+    return frame.select(pl.col(QUERY).cast(pl.Utf8), pl.col(MEASURE).cast(pl.Utf8), pl.col("mean").cast(pl.Float64),
+                        pl.col("stddev").cast(pl.Float64))
 
 
 def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:
@@ -691,6 +749,8 @@ def evaluate(
     head_share: float = 0.33,
     trec_eval_version: int = 9,
     engine_options: dict | None = None,
+    zscores=None,
+    num_docs_in_coll: int = 0,
 ) -> EvaluationResult:
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
@@ -740,6 +800,8 @@ def evaluate(
         head_share=head_share,
         trec_eval_version=trec_eval_version,
         engine_options=engine_options,
+        zscores=zscores,
+        num_docs_in_coll=num_docs_in_coll,
     )
     return EvaluationResult(ev, pandas=_is_pandas(qrels, run))
 

@@ -166,11 +166,18 @@ def test_largest_cutoff_is_what_trec_eval_prints(cli, files):
     assert (code, out) == (0, "P_9223372036854775807 \tall\t0.0000\n")
 
 
+def test_cutoffs_are_read_as_c_atol_reads_them(cli, files):
+    """trec_eval reads cutoffs with atol: ``1e20`` is 1 and ``23.4`` is 23; trecrs too, saying so."""
+    d = files(qrels=qrels_with("1"))
+    code, out, err = cli("eval", "-m", "P.1e20,23.4", d / "qrels", d / "run")
+    assert (code, out.splitlines()[0].split()[0]) == (0, "P_1")
+    assert "cutoff '1e20' read as 1" in err and "cutoff '23.4' read as 23" in err
+
+
 @pytest.mark.parametrize(("measure", "reason"), [
     ("P.0", "cutoffs must be integers from 1 to 9223372036854775807"),
     ("P.-3", "cutoffs must be integers from 1 to 9223372036854775807"),
     ("P.99999999999999999999", "cutoffs must be integers from 1 to 9223372036854775807"),
-    ("P.1e20", "cutoffs must be integers"),
     ("relstring.1e20", "the length must be a number from -9223372036854775807 to 9223372036854775807"),
     ("relstring.nan", "the length must be a number from -9223372036854775807 to 9223372036854775807"),
 ])  # fmt: skip

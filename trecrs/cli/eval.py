@@ -53,6 +53,14 @@ def register(sub) -> None:
                    help="use only the first N documents of each query (after trec_eval's ordering)")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")
+    p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
+                   help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
+                   "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
+                   "names are prefixed Z, as trec_eval prints them")
+    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int64, default=0, metavar="N",
+                   help="number of documents in the collection, read by utility's fourth coefficient (default 0)")
+    p.add_argument("-D", "--Debug_level", dest="debug", default="0", metavar="N[.QID]",
+                   help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
@@ -112,6 +120,7 @@ def run(args) -> int:
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
     args.trec_eval_version = trec_eval_version(args.trec_eval_version).number  # validated, env applied
+    _check_debug(args.debug)
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
     if fmt == "parquet" and not args.output:
         raise UsageError("--format parquet needs -o FILE")
@@ -139,13 +148,20 @@ def run(args) -> int:
     return _emit_text(args, render(table, fmt))
 
 
+def _check_debug(level: str) -> None:
+    """``-D N[.QID]``: trec_eval reads N with ``atol``; its debugging output is not reproduced, so only 0."""
+    m = re.match(r"\s*([+-]?[0-9]+)", level.split(".", 1)[0])
+    if m and int(m.group(1)) != 0:
+        raise UsageError(f"-D {level}: trec_eval's debugging output is not reproduced; only -D 0 is accepted")
+
+
 def _evaluate(args, path):
     try:
         return evaluate_full(
             args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
-            trec_eval_version=args.trec_eval_version,
+            trec_eval_version=args.trec_eval_version, zscores=args.zscores, num_docs_in_coll=args.num_docs,
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
@@ -154,7 +170,7 @@ def _evaluate(args, path):
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions") if getattr(args, k)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "zscores") if getattr(args, k)})
     return ins
 
 
@@ -170,6 +186,8 @@ def _params(args) -> dict:
         "per_query": args.per_query,
         "opr_average": args.opr_average,
         **pinned,
+        **({"zscores": args.zscores} if args.zscores else {}),
+        **({"num_docs_in_coll": args.num_docs} if args.num_docs else {}),
     }
 
 

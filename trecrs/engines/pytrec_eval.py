@@ -95,7 +95,10 @@ def _judged_something(qrels_d: dict[str, dict[str, int]]) -> dict[str, dict[str,
 
 
 def supports(request: MeasureRequest) -> bool:
-    """Every trec_eval 9.x measure, with any parameters trec_eval accepts (9.x requests only)."""
+    """Every trec_eval 9.x measure, with any parameters trec_eval accepts (9.x requests only), except
+    utility with ``-N`` (pytrec_eval has no way to set the collection size)."""
+    if request.num_docs_in_coll and "utility" in request.params:
+        return False
     return request.trec_eval_version == 9 and all(n in BY_NAME for n in request.names)
 
 

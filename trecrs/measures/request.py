@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import difflib
 import re
+import warnings
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import TrecrsWarning, UsageError
 from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
@@ -44,6 +45,7 @@ class MeasureRequest:
     # value column -> the names it is printed under, for columns asked for through an alias (P_10 ->
     # ("P@10",), or ("P_10", "P@10") when P.10 was asked for too); other columns print under their own name
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    num_docs_in_coll: int = 0  # trec_eval's -N: documents in the collection, read by utility's 4th coefficient
 
     @property
     def version(self) -> TrecEvalVersion:
@@ -107,11 +109,25 @@ NAMED_BY_PARAMS = frozenset({
 
 def long_cutoffs(base: str, p: str | None) -> list[int]:
     """Integer cutoffs of ``base.p`` sorted ascending (positive, unique), or the table's defaults."""
-    vals = _cutoffs(base, p, int, "cutoffs must be integers")
+    vals = _cutoffs(base, p, _atol, "cutoffs must be integers")
     # trec_eval reads cutoffs with atol: 0 and below it refuses, beyond a C long it silently saturates
     if vals and not 1 <= vals[0] <= vals[-1] <= INT64_MAX:
         raise UsageError(f"measure {base}.{p}: cutoffs must be integers from 1 to {INT64_MAX}")
     return vals
+
+
+_ATOL_RE = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def _atol(text: str) -> int:
+    """A cutoff as C's ``atol`` reads it (``get_long_cutoffs`` in ``meas_init.c``): the leading integer,
+    0 when there is none. ``23.4`` is 23, as trec_eval prints ``ndcg_cut.23.4`` as ``ndcg_cut_23``; what
+    ``atol`` ignores is reported in one warning, since a cutoff typed as ``23.4`` is rarely meant as 23."""
+    m = _ATOL_RE.match(text)
+    value = int(m.group(1)) if m else 0
+    if text.strip() != (m.group(1) if m else None) and value > 0:
+        warnings.warn(TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2)
+    return value
 
 
 def double_cutoffs(base: str, p: str | None) -> list[float]:

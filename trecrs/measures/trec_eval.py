@@ -139,7 +139,12 @@ def format_value(measure: str, value: float) -> str:
     base = base_of(measure)
     if base is not None and BY_NAME[base].integer:
         return "%d" % int(value)
-    if math.isnan(value):  # Python's % drops a NaN's sign bit; printf keeps it
+    return format_float(value)
+
+
+def format_float(value: float) -> str:
+    """``%6.4f`` as glibc's printf prints it, NaN with its sign (Python's ``%`` drops a NaN's sign bit)."""
+    if math.isnan(value):
         return "%6s" % ("-nan" if math.copysign(1.0, value) < 0 else "nan")
     return "%6.4f" % value
 

@@ -13,7 +13,7 @@ import polars as pl
 
 from ..errors import UsageError
 from ..evaluate import Evaluation
-from ..measures.trec_eval import ORDER, base_of, format_value, printed_per_query
+from ..measures.trec_eval import ORDER, base_of, format_float, format_value, printed_per_query
 from ..schema import ALL, MEASURE, QUERY, RUN, VALUE
 
 FORMATS = ("trec", "tsv", "csv", "json", "parquet")
@@ -21,6 +21,16 @@ FORMATS = ("trec", "tsv", "csv", "json", "parquet")
 
 def _line(name: str, qid: str, text: str) -> str:
     return "%-22s\t%s\t%s\n" % (name, qid, text)
+
+
+def _value_lines(ev: Evaluation, column: str, qid: str, value: float) -> list[str]:
+    """The lines of one value under each of its names: trec_eval's ``%-22s\t%s\t%6.4f`` (``%ld`` for
+    counts); with z-scores (``-Z``) ``Z%-22s\t%s\t%6.4f`` for every measure, counts included
+    (``meas_print_single.c``, ``meas_print_final.c``)."""
+    if ev.zscores:
+        return ["Z" + _line(name, qid, format_float(value)) for name in _names(ev, column)]
+    text = format_value(column, value)
+    return [_line(name, qid, text) for name in _names(ev, column)]
 
 
 def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True) -> str:
@@ -41,8 +51,7 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
                 if rel_pos == j:
                     out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
                 if columns[c][i] is not None:  # an extra measure undefined for this query prints nothing
-                    text = format_value(c, columns[c][i])
-                    out.extend(_line(name, q, text) for name in _names(ev, c))
+                    out.extend(_value_lines(ev, c, q, columns[c][i]))
             if rel_pos is not None and rel_pos >= len(q_cols):
                 out.append(_line(relstring, q, "'%s'" % ev.relstrings.get(q, "")))
     if summary:
@@ -50,8 +59,7 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
             if name == "runid":
                 out.append(_line("runid", ALL, ev.runid))
             else:
-                text = format_value(name, value)
-                out.extend(_line(n, ALL, text) for n in _names(ev, name))
+                out.extend(_value_lines(ev, name, ALL, value))
     return "".join(out)
 
 

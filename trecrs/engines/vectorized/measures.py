@@ -261,11 +261,13 @@ def m_set_F(r: Ranked, p):
     return [np.where(r.num_rel_ret > 0, v, 0.0)]
 
 
-def m_utility(r: Ranked, p):
+def m_utility(r: Ranked, p, num_docs_in_coll: int = 0):
     a, b, c, d = (1.0, -1.0, 0.0, 0.0) if p is None else (c_atof(x) for x in p.split(","))
     nrr, n, R = r.num_rel_ret, r.lens, r.num_rel
-    # params[0]*a + params[1]*b + params[2]*c + params[3]*(num_docs_in_coll (0) + nrr - n - R)
-    return [a * _f(nrr) + b * _f(n - nrr) + c * _f(R - nrr) + d * _f(nrr - n - R)]
+    # params[0]*a + params[1]*b + params[2]*c + params[3]*(num_docs_in_coll (-N, default 0) + nrr - n - R),
+    # the last sum in C longs (int64, wrapping as they do)
+    rest = np.int64(num_docs_in_coll) + (nrr - n - R).astype(np.int64)
+    return [a * _f(nrr) + b * _f(n - nrr) + c * _f(R - nrr) + d * _f(rest)]
 
 
 def m_binG(r: Ranked, p):
@@ -487,9 +489,11 @@ class VectorMeasure:
     """A trec_eval measure the vectorized engine computes: its function and which parameters it takes."""
 
     name: str
-    compute: Callable[..., list[np.ndarray]]  # (ranked, params) or, if by_version, (ranked, params, version)
+    compute: Callable[..., list[np.ndarray]]  # (ranked, params, *context(request))
     accepts: Callable[[str | None], bool] = lambda p: True
-    by_version: bool = False  # the rule differs between trec_eval versions (trecrs.trec_eval_versions)
+    # what else the measure reads from the request: the trec_eval version where its rule differs between
+    # versions (trecrs.trec_eval_versions), -N for utility
+    context: Callable[[MeasureRequest], tuple] = lambda request: ()
 
 
 VECTOR_MEASURES: dict[str, VectorMeasure] = {}
@@ -512,7 +516,11 @@ def _n_values(n: int) -> Callable[[str | None], bool]:
     return lambda p: p is None or len(p.split(",")) == n
 
 
-_BY_VERSION = ("iprec_at_recall", "11pt_avg")
+_CONTEXT = {
+    "iprec_at_recall": lambda request: (request.version,),
+    "11pt_avg": lambda request: (request.version,),
+    "utility": lambda request: (request.num_docs_in_coll,),
+}
 for _name, _fn, _accepts in (
     ("num_q", m_num_q, None),
     ("num_ret", m_num_ret, None),
@@ -552,7 +560,7 @@ for _name, _fn, _accepts in (
     ("rbp_resid", m_rbp_resid, None),
     ("unj", m_unj, None),
 ):
-    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _name in _BY_VERSION))
+    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _CONTEXT.get(_name, lambda r: ())))
 
 
 HANDLED_ELSEWHERE = ("runid", "relstring")  # text, not numbers: the run tag and relstrings()
@@ -587,8 +595,7 @@ def compute_ranked(r: Ranked, request: MeasureRequest) -> pl.DataFrame:
         if base in HANDLED_ELSEWHERE:
             continue
         m = VECTOR_MEASURES[base]
-        extra = (request.version,) if m.by_version else ()
-        values = m.compute(r, request.params[base], *extra)
+        values = m.compute(r, request.params[base], *m.context(request))
         for name, v in zip(output_names(request, base), values, strict=True):
             data[name] = np.asarray(v, dtype=np.float64)
     return pl.DataFrame(data)
