@@ -48,6 +48,7 @@ class TrecEvalVersion:
     stand_in_resets: tuple[str, ...] = ("num_ret", "utility*")
     uncovered_query_fatal: bool = False  # a qrels query without run lines stops it (status 4)
     run_from_stdin: bool = False  # results file "-" is standard input
+    version_id: str = ""  # what its -v prints after "trec_eval version " (the Makefile's VERSIONID)
 
     def has_measure(self, base: str) -> bool:
         """Whether ``base`` (a measure-table name) exists in this version."""
@@ -55,7 +56,7 @@ class TrecEvalVersion:
 
 
 VERSIONS: dict[int, TrecEvalVersion] = {
-    9: TrecEvalVersion(9, "9.0.8", np.float32, _ceil_ish),
+    9: TrecEvalVersion(9, "9.0.8", np.float32, _ceil_ish, version_id="9.0.7"),  # the 9.0.8 release says 9.0.7
     10: TrecEvalVersion(
         10,
         "10.0",
@@ -65,6 +66,7 @@ VERSIONS: dict[int, TrecEvalVersion] = {
         all_trec_added=("unj", "rbp", "rbp_resid"),
         stand_in_resets=("num_ret", "utility", "unj*", "rbp_resid", "relstring"),
         uncovered_query_fatal=True,
+        version_id="10.0-rc3",
         run_from_stdin=True,
     ),
 }

@@ -79,6 +79,10 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
                    f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
+    p.add_argument("-v", "--version", dest="show_version", action="store_true",
+                   help="print on stderr the version line of the trec_eval reproduced (as its -v does), then exit")
+    p.add_argument("--Output_old_results_format", dest="old_results_format", metavar="ARG", default=None,
+                   help="accepted and ignored, as trec_eval ignores it (obsolete); trecrs's -o is --output")
     p.set_defaults(func=run, outputs=("output",))
 
 
@@ -114,6 +118,9 @@ def _list_measures() -> str:
 def run(args) -> int:
     if args.list_measures:
         sys.stdout.write(_list_measures())
+        return 0
+    if args.show_version:
+        sys.stderr.write(f"trec_eval version {trec_eval_version(args.trec_eval_version).version_id}\n")
         return 0
     if not args.qrels or not args.runs:
         raise UsageError("give at least one RUN file")
