@@ -138,3 +138,18 @@ def test_zscore_file_errors_name_the_line(tmp_path):
     res = subprocess.run([sys.executable, "-m", "trecrs", "eval", "-c", "-Z", "z", "qrels", "run"], cwd=tmp_path,
                          capture_output=True, text=True, check=False, env=_env())  # fmt: skip
     assert res.returncode == 3 and "z:2:" in res.stderr and "repeats line 1" in res.stderr
+
+
+def test_version_line_is_the_binarys(trec_eval, tmp_path):
+    version, binary_path = trec_eval
+    te = subprocess.run([str(binary_path), "-v"], capture_output=True, text=True, check=False)
+    rs = subprocess.run([sys.executable, "-m", "trecrs", "eval", *MODES[version], "--version"], capture_output=True,
+                        text=True, check=False, env=_env())  # fmt: skip
+    assert (rs.returncode, rs.stdout, rs.stderr) == (te.returncode, te.stdout, te.stderr)
+
+
+def test_obsolete_output_old_results_format_is_ignored(trec_eval, tmp_path):
+    version, binary_path = trec_eval
+    _files(random.Random(5), tmp_path)
+    _same(binary_path, MODES[version], ["-c", "--Output_old_results_format", "x", "-m", "map", "qrels", "run"],
+          tmp_path)  # fmt: skip
