@@ -38,7 +38,26 @@ def make_case(seed: int, k: int) -> Case:
     """Case ``k`` of ``seed``."""
     rng = case_rng(seed, k)
     qrels, run = _files(rng)
-    return Case(qrels, run, make_flags(rng))
+    flags = make_flags(rng)
+    return Case(qrels, run, flags + _later_flags(random.Random(f"trecrs-fuzz-later:{seed}:{k}"), flags))
+
+
+ATOL_SPECS = ("ndcg_cut.10,20,23.4", "P.3.9", "P.2,1e3", "recall.+7", "map_cut. 4")
+
+
+def _later_flags(rng: random.Random, earlier: list[str]) -> list[str]:
+    """Flags added after the first cases were recorded, from their own generator (so earlier cases keep
+    their flags): ``-N`` (read by utility only, and only where no utility is asked for: pytrec_eval cannot
+    take it, and utility with -N has its own test against the binaries) and cutoffs that C's ``atol`` cuts
+    (``23.4`` -> 23)."""
+    flags: list[str] = []
+    measures = [earlier[i + 1] for i, f in enumerate(earlier[:-1]) if f == "-m"]
+    no_utility = measures and not any(m.startswith("utility") or m in NICKNAMES for m in measures)
+    if no_utility and rng.random() < 0.15:
+        flags += ["-N", str(rng.choice([0, 5, 1000]))]
+    if rng.random() < 0.1:
+        flags += ["-m", rng.choice(ATOL_SPECS)]
+    return flags
 
 
 _QID_STYLES = {
