@@ -107,6 +107,8 @@ def test_zscores_match_trec_eval(trec_eval, tmp_path, seed):
     ["-m", "ndcg_cut.10,20,23.4", "-q"],
     ["-m", "P.3,1,2", "-q"],
     ["--Number_docs_in_coll", "5", "-m", "utility.0,0,0,1"],
+    ["-q", "-c", "-M1000"],  # trec_eval's README: "Official TREC usage might be something like" this
+    ["-mndcg_cut.10"],  # the README's "-m measure[.params]", attached as its quicktest writes it
 ])  # fmt: skip
 def test_options_match_trec_eval(trec_eval, tmp_path, args):
     version, binary_path = trec_eval
