@@ -39,6 +39,27 @@ def register(sub) -> None:
     )
     p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input")
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)")
+    add_trec_eval_options(p)
+    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
+                   help="computation engine (default: auto, the fastest that covers the measures)")
+    p.add_argument("--train", metavar="TRAIN",
+                   help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
+    p.add_argument("--test", metavar="TEST",
+                   help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
+    p.add_argument("--predictions", metavar="FILE",
+                   help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
+    p.add_argument("--opr-average", choices=["case", "user"], default=None,
+                   help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
+                   "the default) or per user first, then over users")
+    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
+                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
+                   f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
+    p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
+    p.set_defaults(func=run, outputs=("output",))
+
+
+def add_trec_eval_options(p) -> None:
+    """trec_eval's flags and the output options, shared by the commands that print as ``eval`` does."""
     p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                    help="also print the values of each query")
     p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
@@ -56,22 +77,6 @@ def register(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
-    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
-                   help="computation engine (default: auto, the fastest that covers the measures)")
-    p.add_argument("--train", metavar="TRAIN",
-                   help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
-    p.add_argument("--test", metavar="TEST",
-                   help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
-    p.add_argument("--predictions", metavar="FILE",
-                   help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
-    p.add_argument("--opr-average", choices=["case", "user"], default=None,
-                   help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
-                   "the default) or per user first, then over users")
-    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
-                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
-                   f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
-    p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
-    p.set_defaults(func=run, outputs=("output",))
 
 
 # The library names its own arguments (relevance_level=, depth=); the command line speaks of its flags.
@@ -120,11 +125,16 @@ def run(args) -> int:
         evaluations[path] = _evaluate(args, path)
         for message in evaluations[path].notes:
             note(f"{path}: {message}" if len(args.runs) > 1 else message)
+    return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
+
+
+def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: dict) -> int:
+    """Print or write (``-o``, with a manifest of ``inputs`` and ``params``) the evaluations in ``fmt``."""
     if fmt == "trec":
         text = "".join(
             format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
         )
-        return _emit_text(args, text)
+        return _emit_text(args, text, inputs, params)
     table = tidy_table(evaluations, per_query=args.per_query or args.no_summary)
     if args.no_summary:
         table = table.filter(table["query"] != "all")
@@ -134,9 +144,9 @@ def run(args) -> int:
 
         with atomic_path(args.output) as tmp:
             table.write_parquet(tmp, statistics=False)
-        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+        write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
         return 0
-    return _emit_text(args, render(table, fmt))
+    return _emit_text(args, render(table, fmt), inputs, params)
 
 
 def _evaluate(args, path):
@@ -173,13 +183,13 @@ def _params(args) -> dict:
     }
 
 
-def _emit_text(args, text: str) -> int:
+def _emit_text(args, text: str, inputs: dict, params: dict) -> int:
     if args.output:
         from ..files.manifest import write_manifest
         from ..files.output import write_text_atomic
 
         write_text_atomic(args.output, text)
-        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+        write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
     else:
         sys.stdout.write(text)
     return 0
