@@ -16,6 +16,7 @@ judged item, never a truncated top-N: MAP, R-prec and recall at any depth are ex
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -73,6 +74,12 @@ def _codes(ids: pl.Series, vocab: pl.Series) -> np.ndarray:
     return joined.get_column("code").fill_null(-1).cast(pl.Int64).to_numpy()
 
 
+def _sorted_unique(x: np.ndarray) -> np.ndarray:
+    """``np.unique`` by sorting in place (numpy 2's hash-based unique is several times slower on 16M keys)."""
+    x.sort()
+    return x[np.concatenate(([True], x[1:] != x[:-1]))] if x.size else x
+
+
 def encode_pairs(qrels: pl.DataFrame, train: pl.DataFrame, users: pl.Series, items: pl.Series) -> FactorPairs:
     """:class:`FactorPairs` from the qrels (query, doc, rel), the training pairs (user, item) and the ids."""
     qrels_q = qrels.get_column("query").cast(pl.Utf8)
@@ -81,7 +88,7 @@ def encode_pairs(qrels: pl.DataFrame, train: pl.DataFrame, users: pl.Series, ite
     t_user = _codes(train.get_column("user").cast(pl.Utf8), users)
     t_col = _codes(train.get_column("item").cast(pl.Utf8), items)
     keep = (t_user >= 0) & (t_col >= 0)
-    t = np.unique(t_user[keep] * n_items + t_col[keep])  # sorted by user; a pair rated twice counts once
+    t = _sorted_unique(t_user[keep] * n_items + t_col[keep])  # by user; a pair rated twice counts once
     n_cand = n_items - np.bincount(t // n_items, minlength=users.len())
     code = _codes(users, qvocab)
     has = n_cand > 0
@@ -165,6 +172,20 @@ def _block(pairs: FactorPairs, lo: int, hi: int, scores: np.ndarray, n_cand: np.
     return _Block(rows, ranks, np.where(vals < 0, UNJUDGED, vals))
 
 
+def _scores(local: threading.local, p64: np.ndarray, q64t: np.ndarray) -> np.ndarray:
+    """:func:`factor_scores` of a block into this thread's buffers, reused from block to block (a fresh
+    100 MB array per block costs more in page faults than the product itself)."""
+    shape = (p64.shape[0], q64t.shape[1])
+    if getattr(local, "f64", None) is None or local.f64.shape[0] < shape[0]:
+        local.f64 = np.empty(shape, dtype=np.float64)
+        local.f32 = np.empty(shape, dtype=np.float32)
+    f64, f32 = local.f64[: shape[0]], local.f32[: shape[0]]
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, refused by _check_finite naming the pair
+        np.matmul(p64, q64t, out=f64)
+    np.copyto(f32, f64, casting="same_kind")
+    return f32
+
+
 def _check_finite(scores: np.ndarray, users: np.ndarray, user_ids: pl.Series, item_ids: pl.Series) -> None:
     """A NaN score (inf - inf in a dot product) cannot be ranked: an error naming the pair."""
     if np.isnan(scores).any():
@@ -232,15 +253,15 @@ def compute_factors(
     q64t = np.ascontiguousarray(np.asarray(item_factors, dtype=np.float64).T)
     length = request.relstring_length()
 
+    local = threading.local()
+
     def one(lo: int, hi: int) -> Computed:
         users = pairs.factor_row[lo:hi]
-        with np.errstate(invalid="ignore"):  # inf - inf: NaN, refused below naming the pair
-            scores = (np.asarray(user_factors[users], dtype=np.float64) @ q64t).astype(np.float32)
+        scores = _scores(local, np.asarray(user_factors[users], dtype=np.float64), q64t)
         _check_finite(scores, users, user_ids, item_ids)
         n_cand = pairs.n_cand[lo:hi]
         r = _ranked(pairs, lo, hi, _block(pairs, lo, hi, scores, n_cand), n_cand, level=relevance_level,
                     judged_only=judged_only, depth=depth)  # fmt: skip
-        del scores  # only the ranked lists go on
         return Computed(compute_ranked(r, request), [], {} if length is None else relstrings(r, length))
 
     n = pairs.factor_row.size
