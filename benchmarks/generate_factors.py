@@ -4,8 +4,8 @@ Shape (defaults): 138,493 users x 26,744 items, rank 64; about 20M (user, item) 
 popularity skew (item weight proportional to 1 / (rank + 50)), 80% training ratings, 20% test qrels
 graded 1..5. Factors are Gaussian with a popularity term, float32. Ids are decimal strings ("1".."N").
 Same arguments give byte-identical files, under ``benchmarks/data/factors-<name>/`` (git-ignored):
-``user.parquet``, ``item.parquet`` (``user``/``item`` + ``factors``: list of float32), ``train.tsv``
-(user item rating) and ``test.qrels`` (TREC qrels).
+``user.parquet``, ``item.parquet`` (``user``/``item`` + ``factors``: list of float32), ``train.tsv`` and
+``train.parquet`` (the same ratings: user item rating) and ``test.qrels`` (TREC qrels).
 
     python benchmarks/generate_factors.py --name ml20m
 """
@@ -41,6 +41,7 @@ def generate(out: Path, *, users: int, items: int, rank: int, pairs: int, test_s
     ids = lambda a: (a + 1).astype(str)  # noqa: E731
     tr = pl.DataFrame({"user": ids(u[~test]), "item": ids(i[~test]), "rating": rating[~test]})
     tr.write_csv(out / "train.tsv", separator="\t", include_header=False)
+    tr.write_parquet(out / "train.parquet")
     qr = pl.DataFrame({"query": ids(u[test]), "iter": "0", "doc": ids(i[test]), "rel": rating[test]})
     qr.write_csv(out / "test.qrels", separator=" ", include_header=False)
     bias = np.zeros(items, np.float32)
