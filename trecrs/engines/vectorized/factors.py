@@ -35,11 +35,14 @@ def factor_scores(user_factors: np.ndarray, item_factors: np.ndarray) -> np.ndar
 
     Each float32 product is exact in float64 and a row's value does not depend on the other rows of the
     block (checked by the tests), so a run written from these scores with ``%.9g`` (which round-trips a
-    float32) is ranked by trec_eval exactly as :func:`rank_block` ranks them.
+    float32) is ranked by trec_eval exactly as :func:`compute_factors` ranks them (same call, same layout).
     """
-    p = np.asarray(user_factors, dtype=np.float64)
-    q = np.asarray(item_factors, dtype=np.float64)
-    return (p @ q.T).astype(np.float32)
+    return _scores(threading.local(), np.asarray(user_factors, dtype=np.float64), _item_matrix(item_factors)).copy()
+
+
+def _item_matrix(item_factors: np.ndarray) -> np.ndarray:
+    """The item factors as the k x items float64 matrix every product is taken with (one layout, one dgemm)."""
+    return np.ascontiguousarray(np.asarray(item_factors, dtype=np.float64).T)
 
 
 @dataclass
@@ -250,7 +253,7 @@ def compute_factors(
     threads (numpy's matrix product, sort and searches release the GIL); a block needs about
     ``block_users x items x 14`` bytes.
     """
-    q64t = np.ascontiguousarray(np.asarray(item_factors, dtype=np.float64).T)
+    q64t = _item_matrix(item_factors)
     length = request.relstring_length()
 
     local = threading.local()
