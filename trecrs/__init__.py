@@ -10,7 +10,14 @@ from .data.datasets import verify as verify_movielens  # noqa: E402
 from .data.splits import Split, split, split_file  # noqa: E402
 from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
-from .evaluate import TEXT_FORMATS, EvaluationResult, evaluate, evaluate_full, evaluate_matrix  # noqa: E402
+from .evaluate import (  # noqa: E402
+    TEXT_FORMATS,
+    EvaluationResult,
+    evaluate,
+    evaluate_factors,
+    evaluate_full,
+    evaluate_matrix,
+)
 from .files.ratings import read_ratings, write_ratings  # noqa: E402
 from .files.scores import as_scores, read_score_table, read_scores  # noqa: E402
 from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
@@ -46,6 +53,7 @@ __all__ = [
     "compare",
     "error_measures",
     "evaluate",
+    "evaluate_factors",
     "evaluate_full",
     "evaluate_matrix",
     "load_movielens",

@@ -865,3 +865,94 @@ def evaluate_matrix(
     )
     ev = finalize(request, computed, tag, average_all=average_all, totals=totals, trec_eval_version=trec_eval_version)
     return EvaluationResult(ev, pandas=pandas)
+
+
+def evaluate_factors(
+    qrels,
+    train,
+    user_factors,
+    item_factors,
+    user_ids,
+    item_ids,
+    *,
+    measures=None,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    average_all: bool = False,
+    depth: int | None = None,
+    block_users: int = 512,
+    threads: int = 2,
+    tag: str = "trecrs",
+) -> EvaluationResult:
+    """Score a factor model as the AllItems run it stands for, exactly, in blocks of users.
+
+    ``user_factors`` (users x k) and ``item_factors`` (items x k) hold the factors of ``user_ids`` /
+    ``item_ids``; the score of an item for a user is ``float32(sum_k p_uk q_ik)`` with the sum taken in
+    float64 (:func:`trecrs.engines.vectorized.factors.factor_scores`). Each user's candidates are the
+    items of the item factors minus the user's training items in ``train`` (ratings frame or file; AllItems,
+    Bellogín, Castells & Cantador 2011). The result is what writing that run (``%.9g`` scores) and scoring
+    it with :func:`trecrs.evaluate` gives: trec_eval's ranking (C float descending, ties by item id
+    descending bytewise), full ranks of every judged item, the same flags (``relevance_level`` = ``-l``,
+    ``judged_only`` = ``-J``, ``average_all`` = ``-c``, ``depth`` = ``-M``) and coverage warnings. A qrels
+    user without factors (or whose training covers the catalogue) is a query missing from the run: left
+    out, or counted as 0 under ``average_all``; a factor user without qrels is ignored, as trec_eval
+    ignores such a ranking. Only the vectorized engine's measures; trec_eval 9.0.8.
+    Memory: about ``block_users x items x 14`` bytes per thread besides the inputs.
+
+    >>> evaluate_factors({"u1": {"i2": 1}}, {"user": ["u1"], "item": ["i3"]}, [[1.0], [-1.0]],
+    ...                  [[3.0], [2.0], [9.0]], ["u1", "u2"], ["i1", "i2", "i3"], measures=["recip_rank"]).to_dict()
+    {'u1': {'recip_rank': 0.5}}
+    """
+    from .engines.vectorized import factors
+
+    request = _request(measures)
+    if request.extras or not vectorized.supports(request):
+        raise UsageError(f"evaluate_factors computes the vectorized engine's measures only; got {measures!r}")
+    if relevance_level < 1:
+        raise UsageError(f"relevance_level must be at least 1, got {relevance_level}")
+    if block_users < 1:
+        raise UsageError(f"block_users must be at least 1, got {block_users}")
+    _check_depth(depth)
+    pandas = _is_pandas(qrels)
+    qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
+    train = _train_pairs(train)
+    users, items, p, q = _factor_inputs(user_factors, item_factors, user_ids, item_ids)
+    pairs = factors.encode_pairs(qrels, train, users, items)
+    totals = _check_stats(factors.factor_stats(pairs, depth), request, average_all=average_all, stand_ins=False,
+                          relevance_level=relevance_level)  # fmt: skip
+    computed = factors.compute_factors(
+        pairs, p, q, users, items, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
+        block_users=block_users, threads=threads,
+    )  # fmt: skip
+    ev = finalize(request, computed, tag, average_all=average_all, totals=totals)
+    return EvaluationResult(ev, pandas=pandas)
+
+
+def _train_pairs(train) -> pl.DataFrame:
+    """The (user, item) training pairs: a ratings file or frame (:func:`~trecrs.files.ratings.as_ratings`),
+    or a frame / dict of columns with just ``user`` and ``item``."""
+    from .files.ratings import as_ratings
+
+    if isinstance(train, dict) or _is_pandas(train):
+        train = pl.DataFrame(train)
+    if isinstance(train, pl.DataFrame) and {"user", "item"} <= set(train.columns):
+        return train.select(pl.col("user").cast(pl.Utf8), pl.col("item").cast(pl.Utf8))
+    return as_ratings(train).select("user", "item")
+
+
+def _factor_inputs(user_factors, item_factors, user_ids, item_ids):
+    """Ids as string Series (each once) and factors as float32 matrices of one rank, checked."""
+    from .errors import InputError
+
+    users = pl.Series(QUERY, [str(u) for u in user_ids], dtype=pl.Utf8)
+    items = pl.Series(DOC, [str(i) for i in item_ids], dtype=pl.Utf8)
+    p = np.asarray(user_factors, dtype=np.float32)
+    q = np.asarray(item_factors, dtype=np.float32)
+    for what, ids, f in (("user", users, p), ("item", items, q)):
+        if f.ndim != 2 or f.shape[0] != ids.len():
+            raise UsageError(f"{what} factors must be a {ids.len()} x k matrix, got shape {f.shape}")
+        if ids.n_unique() != ids.len():
+            raise InputError(None, None, f"{what} id {ids.filter(ids.is_duplicated())[0]!r} occurs twice")
+    if p.shape[1] != q.shape[1]:
+        raise UsageError(f"user factors have rank {p.shape[1]}, item factors {q.shape[1]}")
+    return users, items, p, q

@@ -39,31 +39,7 @@ def register(sub) -> None:
     )
     p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input")
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)")
-    p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
-                   help="also print the values of each query")
-    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                   help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
-                   "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.")
-    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
-                   help="average over every qrels query; a query missing from the run scores 0")
-    p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int64, default=None, metavar="N",
-                   help="use only the first N documents of each query (after trec_eval's ordering)")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="remove documents absent from the qrels before computing anything")
-    p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
-                   help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
-                   "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
-                   "names are prefixed Z, as trec_eval prints them")
-    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int64, default=0, metavar="N",
-                   help="number of documents in the collection, read by utility's fourth coefficient (default 0)")
-    p.add_argument("-D", "--Debug_level", dest="debug", default="0", metavar="N[.QID]",
-                   help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: trec for one run, tsv for several)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    add_trec_eval_options(p)
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
                    help="computation engine (default: auto, the fastest that covers the measures)")
     p.add_argument("--train", metavar="TRAIN",
@@ -79,11 +55,40 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
                    f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
+    p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
+                   help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
+                   "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
+                   "names are prefixed Z, as trec_eval prints them")
+    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int64, default=0, metavar="N",
+                   help="number of documents in the collection, read by utility's fourth coefficient (default 0)")
+    p.add_argument("-D", "--Debug_level", dest="debug", default="0", metavar="N[.QID]",
+                   help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)")
     p.add_argument("-v", "--version", dest="show_version", action="store_true",
                    help="print on stderr the version line of the trec_eval reproduced (as its -v does), then exit")
     p.add_argument("--Output_old_results_format", dest="old_results_format", metavar="ARG", default=None,
                    help="accepted and ignored, as trec_eval ignores it (obsolete); trecrs's -o is --output")
     p.set_defaults(func=run, outputs=("output",))
+
+
+def add_trec_eval_options(p) -> None:
+    """trec_eval's flags and the output options, shared by the commands that print as ``eval`` does."""
+    p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
+                   help="also print the values of each query")
+    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
+                   help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
+                   "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.")
+    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
+                   help="average over every qrels query; a query missing from the run scores 0")
+    p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
+    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
+                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int64, default=None, metavar="N",
+                   help="use only the first N documents of each query (after trec_eval's ordering)")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="remove documents absent from the qrels before computing anything")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: trec for one run, tsv for several)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
 
 
 # The library names its own arguments (relevance_level=, depth=); the command line speaks of its flags.
@@ -136,11 +141,16 @@ def run(args) -> int:
         evaluations[path] = _evaluate(args, path)
         for message in evaluations[path].notes:
             note(f"{path}: {message}" if len(args.runs) > 1 else message)
+    return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
+
+
+def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: dict) -> int:
+    """Print or write (``-o``, with a manifest of ``inputs`` and ``params``) the evaluations in ``fmt``."""
     if fmt == "trec":
         text = "".join(
             format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
         )
-        return _emit_text(args, text)
+        return _emit_text(args, text, inputs, params)
     table = tidy_table(evaluations, per_query=args.per_query or args.no_summary)
     if args.no_summary:
         table = table.filter(table["query"] != "all")
@@ -150,9 +160,9 @@ def run(args) -> int:
 
         with atomic_path(args.output) as tmp:
             table.write_parquet(tmp, statistics=False)
-        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+        write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
         return 0
-    return _emit_text(args, render(table, fmt))
+    return _emit_text(args, render(table, fmt), inputs, params)
 
 
 def _check_debug(level: str) -> None:
@@ -198,13 +208,13 @@ def _params(args) -> dict:
     }
 
 
-def _emit_text(args, text: str) -> int:
+def _emit_text(args, text: str, inputs: dict, params: dict) -> int:
     if args.output:
         from ..files.manifest import write_manifest
         from ..files.output import write_text_atomic
 
         write_text_atomic(args.output, text)
-        write_manifest(args.output, "evaluation", inputs=_inputs(args), parameters=_params(args), command=argv())
+        write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
     else:
         sys.stdout.write(text)
     return 0
