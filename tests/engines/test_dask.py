@@ -189,3 +189,12 @@ def test_a_killed_worker_is_retried_without_changing_the_output(golden, tmp_path
             got = _text(qrels, run, ["all_trec"], client=c)
     assert marker.exists()  # a worker did die
     assert got == expected
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(golden):
+    import dask
+
+    folder = golden / "runs_test_ratings"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises(UsageError, match="cannot reach"):
+        evaluate_full(folder / "urels_th4.txt", folder / "UB50.txt", engine="dask",
+                      engine_options={"scheduler": "tcp://127.0.0.1:9"})

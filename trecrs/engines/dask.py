@@ -2,8 +2,8 @@
 
 Every query is evaluated on its own (trec_eval's measures are per query), so the work splits by query:
 the qrels and the run are cut into partitions by a hash of the query id, one task per partition runs
-exactly the vectorized engine's code on it (:func:`~.vectorized.encode`, :func:`~.vectorized.encoded_stats`,
-:func:`~.vectorized.compute_encoded`), and the caller combines the answers with
+exactly the vectorized engine's code on it (:func:`~.vectorized.compute_files`), and the caller combines
+the answers with
 :meth:`~.base.Computed.concat`; :func:`trecrs.evaluate.finalize` puts the queries in trec_eval's order,
 so the output is byte-identical to the vectorized engine's.
 
@@ -39,7 +39,8 @@ from ..measures.request import MeasureRequest
 from ..schema import DOC, QUERY, REL, SCORE
 from .base import Computed, Engine, FileComputed, QueryStats, register_engine
 from .vectorized import compute as vectorized_compute
-from .vectorized import compute_encoded, encode, encoded_stats, supports
+from .vectorized import compute_files as vectorized_compute_files
+from .vectorized import supports
 
 PART = "part-{:05d}.parquet"  # the name of partition i of a partitioned dataset
 PARTITION_SALT = b"trecrs-partition"  # blake2b personalisation of the partition hash (16 bytes at most)
@@ -126,27 +127,18 @@ def _partitioned(qrels, run, n: int | None, tmp: str) -> tuple[list[Path], list[
 # ------------------------------------------------------------------------------------------ a task
 
 
-def evaluate_part(qrels_path, run_path, index: int, n: int, request: MeasureRequest, *, relevance_level: int,
-                  judged_only: bool, depth: int | None, complete: bool) -> FileComputed:  # fmt: skip
-    """One partition, as the vectorized engine computes a whole file (runs on a worker).
+def evaluate_part(qrels_path, run_path, index: int, n: int, request: MeasureRequest, **flags) -> FileComputed:
+    """One partition, by the vectorized engine's own :func:`~.vectorized.compute_files` (runs on a worker):
+    read lean, duplicates found while ranking and then named by part and row; then the placement check.
 
-    The tag is that of the part's last row (None when the part has no rows).
+    The tag is that of the part's last row, None when the part has no run rows.
     """
-    qrels = read_qrels(qrels_path)
-    run_df, tag = read_run_for_scoring(run_path)  # a repeated (query, doc) names the part and its row
-    _check_placement(Path(qrels_path), qrels.get_column(QUERY), index, n)
-    _check_placement(Path(run_path), run_df.get_column(QUERY), index, n)
-    if run_df.height == 0:
-        tag = None
-    enc = encode(qrels, run_df)
-    del run_df, qrels
-    stats = encoded_stats(enc, depth=depth)
-    if enc.qcode.size == 0 and not complete:
-        return FileComputed(Computed(pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})), tag, stats)
-    computed = compute_encoded(
-        enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete,
-    )  # fmt: skip
-    return FileComputed(computed, tag, stats)
+    out = vectorized_compute_files(qrels_path, run_path, request, **flags)
+    for path, stats in ((qrels_path, out.stats.qrels), (run_path, out.stats.run)):
+        _check_placement(Path(path), stats.get_column(QUERY), index, n)
+    if out.stats.run.height == 0:
+        out.tag = None
+    return out
 
 
 # ------------------------------------------------------------------------------------------ the driver
@@ -162,7 +154,7 @@ def connected(scheduler=None) -> Iterator:
         yield scheduler
         return
     if scheduler:
-        with distributed.Client(scheduler) as client:
+        with _client_at(distributed, scheduler) as client:
             yield client
         return
     current = _current_client(distributed)
@@ -173,6 +165,14 @@ def connected(scheduler=None) -> Iterator:
     with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:  # fmt: skip
         yield client
+
+
+def _client_at(distributed, address: str):
+    """A client connected to the scheduler at ``address``; a :class:`UsageError` when it cannot be reached."""
+    try:
+        return distributed.Client(address)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"cannot reach the dask scheduler at {address!r}: {str(exc).splitlines()[0]}") from None
 
 
 def _current_client(distributed):
