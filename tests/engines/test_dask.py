@@ -198,3 +198,14 @@ def test_an_unreachable_scheduler_is_a_usage_error(golden):
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises(UsageError, match="cannot reach"):
         evaluate_full(folder / "urels_th4.txt", folder / "UB50.txt", engine="dask",
                       engine_options={"scheduler": "tcp://127.0.0.1:9"})
+
+
+def test_input_errors_survive_pickling():
+    """Errors raised on a worker process travel back pickled: same class, message and exit status."""
+    import pickle
+
+    from trecrs.errors import FileAccessError
+
+    for err in (InputError("run.txt", 7, "bad score"), FileAccessError("x/part-00001.parquet", None, "no such file")):
+        back = pickle.loads(pickle.dumps(err))
+        assert (type(back), str(back), back.exit_code, back.line) == (type(err), str(err), err.exit_code, err.line)
