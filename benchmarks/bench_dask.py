@@ -15,8 +15,10 @@ partition's task), each worker's peak resident memory (``ru_maxrss`` read on the
 Projection to N machines of the same speed: ``overhead + sum(task times) / N`` with ``overhead = wall -
 sum(task times) / workers``, scaled by ``1 / fraction`` for the full shape.
 
-    python benchmarks/bench_dask.py --fraction 0.1 --partitions 32 --repeat 3
-    python benchmarks/bench_dask.py --fraction 0.1 --clean      # then delete the generated data
+    python benchmarks/bench_dask.py --fraction 0.1 --partitions 32 --repeat 3 --workers 2 1
+    python benchmarks/bench_dask.py --fraction 1 --partitions 320 --repeat 1 --clean   # 480M lines, then deleted
+
+Results: ``benchmarks/results/dask.json``, one entry per shape (``lines_48019000``, ``lines_480189000``).
 """
 
 from __future__ import annotations
@@ -154,8 +156,11 @@ def main() -> None:
             "median_worker_peak_mb": statistics.median(max(r["worker_peak_mb"]) for r in runs),
             "runs": runs, "projection": projection(runs, workers, args.fraction),
         }  # fmt: skip
-    (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "dask.json").write_text(json.dumps(out, indent=1) + "\n")
+    result = HERE / "results" / "dask.json"  # one entry per shape, others kept
+    every = json.loads(result.read_text()) if result.exists() else {}
+    every[f"lines_{users * PER_USER}"] = out
+    result.parent.mkdir(exist_ok=True)
+    result.write_text(json.dumps(every, indent=1) + "\n")
     if args.clean:
         shutil.rmtree(folder)
 
