@@ -81,6 +81,14 @@ class InputError(TrecrsError):
             where = f"{where}:{line}"
         super().__init__(f"{where}: {reason}", arguments=arguments)
 
+    def __reduce__(self):
+        # pickled by its fields (an error raised on a dask worker comes back to the caller whole)
+        return _rebuild_input_error, (type(self), self.path, self.line, self.reason, self.arguments)
+
+
+def _rebuild_input_error(cls, path, line, reason, arguments):
+    return cls(path, line, reason, arguments=arguments)
+
 
 class FileAccessError(InputError):
     """A path that cannot be read or written as named: missing, a folder, no permission, disk full, or an

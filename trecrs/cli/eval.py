@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 
 from ..engines import ENGINES
+from ..engines import dask as dask_engine
 from ..errors import UsageError
 from ..evaluate import evaluate_full
 from ..measures.aliases import listing as alias_listing
@@ -42,6 +44,11 @@ def register(sub) -> None:
     add_trec_eval_options(p)
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
                    help="computation engine (default: auto, the fastest that covers the measures)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="--engine dask: the dask.distributed scheduler, e.g. tcp://host:8786 (default: a "
+                   "LocalCluster on this machine; docs/scaling.md)")
+    p.add_argument("--partitions", type=int64, default=None, metavar="N",
+                   help="--engine dask: partitions of the query ids per file (default: 2 per worker thread)")
     p.add_argument("--train", metavar="TRAIN",
                    help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
     p.add_argument("--test", metavar="TEST",
@@ -137,10 +144,11 @@ def run(args) -> int:
     if fmt == "parquet" and not args.output:
         raise UsageError("--format parquet needs -o FILE")
     evaluations = {}
-    for path in args.runs:
-        evaluations[path] = _evaluate(args, path)
-        for message in evaluations[path].notes:
-            note(f"{path}: {message}" if len(args.runs) > 1 else message)
+    with _engine_context(args):
+        for path in args.runs:
+            evaluations[path] = _evaluate(args, path)
+            for message in evaluations[path].notes:
+                note(f"{path}: {message}" if len(args.runs) > 1 else message)
     return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
 
 
@@ -172,13 +180,30 @@ def _check_debug(level: str) -> None:
         raise UsageError(f"-D {level}: trec_eval's debugging output is not reproduced; only -D 0 is accepted")
 
 
+def _engine_context(args):
+    """For ``--engine dask``: one cluster connection (or LocalCluster) shared by every run; else nothing.
+
+    ``--scheduler`` and ``--partitions`` belong to that engine: an error with any other.
+    """
+    if args.engine != "dask":
+        given = [flag for flag, value in (("--scheduler", args.scheduler), ("--partitions", args.partitions)) if value]
+        if given:
+            raise UsageError(f"{' and '.join(given)} go with --engine dask")
+        return contextlib.nullcontext()
+    if args.partitions is not None and args.partitions < 1:
+        raise UsageError(f"--partitions must be a positive number, got {args.partitions}")
+    return dask_engine.connected(args.scheduler)
+
+
 def _evaluate(args, path):
+    options = {"partitions": args.partitions} if args.engine == "dask" and args.partitions else None
     try:
         return evaluate_full(
             args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
-            trec_eval_version=args.trec_eval_version, zscores=args.zscores, num_docs_in_coll=args.num_docs,
+            trec_eval_version=args.trec_eval_version, engine_options=options, zscores=args.zscores,
+            num_docs_in_coll=args.num_docs,
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
