@@ -6,6 +6,7 @@ import re
 import sys
 
 from ..engines import ENGINES
+from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
 from ..evaluate import evaluate_full
 from ..measures.aliases import listing as alias_listing
@@ -53,6 +54,12 @@ def register(sub) -> None:
                    help="use only the first N documents of each query (after trec_eval's ordering)")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")
+    p.add_argument("-R", "--Rel_info_format", dest="rel_info_format", choices=list(REL_INFO_FORMATS),
+                   default="qrels", metavar="FORMAT",
+                   help=f"format of QRELS: {', '.join(REL_INFO_FORMATS)} (default qrels; trec_eval's -R)")
+    p.add_argument("-T", "--Results_format", dest="results_format", choices=list(RESULTS_FORMATS),
+                   default="trec_results", metavar="FORMAT",
+                   help=f"format of RUN: {', '.join(RESULTS_FORMATS)} (the default; trec_eval's -T)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
@@ -145,7 +152,8 @@ def _evaluate(args, path):
             args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
-            trec_eval_version=args.trec_eval_version,
+            trec_eval_version=args.trec_eval_version, rel_info_format=args.rel_info_format,
+            results_format=args.results_format,
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
