@@ -27,6 +27,7 @@ PREFS_MEASURES = (
 )  # fmt: skip
 JG_MEASURES = ("map_avgjg", "P_avgjg", "P_avgjg.1,3,10", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5", "num_q")
 LEVELS = (0, 0, 1, 1, 2, 3, 5)
+MOSTLY_ZERO = (0, 0, 0, 0, 1, 2)  # more nonrelevant than relevant docs: the R-nonrel recalculations
 
 
 def make_prefs_case(seed: int, k: int, fmt: str) -> Case:
@@ -54,9 +55,10 @@ def _prefs_lines(rng, q: str, docs: list[str], fmt: str) -> list[str]:
     a sample of them (levels scaled, 0 kept 0); 1 group in 25 draws its levels at random."""
     lines = []
     for g in range(rng.choice([1, 1, 2, 3])):
-        hidden = {d: rng.choice(LEVELS) for d in docs}
+        levels = rng.choice([LEVELS, MOSTLY_ZERO])
+        hidden = {d: rng.choice(levels) for d in docs}
         broken = rng.random() < 0.04
-        for s in range(rng.choice([1, 1, 2, 3])):
+        for s in range(rng.choice([1, 2, 3])):
             scale = rng.choice([1, 2, 0.5])
             for d in rng.sample(docs, rng.randint(1, len(docs))):
                 level = rng.choice(LEVELS) if broken else hidden[d] * scale

@@ -419,9 +419,10 @@ def compute_prefs(prefs: pl.DataFrame, run: pl.DataFrame, queries: list[str], re
     names = [n for n in request.names if n in PREFS_MEASURES or n == "num_q"]
     for n in names:
         data[n] = []
+    counted = any(n in PREFS_MEASURES for n in names)  # num_q alone never calls form_prefs_counts
     for q in queries:
         docs, scores = runs.get(q, ([], np.zeros(0)))
-        pc = pref_counts(rows[q], _ranked(docs, scores, doc_ascending=True)[:depth])
+        pc = pref_counts(rows[q], _ranked(docs, scores, doc_ascending=True)[:depth]) if counted else None
         for n in names:
             data[n].append(1.0 if n == "num_q" else PREFS_MEASURES[n](pc))
     return pl.DataFrame(data, schema={QUERY: pl.Utf8, **{n: pl.Float64 for n in names}})
