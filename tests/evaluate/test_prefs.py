@@ -91,6 +91,21 @@ def test_judgment_groups_average(cli, tmp_path):
     assert code == 0 and _values(out) == {"map_avgjg": "0.5000", "P_avgjg_1": "0.5000"}
 
 
+def test_python_api_and_stdin(cli, tmp_path, monkeypatch):
+    """``trecrs.evaluate(..., rel_info_format=)`` gives the CLI's numbers; ``-`` reads the prefs from stdin."""
+    import io
+
+    import trecrs
+
+    (tmp_path / "pa").write_text(PA_EXAMPLE)
+    (tmp_path / "r").write_text("q Q0 docno2 1 4 t\nq Q0 docno4 2 3 t\nq Q0 docno3 3 2 t\nq Q0 docno1 4 1 t\n")
+    res = trecrs.evaluate(tmp_path / "pa", tmp_path / "r", ["prefs_simp", "prefs_num_prefs_ful"], rel_info_format="prefs")
+    assert res.summary == {"prefs_num_prefs_ful": 2.0, "prefs_simp": 0.4}
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PA_EXAMPLE.encode())))
+    code, out, _ = cli("eval", "-R", "prefs", "-m", "prefs_simp", "-", tmp_path / "r")
+    assert (code, out) == (0, "prefs_simp            \tall\t0.4000\n")
+
+
 def test_measures_need_their_format(cli, tmp_path):
     """trec_eval stops with status 4 (nothing printed) on a measure the format cannot feed; pytrec_eval
     reads qrels only; the format names come from the registry."""

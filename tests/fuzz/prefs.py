@@ -5,7 +5,7 @@
 Case ``K`` of (seed, format) is generated deterministically: a few queries, judgment groups with one or
 several sub-groups (the equivalence-class and preference-array paths of ``form_prefs_counts.c``), levels
 drawn from a handful of values (ties forced), scores from :data:`.generate.SCORES` (ties and float32
-collisions), queries in only one file, and random ``-q -c -n -M`` (``-l -J`` for ``qrels_jg``) with
+collisions), queries in only one file, and random ``-q -c -n -M -l -J`` with
 nicknames or single measures. Judgments within a group follow one hidden order, so that trec_eval does
 not abort on them, except in a few cases made inconsistent on purpose (both programs must then fail).
 """
@@ -77,10 +77,10 @@ def _jg_lines(rng, q: str, docs: list[str], fmt: str) -> list[str]:
 
 def _flags(rng, fmt: str) -> list[str]:
     flags = ["-R", fmt]
-    for flag, p in (("-q", 0.5), ("-c", 0.3), ("-n", 0.1)) + ((("-J", 0.2),) if fmt == "qrels_jg" else ()):
+    for flag, p in (("-q", 0.5), ("-c", 0.3), ("-n", 0.1), ("-J", 0.2)):  # -J, -l: no effect on prefs
         if rng.random() < p:
             flags.append(flag)
-    if fmt == "qrels_jg" and rng.random() < 0.3:
+    if rng.random() < 0.3:
         flags += ["-l", rng.choice(["2", "3"])]
     if rng.random() < 0.2:
         flags += ["-M", rng.choice(["1", "2", "4"])]
