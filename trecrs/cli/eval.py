@@ -169,6 +169,9 @@ def _inputs(args) -> dict:
 def _params(args) -> dict:
     # the trec_eval version is recorded when it is not 9.0.8, so that 9.0.8 manifests stay as they were
     pinned = {} if args.trec_eval_version == 9 else {"trec_eval_version": args.trec_eval_version}
+    # likewise the -R/-T formats, recorded when they are not the defaults
+    pinned.update({k: getattr(args, k) for k, default in (("rel_info_format", "qrels"),
+                   ("results_format", "trec_results")) if getattr(args, k) != default})
     return {
         "measures": args.measures or ["official"],
         "relevance_level": args.level,
