@@ -211,12 +211,12 @@ def _pair(blocks: int):
         parts = [np.argwhere(upper[:r, :r])]
         if blocks >= 2:
             parts.append(np.argwhere(both[:r, r:]) + [0, r])
-        total = 0.0
-        pairs = 0
-        for ij in parts:
-            for i, j in ij:
-                total += c[i, j] / (c[i, j] + c[j, i])
-            pairs += len(ij)
+        ij = np.concatenate(parts)
+        i, j = ij[:, 0], ij[:, 1]
+        shares = c[i, j] / (c[i, j] + c[j, i])
+        # added one pair after the other, in the C loops' order (a pairwise sum could differ in the last bit)
+        total = float(np.add.accumulate(shares)[-1]) if shares.size else 0.0
+        pairs = shares.size
         if blocks == 3:
             pairs += int(upper[r:n, r:n].sum())
         return total / pairs if pairs else 0.0
