@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from .engines import ENGINES, Computed, vectorized
+from .engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS, RelInfoFormat, kinds_for, unserved
 from .engines.vectorized.measures import MIN_GEO_MEAN
 from .errors import SemanticError, TrecrsWarning, UsageError
 from .files.lines import is_stdin, read_through_file
@@ -600,6 +601,8 @@ def evaluate_full(
     engine_options: dict | None = None,
     zscores=None,
     num_docs_in_coll: int = 0,
+    rel_info_format: str = "qrels",
+    results_format: str = "trec_results",
 ) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
@@ -611,14 +614,21 @@ def evaluate_full(
     10 (10.0), whose ``-c`` differ (:func:`finalize`). ``engine_options`` go to an engine that reads the
     files itself (:attr:`~trecrs.engines.base.Engine.compute_files`). ``zscores`` (trec_eval's ``-Z``: a
     file or a ``query, measure, mean, stddev`` frame) turns every value into a z-score
-    (:func:`to_zscores`); ``num_docs_in_coll`` is ``-N``, read by utility.
+    (:func:`to_zscores`); ``num_docs_in_coll`` is ``-N``, read by utility. ``rel_info_format`` (trec_eval's
+    ``-R``: ``qrels``, ``prefs``, ``qrels_prefs``, ``qrels_jg``) and ``results_format`` (``-T``:
+    ``trec_results``) name the file formats (:mod:`trecrs.engines.rel_info`).
     """
     version = trec_eval_version_entry(trec_eval_version)
     request = _request(measures, version)
     if num_docs_in_coll:
         request = dataclasses.replace(request, num_docs_in_coll=int(num_docs_in_coll))
     z = _zscores(zscores, request)
-    qrels, run = _stdin_run(qrels, run)
+    fmt = _rel_info_format(rel_info_format, results_format, request)
+    qrels, run = _stdin_run(qrels, run, fmt)
+    if fmt.compute is not None:
+        flags = dict(relevance_level=relevance_level, judged_only=judged_only)
+        return _evaluate_rel_info(fmt, qrels, run, request, engine=engine, depth=depth, average_all=average_all,
+                                  zscores=z, **flags)
     if opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {opr_average!r}")
     _check_depth(depth)
@@ -673,14 +683,69 @@ def _request(measures, version: TrecEvalVersion | None = None) -> MeasureRequest
     return parse_measures(measures, trec_eval_version=number)
 
 
-def _stdin_run(qrels, run):
+def _rel_info_format(name: str, results_format: str, request: MeasureRequest) -> RelInfoFormat:
+    """The registered ``-R`` format ``name``, checked against ``results_format`` and the request.
+
+    A measure whose data the format does not give stops trec_eval at the first query ("Can't calculate
+    measure", status 4, nothing printed): a :class:`SemanticError` here, before anything is read.
+    """
+    if name not in REL_INFO_FORMATS:
+        raise UsageError(f"rel_info_format {name!r} is not supported: use one of {', '.join(REL_INFO_FORMATS)}",
+                         arguments=["rel_info_format"])
+    if results_format not in RESULTS_FORMATS:
+        raise UsageError(f"results_format {results_format!r} is not supported: use one of "
+                         f"{', '.join(RESULTS_FORMATS)}", arguments=["results_format"])
+    fmt = REL_INFO_FORMATS[name]
+    missing = unserved(fmt, request)
+    if missing:
+        raise SemanticError(
+            f"measure {missing[0]!r} cannot be calculated from {name} relevance info (it needs "
+            f"{' or '.join(kinds_for(missing[0]))}): trec_eval cannot calculate it either (it exits here too)"
+        )
+    if fmt.compute is not None and request.extras:
+        raise UsageError(f"recommender measures ({', '.join(request.extras)}) need qrels, not {name}")
+    return fmt
+
+
+def _evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRequest, *, engine: str,
+                       depth: int | None, average_all: bool, relevance_level: int, judged_only: bool,
+                       zscores: pl.DataFrame | None = None) -> Evaluation:
+    """A run scored against a preference or judgment-group file (``fmt.compute``), ended in :func:`finalize`.
+
+    Queries as trec_eval takes them: those of the run with relevance info; 10.0 stops at a relevance query
+    missing from the run, or with ``-c`` scores it on its one-document stand-in ranking (no judged doc).
+    """
+    if engine not in ("auto", "vectorized"):
+        raise UsageError(f"engine {engine!r} cannot read rel_info_format {fmt.name!r} (pytrec_eval reads qrels "
+                         "only): use engine auto")
+    if not all(isinstance(x, str | os.PathLike | pl.DataFrame) for x in (rel_path, run_path)):
+        raise UsageError(f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths")
+    _check_depth(depth)
+    rel = rel_path if isinstance(rel_path, pl.DataFrame) else fmt.read(rel_path)  # a frame: read from stdin
+    run = run_path if isinstance(run_path, pl.DataFrame) else read_run(run_path)
+    rel_queries = set(rel.get_column(QUERY).to_list())
+    run_queries = set(run.get_column(QUERY).to_list())
+    version = request.version
+    if version.uncovered_query_fatal and not average_all:
+        stop_uncovered(bytewise_sorted(rel_queries - run_queries), version)
+    missing = sorted(rel_queries - run_queries) if average_all and version.number == 10 else []
+    queries = bytewise_sorted((rel_queries & run_queries) | set(missing))
+    if not queries:
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
+    per_query = fmt.compute(rel, run, queries, request, depth=depth, relevance_level=relevance_level,
+                            judged_only=judged_only)
+    return finalize(request, Computed(per_query, missing), run_tag(run), average_all=average_all,
+                    totals=QrelsTotals(len(rel_queries), 0), trec_eval_version=version.number, zscores=zscores)
+
+
+def _stdin_run(qrels, run, fmt: RelInfoFormat | None = None):
     """``"-"`` for the qrels or the run (not both): standard input, read as that file (errors name
     ``<stdin>:LINE``), in both trec_eval modes. trec_eval 10.0 reads a run from ``-``
     (``get_trec_results.c``); 9.0.8 reads neither: a trecrs extension, as the qrels from ``-``."""
     if is_stdin(qrels) and is_stdin(run):
         raise UsageError("only one of the qrels and the run can be '-' (standard input)")
     if is_stdin(qrels):
-        qrels = read_through_file(read_qrels, qrels)
+        qrels = read_through_file(read_qrels if fmt is None else fmt.read, qrels)
     if is_stdin(run):
         run = read_through_file(read_run, run)
     return qrels, run
@@ -751,6 +816,8 @@ def evaluate(
     engine_options: dict | None = None,
     zscores=None,
     num_docs_in_coll: int = 0,
+    rel_info_format: str = "qrels",
+    results_format: str = "trec_results",
 ) -> EvaluationResult:
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
@@ -782,7 +849,8 @@ def evaluate(
     need them; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
     Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018),
-    or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md).
+    or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md). ``rel_info_format``
+    and ``results_format`` are trec_eval's ``-R`` and ``-T`` (see :func:`evaluate_full`).
     """
     ev = evaluate_full(
         qrels,
@@ -802,6 +870,8 @@ def evaluate(
         engine_options=engine_options,
         zscores=zscores,
         num_docs_in_coll=num_docs_in_coll,
+        rel_info_format=rel_info_format,
+        results_format=results_format,
     )
     return EvaluationResult(ev, pandas=_is_pandas(qrels, run))
 

@@ -66,8 +66,6 @@ def test_quicktest_is_complete():
 @pytest.mark.parametrize(("version", "args", "expected"), CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES])
 def test_quicktest_command(sources, version, args, expected):
     folder = sources[version]
-    if "-R" in args:
-        pytest.skip("the preference and judgment-group formats (-R) are not built yet")
     mode = ["--trec-eval-version", "10"] if version == "10" else []
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     res = subprocess.run(

@@ -11,7 +11,7 @@ from trecrs.measures.trec_eval import TREC_MEASURES
 
 LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
-                "rbp_resid", "unj"}  # fmt: skip
+                "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
 NEITHER_EXTRA = {"gini", "entropy", "arp"}
 
 

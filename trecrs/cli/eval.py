@@ -8,6 +8,7 @@ import sys
 
 from ..engines import ENGINES
 from ..engines import dask as dask_engine
+from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
 from ..evaluate import evaluate_full
 from ..measures.aliases import listing as alias_listing
@@ -93,6 +94,12 @@ def add_trec_eval_options(p) -> None:
                    help="use only the first N documents of each query (after trec_eval's ordering)")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")
+    p.add_argument("-R", "--Rel_info_format", dest="rel_info_format", choices=list(REL_INFO_FORMATS),
+                   default="qrels", metavar="FORMAT",
+                   help=f"format of QRELS: {', '.join(REL_INFO_FORMATS)} (default qrels; trec_eval's -R)")
+    p.add_argument("-T", "--Results_format", dest="results_format", choices=list(RESULTS_FORMATS),
+                   default="trec_results", metavar="FORMAT",
+                   help=f"format of RUN: {', '.join(RESULTS_FORMATS)} (the default; trec_eval's -T)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
@@ -203,7 +210,8 @@ def _evaluate(args, path):
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
             trec_eval_version=args.trec_eval_version, engine_options=options, zscores=args.zscores,
-            num_docs_in_coll=args.num_docs,
+            num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
+            results_format=args.results_format,
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
@@ -219,6 +227,9 @@ def _inputs(args) -> dict:
 def _params(args) -> dict:
     # the trec_eval version is recorded when it is not 9.0.8, so that 9.0.8 manifests stay as they were
     pinned = {} if args.trec_eval_version == 9 else {"trec_eval_version": args.trec_eval_version}
+    # likewise the -R/-T formats, recorded when they are not the defaults
+    pinned.update({k: getattr(args, k) for k, default in (("rel_info_format", "qrels"),
+                   ("results_format", "trec_results")) if getattr(args, k) != default})
     return {
         "measures": args.measures or ["official"],
         "relevance_level": args.level,

@@ -49,13 +49,41 @@ class TrecMeasure:
     defaults: tuple = ()
     doc: str = ""
     better: str = HIGHER  # HIGHER, LOWER or NEITHER
+    rel_info: str | None = "qrels"  # the kind of relevance data it reads (trecrs.engines.rel_info); None: any
 
+
+def _prefs(name: str, doc: str, aggregate: str = MEAN) -> TrecMeasure:
+    """A preference measure (``-R prefs``/``qrels_prefs``); the counts are summed and printed as integers,
+    and the number possible, like num_rel, is no quality of the run."""
+    counts = aggregate == SUM
+    better = NEITHER if name == "prefs_num_prefs_poss" else HIGHER
+    return TrecMeasure(name, aggregate, integer=counts, doc=doc, rel_info="prefs", better=better)
+
+
+_PREFS = (
+    _prefs("prefs_num_prefs_poss", "Preferences possible (all groups; summary: sum).", SUM),
+    _prefs("prefs_num_prefs_ful", "Preferences fulfilled, one or both docs retrieved (summary: sum).", SUM),
+    _prefs("prefs_num_prefs_ful_ret", "Preferences fulfilled with both docs retrieved (summary: sum).", SUM),
+    _prefs("prefs_simp", "Fulfilled / possible preferences; neither doc retrieved is a failure."),
+    _prefs("prefs_pair", "Mean over doc pairs of the share of their preferences fulfilled."),
+    _prefs("prefs_avgjg", "prefs_simp of each judgment group, averaged over groups."),
+    _prefs("prefs_avgjg_Rnonrel", "prefs_avgjg with each group's nonrelevant docs counted as R docs."),
+    _prefs("prefs_simp_ret", "prefs_simp over pairs with both docs retrieved."),
+    _prefs("prefs_pair_ret", "prefs_pair over pairs with both docs retrieved."),
+    _prefs("prefs_avgjg_ret", "prefs_avgjg over pairs with both docs retrieved."),
+    _prefs("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel over retrieved docs (R = relevant retrieved)."),
+    _prefs("prefs_simp_imp", "prefs_simp over pairs with at least one doc retrieved."),
+    _prefs("prefs_pair_imp", "prefs_pair over pairs with at least one doc retrieved."),
+    _prefs("prefs_avgjg_imp", "prefs_avgjg over pairs with at least one doc retrieved."),
+)
 
 # trec_eval measures.c order: 9.x's (the version embedded in pytrec_eval) with 10.0's additions in place;
 # which entries a version has is trecrs.trec_eval_versions.TrecEvalVersion.has_measure.
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's).", better=NEITHER),
-    TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over.", better=NEITHER),
+    TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's).", better=NEITHER,
+                rel_info=None),
+    TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over.", better=NEITHER,
+                rel_info=None),
     TrecMeasure("num_ret", SUM, integer=True, doc="Number of documents retrieved.", better=NEITHER),
     TrecMeasure("num_rel", SUM, integer=True, doc="Number of relevant documents (rel >= level).", better=NEITHER),
     TrecMeasure("num_rel_ret", SUM, integer=True, doc="Number of relevant documents retrieved."),
@@ -100,7 +128,16 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", doc="set_P * set_recall."),
     TrecMeasure("set_F", params=DOUBLE_PARAMS, doc="F-measure of the retrieved set (beta=1 by default)."),
     TrecMeasure("num_nonrel_judged_ret", SUM, integer=True, doc="Judged non-relevant documents retrieved.", better=NEITHER),
-    # trec_eval 10.0 only (trecrs.trec_eval_versions), after the preference measures trecrs lacks
+    # preferences (-R prefs / qrels_prefs; m_prefs_*.c): "ful" fulfilled, "poss" possible; _ret both docs
+    # retrieved, _imp at least one, plain: a pair with neither retrieved counts as a failure
+    *_PREFS,
+    # judgment groups (-R qrels_jg; m_*_avgjg.c): the qrels measure of each group, averaged over groups
+    TrecMeasure("map_avgjg", doc="map of each judgment group, averaged over the groups.", rel_info="qrels_jg"),
+    TrecMeasure("P_avgjg", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, rel_info="qrels_jg",
+                doc="P at cutoffs of each judgment group, averaged over the groups."),
+    TrecMeasure("Rprec_mult_avgjg", params=DOUBLE_CUTOFFS, defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                rel_info="qrels_jg", doc="Rprec_mult of each judgment group ((long)(x*R+0.9)), averaged over groups."),
+    # trec_eval 10.0 only (trecrs.trec_eval_versions)
     TrecMeasure("rbp", params=PAIR_PARAMS, doc="Rank-biased precision, p = 0.9 (Moffat & Zobel; 10.0)."),
     TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0).", better=NEITHER),
     TrecMeasure("unj", params=LONG_CUTOFFS, defaults=(5, 10, 20), doc="Fraction of unjudged docs at cutoffs (10.0).", better=NEITHER),
@@ -123,6 +160,9 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
         "num_nonrel_judged_ret",
     ),
+    "all_prefs": ("runid", "num_q", *(m.name for m in _PREFS)),
+    "prefs": ("runid", "num_q", *(m.name for m in _PREFS[:6])),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 
 
