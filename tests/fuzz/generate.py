@@ -42,7 +42,7 @@ def make_case(seed: int, k: int) -> Case:
     return Case(qrels, run, flags + _later_flags(random.Random(f"trecrs-fuzz-later:{seed}:{k}"), flags))
 
 
-ATOL_SPECS = ("ndcg_cut.10,20,23.4", "P.3.9", "P.2,1e3", "recall.+7", "map_cut. 4")
+LATER_SPECS = ("ndcg_cut.10,20,23.4", "P.3.9", "P.2,1e3", "recall.+7", "map_cut. 4", "yaap", "yaap")
 
 
 def _later_flags(rng: random.Random, earlier: list[str]) -> list[str]:
@@ -56,7 +56,7 @@ def _later_flags(rng: random.Random, earlier: list[str]) -> list[str]:
     if no_utility and rng.random() < 0.15:
         flags += ["-N", str(rng.choice([0, 5, 1000]))]
     if rng.random() < 0.1:
-        flags += ["-m", rng.choice(ATOL_SPECS)]
+        flags += ["-m", rng.choice(LATER_SPECS)]
     return flags
 
 

@@ -137,6 +137,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
                 doc="P at cutoffs of each judgment group, averaged over the groups."),
     TrecMeasure("Rprec_mult_avgjg", params=DOUBLE_CUTOFFS, defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
                 rel_info="qrels_jg", doc="Rprec_mult of each judgment group ((long)(x*R+0.9)), averaged over groups."),
+    TrecMeasure("yaap", doc="Yet Another Average Precision: log((1 + S) / (1 + num_rel - S)), S = map's sum "
+                "of precisions at the relevant retrieved docs (Robertson, ECIR 2012); in no nickname."),
     # trec_eval 10.0 only (trecrs.trec_eval_versions)
     TrecMeasure("rbp", params=PAIR_PARAMS, doc="Rank-biased precision, p = 0.9 (Moffat & Zobel; 10.0)."),
     TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0).", better=NEITHER),

@@ -88,6 +88,12 @@ def m_gm_map(r: Ranked, p):
     return [c_log(np.maximum(_ap(r), MIN_GEO_MEAN))]
 
 
+def m_yaap(r: Ranked, p):
+    # m_yaap.c: log ((1.0 + sum) / (1.0 + (double) num_rel - sum)), sum = map's numerator
+    s = _ap_sum_upto(r, r.relret)
+    return [c_log(c_div(1.0 + s, (1.0 + _f(r.num_rel)) - s))]
+
+
 def m_map_cut(r: Ranked, p):
     out = []
     for k in long_cutoffs("map_cut", p):
@@ -559,6 +565,7 @@ for _name, _fn, _accepts in (
     ("rbp", m_rbp, _rbp_params),
     ("rbp_resid", m_rbp_resid, None),
     ("unj", m_unj, None),
+    ("yaap", m_yaap, None),
 ):
     register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _CONTEXT.get(_name, lambda r: ())))
 
