@@ -11,10 +11,11 @@ from ..evaluate import evaluate_full
 from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
+from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, command, int64, note
+from .common import argv, command, int64, int_range, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -70,6 +71,9 @@ def register(sub) -> None:
     p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
                    f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
+    p.add_argument("--block-lines", dest="block_lines", type=int_range(1, INT64_MAX), default=None, metavar="N",
+                   help="read the run in blocks of whole queries of about N lines (default 3,000,000): peak "
+                   "memory follows N, not the file; the output does not depend on N")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
     p.set_defaults(func=run, outputs=("output",))
 
@@ -146,6 +150,7 @@ def _evaluate(args, path):
             average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
             test=args.test, predictions=args.predictions, opr_average=args.opr_average,
             trec_eval_version=args.trec_eval_version,
+            engine_options=None if args.block_lines is None else {"block_lines": args.block_lines},
         )  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
