@@ -53,7 +53,7 @@ def compute_files(
     answer, tag and counts as reading it whole (a repeated (query, doc) names both lines)."""
     _check_block_lines(block_lines)
     flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth)
-    qrels_df = read_qrels(qrels)
+    qrels_df = _lean_qrels(read_qrels(qrels))
     try:
         try:
             stream = RunBlocks(run, block_lines)
@@ -72,6 +72,11 @@ def compute_files(
     return FileComputed(computed, stream.tag, stats)
 
 
+def _lean_qrels(qrels_df: pl.DataFrame) -> pl.DataFrame:
+    """query, doc (categorical) and rel: the qrels grow with the users, so they are kept small too."""
+    return qrels_df.select(pl.col(QUERY).cast(pl.Categorical), pl.col(DOC).cast(pl.Categorical), REL)
+
+
 def _check_block_lines(block_lines) -> None:
     if isinstance(block_lines, bool) or not isinstance(block_lines, int) or block_lines < 1:
         raise UsageError(f"block_lines must be a positive integer, got {block_lines!r}")
@@ -87,7 +92,7 @@ def _warn_partitioned(run, parts: int) -> None:
 def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int,
            judged_only: bool, depth: int | None) -> tuple[Computed, pl.DataFrame]:  # fmt: skip
     """One block of whole queries with the qrels of its queries: its answer and its run counts."""
-    queries = block.get_column(QUERY).unique().cast(pl.Utf8)
+    queries = block.get_column(QUERY).unique().cast(pl.Categorical)
     counts = block.group_by(QUERY).len("retrieved").select(
         pl.col(QUERY).cast(pl.Utf8), pl.col("retrieved").cast(pl.Int64)
     )
@@ -109,7 +114,7 @@ def _merge_stats(qrels_df: pl.DataFrame, counts: list[pl.DataFrame]) -> QuerySta
     """:func:`encoded_stats` of the whole pair: qrels counts from the whole qrels, run counts summed."""
     qstats = qrels_df.group_by(QUERY).agg(
         pl.col(REL).max().cast(pl.Int64).alias("top"), (pl.col(REL) > 0).sum().cast(pl.Int64).alias("relevant")
-    )
+    ).with_columns(pl.col(QUERY).cast(pl.Utf8))
     run = pl.concat(counts) if counts else pl.DataFrame(schema={QUERY: pl.Utf8, "retrieved": pl.Int64})
     return QueryStats(qstats, run)
 
@@ -117,7 +122,7 @@ def _merge_stats(qrels_df: pl.DataFrame, counts: list[pl.DataFrame]) -> QuerySta
 def _stand_ins(qrels_df: pl.DataFrame, stats: QueryStats, request: MeasureRequest, *, relevance_level: int,
                judged_only: bool, depth: int | None) -> Computed:  # fmt: skip
     """-c (10.0): the qrels queries the run never names, on trec_eval's stand-in ranking."""
-    missing = qrels_df.filter(~pl.col(QUERY).is_in(stats.run.get_column(QUERY).implode()))
+    missing = qrels_df.filter(~pl.col(QUERY).cast(pl.Utf8).is_in(stats.run.get_column(QUERY).implode()))
     if missing.height == 0:
         return Computed(pl.DataFrame(schema={QUERY: pl.Utf8}))
     empty = pl.DataFrame(schema={QUERY: pl.Utf8, DOC: pl.Utf8, SCORE: pl.Float32})
