@@ -40,17 +40,28 @@ CASES = {
     "a": dict(users=6040, items=3706, per_user=1000, max_rel=60),
     "b": dict(users=6040, items=3706, per_user=3700, max_rel=60),
     "c": dict(users=480_000, items=17_770, per_user=100, max_rel=20),
+    # issue 14: case b copied 10 times with new user ids (generate.py --replicate): 223,480,000 lines
+    "b10": dict(users=60_400, items=3706, per_user=3700, max_rel=60, replicate=("b", 10)),
 }
 
 
 def ensure_data(case: str) -> tuple[Path, Path, Path]:
     stem = DATA / case
     files = (Path(f"{stem}.qrels"), Path(f"{stem}.run"), Path(f"{stem}.run.parquet"))
+    c = CASES[case]
+    if "replicate" in c:  # text only: a 7 GB Parquet copy would add nothing to what it measures
+        if not files[1].exists():
+            base, times = c["replicate"]
+            src = ensure_data(base)
+            sys.path.insert(0, str(HERE))
+            import generate
+
+            generate.replicate(src[0], src[1], case, times, c["users"] // times)
+        return files[0], files[1], None
     if not all(f.exists() for f in files):
         sys.path.insert(0, str(HERE))
         import generate
 
-        c = CASES[case]
         generate.main(
             ["--name", case, "--users", str(c["users"]), "--items", str(c["items"]),
              "--per-user", str(c["per_user"]), "--max-rel", str(c["max_rel"])]
@@ -89,8 +100,21 @@ def repeat(cmd: list[str], n: int, label: str) -> dict:
     }
 
 
-def trecrs_cmd(qrels: Path, run: Path) -> list[str]:
+def trecrs_cmd(qrels: Path, run: Path, block_lines: int | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "trecrs", "eval"]
+    for m in MEASURES:
+        cmd += ["-m", m]
+    if block_lines is not None:
+        cmd += ["--block-lines", str(block_lines)]
+    return cmd + [str(qrels), str(run)]
+
+
+def trec_eval_cmd(qrels: Path, run: Path) -> list[str]:
+    """trec_eval 9.0.8 (C), built from ../shared/tools by tests/fuzz/binaries.py, same measures."""
+    sys.path.insert(0, str(HERE.parent))
+    from tests.fuzz.binaries import binary
+
+    cmd = [str(binary("9"))]
     for m in MEASURES:
         cmd += ["-m", m]
     return cmd + [str(qrels), str(run)]
@@ -139,13 +163,17 @@ def main(argv=None) -> None:
     p.add_argument("--reference", type=int, default=None, help="pytrec_eval runs (default: --repeat)")
     p.add_argument("--ranx", type=int, default=0, help="ranx runs (0: skip; it needs ~6 GB on case b)")
     p.add_argument("--parquet", type=int, default=None, help="trecrs runs on the Parquet run (default: --repeat)")
+    p.add_argument("--trec-eval", type=int, default=0, help="trec_eval 9.0.8 (C) runs (0: skip)")
+    p.add_argument("--block-lines", type=int, default=None, help="trecrs eval --block-lines N (default: its own)")
+    p.add_argument("--name", default=None, help="results file stem under results/ (default: the case)")
+    p.add_argument("--no-agreement", action="store_true", help="skip the untimed per-query comparison")
     p.add_argument("--untied-check", action="store_true",
                    help="also score a tie-free copy of the run (score = -rank) with ranx and trecrs: ranx's "
                    "disagreements must vanish, showing they come from tie-breaking alone")  # fmt: skip
     args = p.parse_args(argv)
     qrels, run, parquet = ensure_data(args.case)
     n_ref = args.repeat if args.reference is None else args.reference
-    n_pq = args.repeat if args.parquet is None else args.parquet
+    n_pq = (args.repeat if args.parquet is None else args.parquet) if parquet is not None else 0
     res: dict = {
         "case": args.case,
         "shape": CASES[args.case],
@@ -154,9 +182,12 @@ def main(argv=None) -> None:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
     }
     print(f"case {args.case}: {res['run_lines']:,} run lines", file=sys.stderr)
-    res["trecrs"] = repeat(trecrs_cmd(qrels, run), args.repeat, "trecrs eval (text)")
+    res["block_lines"] = args.block_lines
+    res["trecrs"] = repeat(trecrs_cmd(qrels, run, args.block_lines), args.repeat, "trecrs eval (text)")
     if n_pq:
-        res["trecrs_parquet"] = repeat(trecrs_cmd(qrels, parquet), n_pq, "trecrs eval (parquet)")
+        res["trecrs_parquet"] = repeat(trecrs_cmd(qrels, parquet, args.block_lines), n_pq, "trecrs eval (parquet)")
+    if args.trec_eval:
+        res["trec_eval_c"] = repeat(trec_eval_cmd(qrels, run), args.trec_eval, "trec_eval 9.0.8 (C)")
     ref_cmd = [sys.executable, str(HERE / "reference_eval.py")]
     with tempfile.TemporaryDirectory() as tmp:
         ref_out, ranx_out = Path(tmp) / "pytrec.json", Path(tmp) / "ranx.json"
@@ -165,22 +196,25 @@ def main(argv=None) -> None:
                                         n_ref, "pytrec_eval")  # fmt: skip
         if args.ranx:
             res["ranx"] = repeat(ref_cmd + ["ranx", str(qrels), str(run), "--out", str(ranx_out)], args.ranx, "ranx")
-        ours = trecrs_per_query(qrels, run)
+        ours = {} if args.no_agreement else trecrs_per_query(qrels, run)
         if args.untied_check:
             untied = DATA / f"{args.case}.untied.run"
             write_untied(run, untied)
             out = Path(tmp) / "ranx_untied.json"
             measure(ref_cmd + ["ranx", str(qrels), str(untied), "--out", str(out)])
             res["agreement_ranx_untied"] = compare(trecrs_per_query(qrels, untied), json.loads(out.read_text()), 1e-9)
-        if n_ref:
+        if n_ref and not args.no_agreement:
             res["agreement_pytrec_eval"] = compare(ours, json.loads(ref_out.read_text()), 0.0)
         if args.ranx:
             res["agreement_ranx"] = compare(ours, json.loads(ranx_out.read_text()), 1e-9)
     if n_ref:
         res["ratio_wall"] = res["trecrs"]["median_wall_s"] / res["pytrec_eval"]["median_wall_s"]
         res["ratio_peak_mb"] = res["trecrs"]["median_peak_mb"] / res["pytrec_eval"]["median_peak_mb"]
+    if args.trec_eval:
+        res["ratio_wall_trec_eval_c"] = res["trecrs"]["median_wall_s"] / res["trec_eval_c"]["median_wall_s"]
+        res["ratio_peak_mb_trec_eval_c"] = res["trecrs"]["median_peak_mb"] / res["trec_eval_c"]["median_peak_mb"]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.case}.json").write_text(json.dumps(res, indent=1) + "\n")
+    (RESULTS / f"{args.name or args.case}.json").write_text(json.dumps(res, indent=1) + "\n")
     print(table(res))
 
 
@@ -188,12 +222,16 @@ def table(res: dict) -> str:
     lines = [f"case {res['case']} ({res['run_lines']:,} lines): median of runs, wall s / peak MB",
              "| tool | wall (s) | peak (MB) |", "|---|---:|---:|"]  # fmt: skip
     for key, label in (("trecrs", "trecrs eval, text run"), ("trecrs_parquet", "trecrs eval, Parquet run"),
-                       ("pytrec_eval", "pytrec_eval (parse + evaluate)"), ("ranx", "ranx (parse + evaluate)")):  # fmt: skip
+                       ("pytrec_eval", "pytrec_eval (parse + evaluate)"), ("ranx", "ranx (parse + evaluate)"),
+                       ("trec_eval_c", "trec_eval 9.0.8 (C)")):  # fmt: skip
         if key in res:
             lines.append(f"| {label} | {res[key]['median_wall_s']:.2f} | {res[key]['median_peak_mb']:.0f} |")
     if "ratio_wall" in res:
         lines.append(f"trecrs / pytrec_eval: wall {res['ratio_wall']:.3f} (1/{1 / res['ratio_wall']:.1f}), "
                      f"peak memory {res['ratio_peak_mb']:.3f} (1/{1 / res['ratio_peak_mb']:.1f})")  # fmt: skip
+    if "ratio_wall_trec_eval_c" in res:
+        lines.append(f"trecrs / trec_eval C: wall {res['ratio_wall_trec_eval_c']:.3f}, "
+                     f"peak memory {res['ratio_peak_mb_trec_eval_c']:.3f}")  # fmt: skip
     for key in ("agreement_pytrec_eval", "agreement_ranx", "agreement_ranx_untied"):
         if key in res:
             a = res[key]

@@ -123,6 +123,19 @@ def generate(args) -> None:
     )
 
 
+def replicate(qrels: Path, run: Path, name: str, times: int, users: int) -> None:
+    """``name``.qrels/.run: ``times`` copies of a generated case one after another, copy ``k`` with user
+    ``u`` renamed ``u + k * users`` (so the run stays grouped by query); written 64 MB at a time."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    for src, suffix in ((qrels, "qrels"), (run, "run")):
+        with open(DATA / f"{name}.{suffix}", "wb") as out:
+            for k in range(times):
+                with open(src, "rb") as fh:
+                    while buf := fh.read(1 << 26) + fh.readline():
+                        head = (line.partition(b" ") for line in buf.splitlines())
+                        out.write(b"".join(b"%d %s\n" % (int(u) + k * users, r) for u, _, r in head))
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--name", required=True, help="file stem under benchmarks/data/")

@@ -14,10 +14,11 @@ from ..evaluate import evaluate_full
 from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
+from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, command, int64, note
+from .common import argv, command, int64, int_range, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -62,6 +63,9 @@ def register(sub) -> None:
     p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
                    f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
+    p.add_argument("--block-lines", dest="block_lines", type=int_range(1, INT64_MAX), default=None, metavar="N",
+                   help="read the run in blocks of whole queries of about N lines (default 3,000,000): peak "
+                   "memory follows N, not the file; the output does not depend on N")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
     p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
                    help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
@@ -199,11 +203,15 @@ def _engine_context(args):
         return contextlib.nullcontext()
     if args.partitions is not None and args.partitions < 1:
         raise UsageError(f"--partitions must be a positive number, got {args.partitions}")
+    if args.block_lines is not None:
+        raise UsageError("--block-lines goes with the vectorized engine (the dask engine cuts the run by --partitions)")
     return dask_engine.connected(args.scheduler)
 
 
 def _evaluate(args, path):
-    options = {"partitions": args.partitions} if args.engine == "dask" and args.partitions else None
+    options = {"partitions": args.partitions} if args.engine == "dask" and args.partitions else {}
+    if args.block_lines is not None:
+        options["block_lines"] = args.block_lines
     try:
         return evaluate_full(
             args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,

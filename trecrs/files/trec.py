@@ -56,6 +56,7 @@ _CHUNK_BYTES = 1 << 24  # large enough to parse on all cores, small enough to re
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
 _QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 _RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
+LEAN_RUN_SCHEMA = {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}  # parsed for lean_piece
 
 
 def _chunks(path: PathLike) -> Iterator[bytes]:
@@ -141,6 +142,18 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> lis
     whitespace, so both paths give the same frame. Returns the parsed pieces in file order, each mapped
     by ``keep`` (which may drop columns early, or return None to give up).
     """
+    frames: list = []
+    for df in fast_pieces(path, schema, keep):
+        if df is None:
+            return None
+        frames.append(df)
+    return frames or None
+
+
+def fast_pieces(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> Iterator:
+    """:func:`_fast_read`'s pieces one at a time, in file order (about 16 MB of text each); a None piece
+    means the file is not regular (the line-by-line path decides) and ends the iteration. Two pieces are
+    parsed at a time and none is kept once yielded, so memory does not grow with the file."""
     def parse(chunk: bytes, sep: bytes):
         try:
             df = pl.read_csv(
@@ -152,29 +165,29 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> lis
             return None  # blank line or missing field: the line-by-line path decides
         return df if keep is None else keep(df)
 
-    frames: list = []
     pending: collections.deque = collections.deque()
     # two chunks parsed at a time: polars releases the GIL, so the cores stay busy between chunks
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         try:
             for chunk, sep in _checked_chunks(path):
                 if sep is None:
-                    return None
+                    yield None
+                    return
                 pending.append(pool.submit(parse, chunk, sep))
+                del chunk
                 if len(pending) >= 2:
                     df = pending.popleft().result()
+                    yield df
                     if df is None:
-                        return None
-                    frames.append(df)
+                        return
             while pending:
                 df = pending.popleft().result()
+                yield df
                 if df is None:
-                    return None
-                frames.append(df)
+                    return
         finally:
             for f in pending:
                 f.cancel()
-    return frames or None
 
 
 def _concat(frames: list[pl.DataFrame] | None) -> pl.DataFrame | None:
@@ -194,7 +207,7 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
     """
     if is_parquet(path):
         return _read_parquet_for_scoring(path, check_duplicates)
-    pieces = _fast_read(path, {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}, _lean_piece)
+    pieces = _fast_read(path, LEAN_RUN_SCHEMA, lean_piece)
     fast = _concat([p[0] for p in pieces]) if pieces else None
     if fast is not None and check_duplicates:
         key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
@@ -215,7 +228,7 @@ def _lean(df: pl.DataFrame) -> pl.DataFrame:
     return df.select(pl.col(QUERY).cast(cat), pl.col(DOC).cast(cat), pl.col(SCORE).cast(pl.Float32)).rechunk()
 
 
-def _lean_piece(df: pl.DataFrame) -> tuple[pl.DataFrame, str, pl.DataFrame] | None:
+def lean_piece(df: pl.DataFrame) -> tuple[pl.DataFrame, str, pl.DataFrame] | None:
     """A parsed chunk reduced by :func:`_lean`, its last line's tag and its :func:`rank_contradictions`;
     None (the line-by-line path decides) if a score is NaN."""
     if df.select(pl.col(SCORE).is_nan().any()).item():
