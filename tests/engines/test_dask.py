@@ -183,7 +183,10 @@ def test_a_killed_worker_is_retried_without_changing_the_output(golden, tmp_path
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import the tests
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+    from trecrs.engines.dask import environ_kept
+
+    with environ_kept(), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
         with distributed.Client(cl, set_as_default=False) as c:
             c.register_plugin(KillOnce(str(marker)))
             got = _text(qrels, run, ["all_trec"], client=c)
@@ -209,3 +212,15 @@ def test_input_errors_survive_pickling():
     for err in (InputError("run.txt", 7, "bad score"), FileAccessError("x/part-00001.parquet", None, "no such file")):
         back = pickle.loads(pickle.dumps(err))
         assert (type(back), str(back), back.exit_code, back.line) == (type(err), str(err), err.exit_code, err.line)
+
+
+def test_a_local_cluster_leaves_the_environment_as_it_was(golden):
+    """A LocalCluster of processes sets OMP_NUM_THREADS=1 and the like in the calling process (its
+    pre-spawn-environ); the engine puts the environment back, or every program started later (a
+    recommender using BLAS) would inherit one thread."""
+    import os
+
+    before = dict(os.environ)
+    folder = golden / "runs_test_ratings"
+    evaluate_full(folder / "urels_th4.txt", folder / "UB50.txt", ["map"], engine="dask")
+    assert dict(os.environ) == before

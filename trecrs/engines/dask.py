@@ -162,9 +162,26 @@ def connected(scheduler=None) -> Iterator:
         yield current
         return
     cores = os.cpu_count() or 1
-    with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:  # fmt: skip
+    with environ_kept(), distributed.LocalCluster(n_workers=cores, threads_per_worker=1, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as client:  # fmt: skip
         yield client
+
+
+@contextlib.contextmanager
+def environ_kept() -> Iterator[None]:
+    """``os.environ`` as it was on entry, restored on leaving.
+
+    A LocalCluster of worker processes writes ``OMP_NUM_THREADS=1``, ``OPENBLAS_NUM_THREADS=1``... (its
+    ``pre-spawn-environ``) into the *calling* process's environment, where every program started later
+    inherits them; a recommender whose BLAS then runs on one thread sums in another order and writes other
+    scores. The caller's environment is not the engine's to change.
+    """
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def _client_at(distributed, address: str):
