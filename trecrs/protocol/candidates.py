@@ -349,27 +349,25 @@ def methodology_qrels(
     return QrelsResult(qrels, info)
 
 
+# the rules of make_qrels that One-Plus-Random's case qrels do not take (they take grade, scale, long_tail)
+_NOT_PER_CASE = ("threshold", "per_user", "offset", "per_user_from", "nonrelevant")
+
+
 def build_qrels(
     test,
     *,
-    threshold: float | None = None,
-    per_user: str | None = None,
-    offset: float = 0.0,
-    per_user_from: str = "test",
-    train=None,
-    grade: str = "rating",
-    nonrelevant: bool = False,
-    scale: int | None = None,
-    long_tail: float | None = None,
     methodology: str = "test-ratings",
     relevant_threshold: float = 5.0,
+    train=None,
     columns=None,
+    **options,
 ) -> pl.DataFrame:
     """The qrels frame ``trecrs qrels`` writes (``query iter doc rel``), from test ratings (a frame or a path).
 
-    Relevant: rating >= ``threshold`` and/or rating >= the user's mean/max (``per_user``) + ``offset``;
-    graded by ``grade``; ``nonrelevant`` adds below-threshold ratings as rel 0 (see
-    :func:`~trecrs.protocol.qrels.make_qrels`). ``methodology="one-plus-random"``: one line per test rating
+    ``options`` are the rules of :func:`~trecrs.protocol.qrels.make_qrels`: relevant is rating >= ``threshold``
+    and/or rating >= the user's mean/max (``per_user``, from ``per_user_from``) + ``offset``; graded by
+    ``grade`` (``scale``); ``nonrelevant`` adds below-threshold ratings as rel 0; ``long_tail`` drops the
+    short-head items of ``train``. ``methodology="one-plus-random"``: one line per test rating
     >= ``relevant_threshold`` (:func:`methodology_qrels`). ``columns`` maps the columns of ``test`` and
     ``train`` as the command line's ``--columns`` does (frames are otherwise recognised by column name).
 
@@ -378,15 +376,11 @@ def build_qrels(
     [('1', '0', '10', 5), ('2', '0', '10', 4)]
     """
     opr = get_methodology(methodology).per_case
-    if opr and (threshold is not None or per_user or nonrelevant):
+    if opr and (options.get("threshold") is not None or options.get("per_user") or options.get("nonrelevant")):
         raise UsageError("one-plus-random qrels judge the case items only (test ratings >= relevant_threshold); "
                          "threshold, per_user and nonrelevant do not apply")
     test = as_ratings(test, columns=columns)
     train = None if train is None else as_ratings(train, columns=columns)
-    if opr:
-        return methodology_qrels(methodology, train, test, relevant_threshold=relevant_threshold,
-                                 long_tail=long_tail, grade=grade, scale=scale).qrels
-    return methodology_qrels(
-        methodology, train, test, threshold=threshold, per_user=per_user, offset=offset, per_user_from=per_user_from,
-        grade=grade, nonrelevant=nonrelevant, scale=scale, long_tail=long_tail,
-    ).qrels
+    if opr:  # refused above when set, or moot (offset, per_user_from only refine per_user)
+        options = {k: v for k, v in options.items() if k not in _NOT_PER_CASE}
+    return methodology_qrels(methodology, train, test, relevant_threshold=relevant_threshold, **options).qrels

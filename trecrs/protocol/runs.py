@@ -226,11 +226,14 @@ def iter_run(
 ) -> Iterator[pl.DataFrame]:
     """Yield the run chunk by chunk (whole queries, natural query order); ``info`` is filled at the end.
 
-    See :func:`build_run`. Errors (unscored candidates under ``fail``, no candidate scored at all) are
-    raised after the last chunk, so a caller streaming to a temporary file can discard it.
+    See :func:`build_run`; ``scores_path`` (the file errors name) defaults to ``scores`` when it is a path.
+    Errors (unscored candidates under ``fail``, no candidate scored at all) are raised after the last
+    chunk, so a caller streaming to a temporary file can discard it.
     """
     _check_run_options(missing, depth, tag)
     info = {} if info is None else info
+    if scores_path is None and isinstance(scores, str | os.PathLike):
+        scores_path = scores
     if isinstance(cands, pl.DataFrame):
         cands = FrameCandidates(cands)
     if isinstance(scores, pl.DataFrame) and scores.columns == [USER, ITEM, SCORE, _LINENO]:
@@ -258,17 +261,7 @@ def iter_run(
     _finish(info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path)
 
 
-def build_run(
-    cands: CandidateSet | FrameCandidates | pl.DataFrame,
-    scores,
-    *,
-    missing: str = "fail",
-    depth: int | None = None,
-    tag: str = "trecrs",
-    kind: str | None = None,
-    columns=None,
-    scores_path=None,
-) -> RunResult:
+def build_run(cands: CandidateSet | FrameCandidates | pl.DataFrame, scores, **options) -> RunResult:
     """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
 
     ``cands``: a :class:`~trecrs.protocol.candidates.CandidateSet` (from
@@ -279,12 +272,10 @@ def build_run(
     if there is one). ``info["order"]``: ``"list"`` when top-N lists rank the run. Rows come in natural query
     order, each query ranked by :func:`~trecrs.ordering.trec_order` with ranks 1..n (cut at ``depth``), iter
     ``Q0`` and ``tag``. ``info`` counts candidates, missing scores, dropped scores and depth cuts.
+    ``options`` (``missing``, ``depth``, ``tag``, ``kind``, ``columns``, ``scores_path``): :func:`iter_run`'s.
     """
     info: dict = {}
-    if scores_path is None and isinstance(scores, str | os.PathLike):
-        scores_path = scores
-    parts = list(iter_run(cands, scores, missing=missing, depth=depth, tag=tag, kind=kind, columns=columns,
-                          scores_path=scores_path, info=info))
+    parts = list(iter_run(cands, scores, info=info, **options))
     run = pl.concat(parts) if parts else pl.DataFrame(schema=RUN_SCHEMA)
     return RunResult(run, info)
 

@@ -13,4 +13,7 @@ LEVELS: tuple[int, ...] = (1, 3, 4)  # evaluated too, for the sensitivity table
 NON_TR = ("TeI", "TrI", "AI")  # the methodologies scored against every test rating with -l
 RESULTS_COLUMNS = ("split", "fold", "recommender", "methodology", "metric", "value")
 FOLD_ORDER = {f: k for k, f in enumerate([*SPLITS["D1"], *SPLITS["D2"], "mean"])}
+# the row order of results and tables: RMSE (methodology "-") after the ranking metrics
+METHODOLOGY_ORDER = {m: k for k, m in enumerate([*METHODOLOGIES, "-"])}
+METRIC_ORDER = {m: k for k, m in enumerate([*METRICS.values(), "RMSE"])}
 FIGURE_NAME = "bellogin2011_fig2.png"

@@ -24,7 +24,8 @@ from .constants import (
     FOLD_ORDER,
     LEVEL,
     LEVELS,
-    METHODOLOGIES,
+    METHODOLOGY_ORDER,
+    METRIC_ORDER,
     METRICS,
     NON_TR,
     RECOMMENDERS,
@@ -121,8 +122,8 @@ def with_means(results: pl.DataFrame) -> pl.DataFrame:
         "split": {s: k for k, s in enumerate(SPLITS)},
         "fold": FOLD_ORDER,
         "recommender": {r: k for k, r in enumerate(RECOMMENDERS)},
-        "methodology": {m: k for k, m in enumerate([*METHODOLOGIES, "-"])},
-        "metric": {m: k for k, m in enumerate([*METRICS.values(), "RMSE"])},
+        "methodology": METHODOLOGY_ORDER,
+        "metric": METRIC_ORDER,
     }
     sort_keys = [pl.col(c).replace_strict(o, default=len(o), return_dtype=pl.Int64) for c, o in order.items()]
     return both.sort([*sort_keys, "recommender"])

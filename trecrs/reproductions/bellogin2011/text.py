@@ -15,6 +15,7 @@ from .constants import (
     LEVEL,
     LEVELS,
     METHODOLOGIES,
+    METHODOLOGY_ORDER,
     METRICS,
     NON_TR,
     RECOMMENDERS,
@@ -129,8 +130,7 @@ def _distance(d: pl.DataFrame) -> list[str]:
     by = d.group_by("methodology").agg(
         pl.col("diff").abs().mean().alias("mad"), pl.col("diff").abs().max().alias("max")
     )
-    order = {m: k for k, m in enumerate([*METHODOLOGIES, "-"])}
-    by = by.sort(pl.col("methodology").replace_strict(order, default=99, return_dtype=pl.Int64))
+    by = by.sort(pl.col("methodology").replace_strict(METHODOLOGY_ORDER, default=99, return_dtype=pl.Int64))
     return [
         "",
         "Distance from the published bars, per methodology (mean and max |ours - published| over "
