@@ -35,7 +35,7 @@ from .report.sampled import sampled  # noqa: E402
 from .report.sensitivity import sensitivity  # noqa: E402
 from .report.trec import format_trec  # noqa: E402
 
-# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate.py
+# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate/
 TEXT_FORMATS["trec"] = format_trec
 
 __all__ = [
