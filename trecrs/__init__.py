@@ -12,6 +12,7 @@ from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .evaluate import (  # noqa: E402
     TEXT_FORMATS,
+    EvalSettings,
     EvaluationResult,
     evaluate,
     evaluate_factors,
@@ -39,6 +40,7 @@ from .report.trec import format_trec  # noqa: E402
 TEXT_FORMATS["trec"] = format_trec
 
 __all__ = [
+    "EvalSettings",
     "EvaluationResult",
     "InputError",
     "METHODOLOGIES",
