@@ -31,6 +31,10 @@ LAYERS: dict[str, int] = {
     "cli": 12, "__main__": 13,
 }  # fmt: skip
 
+# The modules of trecrs/evaluate/ (layer 7) in their own order: each imports only those before it
+# (docs/architecture.md), so the settings record and the result types never depend on how values are computed.
+EVALUATE_ORDER = ("settings", "result", "finalize", "coverage", "inputs", "compute", "api")
+
 MAX_FUNCTION_LINES = 80  # body lines, docstring excluded
 
 
@@ -151,3 +155,13 @@ def _long_functions() -> list[tuple[str, int]]:
 
 def test_functions_are_short():
     assert not _long_functions(), f"functions over {MAX_FUNCTION_LINES} lines: {_long_functions()}"
+
+
+def test_evaluate_package_order():
+    """Every module of trecrs/evaluate/ is in EVALUATE_ORDER and imports only the package modules before it."""
+    package = {m for m in MODULES if m.startswith("trecrs.evaluate.")}
+    assert package == {f"trecrs.evaluate.{n}" for n in EVALUATE_ORDER}, "add the module to EVALUATE_ORDER"
+    for i, name in enumerate(EVALUATE_ORDER):
+        inside = {t for t in GRAPH[f"trecrs.evaluate.{name}"] if t == "trecrs.evaluate" or t.startswith("trecrs.evaluate.")}
+        later = sorted(inside - {f"trecrs.evaluate.{n}" for n in EVALUATE_ORDER[:i]})
+        assert not later, f"trecrs.evaluate.{name} imports {later}, which come after it in EVALUATE_ORDER"

@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "trecrs.evaluate",
+    "trecrs.evaluate.api",
     "trecrs.files.trec",
     "trecrs.files.ratings",
     "trecrs.data.splits",

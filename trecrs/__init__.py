@@ -12,6 +12,7 @@ from .data.synthetic import generate as synthetic_ratings  # noqa: E402
 from .errors import InputError, TrecrsError, UsageError  # noqa: E402
 from .evaluate import (  # noqa: E402
     TEXT_FORMATS,
+    EvalSettings,
     EvaluationResult,
     evaluate,
     evaluate_factors,
@@ -35,10 +36,11 @@ from .report.sampled import sampled  # noqa: E402
 from .report.sensitivity import sensitivity  # noqa: E402
 from .report.trec import format_trec  # noqa: E402
 
-# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate.py
+# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate/
 TEXT_FORMATS["trec"] = format_trec
 
 __all__ = [
+    "EvalSettings",
     "EvaluationResult",
     "InputError",
     "METHODOLOGIES",

@@ -14,7 +14,7 @@ import pytest
 
 from tests.fuzz.run import Outcome, run_in_process
 from trecrs import evaluate
-from trecrs.errors import UsageError
+from trecrs.errors import TrecrsWarning, UsageError
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 1\n2 0 c 1\n2 0 e 0\n"
 RUN = (
@@ -133,3 +133,49 @@ def test_rbp_with_level_gains_is_declined_with_its_reason():
         qrels = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "rel": [2, 1]})
         run = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
         evaluate(qrels, run, ["rbp.1=2"], trec_eval_version=10)
+
+
+GRADED_RBP = (
+    "1 of 2 (50.0%) evaluated queries have relevance values above 1: trec_eval 10.0's rbp normalises their gains "
+    "with min and max it never initialises (m_rbp.c), so its values there are undefined; trecrs takes min and max "
+    "over the query's gains"
+)
+
+
+@pytest.mark.parametrize("engine", ["vectorized", "auto"])
+def test_rbp_on_graded_qrels_warns_that_10_reads_uninitialised_min_max(tmp_path, engine):
+    """Query 1 has a grade above 1, query 2 only 0/1: one warning counting query 1, whatever the input path
+    (files read by the engine, frames); the value is trecrs's rule, gains / the query's largest grade:
+    (1 - 0.9) * (2/2 + 1/2 * 0.9) = 0.145 on query 1, (1 - 0.9) * 0.9 on query 2."""
+    q, r = _files(tmp_path, "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 c 1\n", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 z 1 2 r\n"
+                  "2 Q0 c 2 1 r\n")  # fmt: skip
+    frames = (pl.read_csv(q, separator=" ", has_header=False, new_columns=["query", "iter", "doc", "rel"],
+                          schema_overrides={"query": pl.Utf8}),
+              pl.read_csv(r, separator=" ", has_header=False, new_columns=["query", "q0", "doc", "rank", "score", "tag"],
+                          schema_overrides={"query": pl.Utf8}))  # fmt: skip
+    for given in ((str(q), str(r)), frames):
+        with pytest.warns(TrecrsWarning) as caught:
+            res = evaluate(*given, ["rbp"], trec_eval_version=10, engine=engine)
+        assert [str(w.message) for w in caught] == [GRADED_RBP]
+        assert res.to_dict()["1"]["rbp"] == pytest.approx(0.1 * (1.0 + 0.5 * 0.9), abs=1e-15)
+        assert res.to_dict()["2"]["rbp"] == pytest.approx(0.1 * 0.9, abs=1e-15)
+
+
+def test_rbp_graded_warning_only_when_it_applies(tmp_path, cli):
+    """No warning with grades 0/1, nor for other graded measures; all_trec asks for rbp (10.0); the command
+    prints the warning as one line and the values unchanged."""
+    import warnings
+
+    q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n2 0 c 3\n", "1 Q0 a 1 3 r\n2 Q0 c 1 1 r\n")
+    binary_q = tmp_path / "binary"
+    binary_q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrecrsWarning)
+        evaluate(str(binary_q), str(r), ["rbp", "ndcg"], trec_eval_version=10)
+        evaluate(str(q), str(r), ["ndcg", "rbp_resid"], trec_eval_version=10)
+    with pytest.warns(TrecrsWarning, match=r"^1 of 2 \(50.0%\) evaluated queries have relevance values above 1: "
+                      "trec_eval 10.0's rbp normalises"):  # fmt: skip
+        evaluate(str(q), str(r), ["all_trec"], trec_eval_version=10)
+    code, out, err = cli("eval", "--trec-eval-version", "10", "-m", "rbp", q, r)
+    assert code == 0 and out == "rbp                   \tall\t0.1000\n"
+    assert err == f"trecrs eval: warning: {GRADED_RBP}\n"

@@ -168,3 +168,15 @@ def evaluate_full_(files, run, measure):
     from trecrs.evaluate import evaluate_full
 
     return evaluate_full(str(files / "qrels"), str(files / run), [measure])
+
+
+def test_evaluation_settings_score_every_run(files):
+    """``evaluation=EvalSettings(relevance_level=2)``, or the keyword: only q1's b is relevant. P@2 of sys is
+    1/2 on q1 (b first) and 0 elsewhere (q4 missing), base's 0 everywhere (b third): means 1/8 and 0."""
+    from trecrs.evaluate import EvalSettings
+
+    by_record = _compare(files, evaluation=EvalSettings(relevance_level=2))
+    by_keyword = _compare(files, relevance_level=2)
+    assert by_record.rows == by_keyword.rows
+    row = by_record.row("P@2", "sys")
+    assert (row["mean"], row["baseline_mean"]) == (0.125, 0.0)

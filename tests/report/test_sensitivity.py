@@ -195,3 +195,22 @@ def test_lower_is_better_measures_are_ordered_ascending(tmp_path):
         row = result.agreement.filter((pl.col("a") == m) & (pl.col("b") == "RMSE"))
         expected = kendalltau([-v for v in fpr[m]], [-e for e in errors]).statistic
         assert row.get_column("tau")[0] == pytest.approx(expected, abs=1e-12) and expected != 0
+
+
+def test_every_run_is_scored_with_the_evaluation_settings(tmp_path):
+    """``evaluation=EvalSettings(depth=1)`` (-M 1): every ranking keeps one document, so num_ret is num_q and
+    P@1 is as without it; the random expectations assume the defaults and are left empty."""
+    from trecrs.evaluate import EvalSettings
+
+    files = write_split(tmp_path)
+    args = (tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
+            ["P@1", "num_ret", "num_q"])  # fmt: skip
+    with pytest.warns(UserWarning):
+        plain = sensitivity(*args, methodologies=["TR", "AI"])
+        cut = sensitivity(*args, methodologies=["TR", "AI"], evaluation=EvalSettings(depth=1))
+    for s in cut.systems:
+        for m in cut.methodologies:
+            assert cut.value(s, m, "num_ret") == cut.value(s, m, "num_q") < plain.value(s, m, "num_ret")
+            assert cut.value(s, m, "P@1") == plain.value(s, m, "P@1")
+    assert cut.expected.filter(pl.col("measure") == "P@1")["value"].null_count() == 2
+    assert plain.expected.filter(pl.col("measure") == "P@1")["value"].null_count() == 0

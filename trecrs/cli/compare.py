@@ -6,6 +6,7 @@ import sys
 
 from ..engines import ENGINES
 from ..errors import UsageError
+from ..evaluate import EvalSettings
 from ..ranges import INT64_MAX
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
@@ -82,12 +83,10 @@ def run(args) -> int:
     settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
                         resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
     try:
-        result = compare(
-            args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
-            allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), relevance_level=args.level, depth=args.depth,
-            judged_only=args.judged_only, engine=args.engine,
-            trec_eval_version=trec_eval_version(args.trec_eval_version).number,
-        )  # fmt: skip
+        evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
+                                  engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number)
+        result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
+                         allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation)  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
     text = FORMATS[args.format](result)

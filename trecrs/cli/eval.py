@@ -10,7 +10,7 @@ from ..engines import ENGINES
 from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
-from ..evaluate import evaluate_full
+from ..evaluate import EvalSettings, evaluate_full
 from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
@@ -155,9 +155,10 @@ def run(args) -> int:
     if fmt == "parquet" and not args.output:
         raise UsageError("--format parquet needs -o FILE")
     evaluations = {}
+    settings = _settings(args)
     with _engine_context(args):
         for path in args.runs:
-            evaluations[path] = _evaluate(args, path)
+            evaluations[path] = _evaluate(args, path, settings)
             for message in evaluations[path].notes:
                 note(f"{path}: {message}" if len(args.runs) > 1 else message)
     return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
@@ -208,19 +209,29 @@ def _engine_context(args):
     return dask_engine.connected(args.scheduler)
 
 
-def _evaluate(args, path):
+def trec_eval_settings(args, **choices) -> EvalSettings:
+    """The settings of trec_eval's flags as :func:`add_trec_eval_options` reads them (``-l``, ``-J``, ``-c``,
+    ``-M``), with ``choices`` (the other fields of :class:`~trecrs.evaluate.EvalSettings`)."""
+    return EvalSettings(relevance_level=args.level, judged_only=args.judged_only, average_all=args.average_all,
+                        depth=args.depth, **choices)  # fmt: skip
+
+
+def _settings(args) -> EvalSettings:
+    """The settings every run of the command is scored with, built once."""
     options = {"partitions": args.partitions} if args.engine == "dask" and args.partitions else {}
     if args.block_lines is not None:
         options["block_lines"] = args.block_lines
+    return trec_eval_settings(
+        args, engine=args.engine, trec_eval_version=args.trec_eval_version, engine_options=options,
+        zscores=args.zscores, num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
+        results_format=args.results_format, opr_average=args.opr_average,
+    )  # fmt: skip
+
+
+def _evaluate(args, path, settings: EvalSettings):
     try:
-        return evaluate_full(
-            args.qrels, path, args.measures, relevance_level=args.level, judged_only=args.judged_only,
-            average_all=args.average_all, depth=args.depth, engine=args.engine, train=args.train,
-            test=args.test, predictions=args.predictions, opr_average=args.opr_average,
-            trec_eval_version=args.trec_eval_version, engine_options=options, zscores=args.zscores,
-            num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
-            results_format=args.results_format,
-        )  # fmt: skip
+        return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
+                             predictions=args.predictions)  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
 

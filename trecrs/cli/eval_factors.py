@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..evaluate import evaluate_factors
 from .common import command, int64, note
-from .eval import _in_cli_words, add_trec_eval_options, print_evaluations
+from .eval import _in_cli_words, add_trec_eval_options, print_evaluations, trec_eval_settings
 
 EXAMPLES = """examples:
   trecrs eval-factors u1.test.qrels --train u1.base --user-factors user.parquet --item-factors item.parquet
@@ -47,11 +47,8 @@ def run(args) -> int:
     items, q = read_factors(args.item_factors, "item")
     train = read_ratings(args.train, report=note).select("user", "item")
     try:
-        ev = evaluate_factors(
-            args.qrels, train, p, q, users, items, measures=args.measures, relevance_level=args.level,
-            judged_only=args.judged_only, average_all=args.average_all, depth=args.depth,
-            block_users=args.block_users,
-        )  # fmt: skip
+        ev = evaluate_factors(args.qrels, train, p, q, users, items, measures=args.measures,
+                              block_users=args.block_users, settings=trec_eval_settings(args))  # fmt: skip
     except UsageError as exc:
         raise _in_cli_words(exc) from None
     for message in ev.evaluation.notes:

@@ -24,8 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import TrecrsError
 from ..ids import hash_ids
@@ -40,7 +38,20 @@ PathLike = str | os.PathLike
 BLOCK_LINES = 3_000_000
 GZ_RATIO = 10  # assumed uncompressed/compressed size of a .gz run when sizing partitions (generous)
 MAX_PARTS = 4096
-_PARTITION_SCHEMA = pa.schema([(QUERY, pa.large_string()), (DOC, pa.large_string()), (SCORE, pa.float32())])
+
+
+def _arrow():
+    """pyarrow and pyarrow.parquet, imported when a Parquet run is streamed or partitioned: ``import trecrs``
+    loads numpy and polars only."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pa, pq
+
+
+def _partition_schema():
+    pa, _ = _arrow()
+    return pa.schema([(QUERY, pa.large_string()), (DOC, pa.large_string()), (SCORE, pa.float32())])
 
 
 class NotRegular(TrecrsError):
@@ -88,6 +99,7 @@ def _pieces(path: PathLike, batch_lines: int) -> Iterator[tuple[pl.DataFrame, st
 def _parquet_pieces(path: PathLike, batch_lines: int):
     """Record batches of query, doc, score; anything :func:`~trecrs.files.parquet.read_parquet` would
     refuse (missing column, wrong type, null, NaN, NUL) is :class:`NotRegular`: that reader names the row."""
+    pa, pq = _arrow()
     try:
         f = pq.ParquetFile(path)
         batches = f.iter_batches(batch_size=max(1, min(batch_lines, 1 << 20)), columns=[QUERY, DOC, SCORE])
@@ -175,7 +187,7 @@ def partition_count(path: PathLike, block_lines: int) -> int:
     """How many partitions keep each near ``block_lines`` lines: the file's rows (Parquet metadata) or
     its size over the bytes per line of its first lines (times :data:`GZ_RATIO` for ``.gz``)."""
     if is_parquet(path):
-        lines = pq.ParquetFile(path).metadata.num_rows
+        lines = _arrow()[1].ParquetFile(path).metadata.num_rows
     else:
         size = Path(path).stat().st_size * (GZ_RATIO if Path(path).suffix == ".gz" else 1)
         lines = size / _bytes_per_line(path)
@@ -209,7 +221,7 @@ class Partitions:
         self.totals.warn()
 
     def _write(self, block_lines: int) -> None:
-        writers: dict[int, pq.ParquetWriter] = {}
+        writers: dict = {}  # partition -> pyarrow.parquet.ParquetWriter
         try:
             pending, n = [], 0
             for lean, tag, found in _pieces(self.path, block_lines):
@@ -235,10 +247,12 @@ class Partitions:
         self.totals.seen.update(queries.to_list())
         part = pl.DataFrame({QUERY: queries, "_part": (hash_ids(queries) % np.uint64(self.parts)).astype(np.int64)})
         df = df.join(part, on=QUERY, how="left", maintain_order="left")
+        _, pq = _arrow()
+        schema = _partition_schema()
         for (k,), piece in df.partition_by("_part", as_dict=True, maintain_order=True).items():
             if k not in writers:
-                writers[k] = pq.ParquetWriter(self.files[k], _PARTITION_SCHEMA)
-            writers[k].write_table(piece.drop("_part").to_arrow().cast(_PARTITION_SCHEMA))
+                writers[k] = pq.ParquetWriter(self.files[k], schema)
+            writers[k].write_table(piece.drop("_part").to_arrow().cast(schema))
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
         for f in self.files:

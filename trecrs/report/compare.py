@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import SemanticError, TrecrsWarning, UsageError
-from ..evaluate import Evaluation, evaluate_full
+from ..evaluate import EvalSettings, Evaluation, evaluate_full
 from ..evaluate import _sequential_sum as sequential_sum
 from ..files.hashing import file_digest
 from ..files.lines import is_stdin, read_through_file, source_name
@@ -266,12 +266,15 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
 
 
 def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Settings = Settings(),
-            allow_mixed: bool = False, pr_curves: bool = False, **eval_flags) -> Comparison:  # fmt: skip
+            allow_mixed: bool = False, pr_curves: bool = False, evaluation: EvalSettings | None = None,
+            **eval_flags) -> Comparison:  # fmt: skip
     """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
 
-    Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same ``eval_flags``
-    (``relevance_level``, ``depth``, ``judged_only``, ``engine``, ``trec_eval_version``); the p-values of
-    every (system, measure) pair compared with the baseline are adjusted together by ``settings.correction``.
+    Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same settings: ``evaluation``
+    (:class:`~trecrs.evaluate.EvalSettings`) with ``eval_flags`` applied (its fields: ``relevance_level``,
+    ``depth``, ``judged_only``, ``engine``, ``trec_eval_version``...), ``average_all`` set by
+    ``settings.query_rule``; the p-values of every (system, measure) pair compared with the baseline are
+    adjusted together by ``settings.correction``.
     ``pr_curves``: also each system's precision-recall curve (:func:`precision_recall`) in ``.pr``.
     ``runs``: files, or frames (``query, doc, score, tag``) as :func:`~trecrs.evaluate.evaluate` takes.
 
@@ -290,8 +293,9 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     _check_settings(settings, len(runs))
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
         qrels = read_through_file(read_qrels, qrels)
-    everywhere = settings.query_rule == "all"
-    evs = [_evaluate(qrels, r, measures, average_all=everywhere, **eval_flags) for r in runs]
+    # every run, and the precision-recall curves, scored with one record: -c follows the query rule
+    evaluation = (evaluation or EvalSettings()).replace(average_all=settings.query_rule == "all", **eval_flags)
+    evs = [_evaluate(qrels, r, measures, evaluation) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
     _name_systems(infos)
     check_provenance(infos, allow_mixed=allow_mixed)
@@ -311,7 +315,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     adjusted = CORRECTIONS[settings.correction](np.array([r["p_value"] for r in compared]))
     for r, p in zip(compared, adjusted.tolist(), strict=True):
         r["p_adjusted"] = p
-    pr = precision_recall(qrels, runs, queries, settings.query_rule, eval_flags) if pr_curves else None
+    pr = precision_recall(qrels, runs, queries, evaluation) if pr_curves else None
     return Comparison(rows, names, [r.system for r in infos], infos[base].system, len(queries), settings, infos,
                       None if pr is None else dict(zip([r.system for r in infos], pr, strict=True)))  # fmt: skip
 
@@ -320,29 +324,30 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def precision_recall(qrels, runs, queries: list[str], query_rule: str, eval_flags: dict) -> list[list[float]]:
+def precision_recall(qrels, runs, queries: list[str], evaluation: EvalSettings) -> list[list[float]]:
     """Each run's interpolated precision at :data:`RECALL_LEVELS`, averaged over ``queries``.
 
     trec_eval's ``iprec_at_recall`` (the max precision at any recall >= r, per query), computed by the same
-    engines with the same flags, averaged as :func:`_mean` (a query missing from a run scores 0): over every
-    qrels query (``query_rule="all"``) it is ``trecrs eval -m iprec_at_recall -c``'s summary.
+    engines with the same settings, averaged as :func:`_mean` (a query missing from a run scores 0): over
+    every qrels query (``evaluation.average_all``, the query rule ``all``) it is ``trecrs eval -m
+    iprec_at_recall -c``'s summary.
     """
     curves = []
     for run in runs:
-        ev = _evaluate(qrels, run, ["iprec_at_recall"], average_all=query_rule == "all", **eval_flags)
+        ev = _evaluate(qrels, run, ["iprec_at_recall"], evaluation)
         values = per_query_values(ev)
         curves.append([_mean(_aligned(values[f"iprec_at_recall_{r:3.2f}"], queries)) for r in RECALL_LEVELS])
     return curves
 
 
-def _evaluate(qrels, run, measures, **flags) -> Evaluation:
+def _evaluate(qrels, run, measures, evaluation: EvalSettings) -> Evaluation:
     """:func:`~trecrs.evaluate.evaluate_full` of one run, its warnings passed on prefixed with the run
     (``base.run: 1 of 4 qrels queries have no line in the run ...``), as ``trecrs eval`` does for several
     runs: with two runs or more, a warning that does not say which is of no use."""
     label = source_name(run) if isinstance(run, str | os.PathLike) else "<run>"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate_full(qrels, run, measures, **flags)
+        ev = evaluate_full(qrels, run, measures, settings=evaluation)
     if label == "<run>":
         label = f"<{ev.runid}>"  # an in-memory run: named by its tag, as run_info names it
     for w in caught:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy.stats import kendalltau
 
 from ..measures.recsys.registry import sequential_mean
 from ..measures.recsys.sampled import ESTIMATORS, RANK_METRICS, estimate_all, hit
@@ -86,6 +85,8 @@ def sampled_report(cases: dict[str, pl.DataFrame], ks: list[int], lam: float = 0
 
 def kendall(a: np.ndarray, b: np.ndarray) -> float | None:
     """Kendall's tau-b of two orders of the same systems (``scipy.stats.kendalltau``); None if undefined."""
+    from scipy.stats import kendalltau  # here: `import trecrs` loads numpy and polars only
+
     if a.size < 2:
         return None
     tau = kendalltau(a, b).statistic

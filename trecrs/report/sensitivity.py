@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import TrecrsWarning, UsageError
-from ..evaluate import evaluate_full
+from ..evaluate import EvalSettings, evaluate_full
 from ..measures.direction import sign
 from ..measures.recsys.error import join_predictions, rmse
 from ..measures.request import parse_measures
@@ -241,14 +241,16 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
             run = build_run(cset, table, missing=options["missing"], tag=system,
                             scores_path=options["paths"][system])
             # train/test/predictions feed the recommender measures that need them (novelty, rmse...)
-            ev = evaluate_full(qrels, run.run, request, train=options["train"], test=options["test"],
+            ev = evaluate_full(qrels, run.run, request, settings=options["evaluation"], train=options["train"],
+                               test=options["test"],
                                predictions=options["predictions"].get(system))
         info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
         rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
     _warn_grouped(caught, name)
     stats = query_stats(cset.frame(), qrels)
+    formulas = all(getattr(options["evaluation"], f) == getattr(_FORMULA_SETTINGS, f) for f in _FORMULA_FIELDS)
     # the value columns and their printed names as the systems' rows have them (every run: the same request)
-    expected = [(name, label, None if _own_gains(request, c) else expected_value(stats, c))
+    expected = [(name, label, None if _own_gains(request, c) or not formulas else expected_value(stats, c))
                 for c in ev.summary for label in ev.printed_names(c)]
     return rows, expected, info
 
@@ -271,6 +273,12 @@ def _warn_grouped(caught: dict, methodology: str) -> None:
         warnings.warn(category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3)
 
 
+#: The settings the random expectations assume, in the fields that change them (-l 1, no -J, no -c, every
+#: rank: trec_eval's defaults); under others the expectation is left empty rather than wrong.
+_FORMULA_SETTINGS = EvalSettings()
+_FORMULA_FIELDS = ("relevance_level", "judged_only", "average_all", "depth")
+
+
 def _own_gains(request, column: str) -> bool:
     """``ndcg.1=3,2=9``: gains other than the rel values, which :func:`expected_ndcg` assumes."""
     return base_of(column) == "ndcg" and request.params.get("ndcg") is not None
@@ -291,12 +299,15 @@ def sensitivity(
     seed: int | None = None,
     missing: str = "drop",
     paths: dict | None = None,
+    evaluation: EvalSettings | None = None,
 ) -> SensitivityResult:
     """Evaluate every system (``scores``: name -> score file or table, as :func:`build_run` takes) under
     every methodology (default: all of :data:`METHODOLOGIES`), with qrels ``rating >= threshold``
     (One-Plus-Random: its own, test ratings >= ``relevant_threshold``). ``missing``: the policy of
     :func:`build_run` for unscored candidates (default ``drop``). ``predictions`` (name -> predicted
-    ratings, for every system) adds RMSE. See the module docstring.
+    ratings, for every system) adds RMSE. ``evaluation`` (:class:`~trecrs.evaluate.EvalSettings`; default:
+    trec_eval 9.0.8's defaults) is how every run is scored; the random expectations assume the defaults
+    and are left empty under other settings. See the module docstring.
 
     >>> train = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["a", "b", "a", "c"], "rating": 3.0})
     >>> test = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"],
@@ -322,9 +333,10 @@ def sensitivity(
     train, test = as_ratings(train), as_ratings(test)
     paths = paths or {}
     split = make_split(train, test, items, paths=paths)
-    request = parse_measures(measures)
+    evaluation = evaluation or EvalSettings()
+    request = parse_measures(measures, trec_eval_version=evaluation.trec_eval_version)
     tables = {s: as_score_table(v) for s, v in scores.items()}
-    options = dict(candidates=opts, missing=missing, train=train, test=test,
+    options = dict(candidates=opts, missing=missing, train=train, test=test, evaluation=evaluation,
                    predictions=predictions or {},
                    paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()})
     rows, expected, info = [], [], {}

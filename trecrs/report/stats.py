@@ -12,7 +12,6 @@ import itertools
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats as _scipy
 
 #: The relative tolerance under which a resampled |mean| counts as equal to the observed one: the same
 #: sum added in another order can differ in its last bits, and such a tie must count as "as extreme".
@@ -31,6 +30,8 @@ def paired_t(d: np.ndarray, *, rng: np.random.Generator | None = None, resamples
     mean, sd = float(d.mean()), float(d.std(ddof=1)) if n > 1 else 0.0
     if sd == 0.0 or n < 2:
         return 1.0 if mean == 0.0 else 0.0
+    from scipy import stats as _scipy  # here: `import trecrs` loads numpy and polars only
+
     t = mean / (sd / np.sqrt(n))
     return float(2.0 * _scipy.t.sf(abs(t), n - 1))
 
@@ -46,6 +47,8 @@ def wilcoxon(d: np.ndarray, *, rng: np.random.Generator | None = None, resamples
     d = np.asarray(d, dtype=np.float64)
     if not np.any(d != 0.0):
         return 1.0
+    from scipy import stats as _scipy  # here: `import trecrs` loads numpy and polars only
+
     return float(_scipy.wilcoxon(d).pvalue)
 
 

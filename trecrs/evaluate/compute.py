@@ -1,0 +1,194 @@
+"""The computing half of an evaluation: the engine chosen for a request, the per-query values of a pair
+(frames, files an engine reads itself, ``-R`` relevance formats), the checks on the engines'
+:class:`~trecrs.engines.base.QueryStats`, and the recommender measures added after trec_eval's."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import polars as pl
+
+from ..engines import ENGINES, Computed, vectorized
+from ..engines.rel_info import RelInfoFormat
+from ..errors import SemanticError, UsageError
+from ..files.trec import read_run, run_tag
+from ..measures.recsys.evaluation import evaluate_extras
+from ..measures.recsys.opr import summarize_trec_by_user
+from ..measures.request import MeasureRequest, parse_measures
+from ..ordering import bytewise_sorted
+from ..schema import DOC, QUERY, SCORE
+from ..trec_eval_versions import TrecEvalVersion
+from .coverage import coverage, stop_uncovered, warn_coverage
+from .finalize import BOGUS_DOC, QrelsTotals, check_judged, finalize
+from .inputs import Frames
+from .result import Evaluation
+from .settings import EvalSettings
+
+
+def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettings) -> Computed:
+    """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
+    kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
+    frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
+    if f.missing:
+        # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
+        # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
+        bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
+        frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
+    per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
+    rs: dict[str, str] = {}
+    if request.relstring_length() is not None:
+        rs = _relstrings(sub_qrels, sub_run, request, settings.judged_only)
+        if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
+            rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, settings.judged_only))
+    return Computed(per_query, f.missing, rs)
+
+
+def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
+    if run.height == 0:
+        return {}
+    ranked = vectorized.rank(qrels, run, judged_only=judged_only, score_dtype=request.version.score_dtype)
+    return vectorized.relstrings(ranked, request.relstring_length())
+
+
+def compute_files(eng, qrels, run, request: MeasureRequest, settings: EvalSettings) -> tuple[Computed, str, QrelsTotals]:
+    """An engine that reads the files itself (:attr:`~trecrs.engines.base.Engine.compute_files`), then the
+    checks :func:`~trecrs.evaluate.inputs.read_frames` makes on frames: the coverage warnings and
+    :func:`~trecrs.evaluate.finalize.check_judged`."""
+    stand_ins = settings.average_all and request.version.number == 10
+    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, depth=settings.depth)
+    out = eng.compute_files(qrels, run, request, complete=stand_ins, **flags, **(settings.engine_options or {}))
+    totals = check_stats(out.stats, request, settings, stand_ins=stand_ins)
+    return out.computed, out.tag, totals
+
+
+def check_stats(stats, request: MeasureRequest, settings: EvalSettings, *, stand_ins: bool,
+                warn: bool = True) -> QrelsTotals:
+    """The qrels totals of a pair given by its :class:`~trecrs.engines.base.QueryStats`, after the coverage
+    warnings (with ``warn``) and :func:`check_judged` (on the queries trec_eval evaluates, in its order)."""
+    both = stats.qrels.join(stats.run, on=QUERY, how="full", coalesce=True)
+    both = both.sort(QUERY)  # polars sorts strings bytewise: trec_eval's query order
+    in_qrels = both.get_column("top").is_not_null().to_numpy()
+    in_run = both.get_column("retrieved").is_not_null().to_numpy()
+    top = both.get_column("top").fill_null(np.iinfo(np.int64).min).to_numpy()
+    retrieved = both.get_column("retrieved").fill_null(0).to_numpy()
+    if warn:
+        cov = coverage(in_qrels, in_run, top, retrieved, request, relevance_level=settings.relevance_level)
+        warn_coverage(cov, average_all=settings.average_all, relevance_level=settings.relevance_level)
+    codes = np.flatnonzero(in_qrels if stand_ins else in_qrels & in_run)
+    check_judged(list(zip(both.get_column(QUERY).gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
+    return QrelsTotals(stats.qrels.height, int(stats.qrels.get_column("relevant").sum()))
+
+
+def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: EvalSettings, **data) -> None:
+    """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`);
+    ``data``: ``train``, ``test``, ``predictions``.
+
+    Under trec_eval 9.0.8's ``-c`` (no stand-in rankings) they are averaged, like trec_eval's measures, over
+    every qrels query, a query missing from the run counting as one with an empty ranking; per-query rows
+    remain those of the evaluated queries.
+    """
+    if settings.opr_average == "user":
+        ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
+    if not request.extras:
+        return
+    queries = ev.per_query.get_column(QUERY).to_list()
+    if settings.average_all and not f.missing:
+        queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
+    res = evaluate_extras(
+        request.extras, qrels=f.restricted(f.qrels, f.evaluated), run=f.restricted(f.run, f.evaluated),
+        queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
+        level=settings.relevance_level, judged_only=settings.judged_only, head_share=settings.head_share, **data,
+    )  # fmt: skip
+    ev.extra_columns = [c for c in res.per_query.columns if c != QUERY]
+    rows = res.per_query
+    if rows.height != ev.per_query.height:
+        rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
+    if ev.extra_columns:
+        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in ev.extra_columns])
+    ev.summary.update(res.summary)
+    ev.notes = res.notes
+
+
+def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:
+    """``measures`` (names, or a request made for any version) as a request of ``version`` (None: 9.0.8)."""
+    number = 9 if version is None else version.number
+    if isinstance(measures, MeasureRequest):
+        if measures.trec_eval_version == number:
+            return measures
+        request = parse_measures(measures.engine_specs() + list(measures.extras), trec_eval_version=number)
+        request.labels = dict(measures.labels)  # the same value columns, printed under the same names
+        return request
+    return parse_measures(measures, trec_eval_version=number)
+
+
+def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRequest, settings: EvalSettings,
+                      zscores: pl.DataFrame | None = None) -> Evaluation:
+    """A run scored against a preference or judgment-group file (``fmt.compute``), ended in :func:`finalize`.
+
+    Queries as trec_eval takes them: those of the run with relevance info; 10.0 stops at a relevance query
+    missing from the run, or with ``-c`` scores it on its one-document stand-in ranking (no judged doc).
+    """
+    if settings.engine not in ("auto", "vectorized"):
+        raise UsageError(f"engine {settings.engine!r} cannot read rel_info_format {fmt.name!r} (pytrec_eval reads "
+                         "qrels only): use engine auto")
+    if not all(isinstance(x, str | os.PathLike | pl.DataFrame) for x in (rel_path, run_path)):
+        raise UsageError(f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths")
+    check_depth(settings.depth)
+    rel = rel_path if isinstance(rel_path, pl.DataFrame) else fmt.read(rel_path)  # a frame: read from stdin
+    run = run_path if isinstance(run_path, pl.DataFrame) else read_run(run_path)
+    rel_queries = set(rel.get_column(QUERY).to_list())
+    run_queries = set(run.get_column(QUERY).to_list())
+    version = request.version
+    if version.uncovered_query_fatal and not settings.average_all:
+        stop_uncovered(bytewise_sorted(rel_queries - run_queries), version)
+    missing = sorted(rel_queries - run_queries) if settings.average_all and version.number == 10 else []
+    queries = bytewise_sorted((rel_queries & run_queries) | set(missing))
+    if not queries:
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
+    per_query = fmt.compute(rel, run, queries, request, depth=settings.depth,
+                            relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    return finalize(request, Computed(per_query, missing), run_tag(run), average_all=settings.average_all,
+                    totals=QrelsTotals(len(rel_queries), 0), trec_eval_version=version.number, zscores=zscores)
+
+
+def check_depth(depth: int | None) -> None:
+    if depth is not None and depth <= 0:
+        raise UsageError(f"depth must be a positive number of documents, got {depth}")
+
+
+class NoTrecMeasures:
+    """Stand-in engine when a request holds only extras: one row per query, no trec_eval columns."""
+
+    @staticmethod
+    def compute(qrels, run, request, **kwargs) -> pl.DataFrame:
+        return pl.DataFrame({QUERY: run.get_column(QUERY).unique()}, schema={QUERY: pl.Utf8})
+
+
+def choose_engine(name: str, request: MeasureRequest):
+    """``auto``: the first registered engine other than the reference that covers the request, else
+    pytrec_eval; a named engine must exist and cover the request. pytrec_eval embeds trec_eval 9.x's C
+    code, so it serves only 9.x requests."""
+    version = request.version
+    if name == "pytrec_eval" and version.number != 9:
+        raise UsageError(
+            f"engine 'pytrec_eval' embeds trec_eval 9.x and cannot reproduce trec_eval {version.label}: "
+            "use --engine vectorized (or auto)"
+        )
+    if name == "auto":
+        for candidate in ENGINES.values():
+            if candidate.name != "pytrec_eval" and candidate.supports(request):
+                return candidate
+        if version.number != 9:
+            raise UsageError(
+                f"engine 'vectorized' cannot compute {', '.join(request.engine_specs())} as trec_eval "
+                f"{version.label}, and pytrec_eval embeds trec_eval 9.x (docs/trec_eval_compatibility.md)"
+            )
+        return ENGINES["pytrec_eval"]
+    if name not in ENGINES:
+        raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}")
+    eng = ENGINES[name]
+    if not eng.supports(request):
+        raise UsageError(f"engine {name!r} cannot compute {', '.join(request.engine_specs())}")
+    return eng

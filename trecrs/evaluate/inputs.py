@@ -1,0 +1,174 @@
+"""The inputs of an evaluation as the engines take them: files, frames, dicts and trecrs's own results
+read and checked (:func:`read_frames`), standard input, the ``-Z`` table, the ``-R``/``-T`` formats,
+training pairs and factor matrices."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS, RelInfoFormat, kinds_for, unserved
+from ..errors import InputError, SemanticError, UsageError
+from ..files.lines import is_stdin, read_through_file
+from ..files.trec import as_polars, read_qrels, read_run, run_tag
+from ..files.zscores import read_zscores
+from ..measures.request import MeasureRequest
+from ..ordering import bytewise_sorted, trec_order
+from ..protocol.qrels import QrelsResult
+from ..protocol.runs import RunResult
+from ..ranges import REL_MAX
+from ..schema import DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA
+from .coverage import coverage, stop_uncovered, warn_coverage
+from .finalize import QrelsTotals, check_judged
+from .settings import EvalSettings
+
+
+@dataclass
+class Frames:
+    """A qrels/run pair read as frames (run cut at ``depth``) and the queries trec_eval evaluates."""
+
+    qrels: pl.DataFrame
+    run: pl.DataFrame
+    tag: str
+    evaluated: list[str]  # in both the run and the qrels
+    missing: list[str]  # -c in trec_eval 10.0: in the qrels only (evaluated on the stand-in ranking)
+    totals: QrelsTotals
+
+    def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
+        return frame.filter(pl.col(QUERY).is_in(queries))
+
+
+def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
+    """The pair as frames, the run cut at ``settings.depth``, then trec_eval's checks and trecrs's warnings:
+    no query evaluated (trec_eval exits), 10.0's stop on an uncovered query (:func:`stop_uncovered`), the
+    coverage warnings, :func:`~trecrs.evaluate.finalize.check_judged`."""
+    qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
+    run = as_polars(unwrap(run), RUN_SCHEMA, "run")
+    tag = run_tag(run)
+    if settings.depth is not None:
+        run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= settings.depth)
+    qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
+    run_queries = set(run.get_column(QUERY).unique().to_list())
+    evaluated = run_queries & qrels_queries
+    stand_ins = settings.average_all and request.version.number == 10
+    if not evaluated and not stand_ins:
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
+    if not evaluated and run.height == 0:
+        raise SemanticError("the run is empty")
+    missing = sorted(qrels_queries - run_queries) if stand_ins else []
+    if request.version.uncovered_query_fatal and not settings.average_all:
+        stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
+    top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+    _warn_frames(qrels_queries, run, top, request, settings)
+    check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
+    totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
+    return Frames(qrels, run, tag, list(evaluated), missing, totals)
+
+
+def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,
+                 settings: EvalSettings) -> None:
+    """:func:`warn_coverage` on frames (the run already cut at ``depth``)."""
+    retrieved = dict(run.group_by(QUERY).len().iter_rows())
+    vocab = sorted(qrels_queries | set(retrieved))
+    in_qrels = np.array([q in qrels_queries for q in vocab], bool)
+    in_run = np.array([q in retrieved for q in vocab], bool)
+    tops = np.array([top.get(q, np.iinfo(np.int64).min) for q in vocab], np.int64)
+    counts = np.array([retrieved.get(q, 0) for q in vocab], np.int64)
+    cov = coverage(in_qrels, in_run, tops, counts, request, relevance_level=settings.relevance_level)
+    warn_coverage(cov, average_all=settings.average_all, relevance_level=settings.relevance_level)
+
+
+def unwrap(data):
+    """trecrs's own results as the frame they hold: :func:`~trecrs.protocol.runs.build_run`'s ``.run``,
+    :func:`~trecrs.protocol.qrels.make_qrels`'s ``.qrels``; anything else unchanged."""
+    if isinstance(data, RunResult):
+        return data.run
+    if isinstance(data, QrelsResult):
+        return data.qrels
+    return data
+
+
+def zscore_table(zscores, request: MeasureRequest) -> pl.DataFrame | None:
+    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval."""
+    if zscores is None:
+        return None
+    if request.extras:
+        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(request.extras)}")
+    if isinstance(zscores, str | os.PathLike):
+        return read_zscores(zscores)
+    frame = zscores if isinstance(zscores, pl.DataFrame) else pl.from_pandas(zscores)
+    return frame.select(pl.col(QUERY).cast(pl.Utf8), pl.col(MEASURE).cast(pl.Utf8), pl.col("mean").cast(pl.Float64),
+                        pl.col("stddev").cast(pl.Float64))
+
+
+def rel_info_format(name: str, results_format: str, request: MeasureRequest) -> RelInfoFormat:
+    """The registered ``-R`` format ``name``, checked against ``results_format`` and the request.
+
+    A measure whose data the format does not give stops trec_eval at the first query ("Can't calculate
+    measure", status 4, nothing printed): a :class:`SemanticError` here, before anything is read.
+    """
+    if name not in REL_INFO_FORMATS:
+        raise UsageError(f"rel_info_format {name!r} is not supported: use one of {', '.join(REL_INFO_FORMATS)}",
+                         arguments=["rel_info_format"])
+    if results_format not in RESULTS_FORMATS:
+        raise UsageError(f"results_format {results_format!r} is not supported: use one of "
+                         f"{', '.join(RESULTS_FORMATS)}", arguments=["results_format"])
+    fmt = REL_INFO_FORMATS[name]
+    missing = unserved(fmt, request)
+    if missing:
+        raise SemanticError(
+            f"measure {missing[0]!r} cannot be calculated from {name} relevance info (it needs "
+            f"{' or '.join(kinds_for(missing[0]))}): trec_eval cannot calculate it either (it exits here too)"
+        )
+    if fmt.compute is not None and request.extras:
+        raise UsageError(f"recommender measures ({', '.join(request.extras)}) need qrels, not {name}")
+    return fmt
+
+
+def stdin_inputs(qrels, run, fmt: RelInfoFormat | None = None):
+    """``"-"`` for the qrels or the run (not both): standard input, read as that file (errors name
+    ``<stdin>:LINE``), in both trec_eval modes. trec_eval 10.0 reads a run from ``-``
+    (``get_trec_results.c``); 9.0.8 reads neither: a trecrs extension, as the qrels from ``-``."""
+    if is_stdin(qrels) and is_stdin(run):
+        raise UsageError("only one of the qrels and the run can be '-' (standard input)")
+    if is_stdin(qrels):
+        qrels = read_through_file(read_qrels if fmt is None else fmt.read, qrels)
+    if is_stdin(run):
+        run = read_through_file(read_run, run)
+    return qrels, run
+
+
+def is_pandas(*data) -> bool:
+    """Whether any of ``data`` is a pandas frame (the results then come back as pandas)."""
+    return any(type(d).__module__.split(".")[0] == "pandas" for d in data)
+
+
+def train_pairs(train) -> pl.DataFrame:
+    """The (user, item) training pairs: a ratings file or frame (:func:`~trecrs.files.ratings.as_ratings`),
+    or a frame / dict of columns with just ``user`` and ``item``."""
+    from ..files.ratings import as_ratings
+
+    if isinstance(train, dict) or is_pandas(train):
+        train = pl.DataFrame(train)
+    if isinstance(train, pl.DataFrame) and {"user", "item"} <= set(train.columns):
+        return train.select(pl.col("user").cast(pl.Utf8), pl.col("item").cast(pl.Utf8))
+    return as_ratings(train).select("user", "item")
+
+
+def factor_inputs(user_factors, item_factors, user_ids, item_ids):
+    """Ids as string Series (each once) and factors as float32 matrices of one rank, checked."""
+    users = pl.Series(QUERY, [str(u) for u in user_ids], dtype=pl.Utf8)
+    items = pl.Series(DOC, [str(i) for i in item_ids], dtype=pl.Utf8)
+    p = np.asarray(user_factors, dtype=np.float32)
+    q = np.asarray(item_factors, dtype=np.float32)
+    for what, ids, f in (("user", users, p), ("item", items, q)):
+        if f.ndim != 2 or f.shape[0] != ids.len():
+            raise UsageError(f"{what} factors must be a {ids.len()} x k matrix, got shape {f.shape}")
+        if ids.n_unique() != ids.len():
+            raise InputError(None, None, f"{what} id {ids.filter(ids.is_duplicated())[0]!r} occurs twice")
+    if p.shape[1] != q.shape[1]:
+        raise UsageError(f"user factors have rank {p.shape[1]}, item factors {q.shape[1]}")
+    return users, items, p, q

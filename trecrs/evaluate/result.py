@@ -1,0 +1,134 @@
+"""What an evaluation gives: :class:`Evaluation` (everything trec_eval prints for one run) and the public
+:class:`EvaluationResult` around it (frames, the summary, trec_eval's text, tidy rows, dicts)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from ..measures.request import MeasureRequest
+from ..measures.trec_eval import printed_per_query
+from ..schema import ALL, MEASURE, QUERY, VALUE
+
+
+@dataclass
+class Evaluation:
+    """Everything trec_eval would print for one run: per-query values, the summary, runid, relstrings."""
+
+    request: MeasureRequest
+    per_query: pl.DataFrame  # query + one column per output value, bytewise qid order
+    summary: dict[str, float]
+    runid: str
+    relstrings: dict[str, str] = field(default_factory=dict)
+    num_q: int = 0
+    notes: list[str] = field(default_factory=list)  # counts of undefined/left-out values (extras)
+    extra_columns: list[str] = field(default_factory=list)  # per-query columns of extras (printed last)
+    zscores: bool = False  # values are z-scores (-Z): printed as trec_eval prints them, names prefixed "Z"
+
+    def columns(self) -> list[str]:
+        return [c for c in self.per_query.columns if c != QUERY]
+
+    def printed_names(self, column: str) -> list[str]:
+        """The names a value column is printed under: its own, or those of the request's
+        :attr:`~trecrs.measures.request.MeasureRequest.labels` (``P_10`` -> ``["P@10"]`` for ``-m P@10``;
+        ``["P_10", "P@10"]`` for ``-m P.10 -m P@10``), in that order."""
+        return list(self.request.labels.get(column, (column,)))
+
+    def tidy(self, *, per_query: bool = True) -> pl.DataFrame:
+        """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
+        frames = []
+        if per_query and self.per_query.height:
+            cols = [c for c in self.columns() if printed_per_query(c)]
+            if cols:
+                long = self.per_query.select([QUERY, *cols]).unpivot(
+                    index=QUERY, on=cols, variable_name=MEASURE, value_name=VALUE
+                )
+                # unpivot groups by measure; trec_eval prints query by query
+                order = {c: i for i, c in enumerate(cols)}
+                long = long.with_columns(pl.col(MEASURE).replace_strict(order, return_dtype=pl.Int64).alias("_m"))
+                qorder = {q: i for i, q in enumerate(self.per_query.get_column(QUERY).to_list())}
+                long = long.with_columns(pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q"))
+                # extras leave undefined per-query values null: no row for them
+                long = long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null())
+                frames.append(self._relabelled(long) if self.request.labels else long)
+        names = [(n, v) for c, v in self.summary.items() for n in self.printed_names(c)]
+        summ = pl.DataFrame(
+            {QUERY: [ALL] * len(names), MEASURE: [n for n, _ in names], VALUE: [v for _, v in names]},
+            schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64},
+        )
+        frames.append(summ)
+        rows = pl.concat(frames, how="vertical")
+        if self.zscores:  # named as trec_eval prints z-scores
+            z = pl.when(pl.col(MEASURE) == "runid").then(pl.col(MEASURE)).otherwise(pl.lit("Z") + pl.col(MEASURE))
+            rows = rows.with_columns(z.alias(MEASURE))
+        return rows
+
+    def _relabelled(self, long: pl.DataFrame) -> pl.DataFrame:
+        """Tidy rows with each value column's rows repeated under each of its :meth:`printed_names`."""
+        pairs = [(c, n) for c in long.get_column(MEASURE).unique(maintain_order=True) for n in self.printed_names(c)]
+        names = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
+        joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
+        return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
+
+
+#: How an evaluation becomes text, by format name. ``"trec"`` is :func:`trecrs.report.trec.format_trec`,
+#: registered by ``trecrs/__init__.py``: the report layer sits above this one, which cannot import it.
+TEXT_FORMATS: dict[str, Callable[..., str]] = {}
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`evaluate` returns: per-query values, the summary, trec_eval's text, tidy rows.
+
+    ``per_query`` has one row per evaluated query (trec_eval's order) and one column per value trec_eval
+    prints per query, named as printed; ``summary`` maps each summary value's name to its ``all`` value
+    (runid left out: :attr:`runid`). Frames are pandas when a pandas frame was given, else polars.
+    """
+
+    evaluation: Evaluation
+    pandas: bool = False
+
+    @property
+    def runid(self) -> str:
+        return self.evaluation.runid
+
+    @property
+    def per_query(self):
+        """``query`` then one column per per-query value (``P_10``, ``map``...), as trec_eval's ``-q`` prints."""
+        rows = self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL)
+        wide = self.evaluation.per_query.select(QUERY)
+        if rows.height:
+            wide = wide.join(rows.pivot(on=MEASURE, index=QUERY, values=VALUE), on=QUERY, how="left",
+                             maintain_order="left")
+        return self._frame(wide)
+
+    @property
+    def summary(self) -> dict[str, float]:
+        """Summary value name -> the ``all`` value trec_eval prints (runid left out)."""
+        rows = self.evaluation.tidy(per_query=False)
+        return {m: v for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid"}
+
+    def to_trec(self, per_query: bool = False) -> str:
+        """Exactly what ``trecrs eval`` (``-q`` with ``per_query``) prints for this evaluation."""
+        return TEXT_FORMATS["trec"](self.evaluation, per_query=per_query)
+
+    def tidy(self, per_query: bool = True):
+        """``(query, measure, value)`` rows: per query (trec_eval's ``-q`` order), then the ``all`` rows."""
+        return self._frame(self.evaluation.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid"))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {measure: value}}`` of the per-query values, as pytrec_eval's ``evaluate`` returns."""
+        out: dict[str, dict[str, float]] = {}
+        for q, m, v in self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL).iter_rows():
+            out.setdefault(q, {})[m] = v
+        return out
+
+    def _frame(self, frame: pl.DataFrame):
+        return frame.to_pandas() if self.pandas else frame
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in list(self.summary.items())[:6])
+        more = ", ..." if len(self.summary) > 6 else ""
+        return f"EvaluationResult(runid={self.runid!r}, queries={self.evaluation.per_query.height}: {shown}{more})"
