@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..evaluate import evaluate_factors
 from .common import command, int64, note
-from .eval import _in_cli_words, add_trec_eval_options, print_evaluations
+from .eval import add_trec_eval_options, print_evaluations
 
 EXAMPLES = """examples:
   trecrs eval-factors u1.test.qrels --train u1.base --user-factors user.parquet --item-factors item.parquet
@@ -46,14 +46,11 @@ def run(args) -> int:
     users, p = read_factors(args.user_factors, "user")
     items, q = read_factors(args.item_factors, "item")
     train = read_ratings(args.train, report=note).select("user", "item")
-    try:
-        ev = evaluate_factors(
-            args.qrels, train, p, q, users, items, measures=args.measures, relevance_level=args.level,
-            judged_only=args.judged_only, average_all=args.average_all, depth=args.depth,
-            block_users=args.block_users,
-        )  # fmt: skip
-    except UsageError as exc:
-        raise _in_cli_words(exc) from None
+    ev = evaluate_factors(
+        args.qrels, train, p, q, users, items, measures=args.measures, relevance_level=args.level,
+        judged_only=args.judged_only, average_all=args.average_all, depth=args.depth,
+        block_users=args.block_users,
+    )  # fmt: skip
     for message in ev.evaluation.notes:
         note(message)
     inputs = {"qrels": args.qrels, "train": args.train, "user_factors": args.user_factors,

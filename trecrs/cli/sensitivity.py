@@ -111,7 +111,7 @@ def run(args) -> int:
     from ..report.sensitivity import FORMATS, plot, sensitivity
 
     if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
-        raise UsageError(f"--plot must name a .png or .pdf file, got {args.plot!r}")
+        raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
     result = sensitivity(
         read_split_ratings(args, "train"), read_split_ratings(args, "test"), dict(args.scores), args.measures,
         predictions=dict(args.predictions) if args.predictions else None, methodologies=args.methodologies,
