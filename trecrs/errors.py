@@ -48,6 +48,14 @@ class TrecrsError(Exception):
         super().__init__(message)
         self.arguments = tuple(arguments)
 
+    def about(self, *arguments: str) -> TrecrsError:
+        """This error, listing ``arguments`` as what it is about unless it lists some already: for a caller
+        that passed its own argument on to the function that refused the value (``measures`` for a bad
+        ``-m``). Returns ``self``, to be raised again."""
+        if not self.arguments:
+            self.arguments = tuple(arguments)
+        return self
+
 
 class UsageError(TrecrsError):
     """A request that cannot be carried out as asked (bad measure name, bad value, incompatible options)."""

@@ -74,11 +74,15 @@ _LATER_MEASURES = frozenset(n for v in VERSIONS.values() for n in v.added_measur
 
 
 def get(version: int | str | None = None) -> TrecEvalVersion:
-    """The registry entry for ``version`` (None: ``$TRECRS_TREC_EVAL_VERSION``, else 9); UsageError if unknown."""
-    if version is None:
+    """The registry entry for ``version`` (None: ``$TRECRS_TREC_EVAL_VERSION``, else 9); UsageError if
+    unknown, about the argument ``trec_eval_version`` when it was given, else naming the variable."""
+    given = version is not None
+    if not given:
         version = os.environ.get(ENV) or DEFAULT
     try:
         return VERSIONS[int(version)]
     except (ValueError, TypeError, KeyError):
         known = ", ".join(str(v) for v in VERSIONS)
-        raise UsageError(f"trec_eval version {version!r} is not supported: use one of {known}") from None
+        where = "" if given else f" (${ENV})"
+        raise UsageError(f"trec_eval version {version!r}{where} is not supported: use one of {known}",
+                         arguments=["trec_eval_version"] if given else []) from None

@@ -167,7 +167,7 @@ def test_pr_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
 
 def test_pr_plot_must_be_png_or_pdf(cli, paths, tmp_path):
     code, _, err = cli("compare", "-m", "RR", "--pr-plot", str(tmp_path / "pr.svg"), *paths)
-    assert code == 2 and err.endswith(f"--pr-plot writes .png or .pdf files, got '{tmp_path / 'pr.svg'}'\n")
+    assert code == 2 and err.endswith(f"argument --pr-plot: must name a .png or .pdf file, got '{tmp_path / 'pr.svg'}'\n")
 
 
 @pytest.mark.parametrize("where", [0, 1])  # the qrels, then the baseline run, from standard input

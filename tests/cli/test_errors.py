@@ -32,6 +32,39 @@ def test_library_error_speaks_of_library_arguments():
     assert "--" not in str(info.value) and info.value.arguments == ("seed",)
 
 
+@pytest.mark.parametrize(("command", "message", "line"), [
+    # listed arguments, the library's name where the option's dest differs, the leading name dropped
+    (["eval", "q", "r"], UsageError("x", arguments=["depth", "relevance_level"]),
+     "arguments -M/--Max_retrieved_per_topic, -l/--level_for_rel: x"),
+    (["eval", "q", "r"], UsageError("depth must be positive, got 0", arguments=["depth"]),
+     "argument -M/--Max_retrieved_per_topic: must be positive, got 0"),
+    # none listed: "NAME must" names the argument, if the command has an option for it
+    (["eval", "q", "r"], UsageError("relevance_level must be at least 1, got 0"),
+     "argument -l/--level_for_rel: must be at least 1, got 0"),
+    (["eval", "q", "r"], UsageError("lam must be from 0 to 1, got 2"), "lam must be from 0 to 1, got 2"),
+    (["eval", "q", "r"], UsageError("depth is 3 and must be 4"), "depth is 3 and must be 4"),
+    (["run", "--scores", "s", "-o", "o"], UsageError("n must be positive", arguments=["n"]), "argument --n: must be positive"),
+])  # fmt: skip
+def test_an_error_about_a_value_is_led_by_its_option(command, message, line):
+    from trecrs.cli import build_parser
+    from trecrs.cli.common import error_message
+
+    parser = build_parser()
+    assert error_message(parser, parser.parse_args(command), message) == line
+
+
+def test_option_errors_names_the_option_of_usage_errors_only():
+    from trecrs.cli.common import option_errors
+
+    with pytest.raises(UsageError) as usage, option_errors("param"):
+        raise UsageError("k must be at least 1")
+    with pytest.raises(UsageError) as listed, option_errors("param", columns="score_columns"):
+        raise UsageError("bad mapping", arguments=["columns"])
+    with pytest.raises(InputError) as data, option_errors("param"):
+        raise InputError("train.tsv", 3, "bad line")
+    assert (usage.value.arguments, listed.value.arguments, data.value.arguments) == (("param",), ("score_columns",), ())
+
+
 def test_input_error_names_file_and_line():
     exc = InputError("run.txt", 3, "expected 6 fields")
     assert str(exc) == "run.txt:3: expected 6 fields" and exc.exit_code == EXIT_INPUT

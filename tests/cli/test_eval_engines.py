@@ -72,4 +72,4 @@ def test_gain_parameters_are_computed_by_the_vectorized_engine(cli):
 def test_library_messages_are_reworded_with_flags(cli):
     code, _, err = cli("eval", "-M", "0", TINY_QRELS, TINY_RUN)
     assert code == 2
-    assert err.strip() == "trecrs eval: error: -M must be a positive number of documents, got 0"
+    assert err == "trecrs eval: error: argument -M/--Max_retrieved_per_topic: must be a positive number of documents, got 0\n"

@@ -154,4 +154,4 @@ def test_relevance_level_below_one_is_refused(tmp_path):
     runf = write(tmp_path / "r", GOOD_RUN)
     proc = run_command("eval", "-l", "0", qrels, runf)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "trecrs eval: error: relevance level 0 is not supported: use -l 1 or more"
+    assert proc.stderr == "trecrs eval: error: argument -l/--level_for_rel: must be at least 1, got 0\n"

@@ -228,3 +228,24 @@ def test_files_of_a_failed_command_are_not_put_in_place(tmp_path):
         write_manifest(tmp_path / "a.txt", "test")
     assert (tmp_path / "a.txt").read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "a.txt.manifest.json"]
+
+
+@pytest.mark.parametrize("log", ["--log", "--progress"])
+def test_a_batch_log_is_an_output(cli, work, log):
+    """--log and --progress are checked like -o: against the batch's file and every command's files, before
+    any command runs (the first line's output is never written)."""
+    (work / "cmds").write_text("eval -m P.5 -o first.txt tiny.qrels tiny.run\neval -o second.txt tiny.qrels tiny.run\n")
+    (work / "folder").mkdir()
+    before = {name: (work / name).read_bytes() for name in ("cmds", "tiny.run")}
+    for path, reason in [
+        ("cmds", "cmds: is also an input (cmds); writing it would destroy that input"),
+        ("tiny.run", "tiny.run: is also an input (tiny.run); writing it would destroy that input"),
+        ("second.txt", "second.txt: is also written by the command on line 2 of cmds"),
+        ("folder", "folder: is a folder; give a file name for the output"),
+    ]:
+        code, out, err = cli("batch", log, path, "cmds")
+        assert (code, out, err) == (5, "", f"trecrs batch: error: {reason}\n")
+        assert not (work / "first.txt").exists() and not (work / "second.txt").exists()
+        assert {name: (work / name).read_bytes() for name in before} == before
+    code, _, err = cli("batch", log, "log.txt", "cmds")
+    assert code == 0 and (work / "first.txt").exists() and (work / "log.txt").exists(), err

@@ -58,3 +58,34 @@ def test_a_csv_on_standard_input_is_detected_and_tagged_stdin(tmp_path):
     assert res.returncode == 0, res.stderr
     plain = _run(t, "plain.scores", "plain.run").decode()
     assert (t / "stdin.run").read_text() == plain.replace(" x\n", " stdin\n")
+
+
+def test_parquet_candidates_give_the_run_of_the_text_ones(cli, tmp_path):
+    """``run --candidates`` reads Parquet (columns query, user, item; integer ids read as text) as the text
+    file ``trecrs candidates`` writes; ``candidates -o *.parquet`` writes that Parquet."""
+    import polars as pl
+
+    (tmp_path / "tr").write_text(TRAIN)
+    (tmp_path / "te").write_text(TEST)
+    (tmp_path / "s.txt").write_text("".join(f"{u} {i} {s}\n" for u, i, s in SCORES))
+    split = ["--train", tmp_path / "tr", "--test", tmp_path / "te"]
+    for out in ("c.tsv", "c.parquet"):
+        code, _, err = cli("candidates", "--methodology", "one-plus-random", "--n", "2", "--seed", "3",
+                           "--relevant-threshold", "4", *split, "-o", tmp_path / out)  # fmt: skip
+        assert code == 0, err
+    text = pl.read_csv(tmp_path / "c.tsv", separator="\t", has_header=False, new_columns=["query", "user", "item"],
+                       schema_overrides=[pl.Utf8] * 3)  # fmt: skip
+    assert pl.read_parquet(tmp_path / "c.parquet").equals(text) and text.height == 5
+    ints = text.with_columns(pl.col("user", "item").cast(pl.Int64))  # as another tool may write them
+    ints.write_parquet(tmp_path / "ints.parquet")
+    runs = []
+    for cands in ("c.tsv", "c.parquet", "ints.parquet"):
+        code, _, err = cli("run", "--candidates", tmp_path / cands, "--scores", tmp_path / "s.txt", "--missing", "last",
+                           "--tag", "x", "-o", tmp_path / f"{cands}.run")  # fmt: skip
+        assert code == 0, err
+        runs.append((tmp_path / f"{cands}.run").read_bytes())
+    assert runs[0] == runs[1] == runs[2] and runs[0].count(b"\n") == 5
+    pl.concat([text, text.tail(1)]).write_parquet(tmp_path / "dup.parquet")
+    code, _, err = cli("run", "--candidates", tmp_path / "dup.parquet", "--scores", tmp_path / "s.txt", "-o", tmp_path / "r")
+    assert code == 3 and err.endswith(f"dup.parquet: row 6: duplicate candidates entry for query "
+                                      f"{text['query'][-1]!r}, item {text['item'][-1]!r} (first seen on row 5)\n")  # fmt: skip

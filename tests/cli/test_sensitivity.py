@@ -104,11 +104,11 @@ def test_usage_errors(cli, tmp_path):
     code, _, err = _study(cli, tmp_path, files, "--methodologies", "TR,XX")
     assert code == 2 and "unknown methodology 'XX'" in err
     code, _, err = _study(cli, tmp_path, files, "--predictions", f"a={files['a'][1]}")
-    assert code == 2 and "predictions must name the same systems" in err
+    assert code == 2 and "argument --predictions: must name the same systems" in err
     code, _, err = _study(cli, tmp_path, {"a": files["a"]})
     assert code == 2 and "give the scores of two systems or more" in err
     code, _, err = _study(cli, tmp_path, files, "--plot", tmp_path / "fig.svg")
-    assert code == 2 and "--plot must name a .png or .pdf file" in err
+    assert code == 2 and "argument --plot: must name a .png or .pdf file" in err
 
 
 def test_an_output_that_is_a_score_file_is_refused(cli, tmp_path):

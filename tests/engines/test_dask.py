@@ -160,7 +160,7 @@ def test_cli_scheduler_and_partitions(golden, cli):
         code, out, err = cli("eval", "--engine", "dask", "--scheduler", cl.scheduler_address, "--partitions", "3", *args)
     assert (code, out) == (0, expected), err
     code, _, err = cli("eval", "--partitions", "3", *args)
-    assert code == 2 and "--partitions go with --engine dask" in err
+    assert code == 2 and err.endswith("argument --partitions: goes with --engine dask\n")
 
 
 class KillOnce(distributed.WorkerPlugin):

@@ -84,6 +84,17 @@ def test_qrels_query_missing_from_the_run_stops_with_status_4(tmp_path):
     assert "qrels query '3' has no line in the run" in rs.stderr and "-c" in rs.stderr
 
 
+def test_with_q_10_prints_the_queries_before_the_missing_one_trecrs_nothing(tmp_path):
+    """10.0 evaluates the qrels' queries in bytewise order and stops at the first missing from the run: with
+    -q the lines of the queries before it are already printed. trecrs, failing, writes nothing (by design)."""
+    te, rs = _both(tmp_path, ["-q", "-m", "P.1", "-m", "map"], QRELS + "10 0 x 1\n")  # 1 < 10 < 2
+    assert te.status == rs.status == 4
+    whole, _ = _both(tmp_path, ["-q", "-m", "P.1", "-m", "map"])  # the same without query 10
+    first = b"".join(line for line in whole.stdout.splitlines(keepends=True) if line.split(b"\t")[1] == b"1")
+    assert te.stdout == first and first.count(b"\n") == 2 and rs.stdout == b""
+    assert "qrels query '10' has no line in the run" in rs.stderr
+
+
 def test_run_from_stdin(tmp_path):
     q, r = _files(tmp_path, QRELS, RUN)
     te = subprocess.run([str(_binary()), "-q", "-m", "map", str(q), "-"], input=RUN.encode(), capture_output=True)

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from trecrs.errors import InputError
-from trecrs.files.candidates import read_items
+from trecrs.files.candidates import read_candidates, read_items
 from trecrs.files.parquet import read_parquet
 from trecrs.files.ratings import read_ratings
 from trecrs.files.scores import read_pairs, read_scores
@@ -74,6 +74,7 @@ READERS = [
     (read_scores, "scores", {"user": ["1"], "item": ["i"], "score": [1.0]}, "item", None),
     (read_pairs, "pairs", {"user": ["1"], "item": ["i"]}, "item", None),
     (read_items, "item catalogue", {"item": ["i"]}, "item", None),
+    (read_candidates, "candidates", {"query": ["1"], "user": ["1"], "item": ["i"]}, "query", None),
     (read_ratings, "ratings", {"user": ["1"], "item": ["i"], "rating": [4.0]}, "rating", None),
 ]
 

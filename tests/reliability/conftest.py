@@ -17,6 +17,18 @@ def _ratings() -> tuple[list[str], list[str]]:
     return train, test
 
 
+def _factors(d) -> None:
+    """``user.parquet`` and ``item.parquet``: two factors per user (1..6) and item (1..13), for eval-factors."""
+    import polars as pl
+
+    rng = random.Random(2)
+    for role, n in (("user", 6), ("item", 13)):
+        ids = [str(i) for i in range(1, n + 1)]
+        factors = [[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in ids]
+        frame = pl.DataFrame({role: ids, "factors": factors}, schema={role: pl.Utf8, "factors": pl.List(pl.Float32)})
+        frame.write_parquet(d / f"{role}.parquet")
+
+
 @pytest.fixture(scope="session")
 def base(tmp_path_factory) -> dict[str, bytes]:
     """The good files every case starts from, made by trecrs itself from the synthetic ratings."""
@@ -44,4 +56,5 @@ def base(tmp_path_factory) -> dict[str, bytes]:
         files = [str(d / a) if a.endswith((".txt", ".tsv")) else a for a in argv[1:]]
         assert main([argv[0], "--quiet", *files]) == 0
     (d / "batch.txt").write_text(f"eval -m P.5 {d / 'qrels.txt'} {d / 'run.txt'}\n" * 3)
+    _factors(d)
     return {p.name: p.read_bytes() for p in d.iterdir() if not p.name.endswith(".json")}

@@ -183,7 +183,7 @@ def test_cutoffs_are_read_as_c_atol_reads_them(cli, files):
 ])  # fmt: skip
 def test_cutoffs_outside_the_range_are_refused(cli, files, measure, reason):
     d = files(qrels=qrels_with("1"))
-    refused(cli, d, ["eval", "-q", "-m", measure, d / "qrels", d / "run"], 2, f"trecrs eval: error: measure {measure}: {reason}")
+    refused(cli, d, ["eval", "-q", "-m", measure, d / "qrels", d / "run"], 2, f"trecrs eval: error: argument -m/--measure: measure {measure}: {reason}")
 
 
 @pytest.mark.parametrize(("measure", "reason"), [
@@ -193,7 +193,7 @@ def test_cutoffs_outside_the_range_are_refused(cli, files, measure, reason):
 def test_recsys_parameters_must_be_finite_and_in_the_ratings_range(cli, files, measure, reason):
     d = files(qrels=qrels_with("1"), test="1\td1\t5\n", pred="1 d1 4\n")
     args = ["eval", "-m", measure, "--test", d / "test", "--predictions", d / "pred", d / "qrels", d / "run"]
-    refused(cli, d, args, 2, f"trecrs eval: error: {reason}")
+    refused(cli, d, args, 2, f"trecrs eval: error: argument -m/--measure: {reason}")
 
 
 # --------------------------------------------------------------------------------------------- flags
@@ -257,5 +257,5 @@ def test_synthetic_sizes_are_bounded(cli, tmp_path):
 
 def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
-    line = "trecrs recommend: error: mf: factors must be at most 10000 and iterations at most 1000"
+    line = "trecrs recommend: error: argument -p/--param: mf: factors must be at most 10000 and iterations at most 1000"
     refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=10001", "--train", d / "train", "--predict", d / "test"], 2, line)

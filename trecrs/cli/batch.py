@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import shlex
 import sys
 import time
+from pathlib import Path
 
-from ..errors import InputError
+from ..errors import FileAccessError, InputError
 from ..files.lines import read_text, source_name
-from .common import command
+from ..files.output import check_outputs
+from .common import command, input_paths, output_folders, output_paths
 
 EXAMPLES = """examples:
   trecrs batch fold-u1.commands
@@ -24,17 +27,14 @@ with the line number and the batch exits with its status.
 
 
 def register(sub) -> None:
-    p = command(sub,
-        "batch",
-        help="run a file of trecrs command lines in one process",
-        description="Run trecrs command lines from a file, in order, in one process: the result is that of "
-        "running each line as its own `trecrs` command, without paying the start-up (about 0.3 s) per line.",
-        epilog=EXAMPLES,
-    )
+    p = command(sub, "batch", help="run a file of trecrs command lines in one process", epilog=EXAMPLES,
+                description="Run trecrs command lines from a file, in order, in one process: the result is that "
+                "of running each line as its own `trecrs` command, without paying the start-up (about 0.3 s) per "
+                "line.")  # fmt: skip
     p.add_argument("commands", metavar="COMMANDS", help="file of trecrs command lines ('-' = standard input)")
     p.add_argument("--log", metavar="FILE", help="append the commands and everything they print to FILE")
     p.add_argument("--progress", metavar="FILE", help="append one line to FILE after each finished command")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=("log", "progress"))
 
 
 def parse_commands(text: str, source: str) -> list[tuple[int, list[str]]]:
@@ -61,6 +61,28 @@ def parse_commands(text: str, source: str) -> list[tuple[int, list[str]]]:
     return out
 
 
+def check_logs(args, commands: list[tuple[int, list[str]]], source: str) -> None:
+    """``--log`` and ``--progress`` against the files of the commands, before any runs: one that a command
+    reads (an existing input, or a link to one) or writes is refused (:class:`FileAccessError`, status 5).
+    A line that does not parse is left to fail when its turn comes."""
+    from . import build_parser
+
+    logs = [path for path in (args.log, args.progress) if path]
+    parser = build_parser()
+    for lineno, argv in commands if logs else ():
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                inner = parser.parse_args(argv)
+            except SystemExit:  # argparse's errors, --help
+                continue
+        check_outputs(logs, input_paths(inner))
+        written = {Path(p).resolve() for p in output_paths(inner)}
+        written |= {(Path(folder) / name).resolve() for folder, names in output_folders(inner) for name in names}
+        for path in logs:
+            if Path(path).resolve() in written:
+                raise FileAccessError(path, None, f"is also written by the command on line {lineno} of {source}")
+
+
 def run(args) -> int:
     from . import main
 
@@ -68,6 +90,7 @@ def run(args) -> int:
     commands = parse_commands(text, source)
     if not commands:
         raise InputError(source, None, "no commands (only blank or # comment lines)")
+    check_logs(args, commands, source)
     log = open(args.log, "a") if args.log else None  # noqa: SIM115 - closed below
     saved_argv = sys.argv
     try:

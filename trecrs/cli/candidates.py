@@ -41,7 +41,6 @@ def methodology_help() -> str:
 
 def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """The options that define a methodology's candidates (shared by candidates, run and qrels)."""
-    from ..files.ratings import FORMATS
     from ..protocol.candidates import METHODOLOGIES, OPR_POOLS
 
     p.add_argument("--methodology", type=methodology, choices=list(METHODOLOGIES), required=required,
@@ -51,17 +50,29 @@ def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
     p.add_argument("--items", metavar="CATALOGUE",
                    help="item catalogue I (ids in the first field: a list, u.item, movies.dat, movies.csv); "
                    "default: the items of train and test")
-    p.add_argument("--n", type=int64, default=1000, metavar="N",
-                   help="one-plus-random: random unrated items per query (default 1000)")
-    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
-                   help="one-plus-random: one query per test rating >= R (default 5)")
-    p.add_argument("--seed", type=seed, metavar="S", help="one-plus-random: random seed (required there)")
+    add_one_plus_random_options(p)
     p.add_argument("--pool", choices=OPR_POOLS, default="all",
                    help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
                    "from the unrated items that appear in the test set (test)")
     p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
                    help="one-plus-random: only test items outside the short head (the most popular items "
                    "holding SHARE of the training ratings, e.g. 0.33)")
+    add_ratings_options(p)
+
+
+def add_one_plus_random_options(p: argparse.ArgumentParser) -> None:
+    """The options of One-Plus-Random's draws, as :func:`load_candidates` and ``sensitivity`` pass them on."""
+    p.add_argument("--n", type=int64, default=1000, metavar="N",
+                   help="one-plus-random: random unrated items per query (default 1000)")
+    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
+                   help="one-plus-random: one query per test rating >= R (default 5)")
+    p.add_argument("--seed", type=seed, metavar="S", help="one-plus-random: random seed (required there)")
+
+
+def add_ratings_options(p: argparse.ArgumentParser) -> None:
+    """How TRAIN and TEST are read: the options :func:`read_split_ratings` reads."""
+    from ..files.ratings import FORMATS
+
     p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
                    help="layout of TRAIN/TEST (default: detected)")
     p.add_argument("--columns", metavar="SPEC",

@@ -9,7 +9,7 @@ import re
 import sys
 import warnings
 
-from ..errors import TrecrsError, TrecrsWarning, UsageError
+from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError
 from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_int, check_seed
 
 _QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
@@ -64,9 +64,16 @@ def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
         current = subs[0].choices[chosen]
 
 
+# Library arguments that the commands' options carry under another name (dest): the same in every command.
+LIBRARY_NAMES = {"relevance_level": "level", "num_docs_in_coll": "num_docs", "n_users": "users", "n_items": "items"}
+
+
 def _options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, argparse.Action]:
-    """The options of the command that parsed ``args``, by the library argument they set (``dest``)."""
-    return {a.dest: a for a in _subparser(parser, args)._actions if a.option_strings}
+    """The options of the command that parsed ``args``, by the library argument they set: their ``dest``,
+    and the library's name for it where it differs (:data:`LIBRARY_NAMES`)."""
+    by_dest = {a.dest: a for a in _subparser(parser, args)._actions if a.option_strings}
+    by_dest.update({name: by_dest[dest] for name, dest in LIBRARY_NAMES.items() if dest in by_dest})
+    return by_dest
 
 
 def option_names(parser: argparse.ArgumentParser, args: argparse.Namespace, arguments) -> list[str]:
@@ -78,12 +85,19 @@ def option_names(parser: argparse.ArgumentParser, args: argparse.Namespace, argu
     return ["/".join(by_dest[a].option_strings) if a in by_dest else f"{a}=" for a in arguments]
 
 
+_ABOUT = re.compile(r"([a-z_]+) must ")  # "depth must be ...": a library message about its argument depth
+
+
 def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc: TrecrsError) -> str:
     """One line for a library error, in the command's terms.
 
     The library names its own arguments: ``name=value`` in the text becomes the command's option
     (``train=`` -> ``--train``, ``grade=binary`` -> ``--grade binary``), and the arguments an error is
-    about (``exc.arguments``) lead the line as argparse's own errors do (``argument --seed: ...``).
+    about lead the line as argparse's own errors do (``argument --seed: ...``). Those are
+    ``exc.arguments``; an error that lists none but starts ``NAME must`` with NAME an argument the command
+    has an option for is about NAME. A leading ``NAME`` of the one argument is then dropped:
+    ``depth must be a positive number ...`` under ``-M 0`` is ``argument -M/--Max_retrieved_per_topic:
+    must be a positive number ...``, as argparse words ``argument --jobs: must be an integer ...``.
     """
     by_dest = _options(parser, args)
 
@@ -93,11 +107,34 @@ def error_message(parser: argparse.ArgumentParser, args: argparse.Namespace, exc
             return m.group(0)
         return action.option_strings[0] + (f" {m.group(2)}" if m.group(2) else "")
 
-    text = re.sub(r"(?<![\w-])([a-z_]+)=(['\w.|]+)?", option, str(exc))
-    if not exc.arguments:
+    text = str(exc)
+    arguments = exc.arguments
+    about = _ABOUT.match(text)
+    if not arguments and about and about.group(1) in by_dest:
+        arguments = (about.group(1),)
+    if len(arguments) == 1 and about and about.group(1) == arguments[0]:
+        text = text[len(arguments[0]) + 1 :]
+    text = re.sub(r"(?<![\w-])([a-z_]+)=(['\w.|]+)?", option, text)
+    if not arguments:
         return text
-    names = option_names(parser, args, exc.arguments)
+    names = option_names(parser, args, arguments)
     return f"argument{'s' if len(names) > 1 else ''} {', '.join(names)}: {text}"
+
+
+@contextlib.contextmanager
+def option_errors(*about: str, **renamed: str):
+    """Within: a usage error that lists no arguments is about the options ``about`` (the values the call was
+    given; a file's content or a semantic error stays as it is), and an error about argument K is about
+    the option whose ``dest`` is ``renamed[K]`` (a call's argument fed by an option of another name where
+    the command has an option named K too: ``run --score-columns`` feeds the score reader's ``columns``,
+    ``--columns`` the ratings')."""
+    try:
+        yield
+    except TrecrsError as exc:
+        exc.arguments = tuple(renamed.get(a, a) for a in exc.arguments)
+        if not exc.arguments and exc.exit_code == EXIT_USAGE:
+            exc.arguments = about
+        raise
 
 
 def command(sub, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:  # noqa: A002

@@ -12,7 +12,6 @@ from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_p
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
 from .common import argv, command, int64, int_range, note, seed
-from .eval import _in_cli_words
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -75,20 +74,18 @@ def _alpha(text: str) -> float:
 
 
 def run(args) -> int:
-    for option, path in (("--plot", args.plot), ("--pr-plot", args.pr_plot)):
+    for dest in ("plot", "pr_plot"):
+        path = getattr(args, dest)
         if path and not path.lower().endswith((".png", ".pdf")):
-            raise UsageError(f"{option} writes .png or .pdf files, got {path!r}")
+            raise UsageError(f"must name a .png or .pdf file, got {path!r}", arguments=[dest])
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
     settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
                         resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
-    try:
-        evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
-                                  engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number)
-        result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
-                         allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation)  # fmt: skip
-    except UsageError as exc:
-        raise _in_cli_words(exc) from None
+    evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
+                              engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number)
+    result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
+                     allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation)  # fmt: skip
     text = FORMATS[args.format](result)
     if args.plot:
         plot_comparison(result, args.plot)

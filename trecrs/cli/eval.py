@@ -109,23 +109,6 @@ def add_trec_eval_options(p) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
 
 
-# The library names its own arguments (relevance_level=, depth=); the command line speaks of its flags.
-_CLI_WORDING = (
-    (re.compile(r"^relevance_level (\S+) is not supported: it must be 1 or more$"),
-     r"relevance level \1 is not supported: use -l 1 or more"),
-    (re.compile(r"^depth must be a positive number of documents, got (\S+)$"),
-     r"-M must be a positive number of documents, got \1"),
-)  # fmt: skip
-
-
-def _in_cli_words(exc: UsageError) -> UsageError:
-    """``exc`` reworded with the command's flags when it names a library argument, else ``exc`` itself."""
-    for pattern, wording in _CLI_WORDING:
-        if pattern.match(str(exc)):
-            return type(exc)(pattern.sub(wording, str(exc)))
-    return exc
-
-
 def _list_measures() -> str:
     lines = ["trec_eval measures (table order):"]
     for m in TREC_MEASURES:
@@ -189,7 +172,8 @@ def _check_debug(level: str) -> None:
     """``-D N[.QID]``: trec_eval reads N with ``atol``; its debugging output is not reproduced, so only 0."""
     m = re.match(r"\s*([+-]?[0-9]+)", level.split(".", 1)[0])
     if m and int(m.group(1)) != 0:
-        raise UsageError(f"-D {level}: trec_eval's debugging output is not reproduced; only -D 0 is accepted")
+        raise UsageError(f"trec_eval's debugging output is not reproduced; only 0 is accepted, got {level!r}",
+                         arguments=["debug"])
 
 
 def _engine_context(args):
@@ -198,12 +182,12 @@ def _engine_context(args):
     ``--scheduler`` and ``--partitions`` belong to that engine: an error with any other.
     """
     if args.engine != "dask":
-        given = [flag for flag, value in (("--scheduler", args.scheduler), ("--partitions", args.partitions)) if value]
+        given = [dest for dest in ("scheduler", "partitions") if getattr(args, dest)]
         if given:
-            raise UsageError(f"{' and '.join(given)} go with --engine dask")
+            raise UsageError(f"{'go' if len(given) > 1 else 'goes'} with --engine dask", arguments=given)
         return contextlib.nullcontext()
     if args.partitions is not None and args.partitions < 1:
-        raise UsageError(f"--partitions must be a positive number, got {args.partitions}")
+        raise UsageError(f"partitions must be a positive number, got {args.partitions}", arguments=["partitions"])
     if args.block_lines is not None:
         raise UsageError("--block-lines goes with the vectorized engine (the dask engine cuts the run by --partitions)")
     return dask_engine.connected(args.scheduler)
@@ -229,11 +213,8 @@ def _settings(args) -> EvalSettings:
 
 
 def _evaluate(args, path, settings: EvalSettings):
-    try:
-        return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
-                             predictions=args.predictions)  # fmt: skip
-    except UsageError as exc:
-        raise _in_cli_words(exc) from None
+    return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
+                         predictions=args.predictions)  # fmt: skip
 
 
 def _inputs(args) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..evaluate import evaluate_factors
 from .common import command, int64, note
-from .eval import _in_cli_words, add_trec_eval_options, print_evaluations, trec_eval_settings
+from .eval import add_trec_eval_options, print_evaluations, trec_eval_settings
 
 EXAMPLES = """examples:
   trecrs eval-factors u1.test.qrels --train u1.base --user-factors user.parquet --item-factors item.parquet
@@ -46,11 +46,8 @@ def run(args) -> int:
     users, p = read_factors(args.user_factors, "user")
     items, q = read_factors(args.item_factors, "item")
     train = read_ratings(args.train, report=note).select("user", "item")
-    try:
-        ev = evaluate_factors(args.qrels, train, p, q, users, items, measures=args.measures,
-                              block_users=args.block_users, settings=trec_eval_settings(args))  # fmt: skip
-    except UsageError as exc:
-        raise _in_cli_words(exc) from None
+    ev = evaluate_factors(args.qrels, train, p, q, users, items, measures=args.measures,
+                          block_users=args.block_users, settings=trec_eval_settings(args))  # fmt: skip
     for message in ev.evaluation.notes:
         note(message)
     inputs = {"qrels": args.qrels, "train": args.train, "user_factors": args.user_factors,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .common import argv, command, note, seed
+from .common import argv, command, note, option_errors, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
@@ -101,14 +101,19 @@ def run(args) -> int:
         raise UsageError("give -o FILE")
     if args.candidates and args.predict and not args.predictions:
         raise UsageError("with both --candidates and --predict, give --predictions FILE for the predictions")
-    params = dict(parse_param(text, args.algorithm) for text in args.param)
     from ..files.ratings import read_ratings
+    from ..recommenders.registry import resolve
 
+    with option_errors("algorithm"):
+        resolve(args.algorithm)
+    with option_errors("param"):  # refused before anything is read
+        params = dict(parse_param(text, args.algorithm) for text in args.param)
+        model = make_recommender(args.algorithm, seed=args.seed, **params)
     train = read_ratings(args.train, report=note)
-    model = make_recommender(args.algorithm, seed=args.seed, **params)
     pairs = read_pairs(args.candidates) if args.candidates else None
     test = read_ratings(args.predict, report=note) if args.predict else None
-    model.fit(train)
+    with option_errors("param"):  # an algorithm checks its parameters as it fits
+        model.fit(train)
     jobs = []
     if pairs is not None:
         jobs.append(("candidates", pairs, args.candidates, args.output))

@@ -13,7 +13,7 @@ from .candidates import (
     split_inputs,
     split_parameters,
 )
-from .common import argv, command, int64, note
+from .common import argv, command, int64, note, option_errors
 
 EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
@@ -97,12 +97,10 @@ def run(args) -> int:
     # a run read from standard input has no file name to take its tag from
     tag = args.tag or ("stdin" if args.scores == "-" else Path(args.scores).name.split(".")[0]) or "trecrs"
     info: dict = {}
-    try:  # a bad mapping is refused before anything is read; the library names it columns=
-        normalise_score_columns(args.score_columns)
-    except UsageError as exc:
-        raise UsageError(str(exc), arguments=["score_columns"]) from None
-    table = read_score_table(args.scores, kind="rank" if args.ranks else None, fmt=args.fmt,
-                             columns=args.score_columns)
+    with option_errors(columns="score_columns"):  # the score reader's columns= is --score-columns here
+        normalise_score_columns(args.score_columns)  # a bad mapping is refused before the scores are read
+        table = read_score_table(args.scores, kind="rank" if args.ranks else None, fmt=args.fmt,
+                                 columns=args.score_columns)
     chunks = iter_run(cands, table, missing=args.missing, depth=args.depth, tag=tag, scores_path=args.scores,
                       info=info)
     write_run_stream(chunks, args.output)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .candidates import add_dedupe_option, methodology, methodology_help, read_split_ratings
-from .common import argv, command, finite_float, int64, note, seed
+from .candidates import (
+    add_one_plus_random_options,
+    add_ratings_options,
+    methodology,
+    methodology_help,
+    read_split_ratings,
+)
+from .common import argv, command, finite_float, note
 
 EXAMPLES = """examples:
   trecrs sensitivity --train u1.base --test u1.test --scores svd=svd.scores --scores knn=knn.scores \\
@@ -50,7 +56,6 @@ def methodology_list(text: str) -> list[str]:
 
 
 def register(sub) -> None:
-    from ..files.ratings import FORMATS as RATINGS_FORMATS
     from ..protocol.runs import MISSING_POLICIES
     from ..report.sensitivity import FORMATS
 
@@ -75,17 +80,10 @@ def register(sub) -> None:
                    help="the methodologies, comma-separated (default: all); " + methodology_help())
     p.add_argument("--threshold", type=finite_float, default=4.0, metavar="T",
                    help="relevant iff the test rating >= T (default 4), graded by the rating")
-    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
-                   help="one-plus-random: one query per test rating >= R (default 5)")
-    p.add_argument("--n", type=int64, default=1000, metavar="N",
-                   help="one-plus-random: random unrated items per query (default 1000)")
-    p.add_argument("--seed", type=seed, metavar="S", help="one-plus-random: random seed (required there)")
+    add_one_plus_random_options(p)
     p.add_argument("--missing", choices=MISSING_POLICIES, default="drop",
                    help="candidates a system did not score: drop (default: left out of its run), last, fail")
-    p.add_argument("--ratings-format", default="auto", choices=["auto", *RATINGS_FORMATS],
-                   help="layout of TRAIN/TEST (default: detected)")
-    p.add_argument("--columns", metavar="SPEC", help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId")
-    add_dedupe_option(p)
+    add_ratings_options(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
@@ -111,7 +109,7 @@ def run(args) -> int:
     from ..report.sensitivity import FORMATS, plot, sensitivity
 
     if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
-        raise UsageError(f"--plot must name a .png or .pdf file, got {args.plot!r}")
+        raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
     result = sensitivity(
         read_split_ratings(args, "train"), read_split_ratings(args, "test"), dict(args.scores), args.measures,
         predictions=dict(args.predictions) if args.predictions else None, methodologies=args.methodologies,

@@ -35,15 +35,16 @@ def item_popularity(train: pl.DataFrame) -> pl.DataFrame:
     return pop.sort([pl.col(COUNT), natural_key(pop.get_column(ITEM))], descending=[True, False])
 
 
-def short_head(train: pl.DataFrame, share: float) -> pl.Series:
+def short_head(train: pl.DataFrame, share: float, *, argument: str = "share") -> pl.Series:
     """The short-head items, in popularity order: the smallest prefix holding ``share`` of the ratings.
 
     Rule: with c_k the cumulative count of the first k items of the popularity order, the head is the
     first k items for the smallest k with ``c_k >= share * |train|``; an item is in it iff the items
-    before it hold less than ``share * |train|`` ratings. Raises :class:`UsageError` unless 0 < share < 1.
+    before it hold less than ``share * |train|`` ratings. Raises :class:`UsageError` unless 0 < share < 1,
+    about ``argument`` (the caller's name for the share: ``long_tail``).
     """
     if not 0.0 < share < 1.0:
-        raise UsageError(f"the short-head share must be between 0 and 1 (exclusive), got {share}")
+        raise UsageError(f"the short-head share must be between 0 and 1 (exclusive), got {share}", arguments=[argument])
     pop = item_popularity(train).with_columns(pl.col(COUNT).cum_sum().alias("_cum"))
     target = share * train.height
     return pop.filter((pl.col("_cum") - pl.col(COUNT)) < target).get_column(ITEM)

@@ -216,9 +216,9 @@ def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split
 def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
     k = _positive_int(folds, "folds")
     if k < 2:
-        raise UsageError("k-fold needs at least 2 folds")
+        raise UsageError(f"k-fold needs at least 2 folds, got {k}", arguments=["folds"])
     if k > ratings.height:
-        raise UsageError(f"{k} folds but only {ratings.height} ratings")
+        raise UsageError(f"{k} folds but only {ratings.height} ratings", arguments=["folds"])
     rng = _rng(seed, "kfold")
     df = _indexed(ratings)
     # Deal a random permutation round-robin: fold sizes differ by at most one.
@@ -373,7 +373,8 @@ def split(ratings, method: str, *, seed: int | None = None, columns=None, **opti
     unknown = sorted(set(given) - set(spec.options))
     if unknown:
         opts = ", ".join("--" + o.replace("_", "-") for o in unknown)
-        raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}")
+        raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}",
+                         arguments=unknown)
     ratings = as_ratings(ratings, columns=columns)
     if ratings.height == 0:
         raise SemanticError("no ratings to split")

@@ -55,11 +55,12 @@ def generate(
     ``median_extra`` (sigma 1.1), capped at 60% of the items. ``zipf`` is the popularity exponent,
     ``factors`` the latent dimension. Deterministic in ``seed`` (numpy PCG64).
     """
-    check_int(n_users, 1, SYNTHETIC_MAX, "n_users")
-    check_int(n_items, 2, SYNTHETIC_MAX, "n_items")
-    check_int(min_ratings, 1, SYNTHETIC_MAX, "min_ratings")
-    if n_users < 1 or n_items < min_ratings + 1:
-        raise UsageError(f"need at least 1 user and more than {min_ratings} items (got {n_users}, {n_items})")
+    check_int(n_users, 1, SYNTHETIC_MAX, "n_users", arguments=["n_users"])
+    check_int(n_items, 2, SYNTHETIC_MAX, "n_items", arguments=["n_items"])
+    check_int(min_ratings, 1, SYNTHETIC_MAX, "min_ratings", arguments=["min_ratings"])
+    if n_items < min_ratings + 1:
+        raise UsageError(f"need more items than min_ratings={min_ratings}, got {n_items}",
+                         arguments=["n_items", "min_ratings"])
     rng = np.random.default_rng(seed)
     # Popularity: Zipf weights assigned to items in random id order (ids do not reveal popularity).
     pop = np.arange(1, n_items + 1, dtype=float) ** -zipf

@@ -189,7 +189,8 @@ def _client_at(distributed, address: str):
     try:
         return distributed.Client(address)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise UsageError(f"cannot reach the dask scheduler at {address!r}: {str(exc).splitlines()[0]}") from None
+        raise UsageError(f"cannot reach the dask scheduler at {address!r}: {str(exc).splitlines()[0]}",
+                         arguments=["scheduler"]) from None
 
 
 def _current_client(distributed):
@@ -209,7 +210,7 @@ def compute_files(
 ) -> FileComputed:  # fmt: skip
     """Partition, evaluate every part on the cluster (one task each), combine (:attr:`Engine.compute_files`)."""
     if partitions is not None and partitions < 1:
-        raise UsageError(f"partitions must be a positive number, got {partitions}")
+        raise UsageError(f"partitions must be a positive number, got {partitions}", arguments=["partitions"])
     flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete)
     with connected(scheduler) as client, tempfile.TemporaryDirectory(prefix="trecrs-dask-") as tmp:
         n = partitions or 2 * _threads(client)

@@ -51,7 +51,7 @@ def compute(
 
     if int(relevance_level) < 1:
         # trec_eval accepts -l0 (every judged document relevant); its pytrec_eval wrapper refuses it
-        raise UsageError(f"relevance_level {relevance_level} is not supported: it must be 1 or more")
+        raise UsageError(f"relevance_level must be at least 1, got {relevance_level}", arguments=["relevance_level"])
 
     # trec_eval's C code allocates a counter per grade and builds nDCG gains in quadratic time: larger
     # grades would crash it, give zeros or run for minutes (ranges.REL_MAX_PYTREC_EVAL)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 
@@ -77,19 +78,24 @@ def read_items(path: PathLike) -> pl.Series:
 
 
 def write_candidates(cands, path: PathLike) -> dict:
-    """Write ``query<TAB>user<TAB>item`` lines chunk by chunk, atomically; returns the counts.
+    """Write ``query<TAB>user<TAB>item`` lines chunk by chunk, atomically (Parquet with those columns for
+    ``*.parquet``); returns the counts.
 
     ``cands``: a candidate set (its ``chunks()`` frames ``query, user, item``; ``info`` filled as they go).
     """
-    write_chunks(cands.chunks(), path, separator="\t")
+    empty = pl.DataFrame(schema=CANDIDATES_SCHEMA)  # the columns of a Parquet file, even without a row
+    write_chunks(itertools.chain([empty], cands.chunks()), path, separator="\t")
     return cands.info
 
 
 def read_candidates(path: PathLike) -> pl.DataFrame:
-    """Read a candidates file ``query user item`` (whitespace separated) into ``schema.CANDIDATES_SCHEMA``.
+    """Read a candidates file ``query user item`` (whitespace separated; Parquet with columns ``query``,
+    ``user``, ``item`` for ``*.parquet``, ids read as strings) into ``schema.CANDIDATES_SCHEMA``.
 
-    An item listed twice for one query is an error naming the second line (and the first).
+    An item listed twice for one query is an error naming the second line or row (and the first).
     """
+    if is_parquet(path):
+        return read_parquet(path, CANDIDATES_SCHEMA, what="candidates", unique=[QUERY, ITEM])
     df = take_fields(split_fields(read_lines(path)), path, [QUERY, USER, ITEM], "query user item")
     dup = first_duplicate(df, [QUERY, ITEM])
     if dup is not None:

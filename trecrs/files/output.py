@@ -345,11 +345,34 @@ def write_text_atomic(path: PathLike, text: str | bytes) -> None:
 
 
 def write_chunks(chunks: Iterable[pl.DataFrame], path: PathLike, *, separator: str = " ") -> None:
-    """Write frames one after another as headerless delimited text, atomically (nothing left on error),
-    so a table larger than memory can be written as it is produced."""
+    """Write frames one after another as headerless delimited text (Parquet for ``*.parquet``: one row
+    group per frame, with the first frame's columns and types), atomically (nothing left on error), so a
+    table larger than memory can be written as it is produced."""
+    if str(path).endswith(".parquet"):
+        _write_parquet_chunks(chunks, path)
+        return
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         for chunk in chunks:
             fh.write(chunk.write_csv(include_header=False, separator=separator, quote_style="never").encode())
+
+
+def _write_parquet_chunks(chunks: Iterable[pl.DataFrame], path: PathLike) -> None:
+    import pyarrow.parquet as pq
+
+    with atomic_path(path) as tmp:
+        writer, schema = None, None
+        try:
+            for chunk in chunks:
+                if writer is None:  # the first frame (empty or not) gives the file its schema
+                    schema = chunk.schema
+                    writer = pq.ParquetWriter(tmp, chunk.to_arrow().schema, write_statistics=False)
+                if chunk.height:
+                    writer.write_table(chunk.cast(schema).to_arrow())
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            pl.DataFrame().write_parquet(tmp, statistics=False)
 
 
 def write_table(df: pl.DataFrame, path: PathLike, *, separator: str = " ") -> None:

@@ -108,8 +108,12 @@ FORMATS: dict[str, RatingsFormat] = {
 
 
 def _normalise_columns(columns) -> dict[str, str | int] | None:
-    """``columns`` as role -> name or 0-based index (:func:`trecrs.files.columns.normalise_columns`)."""
-    return normalise_columns(columns, ROLES, REQUIRED_ROLES, what="ratings column")
+    """``columns`` as role -> name or 0-based index (:func:`trecrs.files.columns.normalise_columns`); a
+    mapping refused is a :class:`UsageError` about the argument ``columns``."""
+    try:
+        return normalise_columns(columns, ROLES, REQUIRED_ROLES, what="ratings column")
+    except UsageError as exc:
+        raise exc.about("columns") from None
 
 
 def parse_columns(spec: str) -> dict[str, str | int]:

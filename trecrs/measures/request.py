@@ -71,10 +71,11 @@ class MeasureRequest:
         try:
             length = float(p.split(",")[0])
         except ValueError:
-            raise UsageError(f"measure relstring.{p}: the length must be a number") from None
+            raise UsageError(f"measure relstring.{p}: the length must be a number", arguments=["measures"]) from None
         # trec_eval casts the length to a C long: outside it (and for NaN) the cast is undefined
         if not -INT64_MAX <= length <= INT64_MAX:
-            raise UsageError(f"measure relstring.{p}: the length must be a number from {-INT64_MAX} to {INT64_MAX}")
+            raise UsageError(f"measure relstring.{p}: the length must be a number from {-INT64_MAX} to {INT64_MAX}",
+                             arguments=["measures"])
         return int(length)
 
     def output_names(self, base: str) -> list[str]:
@@ -372,12 +373,16 @@ def parse_measures(
 
     trec_eval keeps the *first* parameter list given for a measure (``-m P.5 -m P.10`` gives P_5 only);
     ir_measures-style names accumulate (``P@5 P@10`` gives P_5 and P_10). No request means ``official``.
+    A name or parameter refused is a :class:`UsageError` about the argument ``measures``.
     """
     if specs is None or specs == [] or specs == ():
         specs = ["official"]
     if isinstance(specs, str):
         specs = [specs]
     parsed = _Parsed(VERSIONS[trec_eval_version])
-    for raw in specs:
-        parsed.add(raw)
-    return parsed.request()
+    try:
+        for raw in specs:
+            parsed.add(raw)
+        return parsed.request()
+    except UsageError as exc:
+        raise exc.about("measures") from None

@@ -114,7 +114,7 @@ def opr_cases(split: IndexedSplit, opts: CandidateOptions) -> pl.DataFrame:
     cases = split.test.filter(pl.col(RATING) >= opts.relevant_threshold)
     if opts.long_tail is not None:
         train = pl.DataFrame({ITEM: split.items.gather(split.train.get_column(_I))})
-        head = short_head(train, opts.long_tail)
+        head = short_head(train, opts.long_tail, argument="long_tail")
         head_codes = split.items.to_frame().with_row_index(_I).filter(pl.col(ITEM).is_in(head.implode()))
         cases = cases.filter(~pl.col(_I).is_in(head_codes.get_column(_I).cast(pl.Int64).implode()))
     if cases.height == 0:
@@ -144,7 +144,7 @@ def _check_draw_options(opts: CandidateOptions) -> None:
     if opts.pool not in OPR_POOLS:
         raise UsageError(f"unknown One-Plus-Random pool {opts.pool!r}; choose from {OPR_POOLS}")
     if opts.n < 1:
-        raise UsageError(f"n must be a positive number of random items, got {opts.n}")
+        raise UsageError(f"n must be a positive number of random items, got {opts.n}", arguments=["n"])
     if opts.seed is None:
         raise UsageError("one-plus-random draws random items: give a seed (seed=S)")
     check_seed(opts.seed)

@@ -206,7 +206,7 @@ def make_qrels(
     if long_tail is not None:
         if train is None:
             raise UsageError("the long-tail filter needs the training ratings (train=): popularity is counted there")
-        head = short_head(train, long_tail)
+        head = short_head(train, long_tail, argument="long_tail")
         before = test.height
         test = test.filter(~pl.col(ITEM).is_in(head.implode()))
         info.update(long_tail_share=long_tail, short_head_items=head.len(), dropped_short_head=before - test.height)

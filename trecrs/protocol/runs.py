@@ -106,9 +106,9 @@ def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
     if missing not in MISSING_POLICIES:
         raise UsageError(f"unknown missing-score policy {missing!r}; choose from {MISSING_POLICIES}")
     if depth is not None and depth < 1:
-        raise UsageError(f"depth must be a positive number of documents, got {depth}")
+        raise UsageError(f"depth must be a positive number of documents, got {depth}", arguments=["depth"])
     if not tag or any(ch.isspace() for ch in tag):
-        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}")
+        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}", arguments=["tag"])
 
 
 def _coded_scores(cands, scores: pl.DataFrame, users: pl.Series, items: pl.Series, scores_path) -> pl.DataFrame:
