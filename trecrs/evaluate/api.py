@@ -75,7 +75,7 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     if fmt.compute is not None:
         return evaluate_rel_info(fmt, qrels, run, request, s, zscores=z)
     if s.opr_average not in (None, "case", "user"):
-        raise UsageError(f"opr_average must be 'case' or 'user', got {s.opr_average!r}")
+        raise UsageError(f"opr_average must be 'case' or 'user', got {s.opr_average!r}", arguments=["opr_average"])
     check_depth(s.depth)
     eng = choose_engine(s.engine, request)
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
@@ -142,7 +142,7 @@ def _vectorized_request(caller: str, measures, settings: EvalSettings, version=N
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"{caller} computes the vectorized engine's measures only; got {measures!r}")
     if settings.relevance_level < 1:
-        raise UsageError(f"relevance_level must be at least 1, got {settings.relevance_level}")
+        raise UsageError(f"relevance_level must be at least 1, got {settings.relevance_level}", arguments=["relevance_level"])
     check_depth(settings.depth)
     return request
 
@@ -220,7 +220,7 @@ def evaluate_factors(qrels, train, user_factors, item_factors, user_ids, item_id
     s = settings
     request = _vectorized_request("evaluate_factors", measures, s)
     if block_users < 1:
-        raise UsageError(f"block_users must be at least 1, got {block_users}")
+        raise UsageError(f"block_users must be at least 1, got {block_users}", arguments=["block_users"])
     pandas = is_pandas(qrels)
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     train = train_pairs(train)

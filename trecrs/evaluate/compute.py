@@ -155,7 +155,7 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
 
 def check_depth(depth: int | None) -> None:
     if depth is not None and depth <= 0:
-        raise UsageError(f"depth must be a positive number of documents, got {depth}")
+        raise UsageError(f"depth must be a positive number of documents, got {depth}", arguments=["depth"])
 
 
 class NoTrecMeasures:
@@ -187,8 +187,8 @@ def choose_engine(name: str, request: MeasureRequest):
             )
         return ENGINES["pytrec_eval"]
     if name not in ENGINES:
-        raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}")
+        raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}", arguments=["engine"])
     eng = ENGINES[name]
     if not eng.supports(request):
-        raise UsageError(f"engine {name!r} cannot compute {', '.join(request.engine_specs())}")
+        raise UsageError(f"engine {name!r} cannot compute {', '.join(request.engine_specs())}", arguments=["engine"])
     return eng
