@@ -9,7 +9,8 @@ no-op in the process, BLAS at its default thread count: what trecrs did before):
   shape), rank 50, 2% of the pairs judged, default ``threads=2`` (wall time of the call).
 
 Every (mode, workload) runs ``--runs`` times, each in a fresh process with the default thread settings
-(OPENBLAS_NUM_THREADS etc. removed from the environment), modes alternating so load drifts hit both;
+(OPENBLAS_NUM_THREADS etc. removed from the environment), the two modes in turn, which goes first
+alternating from run to run, so load drifts hit both;
 medians are reported, raw figures in ``benchmarks/results/threads.json``. Each run also records a digest
 of its output, to show which outputs the pinning changes (and that the pinned ones agree across runs).
 
@@ -90,7 +91,7 @@ def main() -> None:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # this checkout
     runs: dict[str, list[dict]] = {"pinned": [], "unpinned": []}
     for i in range(a.runs):
-        for mode in runs:
+        for mode in (["pinned", "unpinned"] if i % 2 == 0 else ["unpinned", "pinned"]):
             load = os.getloadavg()[0]
             proc = subprocess.run([sys.executable, "-c", WORKER, mode, str(train), str(pairs), *PRESETS], env=env,
                                   capture_output=True, text=True, check=True)  # fmt: skip
