@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "trecrs"
 # Layer of each top-level part of trecrs, lowest first: a module may import only from its own layer
 # or a lower one. Within a layer, parts may import each other as long as no cycle forms.
 LAYERS: dict[str, int] = {
-    "_version": 0, "errors": 0, "schema": 0, "ranges": 0, "trec_eval_versions": 0, "ordering": 1, "ids": 1,
+    "_version": 0, "errors": 0, "schema": 0, "ranges": 0, "trec_eval_versions": 0, "threads": 0,
+    "ordering": 1, "ids": 1,
     "files": 2,
     "data": 3,
     "protocol": 4,

@@ -22,12 +22,16 @@ from ..errors import InputError, TrecrsWarning, UsageError
 from ..ids import codes, natural_sort, natural_unique
 from ..ranges import check_seed
 from ..schema import ITEM, RATING, SCORE, USER
+from ..threads import one_thread
 
 if TYPE_CHECKING:  # scipy is imported where it is used, keeping `import trecrs` (every command) fast
     import scipy.sparse as sp
 
 
 _BLOCK_CELLS = 4_000_000  # dense cells per scoring block (32 MB of float64)
+# Fitting and scoring run with one BLAS thread (trecrs.threads); scipy's BLAS (ARPACK, scipy.linalg) is a
+# library of its own, loaded here before the pools are pinned.
+_BLAS_MODULES = ("scipy.sparse.linalg",)
 _UIDX = "_uidx"
 _IIDX = "_iidx"
 
@@ -265,9 +269,14 @@ class Recommender:
 
     # ---- public
     def fit(self, train: pl.DataFrame) -> Recommender:
-        """Learn from training ratings (columns ``user, item, rating``); returns ``self``."""
-        self.data = RatingData.from_frame(train)
-        self._fit()
+        """Learn from training ratings (columns ``user, item, rating``); returns ``self``.
+
+        Runs with one BLAS / OpenMP thread (:func:`trecrs.threads.one_thread`): a model is then a function
+        of its training data, parameters and seed alone, the same bytes on any number of cores.
+        """
+        with one_thread(*_BLAS_MODULES):
+            self.data = RatingData.from_frame(train)
+            self._fit()
         return self
 
     def score(self, pairs: pl.DataFrame, *, unscored: str = "drop") -> Scores:
@@ -275,7 +284,8 @@ class Recommender:
 
         ``unscored`` (:data:`UNSCORED`): what happens to a pair the model cannot score: ``drop`` (the
         default here: the model's own scores, as rating predictions need) leaves it out; ``fallback``
-        gives it :func:`popularity_below`'s score and warns with the count (``TrecrsWarning``).
+        gives it :func:`popularity_below`'s score and warns with the count (``TrecrsWarning``). Scores
+        are computed with one BLAS / OpenMP thread, as :meth:`fit` fits.
         """
         if self.data is None:
             raise UsageError(f"{self.name}: fit() before score()")
@@ -286,7 +296,8 @@ class Recommender:
         distinct = pairs.select(pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8)).unique()
         distinct = natural_sort(distinct, [USER, ITEM]) if distinct.height else distinct
         u, i = self.data.code_pairs(distinct)
-        values = self._score_coded(u, i, distinct)
+        with one_thread(*_BLAS_MODULES):
+            values = self._score_coded(u, i, distinct)
         n_unscored = int((~np.isfinite(values)).sum())
         if complete is not None and n_unscored:
             values = complete(self, values, i)

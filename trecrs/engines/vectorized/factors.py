@@ -25,6 +25,7 @@ import polars as pl
 
 from ...errors import InputError
 from ...measures.request import MeasureRequest
+from ...threads import one_thread
 from ..base import Computed, QueryStats
 from .measures import compute_ranked
 from .rank import NONPOOL, UNJUDGED, Encoded, Ranked, _qrels_counts, relstrings
@@ -36,8 +37,12 @@ def factor_scores(user_factors: np.ndarray, item_factors: np.ndarray) -> np.ndar
     Each float32 product is exact in float64 and a row's value does not depend on the other rows of the
     block (checked by the tests), so a run written from these scores with ``%.9g`` (which round-trips a
     float32) is ranked by trec_eval exactly as :func:`compute_factors` ranks them (same call, same layout).
+    The product runs on one BLAS thread (:func:`trecrs.threads.one_thread`), as in :func:`compute_factors`:
+    how a threaded BLAS splits it must not move a near-tie.
     """
-    return _scores(threading.local(), np.asarray(user_factors, dtype=np.float64), _item_matrix(item_factors)).copy()
+    with one_thread():
+        return _scores(threading.local(), np.asarray(user_factors, dtype=np.float64),
+                       _item_matrix(item_factors)).copy()  # fmt: skip
 
 
 def _item_matrix(item_factors: np.ndarray) -> np.ndarray:
@@ -250,8 +255,9 @@ def compute_factors(
     """Every judged factor user's trec_eval values over AllItems, ``block_users`` users per block.
 
     Users without qrels are not scored (trec_eval ignores their rankings). Blocks run on ``threads``
-    threads (numpy's matrix product, sort and searches release the GIL); a block needs about
-    ``block_users x items x 14`` bytes.
+    threads (numpy's matrix product, sort and searches release the GIL), each product on one BLAS thread
+    (:func:`trecrs.threads.one_thread`): the values depend on neither ``threads`` nor the BLAS's thread
+    count. A block needs about ``block_users x items x 14`` bytes.
     """
     q64t = _item_matrix(item_factors)
     length = request.relstring_length()
@@ -269,6 +275,6 @@ def compute_factors(
 
     n = pairs.factor_row.size
     spans = [(lo, min(n, lo + block_users)) for lo in range(0, n, block_users)]
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+    with one_thread(), ThreadPoolExecutor(max_workers=max(1, threads)) as pool:  # pinned once, for every worker
         parts = list(pool.map(lambda span: one(*span), spans))
     return Computed.concat(parts)
