@@ -48,6 +48,12 @@ MF_FACTORS_MAX = 10_000
 MF_ITERATIONS_MAX = 1_000
 
 
+# k-fold splits: each fold is a train and a test file (and their manifests), all named and checked before
+# the ratings are read; at 10,000 folds that check alone takes seconds, and 2^31 folds would exhaust memory
+# naming them. Papers use 5 or 10 folds; leave-one-out is the ``loo`` split.
+FOLDS_MAX = 1_000
+
+
 def relevance_reason(value, high: int = REL_MAX) -> str:
     """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
     ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""
