@@ -40,6 +40,10 @@ SEED_MAX = INT64_MAX
 # The synthetic generator: at most a million users and a million items (MovieLens 20M has 138,000 users
 # and 27,000 items); beyond, its dense per-user draws would exhaust memory instead of failing cleanly.
 SYNTHETIC_MAX = 10**6
+# ... and at most this many users x items: it draws dense users x items matrices (affinities, keys, their
+# order), about 40 bytes a cell at its peak; MovieLens 100K is 1.6 million cells. Without it, 10^6 users
+# by 10^6 items asked for 8 TB and 10 users by 10^6 items aborted polars when memory was limited.
+SYNTHETIC_CELLS_MAX = 4 * 10**6
 
 
 # Matrix factorisation (ALS): each step solves a factors x factors system per user and item (800 MB at

@@ -255,6 +255,26 @@ def test_synthetic_sizes_are_bounded(cli, tmp_path):
     assert not (tmp_path / "syn").exists()
 
 
+def test_synthetic_pairs_are_bounded(cli, tmp_path):
+    """Users and items each within range, but their product beyond the dense matrices' bound."""
+    code, _, err = cli("datasets", "synthetic", tmp_path / "syn", "--users", "1000000", "--items", "1000000")
+    assert (code, err.strip().splitlines()[-1]) == (2, (
+        "trecrs datasets: error: 1000000 users x 1000000 items is 1,000,000,000,000 pairs; the generator "
+        "draws a dense users x items matrix and takes at most 4,000,000"))  # fmt: skip
+    assert not (tmp_path / "syn").exists()
+
+
+@pytest.mark.parametrize("folds", ["1001", "2147483647"])
+def test_kfold_folds_are_bounded(cli, tmp_path, folds):
+    """Every fold is two files named before the ratings are read: 2^31 folds would exhaust memory."""
+    (tmp_path / "r.tsv").write_text("1\t1\t5\t1\n")
+    code, _, err = cli("split", "--method", "kfold", "--seed", "1", "--folds", folds, tmp_path / "r.tsv", tmp_path / "o")
+    assert (code, err.strip().splitlines()[-1]) == (2, (
+        f"trecrs split: error: argument --folds/-k/--k: k-fold takes at most 1000 folds (each is a train and a test "
+        f"file), got {folds}"))  # fmt: skip
+    assert not (tmp_path / "o").exists()
+
+
 def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
     line = "trecrs recommend: error: mf: factors must be at most 10000 and iterations at most 1000"
