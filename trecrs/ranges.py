@@ -50,6 +50,12 @@ SYNTHETIC_CELLS_MAX = 4 * 10**6
 # 10,000 factors) and runs the given number of sweeps; the papers use 50-150 factors and 15 sweeps.
 MF_FACTORS_MAX = 10_000
 MF_ITERATIONS_MAX = 1_000
+# ... and within budgets of the data's size: one half-step holds a (factors + 1)^2 Gram matrix per user
+# and per item, twice (their sum and the solver's copy), 8 bytes a cell; and solves them, about
+# (factors + 1)^3 operations each, every iteration. 512 MB and 10^11 operations: the SVD50 of the
+# papers (15 iterations) fits on MovieLens 1M with room; 10,000 factors on six users asked for 10 GB.
+MF_GRAM_BYTES_MAX = 512 * 2**20
+MF_OPERATIONS_MAX = 10**11
 
 
 # k-fold splits: each fold is a train and a test file (and their manifests), all named and checked before

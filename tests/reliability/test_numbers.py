@@ -279,3 +279,12 @@ def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
     line = "trecrs recommend: error: mf: factors must be at most 10000 and iterations at most 1000"
     refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=10001", "--train", d / "train", "--predict", d / "test"], 2, line)
+
+
+def test_mf_size_is_bounded_by_the_data(cli, files):
+    """Within the factor range, the Gram matrices and solves of ALS grow with (users + items) x factors^2."""
+    d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
+    line = ("trecrs recommend: error: mf: 10000 factors and 1 iterations on 3 users and items need 4,579 MB and "
+            "3.0e+12 operations; at most 512 MB and 1e+11: use fewer factors or iterations")  # fmt: skip
+    argv = ["recommend", "-a", "mf", "-p", "factors=10000", "-p", "iterations=1", "--train", d / "train", "--predict", d / "test"]
+    refused(cli, d, argv, 2, line)
