@@ -14,6 +14,7 @@ per-grade table of 2^31 entries and was killed.
 from __future__ import annotations
 
 import shlex
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -41,15 +42,18 @@ GAINS = ("0", "1", "-1", "0.5", "4", "2147483647", "3e9", "1e308", "-1e308", "in
 
 
 @st.composite
-def files(draw) -> tuple[str, str]:
-    """A qrels and a run of one to three queries, a few documents each, extreme grades, scores and ranks."""
+def files(draw) -> tuple[str, str, str]:
+    """A qrels and a run of one to three queries, a few documents each, extreme grades, scores and ranks;
+    a score file (user item score) of the corpus's users and items, extreme scores and ranks."""
     qrels, run = [], []
     for q in range(1, draw(st.integers(1, 3)) + 1):
         for d in draw(st.lists(st.integers(1, 6), min_size=1, max_size=4, unique=True)):
             qrels.append(f"{q} 0 d{d} {draw(st.sampled_from(RELS))}")
         for d in draw(st.lists(st.integers(1, 6), max_size=5, unique=True)):
             run.append(f"{q} Q0 d{d} {draw(st.sampled_from(RANKS))} {draw(st.sampled_from(SCORES))} t")
-    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+    scores = [f"{u} {i} {draw(st.sampled_from(SCORES + RANKS))}" for u in range(1, 7)
+              for i in draw(st.lists(st.integers(1, 13), max_size=4, unique=True))]  # fmt: skip
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n", "\n".join(scores) + "\n"
 
 
 def _pairs(draw) -> str:
@@ -104,6 +108,13 @@ OTHERS = (  # the other commands, each with one or two extreme numbers ({C} a co
     "compare -m {M} -l {C} -o out.txt qrels.txt run.txt run2.txt",
     "eval-factors -m {M} -M {C} --block-users {K} --train train.tsv --user-factors user.parquet "
     "--item-factors item.parquet qrels.txt",
+    "compare -m {M} --resamples {K} -o out.txt qrels.txt run.txt run2.txt",
+    "run --methodology all-items --scores rscores.txt --missing last " + RATINGS + " -o out.txt",
+    "run --methodology all-items --scores rscores.txt --ranks --missing drop --depth {C} " + RATINGS + " -o out.txt",
+    "recommend -a mf -p factors={C} -p iterations={K} --train train.tsv --candidates pairs.txt -o out.txt",
+    "recommend -a {A} -p k={C} --train train.tsv --candidates pairs.txt -o out.txt",
+    "recommend -a puresvd -p factors={C} --train train.tsv --candidates pairs.txt -o out.txt",
+    "datasets synthetic --users {C} --items {K} --min-ratings {K} --seed 1 outdir",
 )
 
 
@@ -111,7 +122,8 @@ OTHERS = (  # the other commands, each with one or two extreme numbers ({C} a co
 def other_argv(draw) -> list[str]:
     """One of :data:`OTHERS` with extreme numbers."""
     template = draw(st.sampled_from(OTHERS))
-    text = template.format(C=draw(st.sampled_from(COUNTS)), K=draw(st.sampled_from(CUTOFFS)), M=draw(measure()))
+    text = template.format(C=draw(st.sampled_from(COUNTS)), K=draw(st.sampled_from(CUTOFFS)), M=draw(measure()),
+                           A=draw(st.sampled_from(("userknn", "corngbr", "nncosngbr"))))  # fmt: skip
     return shlex.split(text)
 
 
@@ -147,12 +159,15 @@ def _absolute(argv: list[str], d: Path) -> list[str]:
     return out
 
 
-def check(worker: Worker, d: Path, argv: list[str], qrels: str, run: str) -> None:
+def check(worker: Worker, d: Path, argv: list[str], qrels: str, run: str, scores: str = "") -> None:
     """Run ``trecrs ARGV --quiet`` under the limits: a result, or one documented error line."""
     (d / "qrels.txt").write_text(qrels)
     (d / "run.txt").write_text(run)
+    (d / "rscores.txt").write_text(scores)
+    shutil.rmtree(d / "outdir", ignore_errors=True)
     got = worker.run([argv[0], "--quiet", *_absolute(argv[1:], d)])
-    shown = f"trecrs {shlex.join(argv)}\nqrels:\n{qrels}run:\n{run}-> status {got.status}: {got.stderr[-2000:]}"
+    shown = (f"trecrs {shlex.join(argv)}\nqrels:\n{qrels}run:\n{run}rscores.txt:\n{scores}"
+             f"-> status {got.status}: {got.stderr[-2000:]}")  # fmt: skip
     assert got.status in (0, 2, 3, 4, 5), shown
     if got.status:
         assert got.stderr.count("\n") == 1 and got.stderr.startswith("trecrs ") and ": error: " in got.stderr, shown
