@@ -92,7 +92,7 @@ def eval_argv(draw, engine: str) -> list[str]:
 
 
 RATINGS = "--train train.tsv --test test.tsv"
-OTHERS = (  # the other commands, each with one or two extreme numbers ({C} a count, {K} a cutoff, {M} a measure)
+OTHERS = (  # the other commands with extreme numbers ({C} a count, {K} a cutoff, {M} a measure, {S} a small count)
     "candidates --methodology one-plus-random --seed 1 --n {C} " + RATINGS + " -o out.txt",
     "run --methodology one-plus-random --seed 1 --n {C} --scores scores.txt --missing last " + RATINGS + " -o out.txt",
     "run --methodology all-items --depth {C} --scores scores.txt --missing last " + RATINGS + " -o out.txt",
@@ -114,7 +114,7 @@ OTHERS = (  # the other commands, each with one or two extreme numbers ({C} a co
     "recommend -a mf -p factors={C} -p iterations={K} --train train.tsv --candidates pairs.txt -o out.txt",
     "recommend -a {A} -p k={C} --train train.tsv --candidates pairs.txt -o out.txt",
     "recommend -a puresvd -p factors={C} --train train.tsv --candidates pairs.txt -o out.txt",
-    "datasets synthetic --users {C} --items {K} --min-ratings {K} --seed 1 outdir",
+    "datasets synthetic --users {C} --items {K} --min-ratings {S} --seed 1 outdir",
 )
 
 
@@ -123,7 +123,7 @@ def other_argv(draw) -> list[str]:
     """One of :data:`OTHERS` with extreme numbers."""
     template = draw(st.sampled_from(OTHERS))
     text = template.format(C=draw(st.sampled_from(COUNTS)), K=draw(st.sampled_from(CUTOFFS)), M=draw(measure()),
-                           A=draw(st.sampled_from(("userknn", "corngbr", "nncosngbr"))))  # fmt: skip
+                           A=draw(st.sampled_from(("userknn", "corngbr", "nncosngbr"))), S=draw(st.sampled_from(COUNTS[:3])))  # fmt: skip
     return shlex.split(text)
 
 
@@ -197,3 +197,20 @@ def test_the_reported_case_is_answered(worker, folder):
     would be a table of 2^31 counters; trecrs answers at once."""
     check(worker, folder, ["eval", "-q", "-m", "P.5", "-m", "ndcg.1=0,4=4", "qrels.txt", "run.txt"],
           "1 0 d1 2147483647\n", "1 Q0 d1 1 1.0 t\n")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_dask_engine_under_the_limits(folder):
+    """The dask engine runs the vectorized engine's code per partition; a local cluster takes about 20 s to
+    start, so it gets a few extreme cases here rather than thousands (the vectorized cases cover its
+    arithmetic). Its worker processes inherit the memory limit."""
+    slow = Worker(timeout=120, memory=MEMORY)
+    try:
+        for measures in (["P.5", "ndcg.1=0,4=4"], ["all_trec", "G.2=nan", "relstring.9223372036854775000"]):
+            argv = ["eval", "--engine", "dask", "-q", "-M", str(C_LONG)]
+            for m in measures:
+                argv += ["-m", m]
+            check(slow, folder, [*argv, "qrels.txt", "run.txt"], "1 0 d1 2147483647\n1 0 d2 1\n2 0 d3 -1\n",
+                  "1 Q0 d1 1 1.0 t\n1 Q0 d2 2147483647 inf t\n2 Q0 d3 1 -1e308 t\n")  # fmt: skip
+    finally:
+        slow.close()

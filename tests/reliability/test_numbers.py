@@ -288,3 +288,14 @@ def test_mf_size_is_bounded_by_the_data(cli, files):
             "3.0e+12 operations; at most 512 MB and 1e+11: use fewer factors or iterations")  # fmt: skip
     argv = ["recommend", "-a", "mf", "-p", "factors=10000", "-p", "iterations=1", "--train", d / "train", "--predict", d / "test"]
     refused(cli, d, argv, 2, line)
+
+
+@pytest.mark.parametrize("level", ["2147483648", "9223372036854775807"])
+def test_a_level_beyond_a_c_int_on_the_pytrec_eval_engine(cli, files, level):
+    """trec_eval's extension takes the level as a C int; any level above the largest grade means nothing
+    is relevant, so the pytrec_eval engine answers as the vectorized one (9.0.8 itself crashes there)."""
+    d = files(qrels=qrels_with("3"))
+    outs = [cli("eval", "--engine", e, "-q", "-l", level, "-m", "P.2", "-m", "map", "-m", "num_rel", d / "qrels", d / "run")[:2]
+            for e in ("pytrec_eval", "vectorized")]  # fmt: skip
+    assert outs[0] == outs[1] and outs[0][0] == 0
+    assert "num_rel               \tall\t0\n" in outs[0][1]
