@@ -64,6 +64,11 @@ MF_OPERATIONS_MAX = 10**11
 FOLDS_MAX = 1_000
 
 
+# The dask engine cuts a file into this many partitions at most: each is a Parquet file written (empty or
+# not) and a task on the cluster, so 2^63 - 1 partitions would never end; the default is 2 per thread.
+PARTITIONS_MAX = 4096
+
+
 def relevance_reason(value, high: int = REL_MAX) -> str:
     """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
     ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""

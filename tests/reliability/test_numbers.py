@@ -299,3 +299,10 @@ def test_a_level_beyond_a_c_int_on_the_pytrec_eval_engine(cli, files, level):
             for e in ("pytrec_eval", "vectorized")]  # fmt: skip
     assert outs[0] == outs[1] and outs[0][0] == 0
     assert "num_rel               \tall\t0\n" in outs[0][1]
+
+
+def test_dask_partitions_are_bounded(cli, files):
+    """Every partition is a file written and a task: refused before a cluster starts."""
+    d = files(qrels=qrels_with("1"))
+    line = "trecrs eval: error: argument --partitions: partitions must be at most 4096, got 9223372036854775807"
+    refused(cli, d, ["eval", "--engine", "dask", "--partitions", "9223372036854775807", "-m", "P.2", d / "qrels", d / "run"], 2, line)
