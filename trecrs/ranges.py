@@ -69,6 +69,12 @@ FOLDS_MAX = 1_000
 PARTITIONS_MAX = 4096
 
 
+# Krichene & Rendle's correction of sampled metrics (``trecrs sampled``) builds an n x (m + 1) matrix of
+# P(sampled rank | exact rank) for a catalogue of n items and m draws, and solves an (m + 1)^2 system:
+# 100 draws on 1,000,000 items fit, draws near the size of a large catalogue would need gigabytes.
+SAMPLED_CELLS_MAX = 2**25
+
+
 def relevance_reason(value, high: int = REL_MAX) -> str:
     """The one wording of an out-of-range relevance (without the ``FILE:LINE:`` that callers add);
     ``high`` is :data:`REL_MAX`, or :data:`REL_MAX_PYTREC_EVAL` when trec_eval's C code will compute."""
