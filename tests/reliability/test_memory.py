@@ -78,6 +78,10 @@ def measure(draw) -> str:
         f"ndcg.{_pairs(draw)}", f"ndcg_rel.{_pairs(draw)}", f"Rndcg.{_pairs(draw)}", f"G.{_pairs(draw)}", "ndcg", "map",
         "all_trec", "num_rel", "relstring", f"nDCG@{cut()}", f"HR@{cut()}", f"MAP@{cut()}", f"RR@{cut()}",
         f"ndcg_cut.{cut()},{cut()}", f"set_P.{gain()}", "Rprec", "bpref", "infAP",
+        # recommender measures (docs/measures.md), cutoffs and parameters as extreme
+        f"gini.{cut()}", f"entropy.{cut()}", f"novelty.{cut()}", f"arp.{cut()}", f"precision_tail.{cut()}",
+        f"catalog_coverage.{cut()}", f"precision.{cut()}", f"mcc.{cut()}", f"f1_cut.{cut()}", f"f_beta.{gain()}",
+        f"opr_recall.{cut()}", f"lauc.{cut()}", f"ktau_bool.{cut()}", f"halflife.{gain()}", "auc", "ndpm",
     )))  # fmt: skip
 
 
@@ -93,6 +97,8 @@ def eval_argv(draw, engine: str) -> list[str]:
             argv += [flag, draw(values)]
     for m in draw(st.lists(measure(), min_size=1, max_size=3)):
         argv += ["-m", m]
+    if draw(st.booleans()):
+        argv += ["--train", "train.tsv", "--test", "test.tsv"]  # what the recommender measures read
     if engine == "vectorized" and draw(st.integers(0, 9)) == 0:
         argv += ["--trec-eval-version", "10"]
     return argv + ["qrels.txt", "run.txt"]
