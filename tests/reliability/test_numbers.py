@@ -306,3 +306,11 @@ def test_dask_partitions_are_bounded(cli, files):
     d = files(qrels=qrels_with("1"))
     line = "trecrs eval: error: argument --partitions: partitions must be at most 4096, got 9223372036854775807"
     refused(cli, d, ["eval", "--engine", "dask", "--partitions", "9223372036854775807", "-m", "P.2", d / "qrels", d / "run"], 2, line)
+
+
+def test_f_beta_cutoff_is_a_c_long(cli, files):
+    """f_beta's cutoff is read as a number: 1e308 is an integer, but no C long (polars overflowed, status 70)."""
+    d = files(qrels=qrels_with("1"))
+    line = ("trecrs eval: error: measure f_beta: the cutoff must be a positive integer up to 9223372036854775807, "
+            "got 1e+308")  # fmt: skip
+    refused(cli, d, ["eval", "-m", "f_beta.1e308", d / "qrels", d / "run"], 2, line)
