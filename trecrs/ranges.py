@@ -40,12 +40,39 @@ SEED_MAX = INT64_MAX
 # The synthetic generator: at most a million users and a million items (MovieLens 20M has 138,000 users
 # and 27,000 items); beyond, its dense per-user draws would exhaust memory instead of failing cleanly.
 SYNTHETIC_MAX = 10**6
+# ... and at most this many users x items: it draws dense users x items matrices (affinities, keys, their
+# order), about 40 bytes a cell at its peak; MovieLens 100K is 1.6 million cells. Without it, 10^6 users
+# by 10^6 items asked for 8 TB and 10 users by 10^6 items aborted polars when memory was limited.
+SYNTHETIC_CELLS_MAX = 4 * 10**6
 
 
 # Matrix factorisation (ALS): each step solves a factors x factors system per user and item (800 MB at
 # 10,000 factors) and runs the given number of sweeps; the papers use 50-150 factors and 15 sweeps.
 MF_FACTORS_MAX = 10_000
 MF_ITERATIONS_MAX = 1_000
+# ... and within budgets of the data's size: one half-step holds a (factors + 1)^2 Gram matrix per user
+# and per item, twice (their sum and the solver's copy), 8 bytes a cell; and solves them, about
+# (factors + 1)^3 operations each, every iteration. 512 MB and 10^11 operations: the SVD50 of the
+# papers (15 iterations) fits on MovieLens 1M with room; 10,000 factors on six users asked for 10 GB.
+MF_GRAM_BYTES_MAX = 512 * 2**20
+MF_OPERATIONS_MAX = 10**11
+
+
+# k-fold splits: each fold is a train and a test file (and their manifests), all named and checked before
+# the ratings are read; at 10,000 folds that check alone takes seconds, and 2^31 folds would exhaust memory
+# naming them. Papers use 5 or 10 folds; leave-one-out is the ``loo`` split.
+FOLDS_MAX = 1_000
+
+
+# The dask engine cuts a file into this many partitions at most: each is a Parquet file written (empty or
+# not) and a task on the cluster, so 2^63 - 1 partitions would never end; the default is 2 per thread.
+PARTITIONS_MAX = 4096
+
+
+# Krichene & Rendle's correction of sampled metrics (``trecrs sampled``) builds an n x (m + 1) matrix of
+# P(sampled rank | exact rank) for a catalogue of n items and m draws, and solves an (m + 1)^2 system:
+# 100 draws on 1,000,000 items fit, draws near the size of a large catalogue would need gigabytes.
+SAMPLED_CELLS_MAX = 2**25
 
 
 def relevance_reason(value, high: int = REL_MAX) -> str:

@@ -10,6 +10,8 @@ summary value bit for bit, and the printed text byte for byte, on the random col
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -75,3 +77,44 @@ def test_a_huge_grade_with_gain_parameters_is_quick():
     res = evaluate_full(qrels, run, ["ndcg.1=3", "G.1=2", "ndcg_rel.0=1", "Rndcg.2=5"], engine="vectorized")
     assert time.perf_counter() - t < 5
     assert res.per_query.height == 1
+
+
+def test_the_run_merge_matches_the_full_sort():
+    """With a comparator that does not order the gains (non-integer, NaN, infinite or far-apart gains),
+    sorting runs of default levels symbolically gives the order qsort builds one entry per level."""
+    import math
+    import random
+
+    from trecrs.engines.vectorized.gains import _entries_fast, _expand, sorted_entries
+
+    odd = [0.0, 0.5, -0.5, 0.999, 1.5, -1.0, 3e9, -3e9, 2147483647.0, 2147483648.0, math.inf, -math.inf, math.nan]
+    rng = random.Random(11)
+    for _ in range(300):
+        n = rng.choice([0, 1, 2, 5, 30, 100, rng.randint(1, 600)])
+        pairs = [(rng.randint(-2, n + 1), rng.choice([*odd, rng.uniform(-n, 2 * n), float(rng.randint(-5, n + 5)) + 0.5]))
+                 for _ in range(rng.randint(0, 5))]  # fmt: skip
+        full = sorted_entries(n, pairs)
+        seq, level = _entries_fast(n, pairs)
+        names = {lvl for lvl, _ in pairs}
+        got = _expand(seq, level, [v for v in range(n) if v not in names])
+        key = lambda es: [(a, "nan" if g != g else g, c) for a, g, c in es]  # noqa: E731
+        assert key(got) == key(full), (n, pairs)
+
+
+def test_a_grade_of_two_to_the_31_with_disordered_gains_is_quick():
+    """The largest grade with gains the comparator cannot order: no table of 2^31 entries, an answer."""
+    import time
+
+    import polars as pl
+
+    from trecrs.evaluate import evaluate_full
+
+    qrels = pl.DataFrame({"query": ["1", "1", "1"], "doc": ["a", "b", "c"], "rel": [2**31 - 1, 1, 0]})
+    run = pl.DataFrame({"query": ["1", "1"], "doc": ["b", "a"], "score": [2.0, 1.0]})
+    t = time.perf_counter()
+    got = {m: evaluate_full(qrels, run, [m], engine="vectorized").per_query.row(0)[1]
+           for m in ("ndcg.1=0.5,3=-1", "G.2=nan", "ndcg.1=0,4=4", "G")}  # fmt: skip
+    assert time.perf_counter() - t < 5
+    # gains b 0 (the pair 1=0), a 2^31 - 1 (its own level): DCG (2^31 - 1) / log2(3), IDCG 2^31 - 1
+    assert got["ndcg.1=0,4=4"] == pytest.approx(1 / math.log2(3))
+    assert got["ndcg.1=0.5,3=-1"] == pytest.approx((0.5 + (2**31 - 1) / math.log2(3)) / (2**31 - 1 + 0.5 / math.log2(3)))

@@ -69,15 +69,25 @@ class Worker:
     :mod:`subprocess` does, and the next command starts a fresh worker.
     """
 
-    def __init__(self, timeout: float = 20.0) -> None:
+    def __init__(self, timeout: float = 20.0, memory: int | None = None) -> None:
         self.timeout = timeout
+        self.memory = memory  # bytes of RLIMIT_DATA (heap and private mappings), None: no limit
         self.proc: subprocess.Popen | None = None
+
+    def _limit(self) -> None:
+        """In the worker before it starts: the memory limit. RLIMIT_DATA bounds what malloc, mmap and
+        polars' allocator take without counting the address space that thread stacks and shared
+        libraries reserve (RLIMIT_AS at 1 GB already fails imports and thread starts)."""
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_DATA, (self.memory, self.memory))
 
     def _start(self) -> subprocess.Popen:
         root = Path(__file__).resolve().parents[2]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
         return subprocess.Popen([sys.executable, "-m", "tests.fuzz.run", str(self.timeout + 5)], cwd=root, env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                preexec_fn=None if self.memory is None else self._limit)  # fmt: skip
 
     def run(self, argv: list[str]) -> Outcome:
         """``trecrs ARGV`` in the worker (started if needed)."""

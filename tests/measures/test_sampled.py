@@ -131,3 +131,13 @@ def test_one_test_item_per_user_sampled_equals_exact():
     test = test.filter(pl.col("rating") == 5.0).unique("user", keep="first", maintain_order=True)
     cases = case_ranks(opr_candidates(train, test, n=1000, seed=5), scores)
     assert (cases["r"] == cases["R"]).all() and (cases["R"] == cases["R_pool"]).all()
+
+
+def test_the_correction_matrix_is_bounded():
+    """n x (m + 1) entries at most 2^25: a draw near the size of a large catalogue is refused, not allocated."""
+    from trecrs.errors import UsageError
+    from trecrs.measures.recsys.sampled import sampling_matrix
+
+    assert sampling_matrix(1000, 100).shape == (1000, 101)
+    with pytest.raises(UsageError, match=r"is a 100000 x 5001 matrix; at most 33,554,432 entries"):
+        sampling_matrix(100_000, 5000)

@@ -255,7 +255,62 @@ def test_synthetic_sizes_are_bounded(cli, tmp_path):
     assert not (tmp_path / "syn").exists()
 
 
+def test_synthetic_pairs_are_bounded(cli, tmp_path):
+    """Users and items each within range, but their product beyond the dense matrices' bound."""
+    code, _, err = cli("datasets", "synthetic", tmp_path / "syn", "--users", "1000000", "--items", "1000000")
+    assert (code, err.strip().splitlines()[-1]) == (2, (
+        "trecrs datasets: error: 1000000 users x 1000000 items is 1,000,000,000,000 pairs; the generator "
+        "draws a dense users x items matrix and takes at most 4,000,000"))  # fmt: skip
+    assert not (tmp_path / "syn").exists()
+
+
+@pytest.mark.parametrize("folds", ["1001", "2147483647"])
+def test_kfold_folds_are_bounded(cli, tmp_path, folds):
+    """Every fold is two files named before the ratings are read: 2^31 folds would exhaust memory."""
+    (tmp_path / "r.tsv").write_text("1\t1\t5\t1\n")
+    code, _, err = cli("split", "--method", "kfold", "--seed", "1", "--folds", folds, tmp_path / "r.tsv", tmp_path / "o")
+    assert (code, err.strip().splitlines()[-1]) == (2, (
+        f"trecrs split: error: argument --folds/-k/--k: k-fold takes at most 1000 folds (each is a train and a test "
+        f"file), got {folds}"))  # fmt: skip
+    assert not (tmp_path / "o").exists()
+
+
 def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
     line = "trecrs recommend: error: argument -p/--param: mf: factors must be at most 10000 and iterations at most 1000"
     refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=10001", "--train", d / "train", "--predict", d / "test"], 2, line)
+
+
+def test_mf_size_is_bounded_by_the_data(cli, files):
+    """Within the factor range, the Gram matrices and solves of ALS grow with (users + items) x factors^2."""
+    d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
+    line = ("trecrs recommend: error: mf: 10000 factors and 1 iterations on 3 users and items need 4,579 MB and "
+            "3.0e+12 operations; at most 512 MB and 1e+11: use fewer factors or iterations")  # fmt: skip
+    argv = ["recommend", "-a", "mf", "-p", "factors=10000", "-p", "iterations=1", "--train", d / "train", "--predict", d / "test"]
+    refused(cli, d, argv, 2, line)
+
+
+@pytest.mark.parametrize("level", ["2147483648", "9223372036854775807"])
+def test_a_level_beyond_a_c_int_on_the_pytrec_eval_engine(cli, files, level):
+    """trec_eval's extension takes the level as a C int; any level above the largest grade means nothing
+    is relevant, so the pytrec_eval engine answers as the vectorized one (9.0.8 itself crashes there)."""
+    d = files(qrels=qrels_with("3"))
+    outs = [cli("eval", "--engine", e, "-q", "-l", level, "-m", "P.2", "-m", "map", "-m", "num_rel", d / "qrels", d / "run")[:2]
+            for e in ("pytrec_eval", "vectorized")]  # fmt: skip
+    assert outs[0] == outs[1] and outs[0][0] == 0
+    assert "num_rel               \tall\t0\n" in outs[0][1]
+
+
+def test_dask_partitions_are_bounded(cli, files):
+    """Every partition is a file written and a task: refused before a cluster starts."""
+    d = files(qrels=qrels_with("1"))
+    line = "trecrs eval: error: argument --partitions: partitions must be at most 4096, got 9223372036854775807"
+    refused(cli, d, ["eval", "--engine", "dask", "--partitions", "9223372036854775807", "-m", "P.2", d / "qrels", d / "run"], 2, line)
+
+
+def test_f_beta_cutoff_is_a_c_long(cli, files):
+    """f_beta's cutoff is read as a number: 1e308 is an integer, but no C long (polars overflowed, status 70)."""
+    d = files(qrels=qrels_with("1"))
+    line = ("trecrs eval: error: measure f_beta: the cutoff must be a positive integer up to 9223372036854775807, "
+            "got 1e+308")  # fmt: skip
+    refused(cli, d, ["eval", "-m", "f_beta.1e308", d / "qrels", d / "run"], 2, line)

@@ -68,10 +68,11 @@ def register(sub) -> None:
 
 def _file_names(args) -> list[str]:
     """The files ``split`` writes in OUT_DIR, known before the input is read (for the output check)."""
-    from ..data.splits import output_extension
+    from ..data.splits import check_folds, output_extension
 
     ext = ".parquet" if args.fmt == "parquet" else output_extension(args.ratings)
-    prefixes = [f"fold{i}." for i in range(1, (args.folds or 5) + 1)] if args.method == "kfold" else [""]
+    folds = check_folds(5 if args.folds is None else args.folds) if args.method == "kfold" else 0
+    prefixes = [f"fold{i}." for i in range(1, folds + 1)] if args.method == "kfold" else [""]
     return [f"{prefix}{role}{ext}" for prefix in prefixes for role in ("train", "test")]
 
 

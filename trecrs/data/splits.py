@@ -40,7 +40,7 @@ import polars as pl
 
 from ..errors import SemanticError, UsageError
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
-from ..ranges import check_seed
+from ..ranges import FOLDS_MAX, check_seed
 from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
@@ -119,6 +119,18 @@ def _positive_int(value, name: str) -> int:
     if value is None or int(value) != value or int(value) < 1:
         raise UsageError(f"{name} must be a positive integer, got {value!r}", arguments=[name])
     return int(value)
+
+
+def check_folds(folds) -> int:
+    """A k-fold count: an integer from 2 to :data:`~trecrs.ranges.FOLDS_MAX` (every fold is two files,
+    named before the ratings are read)."""
+    k = _positive_int(folds, "folds")
+    if k < 2:
+        raise UsageError(f"k-fold needs at least 2 folds, got {k}", arguments=["folds"])
+    if k > FOLDS_MAX:
+        raise UsageError(f"k-fold takes at most {FOLDS_MAX} folds (each is a train and a test file), got {k}",
+                         arguments=["folds"])  # fmt: skip
+    return k
 
 
 def _rng(seed: int | None, method: str) -> np.random.Generator:
@@ -214,9 +226,7 @@ def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split
 
 @register("kfold", ("folds",), random=True, doc="k-fold cross-validation over ratings (default 5 folds)")
 def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
-    k = _positive_int(folds, "folds")
-    if k < 2:
-        raise UsageError(f"k-fold needs at least 2 folds, got {k}", arguments=["folds"])
+    k = check_folds(folds)
     if k > ratings.height:
         raise UsageError(f"{k} folds but only {ratings.height} ratings", arguments=["folds"])
     rng = _rng(seed, "kfold")

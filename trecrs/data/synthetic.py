@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import UsageError
-from ..ranges import SYNTHETIC_MAX, check_int
+from ..ranges import SYNTHETIC_CELLS_MAX, SYNTHETIC_MAX, check_int
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
@@ -61,6 +61,10 @@ def generate(
     if n_items < min_ratings + 1:
         raise UsageError(f"need more items than min_ratings={min_ratings}, got {n_items}",
                          arguments=["n_items", "min_ratings"])
+    if n_users * n_items > SYNTHETIC_CELLS_MAX:
+        raise UsageError(f"{n_users} users x {n_items} items is {n_users * n_items:,} pairs; the generator draws "
+                         f"a dense users x items matrix and takes at most {SYNTHETIC_CELLS_MAX:,}",
+                         arguments=["n_users", "n_items"])  # fmt: skip
     rng = np.random.default_rng(seed)
     # Popularity: Zipf weights assigned to items in random id order (ids do not reveal popularity).
     pop = np.arange(1, n_items + 1, dtype=float) ** -zipf
@@ -81,8 +85,8 @@ def generate(
     for u in range(n_users):  # n_users rows of a small matrix: cheap
         rated[u, order[u, : counts[u]]] = True
     # Every item gets at least one rating: give an unrated item to the user who wants it most.
-    for i in np.flatnonzero(~rated.any(axis=0)):
-        rated[int(np.argmax(keys[:, i])), i] = True
+    unrated = np.flatnonzero(~rated.any(axis=0))
+    rated[np.argmax(keys[:, unrated], axis=0), unrated] = True
 
     uu, ii = np.nonzero(rated)
     b_u = rng.normal(0, 0.4, n_users)
@@ -115,8 +119,8 @@ def generate(
     shuffle = rng.permutation(uu.size)  # random line order, as in u.data
     df = pl.DataFrame(
         {
-            USER: (uu[shuffle] + 1).astype(str),
-            ITEM: (ii[shuffle] + 1).astype(str),
+            USER: pl.Series(uu[shuffle] + 1).cast(pl.Utf8),  # not numpy's fixed-width strings: 4 bytes a character
+            ITEM: pl.Series(ii[shuffle] + 1).cast(pl.Utf8),
             RATING: stars[shuffle].astype(float),
             TIMESTAMP: ts[shuffle],
         }

@@ -36,6 +36,7 @@ from ..errors import InputError, UsageError
 from ..files.trec import read_qrels, read_run_for_scoring
 from ..ids import hash_ids
 from ..measures.request import MeasureRequest
+from ..ranges import PARTITIONS_MAX
 from ..schema import DOC, QUERY, REL, SCORE
 from .base import Computed, Engine, FileComputed, QueryStats, register_engine
 from .vectorized import compute as vectorized_compute
@@ -211,6 +212,8 @@ def compute_files(
     """Partition, evaluate every part on the cluster (one task each), combine (:attr:`Engine.compute_files`)."""
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be a positive number, got {partitions}", arguments=["partitions"])
+    if partitions is not None and partitions > PARTITIONS_MAX:  # every part is a file and a task
+        raise UsageError(f"partitions must be at most {PARTITIONS_MAX}, got {partitions}", arguments=["partitions"])
     flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete)
     with connected(scheduler) as client, tempfile.TemporaryDirectory(prefix="trecrs-dask-") as tmp:
         n = partitions or 2 * _threads(client)

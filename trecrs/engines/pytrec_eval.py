@@ -61,9 +61,10 @@ def compute(
         return pl.DataFrame({QUERY: run.get_column(QUERY).unique().sort()})
     qrels_d = _judged_something(nested_dict(qrels, REL, int))
     run_d = nested_dict(run, SCORE, float)
-    evaluator = RelevanceEvaluator(
-        qrels_d, set(specs), relevance_level=int(relevance_level), judged_docs_only_flag=int(bool(judged_only))
-    )
+    # the extension takes a C int; the grades here are at most REL_MAX_PYTREC_EVAL, so every larger level
+    # means the same thing (nothing is relevant) and -l 2147483648 .. 2^63-1 ask for exactly that
+    level = min(int(relevance_level), REL_MAX_PYTREC_EVAL + 1)
+    evaluator = RelevanceEvaluator(qrels_d, set(specs), relevance_level=level, judged_docs_only_flag=int(bool(judged_only)))
     results = evaluator.evaluate(run_d)
     queries = bytewise_sorted(results)
     if not queries:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UsageError
-from ..ranges import MF_FACTORS_MAX, MF_ITERATIONS_MAX
+from ..ranges import MF_FACTORS_MAX, MF_GRAM_BYTES_MAX, MF_ITERATIONS_MAX, MF_OPERATIONS_MAX
 from .base import Recommender
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class BiasedMF(Recommender):
             raise UsageError("mf: factors and iterations must be >= 1, regularization >= 0")
         if f > MF_FACTORS_MAX or int(self.iterations) > MF_ITERATIONS_MAX:  # memory and time (ranges.py)
             raise UsageError(f"mf: factors must be at most {MF_FACTORS_MAX} and iterations at most {MF_ITERATIONS_MAX}")
+        _check_size(d.n_users + d.n_items, f, int(self.iterations))
         rng = np.random.default_rng(self.seed)
         P = rng.normal(0.0, 0.1, (d.n_users, f))
         Q = rng.normal(0.0, 0.1, (d.n_items, f))
@@ -55,6 +56,20 @@ class BiasedMF(Recommender):
 
     def _block(self, users):
         return self._mu + self._bu[users][:, None] + self._bi[None, :] + self._P[users] @ self._Q.T
+
+
+def _check_size(rows: int, factors: int, iterations: int) -> None:
+    """Refuse an ALS whose Gram matrices, 2 x rows x (factors + 1)^2 x 8 bytes, exceed
+    :data:`~trecrs.ranges.MF_GRAM_BYTES_MAX`, or whose solves, rows x (factors + 1)^3 x iterations
+    operations, exceed :data:`~trecrs.ranges.MF_OPERATIONS_MAX` (rows = users + items)."""
+    gram = 2 * rows * (factors + 1) ** 2 * 8
+    work = rows * (factors + 1) ** 3 * iterations
+    if gram > MF_GRAM_BYTES_MAX or work > MF_OPERATIONS_MAX:
+        raise UsageError(
+            f"mf: {factors} factors and {iterations} iterations on {rows} users and items need {gram / 2**20:,.0f} MB "
+            f"and {work:.1e} operations; at most {MF_GRAM_BYTES_MAX // 2**20} MB and {MF_OPERATIONS_MAX:.0e}: "
+            "use fewer factors or iterations"
+        )
 
 
 def _als_side(R: sp.csr_matrix, other: np.ndarray, other_bias: np.ndarray, mu: float, lam: float):

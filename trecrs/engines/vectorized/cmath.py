@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 _LOG2 = np.zeros(2, dtype=np.float64)
+LOG2_TABLE_MAX = 1 << 22  # the table of c_log2 holds at most this many entries (32 MB)
 
 
 def c_log2(ints: np.ndarray) -> np.ndarray:
@@ -23,6 +24,12 @@ def c_log2(ints: np.ndarray) -> np.ndarray:
     if ints.size == 0:
         return np.zeros(0, dtype=np.float64)
     top = int(ints.max())
+    if top >= LOG2_TABLE_MAX:  # a grade of 2^31 makes G's costs that large: those one by one, not a table
+        big = ints >= LOG2_TABLE_MAX
+        out = np.empty(ints.size, dtype=np.float64)
+        out[~big] = c_log2(ints[~big])
+        out[big] = np.fromiter((math.log2(float(i)) for i in ints[big].tolist()), np.float64, int(big.sum()))
+        return out
     if top >= _LOG2.size:
         size = max(top + 1, 2 * _LOG2.size, 4096)
         _LOG2 = np.fromiter((math.log2(i) if i > 0 else -math.inf for i in range(size)), np.float64, size)

@@ -33,6 +33,9 @@ _ATOF = re.compile(
     re.IGNORECASE,
 )
 _ATOL = re.compile(r"\s*[+-]?\d+")
+# Up to this many judged levels an inconsistent comparator's order is built entry by entry, as qsort does;
+# above, from the pairs and runs of default entries (_entries_fast), in memory independent of the levels.
+FULL_SORT_MAX = 4096
 
 
 def c_atof(text: str) -> float:
@@ -109,7 +112,76 @@ def _consistent(pairs: list[tuple[int, float]], num_levels: int) -> bool:
     """Whether ``(int) (a - b)`` orders every entry as the gains do: integer gains less than 2^31 apart.
     Then qsort's stable merge gives the order of a stable sort by gain, whatever the other entries."""
     gains = [g for _, g in pairs] + [0.0, float(max(num_levels - 1, 0))]
-    return all(math.isfinite(g) and g == math.floor(g) for g in gains) and max(gains) - min(gains) < 2**31 - 1
+    return all(math.isfinite(g) and g == math.floor(g) for g in gains) and max(gains) - min(gains) < 2**31
+
+
+def _entries_fast(num_levels: int, pairs: list[tuple[int, float]]):
+    """``sorted_entries`` without building the default entries: a list of explicit entries and ``range``
+    objects of default levels (entry ``(i, float(i), i)`` for each level ``i`` in it), in qsort's order.
+
+    The default entries follow the pairs in increasing order of integer gain, so any part of the list
+    holding defaults only is already sorted (``(int) (a - b)`` is negative for ``a < b``, or INT_MIN beyond
+    the int range, both "not greater"), and merging two such parts concatenates them. Only the parts
+    holding a pair are merged one comparison at a time; an entry of gain ``x`` merged with a run of
+    defaults takes the defaults ``g`` with ``1 <= x - g < 2^31`` first (a prefix of the run, since ``x - g``
+    falls as ``g`` grows), found by bisection. Memory and time grow with the number of pairs and
+    log(num_levels), not with num_levels, and the order is the one :func:`sorted_entries` builds.
+    Returns the list and the function giving the level of default number ``t``.
+    """
+    k = len(pairs)
+    named = sorted({lvl for lvl, _ in pairs if 0 <= lvl < num_levels})
+    ents = [(lvl, gain, -1) for lvl, gain in pairs]
+    for lvl in named:
+        j = next(j for j, (pl_, _) in enumerate(pairs) if pl_ == lvl)
+        ents[j] = (ents[j][0], ents[j][1], lvl)
+
+    def level(t: int) -> int:  # the t-th default level: the t-th level no pair names
+        for m in named:
+            if m <= t:
+                t += 1
+        return t
+
+    def sort(lo: int, hi: int) -> list:
+        if hi - lo <= 2 * k + 8:
+            items = [ents[p] if p < k else (level(p - k), float(level(p - k)), level(p - k)) for p in range(lo, hi)]
+            return _msort(items, key=lambda e: e[1])
+        if lo >= k:
+            return [range(lo - k, hi - k)]
+        mid = lo + (hi - lo) // 2  # glibc: the first half has n / 2 elements; mid >= k here
+        return _merge_run(sort(lo, mid), mid - k, hi - k, level)
+
+    return sort(0, k + num_levels - len(named)), level
+
+
+def _merge_run(left: list, j: int, end: int, level) -> list:
+    """``msort``'s merge of ``left`` with the default entries ``j .. end - 1`` (all of higher level than
+    the defaults in ``left``, so a default of ``left`` always goes first)."""
+    out = []
+    for item in left:
+        if not isinstance(item, range) and j < end and _cmp(item[1], float(level(j))) > 0:
+            lo, hi = j, end  # the defaults taken before item: those with x - g >= 1, a prefix
+            while hi - lo > 1:
+                m = (lo + hi) // 2
+                lo, hi = (m, hi) if item[1] - float(level(m)) >= 1.0 else (lo, m)
+            out.append(range(j, hi))
+            j = hi
+        out.append(item)
+    if j < end:
+        out.append(range(j, end))
+    return out
+
+
+def _expand(seq: list, level, present: list[int]) -> list:
+    """The explicit entries of :func:`_entries_fast`'s list, and of its runs the default entries of the
+    ``present`` levels not named by a pair (no other default entry can count a document)."""
+    out = []
+    for item in seq:
+        if not isinstance(item, range):
+            out.append(item)
+            continue
+        low, high = level(item.start), level(item.stop - 1)
+        out += [(v, float(v), v) for v in present if low <= v <= high]
+    return out
 
 
 def walked_entries(num_levels: int, pairs: list[tuple[int, float]], present: np.ndarray):
@@ -121,9 +193,16 @@ def walked_entries(num_levels: int, pairs: list[tuple[int, float]], present: np.
     (:func:`_consistent`) the other default entries are never built, so a grade of 10^9 costs nothing.
     """
     if not _consistent(pairs, num_levels):
-        ents = sorted_entries(num_levels, pairs)
+        if num_levels <= FULL_SORT_MAX:
+            ents = sorted_entries(num_levels, pairs)
+            starts = bool(ents) and ents[-1][1] > 0.0
+        else:
+            seq, level = _entries_fast(num_levels, pairs)
+            names = {lvl for lvl, _ in pairs}
+            ents = _expand(seq, level, sorted(int(v) for v in present if 0 <= v < num_levels and int(v) not in names))
+            starts = (float(level(seq[-1].stop - 1)) if isinstance(seq[-1], range) else seq[-1][1]) > 0.0
         named = [e[:2] for e in ents if e[0] in {lvl for lvl, _ in pairs}]
-        return [e for e in ents if e[2] >= 0], bool(ents) and ents[-1][1] > 0.0, named
+        return [e for e in ents if e[2] >= 0], starts, named
     first: dict[int, int] = {}
     for j, (lvl, _) in enumerate(pairs):
         first.setdefault(lvl, j)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...errors import UsageError
+from ...ranges import INT64_MAX
 from ...schema import QUERY, RANK
 from ..trec_eval import HIGHER, LOWER
 from .registry import CUTOFFS, RELEVANT, VALUE, VALUES, Context, ExtraMeasure, register, safe_div
@@ -89,8 +90,8 @@ def _f_beta_per_query(ctx: Context, param):
 
 def _f_beta_validate(param) -> None:
     k, beta = param
-    if k <= 0 or k != int(k):
-        raise UsageError(f"measure f_beta: the cutoff must be a positive integer, got {k:g}")
+    if k <= 0 or k != int(k) or k > INT64_MAX:  # a cutoff, as every other: at most a C long
+        raise UsageError(f"measure f_beta: the cutoff must be a positive integer up to {INT64_MAX}, got {k:g}")
     if beta <= 0:
         raise UsageError(f"measure f_beta: beta must be positive, got {beta:g}")
 
