@@ -46,16 +46,16 @@ SYNTHETIC_MAX = 10**6
 SYNTHETIC_CELLS_MAX = 4 * 10**6
 
 
-# Matrix factorisation (ALS): each step solves a factors x factors system per user and item (800 MB at
-# 10,000 factors) and runs the given number of sweeps; the papers use 50-150 factors and 15 sweeps.
-MF_FACTORS_MAX = 10_000
+# Matrix factorisation (ALS): each step solves a (factors + 1)^2 system per user and item and runs the
+# given number of sweeps; the papers use 50-150 factors and 15 sweeps. The Gram matrices are built and
+# solved in blocks of MF_BLOCK_BYTES, so memory does not grow with the users and items; one system is
+# 134 MB at 4,096 factors. The work, about (users + items) x (factors + 1)^3 x iterations operations, is
+# held to 10^13 (an hour or so on one core): Netflix-sized data with 100 factors and 15 sweeps is 7.6e12,
+# while 10,000 factors on a handful of users would run for days.
+MF_FACTORS_MAX = 4_096
 MF_ITERATIONS_MAX = 1_000
-# ... and within budgets of the data's size: one half-step holds a (factors + 1)^2 Gram matrix per user
-# and per item, twice (their sum and the solver's copy), 8 bytes a cell; and solves them, about
-# (factors + 1)^3 operations each, every iteration. 512 MB and 10^11 operations: the SVD50 of the
-# papers (15 iterations) fits on MovieLens 1M with room; 10,000 factors on six users asked for 10 GB.
-MF_GRAM_BYTES_MAX = 512 * 2**20
-MF_OPERATIONS_MAX = 10**11
+MF_BLOCK_BYTES = 64 * 2**20
+MF_OPERATIONS_MAX = 10**13
 
 
 # k-fold splits: each fold is a train and a test file (and their manifests), all named and checked before

@@ -259,7 +259,7 @@ def test_synthetic_pairs_are_bounded(cli, tmp_path):
     """Users and items each within range, but their product beyond the dense matrices' bound."""
     code, _, err = cli("datasets", "synthetic", tmp_path / "syn", "--users", "1000000", "--items", "1000000")
     assert (code, err.strip().splitlines()[-1]) == (2, (
-        "trecrs datasets: error: 1000000 users x 1000000 items is 1,000,000,000,000 pairs; the generator "
+        "trecrs datasets: error: arguments --users, --items: 1000000 users x 1000000 items is 1,000,000,000,000 pairs; the generator "
         "draws a dense users x items matrix and takes at most 4,000,000"))  # fmt: skip
     assert not (tmp_path / "syn").exists()
 
@@ -277,17 +277,35 @@ def test_kfold_folds_are_bounded(cli, tmp_path, folds):
 
 def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
-    line = "trecrs recommend: error: argument -p/--param: mf: factors must be at most 10000 and iterations at most 1000"
-    refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=10001", "--train", d / "train", "--predict", d / "test"], 2, line)
+    line = "trecrs recommend: error: argument -p/--param: mf: factors must be at most 4096 and iterations at most 1000"
+    refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=4097", "--train", d / "train", "--predict", d / "test"], 2, line)
 
 
-def test_mf_size_is_bounded_by_the_data(cli, files):
-    """Within the factor range, the Gram matrices and solves of ALS grow with (users + items) x factors^2."""
+def test_mf_work_is_bounded(cli, files):
+    """Within the factor range, ALS's solves grow with (users + items) x factors^3 x iterations; its memory
+    does not grow with the data (blocks), so the work is what is bounded."""
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
-    line = ("trecrs recommend: error: mf: 10000 factors and 1 iterations on 3 users and items need 4,579 MB and "
-            "3.0e+12 operations; at most 512 MB and 1e+11: use fewer factors or iterations")  # fmt: skip
-    argv = ["recommend", "-a", "mf", "-p", "factors=10000", "-p", "iterations=1", "--train", d / "train", "--predict", d / "test"]
+    line = ("trecrs recommend: error: argument -p/--param: mf: 4096 factors and 1000 iterations on 3 users and items need 2.1e+14 "
+            "operations; at most 1e+13: use fewer factors or iterations")  # fmt: skip
+    argv = ["recommend", "-a", "mf", "-p", "factors=4096", "-p", "iterations=1000", "--train", d / "train", "--predict", d / "test"]
     refused(cli, d, argv, 2, line)
+
+
+def test_mf_blocks_do_not_change_a_bit(monkeypatch):
+    """The ALS half-step in blocks of one row and one outer-product row gives the bytes of one block."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from trecrs.recommenders import mf
+
+    rng = np.random.default_rng(1)
+    R = sp.random(60, 40, density=0.2, random_state=2, format="csr")
+    R.data = rng.integers(1, 6, R.data.size).astype(float)
+    other, bias = rng.normal(size=(40, 7)), rng.normal(size=40)
+    whole = mf._als_side(R, other, bias, 3.5, 0.065)
+    monkeypatch.setattr(mf, "MF_BLOCK_BYTES", 1)
+    blocks = mf._als_side(R, other, bias, 3.5, 0.065)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, blocks, strict=True))
 
 
 @pytest.mark.parametrize("level", ["2147483648", "9223372036854775807"])
@@ -304,13 +322,13 @@ def test_a_level_beyond_a_c_int_on_the_pytrec_eval_engine(cli, files, level):
 def test_dask_partitions_are_bounded(cli, files):
     """Every partition is a file written and a task: refused before a cluster starts."""
     d = files(qrels=qrels_with("1"))
-    line = "trecrs eval: error: argument --partitions: partitions must be at most 4096, got 9223372036854775807"
+    line = "trecrs eval: error: argument --partitions: must be at most 4096, got 9223372036854775807"
     refused(cli, d, ["eval", "--engine", "dask", "--partitions", "9223372036854775807", "-m", "P.2", d / "qrels", d / "run"], 2, line)
 
 
 def test_f_beta_cutoff_is_a_c_long(cli, files):
     """f_beta's cutoff is read as a number: 1e308 is an integer, but no C long (polars overflowed, status 70)."""
     d = files(qrels=qrels_with("1"))
-    line = ("trecrs eval: error: measure f_beta: the cutoff must be a positive integer up to 9223372036854775807, "
+    line = ("trecrs eval: error: argument -m/--measure: measure f_beta: the cutoff must be a positive integer up to 9223372036854775807, "
             "got 1e+308")  # fmt: skip
     refused(cli, d, ["eval", "-m", "f_beta.1e308", d / "qrels", d / "run"], 2, line)

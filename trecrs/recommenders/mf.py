@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UsageError
-from ..ranges import MF_FACTORS_MAX, MF_GRAM_BYTES_MAX, MF_ITERATIONS_MAX, MF_OPERATIONS_MAX
+from ..ranges import MF_BLOCK_BYTES, MF_FACTORS_MAX, MF_ITERATIONS_MAX, MF_OPERATIONS_MAX
 from .base import Recommender
 
 if TYPE_CHECKING:
@@ -59,40 +59,57 @@ class BiasedMF(Recommender):
 
 
 def _check_size(rows: int, factors: int, iterations: int) -> None:
-    """Refuse an ALS whose Gram matrices, 2 x rows x (factors + 1)^2 x 8 bytes, exceed
-    :data:`~trecrs.ranges.MF_GRAM_BYTES_MAX`, or whose solves, rows x (factors + 1)^3 x iterations
-    operations, exceed :data:`~trecrs.ranges.MF_OPERATIONS_MAX` (rows = users + items)."""
-    gram = 2 * rows * (factors + 1) ** 2 * 8
+    """Refuse an ALS whose solves, rows x (factors + 1)^3 x iterations operations (rows = users + items),
+    exceed :data:`~trecrs.ranges.MF_OPERATIONS_MAX`; memory is bounded by blocks (:func:`_als_side`)."""
     work = rows * (factors + 1) ** 3 * iterations
-    if gram > MF_GRAM_BYTES_MAX or work > MF_OPERATIONS_MAX:
+    if work > MF_OPERATIONS_MAX:
         raise UsageError(
-            f"mf: {factors} factors and {iterations} iterations on {rows} users and items need {gram / 2**20:,.0f} MB "
-            f"and {work:.1e} operations; at most {MF_GRAM_BYTES_MAX // 2**20} MB and {MF_OPERATIONS_MAX:.0e}: "
-            "use fewer factors or iterations"
+            f"mf: {factors} factors and {iterations} iterations on {rows} users and items need {work:.1e} "
+            f"operations; at most {MF_OPERATIONS_MAX:.0e}: use fewer factors or iterations"
         )
 
 
 def _als_side(R: sp.csr_matrix, other: np.ndarray, other_bias: np.ndarray, mu: float, lam: float):
     """One ALS half-step: solve every row's [factors, bias] given the other side (ALS-WR regulariser).
 
-    Row u solves (sum_i y_i y_i^T + lam |R(u)| I) x_u = sum_i y_i (r_ui - mu - b_i), y_i = [q_i, 1]; the
-    Gram matrices of all rows come from one sparse product with the items' outer products, and the systems
-    are solved as a batch (no Python loop over rows).
+    Row u solves (sum_i y_i y_i^T + lam |R(u)| I) x_u = sum_i y_i (r_ui - mu - b_i), y_i = [q_i, 1]. The
+    Gram matrices come from sparse products with the other side's outer products and are solved as a
+    batch, both in blocks of rows and of outer-product columns of about :data:`~trecrs.ranges.MF_BLOCK_BYTES`:
+    each entry is still the sum over the row's ratings in index order, so the blocks do not change a bit.
     """
     n, f = R.shape[0], other.shape[1]
     Y = np.hstack([other, np.ones((other.shape[0], 1))])
-    outer = (Y[:, :, None] * Y[:, None, :]).reshape(Y.shape[0], -1)
     pattern = R.copy()
     pattern.data = np.ones_like(pattern.data)
     counts = np.diff(R.indptr)
-    A = np.asarray(pattern @ outer).reshape(n, f + 1, f + 1)
-    A += (lam * np.maximum(counts, 1))[:, None, None] * np.eye(f + 1)
     T = R.copy()
     T.data = T.data - mu - other_bias[T.indices]
     rhs = np.asarray(T @ Y)
-    X = np.linalg.solve(A, rhs[:, :, None])[:, :, 0]
+    X = np.empty((n, f + 1))
+    step = max(1, MF_BLOCK_BYTES // (8 * (f + 1) ** 2))
+    for start in range(0, n, step):
+        rows = slice(start, min(n, start + step))
+        A = _gram(pattern[rows], Y)
+        A += (lam * np.maximum(counts[rows], 1))[:, None, None] * np.eye(f + 1)
+        X[rows] = np.linalg.solve(A, rhs[rows, :, None])[:, :, 0]
     X[counts == 0] = 0.0
     return X[:, :f], X[:, f]
+
+
+def _gram(pattern: sp.csr_matrix, Y: np.ndarray) -> np.ndarray:
+    """sum_{i in R(u)} y_i y_i^T for each row u of ``pattern`` (0/1), as a (rows, k, k) array (k = Y's columns).
+
+    The outer products y_i y_i^T are formed a band of rows of the k x k matrix at a time, so at most about
+    :data:`~trecrs.ranges.MF_BLOCK_BYTES` of them exist at once.
+    """
+    m, k = Y.shape
+    A = np.empty((pattern.shape[0], k, k))
+    band = max(1, MF_BLOCK_BYTES // (8 * k * max(m, 1)))
+    for a in range(0, k, band):
+        b = min(k, a + band)
+        outer = (Y[:, a:b, None] * Y[:, None, :]).reshape(m, -1)
+        A[:, a:b, :] = np.asarray(pattern @ outer).reshape(-1, b - a, k)
+    return A
 
 
 class PureSVD(Recommender):
