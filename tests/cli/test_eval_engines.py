@@ -57,7 +57,7 @@ def test_engines_print_identical_text(cli, flags):
 def test_engine_that_cannot_compute_the_request_is_a_usage_error(cli):
     code, out, err = cli("eval", "--engine", "vectorized", "-m", "utility.1,2", TINY_QRELS, TINY_RUN)
     assert code == 2 and out == ""
-    assert err.strip() == "trecrs eval: error: engine 'vectorized' cannot compute utility.1,2"
+    assert err.strip() == "trecrs eval: error: argument --engine: engine 'vectorized' cannot compute utility.1,2"
 
 
 def test_gain_parameters_are_computed_by_the_vectorized_engine(cli):

@@ -120,7 +120,7 @@ def test_debug_levels_above_zero_are_refused(tmp_path):
     _files(random.Random(1), tmp_path)
     res = subprocess.run([sys.executable, "-m", "trecrs", "eval", "-D", "2", "qrels", "run"], cwd=tmp_path,
                          capture_output=True, text=True, check=False, env=_env())  # fmt: skip
-    assert res.returncode == 2 and "only -D 0 is accepted" in res.stderr and res.stdout == ""
+    assert res.returncode == 2 and "argument -D/--Debug_level: trec_eval's debugging output is not reproduced; only 0 is accepted" in res.stderr and res.stdout == ""
 
 
 def test_cutoff_read_as_atol_warns(tmp_path):
