@@ -64,8 +64,9 @@ MF_OPERATIONS_MAX = 10**13
 FOLDS_MAX = 1_000
 
 
-# The dask engine cuts a file into this many partitions at most: each is a Parquet file written (empty or
-# not) and a task on the cluster, so 2^63 - 1 partitions would never end; the default is 2 per thread.
+# A run is cut into this many partitions at most (an ungrouped run when streamed, the dask engine's
+# parts): each is a Parquet file written (empty or not), and a task on a cluster, so 2^63 - 1 partitions
+# would never end; the dask engine's default is 2 per thread.
 PARTITIONS_MAX = 4096
 
 

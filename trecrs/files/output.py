@@ -32,6 +32,7 @@ import polars as pl
 
 from ..errors import FileAccessError
 from .lines import is_stdin
+from .parquet import is_parquet
 
 PathLike = str | os.PathLike
 
@@ -348,7 +349,7 @@ def write_chunks(chunks: Iterable[pl.DataFrame], path: PathLike, *, separator: s
     """Write frames one after another as headerless delimited text (Parquet for ``*.parquet``: one row
     group per frame, with the first frame's columns and types), atomically (nothing left on error), so a
     table larger than memory can be written as it is produced."""
-    if str(path).endswith(".parquet"):
+    if is_parquet(path):
         _write_parquet_chunks(chunks, path)
         return
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
@@ -377,7 +378,7 @@ def _write_parquet_chunks(chunks: Iterable[pl.DataFrame], path: PathLike) -> Non
 
 def write_table(df: pl.DataFrame, path: PathLike, *, separator: str = " ") -> None:
     """Write ``df`` as headerless delimited text (or Parquet for ``*.parquet``), atomically."""
-    if str(path).endswith(".parquet"):
+    if is_parquet(path):
         with atomic_path(path) as tmp:
             df.write_parquet(tmp, statistics=False)
         return

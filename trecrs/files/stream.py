@@ -27,6 +27,7 @@ import polars as pl
 
 from ..errors import TrecrsError
 from ..ids import hash_ids
+from ..ranges import PARTITIONS_MAX
 from ..schema import DOC, QUERY, SCORE, TAG
 from .parquet import is_parquet, last_value
 from .trec import LEAN_RUN_SCHEMA, fast_pieces, lean_piece, warn_rank_contradictions
@@ -37,7 +38,6 @@ PathLike = str | os.PathLike
 #: (benchmarks/README.md, "Streaming, issue 14").
 BLOCK_LINES = 3_000_000
 GZ_RATIO = 10  # assumed uncompressed/compressed size of a .gz run when sizing partitions (generous)
-MAX_PARTS = 4096
 
 
 def _arrow():
@@ -191,7 +191,7 @@ def partition_count(path: PathLike, block_lines: int) -> int:
     else:
         size = Path(path).stat().st_size * (GZ_RATIO if Path(path).suffix == ".gz" else 1)
         lines = size / _bytes_per_line(path)
-    return int(min(MAX_PARTS, max(2, math.ceil(lines / max(1, block_lines)))))
+    return int(min(PARTITIONS_MAX, max(2, math.ceil(lines / max(1, block_lines)))))
 
 
 def _bytes_per_line(path: PathLike) -> float:
