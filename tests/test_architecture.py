@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "trecrs"
 # Layer of each top-level part of trecrs, lowest first: a module may import only from its own layer
 # or a lower one. Within a layer, parts may import each other as long as no cycle forms.
 LAYERS: dict[str, int] = {
-    "_version": 0, "errors": 0, "schema": 0, "ranges": 0, "trec_eval_versions": 0, "threads": 0,
+    "_version": 0, "errors": 0, "schema": 0, "ranges": 0, "trec_eval_versions": 0, "threads": 0, "lazy": 0,
     "ordering": 1, "ids": 1,
     "files": 2,
     "data": 3,
@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
 
 # The modules of trecrs/evaluate/ (layer 7) in their own order: each imports only those before it
 # (docs/architecture.md), so the settings record and the result types never depend on how values are computed.
-EVALUATE_ORDER = ("settings", "result", "finalize", "coverage", "inputs", "compute", "api")
+EVALUATE_ORDER = ("formats", "settings", "result", "finalize", "coverage", "inputs", "compute", "api")
 
 MAX_FUNCTION_LINES = 80  # body lines, docstring excluded
 

@@ -1,43 +1,76 @@
 """trecrs: offline evaluation of recommender systems with TREC files and trec_eval semantics.
 
-Users are queries, items are documents. The public API is what this module exports.
+Users are queries, items are documents. The public API is what this module exports; each name is imported
+the first time it is used (:mod:`trecrs.lazy`), so ``import trecrs`` loads numpy and polars and no more.
 """
 
-from ._version import __version__  # noqa: E402
-from .data.datasets import load as load_movielens  # noqa: E402
-from .data.datasets import ml100k_splits  # noqa: E402
-from .data.datasets import verify as verify_movielens  # noqa: E402
-from .data.splits import Split, split, split_file  # noqa: E402
-from .data.synthetic import generate as synthetic_ratings  # noqa: E402
-from .errors import InputError, TrecrsError, UsageError  # noqa: E402
-from .evaluate import (  # noqa: E402
-    TEXT_FORMATS,
-    EvalSettings,
-    EvaluationResult,
-    evaluate,
-    evaluate_factors,
-    evaluate_full,
-    evaluate_matrix,
-)
-from .files.ratings import read_ratings, write_ratings  # noqa: E402
-from .files.scores import as_scores, read_score_table, read_scores  # noqa: E402
-from .files.trec import read_qrels, read_run, write_qrels, write_run  # noqa: E402
-from .measures.recsys import error_measures, mae, rmse  # noqa: E402
-from .measures.request import parse_measures  # noqa: E402
-from .ordering import trec_order  # noqa: E402
-from .protocol.candidates import METHODOLOGIES, candidate_set, candidates, methodology_qrels  # noqa: E402
-from .protocol.candidates import build_qrels as qrels  # noqa: E402
-from .protocol.qrels import make_qrels, qrels_from_ratings  # noqa: E402
-from .protocol.runs import build_run  # noqa: E402
-from .protocol.runs import run_from_scores as run  # noqa: E402
-from .recommenders import make_recommender, recommend  # noqa: E402
-from .report.compare import compare  # noqa: E402
-from .report.sampled import sampled  # noqa: E402
-from .report.sensitivity import sensitivity  # noqa: E402
-from .report.trec import format_trec  # noqa: E402
+from . import evaluate as _evaluate_package
+from ._version import __version__
+from .errors import InputError, TrecrsError, UsageError
+from .lazy import exports
+
+# ``trecrs.evaluate`` is the function, as it always was: the subpackage of the same name is loaded above
+# (its ``__init__`` is lazy, so this is cheap) and its name removed, so that a later import of one of its
+# modules cannot rebind it, and the name resolves through ``__getattr__`` like every other one.
+del evaluate  # noqa: F821 (bound by the import of the subpackage above)
+
+_PUBLIC = {
+    "load_movielens": ".data.datasets:load",
+    "ml100k_splits": ".data.datasets:ml100k_splits",
+    "verify_movielens": ".data.datasets:verify",
+    "Split": ".data.splits:Split",
+    "split": ".data.splits:split",
+    "split_file": ".data.splits:split_file",
+    "synthetic_ratings": ".data.synthetic:generate",
+    "TEXT_FORMATS": ".evaluate:TEXT_FORMATS",
+    "EvalSettings": ".evaluate:EvalSettings",
+    "EvaluationResult": ".evaluate:EvaluationResult",
+    "evaluate": ".evaluate:evaluate",
+    "evaluate_factors": ".evaluate:evaluate_factors",
+    "evaluate_full": ".evaluate:evaluate_full",
+    "evaluate_matrix": ".evaluate:evaluate_matrix",
+    "read_ratings": ".files.ratings:read_ratings",
+    "write_ratings": ".files.ratings:write_ratings",
+    "as_scores": ".files.scores:as_scores",
+    "read_score_table": ".files.scores:read_score_table",
+    "read_scores": ".files.scores:read_scores",
+    "read_qrels": ".files.trec:read_qrels",
+    "read_run": ".files.trec:read_run",
+    "write_qrels": ".files.trec:write_qrels",
+    "write_run": ".files.trec:write_run",
+    "error_measures": ".measures.recsys:error_measures",
+    "mae": ".measures.recsys:mae",
+    "rmse": ".measures.recsys:rmse",
+    "parse_measures": ".measures.request:parse_measures",
+    "trec_order": ".ordering:trec_order",
+    "METHODOLOGIES": ".protocol.candidates:METHODOLOGIES",
+    "candidate_set": ".protocol.candidates:candidate_set",
+    "candidates": ".protocol.candidates:candidates",
+    "methodology_qrels": ".protocol.candidates:methodology_qrels",
+    "qrels": ".protocol.candidates:build_qrels",
+    "make_qrels": ".protocol.qrels:make_qrels",
+    "qrels_from_ratings": ".protocol.qrels:qrels_from_ratings",
+    "build_run": ".protocol.runs:build_run",
+    "run": ".protocol.runs:run_from_scores",
+    "make_recommender": ".recommenders:make_recommender",
+    "recommend": ".recommenders:recommend",
+    "compare": ".report.compare:compare",
+    "sampled": ".report.sampled:sampled",
+    "sensitivity": ".report.sensitivity:sensitivity",
+    "format_trec": ".report.trec:format_trec",
+}
+__getattr__, __dir__ = exports(__name__, _PUBLIC)
+
+
+def _format_trec(*args, **kwargs) -> str:
+    """trec_eval's text output, printed by the report layer (imported when first used)."""
+    from .report.trec import format_trec
+
+    return format_trec(*args, **kwargs)
+
 
 # EvaluationResult.to_trec() prints through the report layer, which sits above evaluate/
-TEXT_FORMATS["trec"] = format_trec
+_evaluate_package.TEXT_FORMATS.setdefault("trec", _format_trec)
 
 __all__ = [
     "EvalSettings",

@@ -42,7 +42,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _named_command(argv: list[str] | None) -> str | None:
+    """The command ``argv`` names, if its first word is one (``trecrs eval ...``); None otherwise."""
+    words = sys.argv[1:] if argv is None else argv
+    return words[0] if words and words[0] in COMMAND_MODULES else None
+
+
+def build_parser(argv: list[str] | None = ()) -> argparse.ArgumentParser:
+    """The ``trecrs`` parser: every command, or only the one ``argv`` names.
+
+    A command's module imports the library it drives, so ``trecrs eval ...`` builds (and imports) the
+    ``eval`` command alone: the other twelve would cost start-up time and change nothing it prints.
+    ``trecrs --help``, a mistyped command and the default ``argv=()`` build them all.
+    """
     parser = _Parser(
         prog="trecrs",
         description="Offline evaluation of recommender systems with TREC qrels/run files and trec_eval semantics.",
@@ -51,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"trecrs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    only = _named_command(argv)
+    for name in COMMAND_MODULES if only is None else (only,):
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
     return parser
 
@@ -91,7 +104,7 @@ def _fail(command: str, text: str, status: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``trecrs`` console script: one line on stderr and a status for every failure."""
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):

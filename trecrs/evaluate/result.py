@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -11,6 +10,7 @@ import polars as pl
 from ..measures.request import MeasureRequest
 from ..measures.trec_eval import printed_per_query
 from ..schema import ALL, MEASURE, QUERY, VALUE
+from .formats import TEXT_FORMATS
 
 
 @dataclass
@@ -72,10 +72,6 @@ class Evaluation:
         joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
         return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
 
-
-#: How an evaluation becomes text, by format name. ``"trec"`` is :func:`trecrs.report.trec.format_trec`,
-#: registered by ``trecrs/__init__.py``: the report layer sits above this one, which cannot import it.
-TEXT_FORMATS: dict[str, Callable[..., str]] = {}
 
 
 @dataclass

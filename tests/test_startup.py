@@ -1,0 +1,84 @@
+"""Start-up: what ``import trecrs`` and ``trecrs eval`` on text files load (and so what they cost).
+
+The public API is lazy (trecrs/lazy.py): ``import trecrs`` loads no third-party package at all, and a
+command imports only its own module of ``trecrs.cli`` and the library it drives. Heavy optional packages
+(scipy for statistics, pyarrow for Parquet, pandas, matplotlib, dask, threadpoolctl) are imported inside
+the functions that need them. Each check runs in a fresh interpreter, since this one has loaded them all.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from trecrs.cli import COMMAND_MODULES, build_parser
+
+HEAVY = ("scipy", "pyarrow", "pandas", "matplotlib", "dask", "distributed", "sklearn", "threadpoolctl", "pytrec_eval")
+
+_LOADED = """
+import json, sys
+before = set(sys.modules)
+{code}
+third = sorted({{m.split(".")[0] for m in set(sys.modules) - before}} - set(sys.stdlib_module_names) - {{"trecrs"}})
+ours = sorted(m for m in sys.modules if m.startswith("trecrs"))
+print(json.dumps([[m for m in third if not m.startswith("_")], ours]))
+"""
+
+_EVAL = """
+import contextlib, io
+from trecrs.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    assert main(["eval", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "map", {qrels!r}, {run!r}]) == 0
+"""
+
+
+def _loaded(code: str) -> tuple[list[str], list[str]]:
+    """(third-party top-level packages, trecrs modules) a fresh interpreter has after running ``code``."""
+    out = subprocess.run([sys.executable, "-c", _LOADED.format(code=code)], capture_output=True, text=True, check=True)
+    third, ours = json.loads(out.stdout)
+    return third, ours
+
+
+def test_import_trecrs_loads_no_third_party_package():
+    third, ours = _loaded("import trecrs")
+    assert third == []
+    assert ours == ["trecrs", "trecrs._version", "trecrs.errors", "trecrs.evaluate", "trecrs.evaluate.formats",
+                    "trecrs.lazy"]
+
+
+def test_eval_on_text_files_loads_numpy_and_polars_only(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n")
+    third, ours = _loaded(_EVAL.format(qrels=str(tmp_path / "q"), run=str(tmp_path / "r")))
+    assert set(third) <= {"numpy", "polars", "typing_extensions"}, third
+    assert not set(third) & set(HEAVY)
+    commands = {m for m in ours if m.startswith("trecrs.cli.")}
+    assert commands == {"trecrs.cli.common", "trecrs.cli.eval"}  # no other command's module
+    unused = ("trecrs.recommenders", "trecrs.reproductions", "trecrs.data.datasets", "trecrs.data.splits",
+              "trecrs.report.compare", "trecrs.report.sensitivity", "trecrs.report.figures")
+    assert not [m for m in ours if m.startswith(unused)]
+
+
+def test_lazy_names_resolve_to_the_objects_they_name():
+    import trecrs
+    from trecrs.evaluate.api import evaluate
+    from trecrs.report.compare import compare
+
+    assert trecrs.evaluate is evaluate and trecrs.compare is compare
+    assert set(trecrs.__all__) <= set(dir(trecrs))
+    for name in trecrs.__all__:
+        assert getattr(trecrs, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        trecrs.nope  # noqa: B018
+
+
+def test_a_named_command_builds_only_its_own_parser():
+    one = build_parser(["eval", "-m", "map"])
+    every = build_parser()
+    commands = lambda p: set(p._subparsers._group_actions[0].choices)  # noqa: E731
+    assert commands(one) == {"eval"}
+    assert commands(every) == set(COMMAND_MODULES)
+    assert commands(build_parser(["--help"])) == set(COMMAND_MODULES)

@@ -1,0 +1,40 @@
+"""Lazy package attributes (PEP 562): a name is imported the first time it is used, not with the package.
+
+``import trecrs`` then costs numpy and polars and nothing more: scipy (statistics), pyarrow (Parquet),
+pandas, matplotlib and dask stay unloaded until a function needs them, and so do the parts of trecrs a
+command does not use. Each package declares its public names once, ``name -> "module:attribute"``
+(``"module"`` alone for a submodule), and gets a module ``__getattr__`` and ``__dir__`` from
+:func:`exports`. Source: PEP 562, "Module __getattr__ and __dir__".
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+
+
+def exports(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package``: ``names[name] = "relative.module:attribute"``.
+
+    The first access imports the module, reads the attribute and stores it in the package's namespace, so
+    later accesses are plain lookups; an unknown name raises ``AttributeError`` as a module would.
+    """
+
+    def __getattr__(name: str) -> object:
+        target = names.get(name)
+        if target is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module_name, _, attribute = target.partition(":")
+        module = importlib.import_module(module_name, package)
+        value = getattr(module, attribute) if attribute else module
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(names))
+
+    return __getattr__, __dir__
+
+
+__all__ = ["exports"]
