@@ -306,6 +306,7 @@ def _repeats(owner: np.ndarray, marks: np.ndarray, idx: np.ndarray, cells: int) 
     rows: a repeat); otherwise each row writes its number into its cell and a row that does not read it
     back shares the cell: linear in the rows either way, whatever the number of cells.
     """
+    idx = idx.astype(np.intp)  # numpy scatters several times faster with native-width indices than int32
     if cells <= 4 * idx.size:
         marks[idx] = 1
         repeat = int(np.count_nonzero(marks[:cells])) != idx.size
