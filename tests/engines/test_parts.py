@@ -83,3 +83,17 @@ def test_depth_message_names_the_argument():
     run = pl.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
     with pytest.raises(UsageError, match=r"^depth must be a positive number of documents, got 0$"):
         trecrs.evaluate(qrels, run, ["P.1"], depth=0)
+
+
+@pytest.mark.parametrize("judged_docs", [2, 200])  # few cells: marks counted; many: each row's number read back
+def test_a_repeated_query_doc_pair_is_found_whatever_the_catalogue(judged_docs):
+    from trecrs.engines.vectorized.rank import DuplicateEntry, rank
+
+    qrels = pl.DataFrame({"query": ["q1"] * judged_docs, "doc": [f"d{k}" for k in range(judged_docs)],
+                          "rel": [1] * judged_docs})
+    run = pl.DataFrame({"query": ["q1", "q1", "q1", "q2"], "doc": ["d0", "d1", "x", "d0"], "score": [3.0, 2.0, 1.0, 1.0]})
+    assert rank(qrels, run, check_duplicates=True).rel.tolist() == [1, 1, -1]  # q2 has no qrels
+    twice = run.with_columns(pl.Series("doc", ["d0", "d1", "d0", "d0"]))  # (q1, d0) on rows 1 and 3
+    with pytest.raises(DuplicateEntry):
+        rank(qrels, twice, check_duplicates=True)
+    assert rank(qrels, twice).rel.tolist() == [1, 1, 1]  # not checked unless asked

@@ -117,6 +117,20 @@ def test_error_in_a_late_block_names_the_file_line(cli, tmp_path, block):
     assert err.startswith(f"trecrs eval: error: {run}:{len(lines) - 1}: score is not a number: 'notanumber'")
 
 
+@pytest.mark.parametrize("column", ["query", "doc"])
+def test_nul_in_a_late_parquet_batch_names_the_row(cli, tmp_path, column):
+    """Batches check only the ids new since the last batch: a NUL first seen late is still found."""
+    rows = [(f"q{i}", f"d{j}", 10.0 - j) for i in range(6) for j in range(3)]
+    rows[-1] = ("q5\x00x", "d2", 8.0) if column == "query" else ("q5", "d\x00late", 8.0)
+    run = tmp_path / "run.parquet"
+    pl.DataFrame(rows, schema=["query", "doc", "score"], orient="row").write_parquet(run)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q0 0 d1 1\n")
+    code, out, err = cli("eval", "--block-lines", 2, qrels, run)
+    assert (code, out) == (3, "")
+    assert err == f"trecrs eval: error: {run}: row 18: NUL byte in column '{column}'\n"
+
+
 @pytest.mark.parametrize("grouped", [True, False])
 def test_duplicate_in_a_late_block_names_both_lines(cli, tmp_path, grouped):
     run = tmp_path / "run"

@@ -27,6 +27,7 @@ import polars as pl
 
 from ..errors import TrecrsError
 from ..ids import hash_ids
+from ..ordering import query_blocks
 from ..ranges import PARTITIONS_MAX
 from ..schema import DOC, QUERY, SCORE, TAG
 from .parquet import is_parquet, last_value
@@ -97,27 +98,42 @@ def _pieces(path: PathLike, batch_lines: int) -> Iterator[tuple[pl.DataFrame, st
 
 
 def _parquet_pieces(path: PathLike, batch_lines: int):
-    """Record batches of query, doc, score; anything :func:`~trecrs.files.parquet.read_parquet` would
-    refuse (missing column, wrong type, null, NaN, NUL) is :class:`NotRegular`: that reader names the row."""
-    pa, pq = _arrow()
+    """Batches of query, doc (categorical) and score (C float) from polars' streaming Parquet reader, which
+    decodes and casts ahead in its own threads (bounded buffering) while the caller evaluates. Anything
+    :func:`~trecrs.files.parquet.read_parquet` would refuse (missing column, wrong type, null, NaN, NUL)
+    is :class:`NotRegular`: that reader names the row."""
+    tag = last_value(path, TAG, pl.Utf8)
+    ids = [pl.col(c).cast(pl.Utf8, strict=True).cast(pl.Categorical) for c in (QUERY, DOC)]
+    score = pl.col(SCORE).cast(pl.Float64, strict=True).cast(pl.Float32)  # NaN stays NaN
+    batches = pl.scan_parquet(path).select(*ids, score).collect_batches(chunk_size=max(1, min(batch_lines, 1 << 20)))
+    nul = _NulCheck()
     try:
-        f = pq.ParquetFile(path)
-        batches = f.iter_batches(batch_size=max(1, min(batch_lines, 1 << 20)), columns=[QUERY, DOC, SCORE])
-        tag = last_value(path, TAG, pl.Utf8)
-        for batch in batches:
-            df = pl.from_arrow(batch)
-            ids = [pl.col(c).cast(pl.Utf8, strict=True) for c in (QUERY, DOC)]
-            df = df.select(*ids, pl.col(SCORE).cast(pl.Float64, strict=True))
-            bad = df.null_count().sum_horizontal().item() or df.get_column(SCORE).is_nan().any()
-            if bad or df.select(pl.any_horizontal(pl.col(QUERY, DOC).str.contains("\x00", literal=True)).any()).item():
+        for df in batches:
+            if df.null_count().sum_horizontal().item() or df.get_column(SCORE).is_nan().any() or nul.found(df):
                 raise NotRegular(f"{path}: not regular")
-            yield df.select(
-                pl.col(QUERY).cast(pl.Categorical), pl.col(DOC).cast(pl.Categorical), pl.col(SCORE).cast(pl.Float32)
-            ), None, None
-    except (OSError, pa.ArrowException, pl.exceptions.PolarsError, KeyError, ValueError):
+            yield df, None, None
+    except (OSError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
         raise NotRegular(f"{path}: not regular") from None
     yield pl.DataFrame(schema={QUERY: pl.Categorical, DOC: pl.Categorical, SCORE: pl.Float32}), (
         "trecrs" if tag is None else tag), None
+
+
+class _NulCheck:
+    """Whether a batch's ids hold a NUL byte. Categorical codes are dense and handed out in order, so each
+    batch brings at most the codes above the largest seen so far: only their strings are looked at (codes
+    of other columns that come along are looked at too: a NUL there only sends the run to the whole-file
+    reader, which decides)."""
+
+    def __init__(self):
+        self.upto = -1  # every code up to this one is checked
+
+    def found(self, df: pl.DataFrame) -> bool:
+        top = max((df.get_column(c).to_physical().max() for c in (QUERY, DOC)), key=lambda v: -1 if v is None else v)
+        if top is None or top <= self.upto:
+            return False
+        new = pl.Series(np.arange(self.upto + 1, top + 1, dtype=np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
+        self.upto = top
+        return bool(new.str.contains("\x00", literal=True).any())
 
 
 def _query_end(df: pl.DataFrame, k: int) -> int | None:
@@ -163,7 +179,7 @@ class RunBlocks:
 
     def _cut(self, pending: list[pl.DataFrame], *, last: bool):
         """Yield the whole-query blocks of the pending pieces; return what is left for the next piece."""
-        buf = pl.concat(pending, how="vertical", rechunk=True) if len(pending) > 1 else pending[0] if pending else None
+        buf = pl.concat(pending, how="vertical", rechunk=False) if len(pending) > 1 else pending[0] if pending else None
         pending.clear()
         while buf is not None and buf.height:
             cut = _query_end(buf, self.block_lines) if buf.height > self.block_lines else None
@@ -176,11 +192,26 @@ class RunBlocks:
 
     def _checked(self, block: pl.DataFrame) -> pl.DataFrame:
         """``block``, after checking that none of its queries was in an earlier block."""
-        queries = set(block.get_column(QUERY).unique().cast(pl.Utf8).to_list())
+        queries = set(query_lines(block).get_column(QUERY).to_list())
         if not queries.isdisjoint(self.totals.seen):
             raise NotGrouped(f"{self.path}: not grouped by query")
         self.totals.seen |= queries
         return block
+
+
+def query_lines(block: pl.DataFrame) -> pl.DataFrame:
+    """The distinct queries of a block (``query`` as strings) and their number of lines (``lines``).
+
+    Counted on the categorical codes at the starts of the block's runs of equal queries (a grouped block
+    has one run per query), so no hash table over the lines is built and only distinct ids become strings.
+    """
+    col = block.get_column(QUERY)
+    phys = (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().to_numpy()
+    starts = query_blocks(phys)
+    codes, which = np.unique(phys[starts], return_inverse=True)
+    lines = np.bincount(which, weights=np.diff(np.append(starts, phys.size)), minlength=codes.size)
+    ids = pl.Series(QUERY, codes.astype(np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
+    return pl.DataFrame({QUERY: ids, "lines": lines.astype(np.int64)})
 
 
 def partition_count(path: PathLike, block_lines: int) -> int:

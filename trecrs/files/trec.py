@@ -50,7 +50,10 @@ PathLike = str | os.PathLike
 # --------------------------------------------------------------------------------------------- reading
 
 
-_CHUNK_BYTES = 1 << 24  # large enough to parse on all cores, small enough to reuse freed memory
+_CHUNK_BYTES = 1 << 23  # large enough to parse on all cores, small enough to reuse freed memory
+# chunks handed to the parser before the first result is taken: two parsing, two waiting, so that the
+# parser keeps the cores busy while the caller works on what it was given (4 x 8 MB of text at most)
+_AHEAD = 4
 # Left to the line-by-line path: comments, other whitespace, the unit separator, and NUL (refused there,
 # naming its line). With isascii(), a regular chunk is thus valid text without being decoded.
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
@@ -151,9 +154,10 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> lis
 
 
 def fast_pieces(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> Iterator:
-    """:func:`_fast_read`'s pieces one at a time, in file order (about 16 MB of text each); a None piece
+    """:func:`_fast_read`'s pieces one at a time, in file order (about 8 MB of text each); a None piece
     means the file is not regular (the line-by-line path decides) and ends the iteration. Two pieces are
-    parsed at a time and none is kept once yielded, so memory does not grow with the file."""
+    parsed at a time, at most :data:`_AHEAD` are in hand, and none is kept once yielded, so memory does
+    not grow with the file."""
     def parse(chunk: bytes, sep: bytes):
         try:
             df = pl.read_csv(
@@ -175,7 +179,7 @@ def fast_pieces(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> It
                     return
                 pending.append(pool.submit(parse, chunk, sep))
                 del chunk
-                if len(pending) >= 2:
+                if len(pending) >= _AHEAD:
                     df = pending.popleft().result()
                     yield df
                     if df is None:
@@ -245,13 +249,11 @@ def rank_contradictions(run: pl.DataFrame) -> pl.DataFrame:
     does trecrs; a run whose rank and score columns are swapped is the usual cause.
     """
     score = pl.col(SCORE).cast(pl.Float32)
-    same_query = pl.col(QUERY).cast(pl.Utf8) == pl.col(QUERY).cast(pl.Utf8).shift(1)
+    # categorical ids compare by their codes: no string is made for a line that does not contradict
+    query = pl.col(QUERY).to_physical() if run.schema[QUERY] == pl.Categorical else pl.col(QUERY)
     moves = pl.col(RANK).cast(pl.Float64).diff().sign() * score.cast(pl.Float64).diff().sign()
-    bad = pl.col(RANK).is_null() | (same_query & (moves > 0)).fill_null(False)
-    return (
-        run.lazy().select(pl.col(QUERY).cast(pl.Utf8), pl.col(RANK), pl.col(SCORE)).filter(bad)
-        .group_by(QUERY).len("lines").collect()
-    )  # fmt: skip
+    bad = pl.col(RANK).is_null() | ((query == query.shift(1)) & (moves > 0)).fill_null(False)
+    return run.lazy().filter(bad).select(pl.col(QUERY).cast(pl.Utf8)).group_by(QUERY).len("lines").collect()
 
 
 def warn_rank_contradictions(path: PathLike, found: pl.DataFrame, lines: int, queries: int) -> None:

@@ -18,7 +18,15 @@ import numpy as np
 import polars as pl
 
 from ...errors import TrecrsWarning, UsageError
-from ...files.stream import BLOCK_LINES, NotGrouped, NotRegular, Partitions, RunBlocks, partition_count
+from ...files.stream import (
+    BLOCK_LINES,
+    NotGrouped,
+    NotRegular,
+    Partitions,
+    RunBlocks,
+    partition_count,
+    query_lines,
+)
 from ...files.trec import read_qrels, read_run, read_run_for_scoring
 from ...measures.request import MeasureRequest
 from ...schema import DOC, QUERY, REL, SCORE
@@ -92,10 +100,8 @@ def _warn_partitioned(run, parts: int) -> None:
 def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int,
            judged_only: bool, depth: int | None) -> tuple[Computed, pl.DataFrame]:  # fmt: skip
     """One block of whole queries with the qrels of its queries: its answer and its run counts."""
-    queries = block.get_column(QUERY).unique().cast(pl.Categorical)
-    counts = block.group_by(QUERY).len("retrieved").select(
-        pl.col(QUERY).cast(pl.Utf8), pl.col("retrieved").cast(pl.Int64)
-    )
+    counts = query_lines(block).rename({"lines": "retrieved"})
+    queries = counts.get_column(QUERY).cast(pl.Categorical)
     if depth is not None:
         counts = counts.with_columns(pl.col("retrieved").clip(upper_bound=depth))
     enc = encode(qrels_df.filter(pl.col(QUERY).is_in(queries.implode())), block)

@@ -259,8 +259,8 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
     belongs to block ``qq[j]`` (negative: a query absent from the run, ignored). A dense (block x doc)
     table for a range of blocks at a time (about 2^20 cells, which stay in cache) is filled from the
     qrels, read for those blocks' rows, and cleared again, so the cost is linear in the number of lines
-    whatever the catalogue size. With ``check_duplicates`` a second table records which row claimed each cell; a row
-    that does not find itself there repeats a (query, doc) pair (:class:`DuplicateEntry`).
+    whatever the catalogue size. With ``check_duplicates`` a cell claimed by two rows is a repeated
+    (query, doc) pair (:func:`_repeats`; :class:`DuplicateEntry`).
     """
     n = dcode.size
     out = np.full(n, NONPOOL, dtype=np.int16)
@@ -277,7 +277,8 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
     bounds = np.append(bstart, n)
     per = max(1, _TABLE_CELLS // max(ndocs, 1))
     table = np.full(min(nb, per) * ndocs, NONPOOL, dtype=out.dtype)
-    owner = np.full(table.size, -1, dtype=np.int32) if check_duplicates else None
+    owner = np.full(table.size, -1, dtype=np.int32) if check_duplicates else None  # see _repeats
+    marks = np.zeros(table.size, dtype=np.uint8) if check_duplicates else None
     b0 = 0
     while b0 < nb:
         # a range of blocks: at most `per` of them (table size) and about ROWS_PER_PASS rows (temporaries)
@@ -291,15 +292,31 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
         idx = np.repeat(np.arange(0, (b1 - b0) * ndocs, ndocs, dtype=np.int32), lens) + dcode[a:b]
         out[a:b] = table[idx]
         table[cells] = NONPOOL
-        if owner is not None:
-            rows = np.arange(b - a, dtype=np.int32)
-            owner[idx] = rows
-            if not (owner[idx] == rows).all():
-                raise DuplicateEntry("duplicate (query, doc) in the run")
-            owner[idx] = -1
+        if owner is not None and _repeats(owner, marks, idx, (b1 - b0) * ndocs):
+            raise DuplicateEntry("duplicate (query, doc) in the run")
         b0 = b1
     return out
 
+
+def _repeats(owner: np.ndarray, marks: np.ndarray, idx: np.ndarray, cells: int) -> bool:
+    """Whether a cell of ``idx`` (cells below ``cells``) repeats; ``owner`` (all -1) and ``marks`` (all 0)
+    are left as found.
+
+    When the cells are few against the rows, each is marked once and the marks counted (fewer marks than
+    rows: a repeat); otherwise each row writes its number into its cell and a row that does not read it
+    back shares the cell: linear in the rows either way, whatever the number of cells.
+    """
+    idx = idx.astype(np.intp)  # numpy scatters several times faster with native-width indices than int32
+    if cells <= 4 * idx.size:
+        marks[idx] = 1
+        repeat = int(np.count_nonzero(marks[:cells])) != idx.size
+        marks[idx] = 0
+        return repeat
+    rows = np.arange(idx.size, dtype=np.int32)
+    owner[idx] = rows
+    repeat = not (owner[idx] == rows).all()
+    owner[idx] = -1
+    return repeat
 
 
 @dataclass
