@@ -9,11 +9,6 @@ from ._version import __version__
 from .errors import InputError, TrecrsError, UsageError
 from .lazy import exports
 
-# ``trecrs.evaluate`` is the function, as it always was: the subpackage of the same name is loaded above
-# (its ``__init__`` is lazy, so this is cheap) and its name removed, so that a later import of one of its
-# modules cannot rebind it, and the name resolves through ``__getattr__`` like every other one.
-del evaluate  # noqa: F821 (bound by the import of the subpackage above)
-
 _PUBLIC = {
     "load_movielens": ".data.datasets:load",
     "ml100k_splits": ".data.datasets:ml100k_splits",
