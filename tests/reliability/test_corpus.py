@@ -100,6 +100,8 @@ TRAIN_CMDS = (
     ("recommend", "-a", "toppop", "--train", "{f}", "--candidates", "pairs.txt", "-o", "{out}"),
     ("run", "--methodology", "all-items", "--train", "{f}", "--test", "test.tsv", "--scores", "scores.txt",
      "--missing", "last", "-o", "{out}"),
+    ("eval-factors", "--train", "{f}", "--user-factors", "user.parquet", "--item-factors", "item.parquet", "-o",
+     "{out}", "qrels.txt"),
 )  # fmt: skip
 ROLES = (
     Role("qrels", "qrels.txt", (("eval", "-o", "{out}", "{f}", "run.txt"),), min_fields=4, number=3,

@@ -38,14 +38,14 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ..files.factors import read_factors
-    from ..files.ratings import read_ratings
+    from ..files.train_pairs import read_train_pairs
 
     fmt = args.format or "trec"
     if fmt == "parquet" and not args.output:
         raise UsageError("--format parquet needs -o FILE")
     users, p = read_factors(args.user_factors, "user")
     items, q = read_factors(args.item_factors, "item")
-    train = read_ratings(args.train, report=note).select("user", "item")
+    train = read_train_pairs(args.train)
     ev = evaluate_factors(args.qrels, train, p, q, users, items, measures=args.measures,
                           block_users=args.block_users, settings=trec_eval_settings(args))  # fmt: skip
     for message in ev.evaluation.notes:

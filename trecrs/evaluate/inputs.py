@@ -147,10 +147,14 @@ def is_pandas(*data) -> bool:
 
 
 def train_pairs(train) -> pl.DataFrame:
-    """The (user, item) training pairs: a ratings file or frame (:func:`~trecrs.files.ratings.as_ratings`),
-    or a frame / dict of columns with just ``user`` and ``item``."""
+    """The (user, item) training pairs: a ratings file (:func:`~trecrs.files.train_pairs.read_train_pairs`,
+    which reads only the pairs), a ratings frame (:func:`~trecrs.files.ratings.as_ratings`), or a frame /
+    dict of columns with just ``user`` and ``item``."""
     from ..files.ratings import as_ratings
+    from ..files.train_pairs import read_train_pairs
 
+    if isinstance(train, str | os.PathLike):
+        return read_train_pairs(train)
     if isinstance(train, dict) or is_pandas(train):
         train = pl.DataFrame(train)
     if isinstance(train, pl.DataFrame) and {"user", "item"} <= set(train.columns):

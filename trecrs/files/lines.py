@@ -17,10 +17,11 @@ import sys
 import tempfile
 import warnings
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
 import polars as pl
 
 from ..errors import STDIN, STDIN_NAME, FileAccessError, InputError
@@ -211,6 +212,33 @@ def first_match(df: pl.DataFrame, mask: pl.Expr) -> dict | None:
     """The first row of ``df`` where ``mask`` holds, as a dict (None if there is none)."""
     bad = df.filter(mask)
     return None if bad.height == 0 else bad.row(0, named=True)
+
+
+#: A check: the mask of the rows that fail it, and the error its first such row raises.
+Check = tuple[pl.Expr, Callable[[dict], InputError]]
+
+
+def raise_first(df: pl.DataFrame, checks: Sequence[Check]) -> None:
+    """Run ``checks`` in order; the first that a row of ``df`` fails raises, naming its first such row."""
+    for mask, error in checks:
+        bad = first_match(df, mask)
+        if bad is not None:
+            raise error(bad)
+
+
+def first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
+    """:func:`first_duplicate`'s rule on integer keys: ``(first, second)``, the 0-based row of the earliest
+    row whose key repeats an earlier row's and of that key's first row (None when no key repeats).
+
+    One sort of a copy tells whether any key repeats; only then a stable argsort finds the rows.
+    """
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    order = np.argsort(keys, kind="stable")
+    repeats = order[1:][keys[order[1:]] == keys[order[:-1]]]  # every row but the first of its key
+    second = int(repeats.min())
+    return int(order[np.searchsorted(ordered, keys[second])]), second
 
 
 def first_duplicate(df: pl.DataFrame, key: list[str]) -> tuple[dict, dict] | None:

@@ -38,13 +38,13 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import InputError, TrecrsWarning, UsageError
-from ..ids import natural_sort
+from ..ids import natural_sort, pair_codes
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 from .columns import find_roles, normalise_columns
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
-from .lines import _open_bytes, decode_text, describe, first_duplicate, first_match, read_lines
+from .lines import Check, _open_bytes, decode_text, describe, first_repeat, raise_first, read_lines
 from .output import atomic_path, write_text_atomic
 from .parquet import parquet_columns, read_parquet
 
@@ -286,7 +286,16 @@ def read_ratings(
 
 
 def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
-    lines = read_lines(path)
+    lines, to_raw, count = text_layout(read_lines(path), path, spec)
+    raw = to_raw(lines)
+    raise_first(raw, [count])
+    return _validate(raw.drop("fields"), path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE]))
+
+
+def text_layout(lines: pl.DataFrame, path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, Callable, Check]:
+    """The content lines of a text ratings file after its header line, ``to_raw`` (content lines ->
+    ``lineno line fields _user _item _rating _timestamp``, every value as written) and the check of the
+    field count, the first check of every line."""
     sep = spec.separator
     line = pl.col(_LINE)
     if sep in _WHITESPACE:
@@ -294,10 +303,9 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
     else:
         # Surrounding blanks and double quotes of each field are not part of the value.
         fields = line.str.split(sep).list.eval(pl.element().str.strip_chars().str.strip_chars('"'))
-    lines = lines.with_columns(fields.alias("fields"))
     mapping = spec.mapping
     if spec.header:
-        head = lines.row(0, named=True)
+        head = lines.head(1).with_columns(fields.alias("fields")).row(0, named=True)
         names = [f for f in head["fields"]]
         positions = {}
         missing = []
@@ -309,9 +317,7 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
             else:
                 missing.append(f"{role} ({col!r})")
         if missing:
-            raise InputError(
-                path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}"
-            )
+            raise InputError(path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}")
         lines = lines.slice(1)
         if lines.height == 0:
             raise InputError(path, None, "no ratings after the header line")
@@ -326,24 +332,28 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
         need = max(p for r, p in positions.items() if r in REQUIRED_ROLES) + 1
         ok = n >= need
         want = f"at least {need} fields"
-    bad = first_match(lines, ~ok)
-    if bad is not None:
-        raise InputError(
-            path,
-            bad[_LINENO],
-            f"expected {want} separated by {_sep_name(sep)}, found {len(bad['fields'])}: {describe(bad[_LINE])!r}",
-        )
-    exprs = [pl.col(_LINENO), pl.col(_LINE)]
+
+    def count_error(bad: dict) -> InputError:
+        found = f"found {len(bad['fields'])}: {describe(bad[_LINE])!r}"
+        return InputError(path, bad[_LINENO], f"expected {want} separated by {_sep_name(sep)}, {found}")
+
+    exprs = [pl.col(_LINENO), pl.col(_LINE), pl.col("fields")]
     for role in ROLES:
         if role in positions:
             exprs.append(pl.col("fields").list.get(positions[role], null_on_oob=True).alias(f"_{role}"))
         else:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
-    raw = lines.select(exprs)
-    return _validate(raw, path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE]))
+    return lines, lambda part: part.with_columns(fields.alias("fields")).select(exprs), (~ok, count_error)
 
 
 def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
+    table, exprs = parquet_layout(path, spec)
+    return _validate(table.select(exprs), path, line_of=lambda r: None, text_of=lambda r: f"row {r[_LINENO]}")
+
+
+def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, list[pl.Expr]]:
+    """The columns of a Parquet ratings file that the layout maps, with ``lineno`` (the row), and the
+    expressions of the raw columns (``_user _item _rating _timestamp`` as text)."""
     names = parquet_columns(path)
     mapping = spec.mapping
     if spec.columns == FORMATS["parquet"].columns and not all(c in names for c in mapping.values()):
@@ -352,7 +362,8 @@ def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
     # Values are read as text and parsed by _validate, as for text files: a float32 rating 3.7 stays 3.7.
     dtypes = {c: None if r == TIMESTAMP else pl.Utf8 for r, c in mapping.items()}
     table = read_parquet(path, dtypes, what="ratings", not_null=())
-    exprs = [(pl.int_range(pl.len()) + 1).alias(_LINENO), pl.lit("").alias(_LINE)]
+    table = table.with_row_index(_LINENO, offset=1)
+    exprs = [pl.col(_LINENO), pl.lit("").alias(_LINE)]
     for role in ROLES:
         if role not in mapping:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
@@ -361,57 +372,64 @@ def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
         if role == TIMESTAMP and table.schema[mapping[role]].is_temporal():
             col = col.cast(pl.Datetime("us")).dt.epoch("s")
         exprs.append(col.cast(pl.Utf8).alias(f"_{role}"))
-    raw = table.select(exprs)
-    return _validate(raw, path, line_of=lambda r: None, text_of=lambda r: f"row {r[_LINENO]}")
+    return table, exprs
+
+
+def typed(raw: pl.DataFrame) -> pl.DataFrame:
+    """``raw`` with ``rating`` (Float64) and ``timestamp`` (Int64) parsed from their text (null: not one)."""
+    return raw.with_columns(
+        pl.col(f"_{RATING}").cast(pl.Float64, strict=False).alias(RATING),
+        pl.col(f"_{TIMESTAMP}").cast(pl.Int64, strict=False).alias(TIMESTAMP),
+    )
+
+
+def value_checks(path: PathLike, *, line_of, text_of) -> list[Check]:
+    """The checks of ids, ratings and timestamps on :func:`typed` rows, in the order they run: an empty
+    user or item id, a rating that is not a finite number or is out of range, a non-integer timestamp."""
+
+    def empty(role: str) -> Check:
+        bad = pl.col(f"_{role}").is_null() | (pl.col(f"_{role}") == "")
+        return bad, lambda r: InputError(path, line_of(r), f"empty {role} id: {text_of(r)!r}")
+
+    def not_number(r: dict) -> InputError:
+        what = "not a number" if r[RATING] is None else "not a finite number"
+        return InputError(path, line_of(r), f"rating is {what}: {r['_' + RATING]!r} in {text_of(r)!r}")
+
+    def huge(r: dict) -> InputError:
+        reason, line = rating_reason(r["_" + RATING]), line_of(r)  # a Parquet file has rows: the row leads
+        return InputError(path, line, f"{reason}: {text_of(r)!r}" if line is not None else f"{text_of(r)}: {reason}")
+
+    def timestamp(r: dict) -> InputError:
+        return InputError(path, line_of(r), f"timestamp must be an integer, found {r['_' + TIMESTAMP]!r} in {text_of(r)!r}")
+
+    has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
+    return [empty(USER), empty(ITEM), (pl.col(RATING).is_null() | ~pl.col(RATING).is_finite(), not_number),
+            (pl.col(RATING).abs() > RATING_ABS_MAX, huge), (has_ts & pl.col(TIMESTAMP).is_null(), timestamp)]
 
 
 def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.DataFrame:
     """Check ids, ratings and timestamps; cast to the ratings schema (keeping ``lineno`` for duplicates)."""
-    df = raw.with_columns(
-        pl.col(f"_{RATING}").cast(pl.Float64, strict=False).alias(RATING),
-        pl.col(f"_{TIMESTAMP}").cast(pl.Int64, strict=False).alias(TIMESTAMP),
-    )
-    for role in (USER, ITEM):
-        bad = first_match(df, pl.col(f"_{role}").is_null() | (pl.col(f"_{role}") == ""))
-        if bad is not None:
-            raise InputError(path, line_of(bad), f"empty {role} id: {text_of(bad)!r}")
-    bad = first_match(df, pl.col(RATING).is_null() | ~pl.col(RATING).is_finite())
-    if bad is not None:
-        what = "not a number" if bad[RATING] is None else "not a finite number"
-        raise InputError(path, line_of(bad), f"rating is {what}: {bad['_' + RATING]!r} in {text_of(bad)!r}")
-    bad = first_match(df, pl.col(RATING).abs() > RATING_ABS_MAX)
-    if bad is not None:
-        reason = rating_reason(bad["_" + RATING])
-        line = line_of(bad)  # a Parquet file has rows, not lines: the row leads the reason
-        raise InputError(path, line, f"{reason}: {text_of(bad)!r}" if line is not None else f"{text_of(bad)}: {reason}")
-    has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
-    bad = first_match(df, has_ts & pl.col(TIMESTAMP).is_null())
-    if bad is not None:
-        raise InputError(
-            path, line_of(bad), f"timestamp must be an integer, found {bad['_' + TIMESTAMP]!r} in {text_of(bad)!r}"
-        )
-    return df.select(
-        pl.col(_LINENO),
-        pl.col(f"_{USER}").alias(USER),
-        pl.col(f"_{ITEM}").alias(ITEM),
-        pl.col(RATING),
-        pl.col(TIMESTAMP),
-    )
+    df = typed(raw)
+    raise_first(df, value_checks(path, line_of=line_of, text_of=text_of))
+    return df.select(pl.col(_LINENO), pl.col(f"_{USER}").alias(USER), pl.col(f"_{ITEM}").alias(ITEM), RATING, TIMESTAMP)
+
+
+def duplicate_error(path: PathLike, unit: str, first: dict, second: dict) -> InputError:
+    """The error of a (user, item) pair rated twice: ``first`` and ``second`` are the two rows (``lineno``,
+    ``user``, ``item``); a text file's error names the second line, a Parquet file's (``unit`` row) both rows."""
+    where = f"{unit}s {first[_LINENO]} and {second[_LINENO]} (choose a policy: dedupe='first'|'last'|'mean')"
+    reason = f"duplicate rating for user {second[USER]!r}, item {second[ITEM]!r}: {where}"
+    return InputError(path, None if unit == "row" else second[_LINENO], reason)
 
 
 def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, unit: str) -> pl.DataFrame:
-    key = pl.struct(USER, ITEM)
-    n_dup = df.select(key.is_duplicated().sum()).item()
-    if n_dup:
+    # the pairs are compared as integer codes (a struct of two strings costs several times the memory)
+    pair = first_repeat(pair_codes(df.get_column(USER), df.get_column(ITEM)))
+    if pair is not None:
         if policy is None:
-            first, second = first_duplicate(df, [USER, ITEM])
-            raise InputError(
-                path,
-                None if unit == "row" else second[_LINENO],
-                f"duplicate rating for user {second[USER]!r}, item {second[ITEM]!r}: {unit}s "
-                f"{first[_LINENO]} and {second[_LINENO]} "
-                f"(choose a policy: dedupe='first'|'last'|'mean')",
-            )
+            raise duplicate_error(path, unit, *(df.row(i, named=True) for i in pair))
+        key = pl.struct(USER, ITEM)
+        n_dup = df.select(key.is_duplicated().sum()).item()
         before = df.height
         if policy == "first":
             df = df.filter(key.is_first_distinct())

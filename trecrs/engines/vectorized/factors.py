@@ -71,15 +71,15 @@ class FactorPairs:
     q_code: np.ndarray  # qrels rows: user code
     q_col: np.ndarray  # qrels rows: catalogue column of the item (-1: not in the catalogue)
     q_val: np.ndarray  # qrels rows: relevance value
-    t_row: np.ndarray  # training pairs in the catalogue, sorted: row of the user
-    t_col: np.ndarray  # training pairs: catalogue column
+    t_row: np.ndarray  # training pairs in the catalogue, sorted: row of the user (int32)
+    t_col: np.ndarray  # training pairs: catalogue column (int32)
     run_stats: pl.DataFrame  # every factor user with a candidate: query, retrieved (before -M)
 
 
 def _codes(ids: pl.Series, vocab: pl.Series) -> np.ndarray:
-    """Position of each id in ``vocab`` (-1 when absent)."""
-    joined = ids.to_frame("id").join(vocab.to_frame("id").with_row_index("code"), on="id", how="left")
-    return joined.get_column("code").fill_null(-1).cast(pl.Int64).to_numpy()
+    """Position of each id in ``vocab`` (distinct strings; -1 when absent), int64: a cast to the ``Enum`` of
+    ``vocab``, whose physical codes are those positions (a join would hold a copy of the 16M training ids)."""
+    return ids.cast(pl.Enum(vocab), strict=False).to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
 
 
 def _sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -88,15 +88,25 @@ def _sorted_unique(x: np.ndarray) -> np.ndarray:
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if x.size else x
 
 
+def _train_keys(train: pl.DataFrame, users: pl.Series, items: pl.Series) -> np.ndarray:
+    """The distinct training pairs in the catalogue as sorted keys ``user * items + column`` (a pair rated
+    twice counts once), built in place: the temporaries of 16M pairs are freed on return."""
+    user = _codes(train.get_column("user").cast(pl.Utf8), users)
+    col = _codes(train.get_column("item").cast(pl.Utf8), items)
+    keep = (user >= 0) & (col >= 0)
+    key = user * items.len()
+    del user
+    key += col
+    del col
+    return _sorted_unique(key[keep])
+
+
 def encode_pairs(qrels: pl.DataFrame, train: pl.DataFrame, users: pl.Series, items: pl.Series) -> FactorPairs:
     """:class:`FactorPairs` from the qrels (query, doc, rel), the training pairs (user, item) and the ids."""
     qrels_q = qrels.get_column("query").cast(pl.Utf8)
     qvocab = pl.concat([qrels_q.unique(), users]).unique().sort()  # polars sorts strings bytewise
     n_items = items.len()
-    t_user = _codes(train.get_column("user").cast(pl.Utf8), users)
-    t_col = _codes(train.get_column("item").cast(pl.Utf8), items)
-    keep = (t_user >= 0) & (t_col >= 0)
-    t = _sorted_unique(t_user[keep] * n_items + t_col[keep])  # by user; a pair rated twice counts once
+    t = _train_keys(train, users, items)
     n_cand = n_items - np.bincount(t // n_items, minlength=users.len())
     code = _codes(users, qvocab)
     has = n_cand > 0
@@ -113,12 +123,15 @@ def encode_pairs(qrels: pl.DataFrame, train: pl.DataFrame, users: pl.Series, ite
     o = np.argsort(q_row, kind="stable")
     t_row = row_of_user[t // n_items]
     tk = t_row >= 0
+    t_col = (t % n_items)[tk].astype(np.int32)  # rows and columns fit 32 bits: half the memory of the keys
+    t_row = t_row[tk].astype(np.int32)
+    del t
     item_rank = np.empty(n_items, dtype=np.int64)
     item_rank[items.arg_sort().to_numpy()] = np.arange(n_items)
     return FactorPairs(
         qvocab, factor_row, code[factor_row], n_cand[factor_row], item_rank, q_row[o], q_code[o],
         _codes(qrels.get_column("doc").cast(pl.Utf8), items)[o], qrels.get_column("rel").cast(pl.Int64).to_numpy()[o],
-        t_row[tk], (t % n_items)[tk], run_stats,
+        t_row, t_col, run_stats,
     )  # fmt: skip
 
 
