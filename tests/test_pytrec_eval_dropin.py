@@ -174,16 +174,64 @@ def test_module_constants_and_aggregation_are_pytrec_eval_s():
         assert dropin.compute_aggregated_measure(name, values) == pytrec_eval.compute_aggregated_measure(name, values)
 
 
-def test_parsers_are_pytrec_eval_s():
-    run_text = "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1e-3 tag\n2\tQ0 d1 1 -0 tag\n 1 Q0 d3 3 7 tag \n"
-    qrels_text = "1 0 d1 1\n2 0 d1 -1\n1 0 d3 0\n"
-    for parse, text in [("parse_run", run_text), ("parse_qrel", qrels_text)]:
-        want, got = getattr(pytrec_eval, parse)(io.StringIO(text)), getattr(dropin, parse)(io.StringIO(text))
-        assert type(got) is type(want) and got == want and list(got["1"]) == list(want["1"])
-        with pytest.raises(AssertionError):
-            getattr(dropin, parse)(io.StringIO(text + text))
-    with pytest.raises(ValueError):
-        dropin.parse_run(["1 Q0 d1 1 2.5\n"])
+def _run_lines(rng: random.Random, n: int) -> list[str]:
+    """Run lines with scores in every spelling float() reads, queries interleaved, ids like numbers."""
+    spellings = [
+        lambda: f"{rng.uniform(-1e3, 1e3):.{rng.randint(0, 22)}f}", lambda: f"{rng.uniform(0, 1):.{rng.randint(1, 19)}e}",
+        lambda: str(rng.randint(-5, 5)), lambda: rng.choice(["1.", ".5", "+.5", "-0", "007", "1E+05", "1e400", "2.5e-310"]),
+    ]  # fmt: skip
+    return [f"{rng.choice(['1', '10', '2', 'q'])} Q0 d{i} {i} {rng.choice(spellings)()} run" for i in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_parsers_match_pytrec_eval_on_regular_files(seed, tmp_path):
+    """A regular file (parsed by polars) gives pytrec_eval's dicts: same keys in the same order, same values."""
+    rng = random.Random(seed)
+    run_text = "\n".join(_run_lines(rng, rng.randint(1, 300))) + rng.choice(["", "\n"])
+    qrels_text = "".join(f"{rng.choice('123')} 0 d{i} {rng.choice(['0', '1', '-1', '+2', '03', str(2**70)])}\n"
+                         for i in range(rng.randint(1, 100)))  # fmt: skip
+    for parse, text, fields in [("parse_run", run_text, 6), ("parse_qrel", qrels_text, 4)]:
+        path = tmp_path / parse
+        path.write_text(text)
+        assert dropin._split_regular(text, fields) is not None  # the polars path is the one tested
+        with open(path) as f:
+            got = getattr(dropin, parse)(f)
+        want = getattr(pytrec_eval, parse)(io.StringIO(text))
+        assert type(got) is type(want) and _nested_items(got) == _nested_items(want)
+
+
+def _nested_items(d: dict) -> list:
+    return [(q, type(v).__name__, list(v.items()), [type(x) for x in v.values()]) for q, v in d.items()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1e-3 tag\n2\tQ0 d1 1 -0 tag\n 1 Q0 d3 3 7 tag \n",  # tab, spaces at the ends
+        "1 Q0 d1 1 2.5 tag\r\n1  Q0 d2 2 1_000 tag\n\x0c2 Q0 d1 1 inf tag\n",  # CR, two spaces, float("1_000")
+        "1 Q0 d1 1 nan tag\n1 Q0 d\u00e9 1 +Infinity tag\n1\u2003Q0 d2 1 1 tag\n",  # words, non-ASCII
+    ],
+)
+def test_parsers_match_pytrec_eval_on_irregular_text(text, tmp_path):
+    path = tmp_path / "run"
+    path.write_text(text, encoding="utf-8", newline="")
+    for newline in (None, ""):
+        with open(path, encoding="utf-8", newline=newline) as f, open(path, encoding="utf-8", newline=newline) as g:
+            want, got = pytrec_eval.parse_run(f), dropin.parse_run(g)
+        assert repr(_nested_items(got)) == repr(_nested_items(want))  # repr: NaN equal to NaN
+
+
+def test_parsers_raise_pytrec_eval_s_errors():
+    for bad, error in [("1 Q0 d1 1 2.5 t\n1 Q0 d1 2 2.5 t\n", AssertionError), ("1 Q0 d1 1 2.5\n", ValueError),
+                       ("1 Q0 d1 1 x t\n", ValueError), ("1 Q0 d1 1 2.5 t\n\n", ValueError)]:  # fmt: skip
+        with pytest.raises(error):
+            pytrec_eval.parse_run(io.StringIO(bad))
+        with pytest.raises(error):
+            dropin.parse_run(io.StringIO(bad))
+    with pytest.raises(AssertionError):
+        dropin.parse_qrel(io.StringIO("1 0 d1 1\n2 0 d1 1\n1 0 d1 0\n"))
+    assert dropin.parse_run(["1 Q0 d1 1 2.5 t\n"]) == {"1": {"d1": 2.5}}  # any iterable of lines
+    assert dropin.parse_run(io.StringIO("")) == {}
 
 
 def test_importing_it_does_not_import_pytrec_eval():

@@ -30,17 +30,20 @@ retrieved anything).
 from __future__ import annotations
 
 import collections
+import io
 import operator
 import re
-import warnings
 from collections.abc import Iterable, Mapping
 from itertools import chain
 
 import numpy as np
 import polars as pl
 
-from .evaluate.api import evaluate_full
-from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, ORDER, base_of
+from .engines.vectorized import Encoded, compute_encoded
+from .ids import IdCodes
+from .measures.request import parse_measures
+from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, base_of
+from .ordering import c_floats
 from .schema import DOC, QUERY, REL, SCORE
 
 __version__ = "0.5.11"  # the pytrec_eval-terrier release whose interface and results this module gives
@@ -76,8 +79,11 @@ _NOTHING_RETRIEVED = "trecrs: nothing retrieved"
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     """``{query: {doc: score}}`` (a ``defaultdict``) of the lines ``query Q0 doc rank score tag`` (pytrec_eval's
-    ``parse_run``: six fields split at white space, else ``ValueError``; a doc twice in a query is an
-    ``AssertionError``)."""
+    ``parse_run``: six fields split at white space, else ``ValueError``; ``float(score)``; a doc twice in a
+    query is an ``AssertionError``). A regular text file is parsed by polars (:func:`_regular_columns`)."""
+    fast = _regular_columns(f_run, 6, 4, _DECIMAL, pl.Float64)
+    if fast is not None:
+        return fast
     run: dict[str, dict[str, float]] = collections.defaultdict(dict)
     for line in f_run:
         query_id, _, object_id, _, score, _ = line.strip().split()
@@ -88,13 +94,92 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
 
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     """``{query: {doc: rel}}`` (a ``defaultdict``) of the lines ``query 0 doc rel`` (pytrec_eval's ``parse_qrel``:
-    four fields split at white space, else ``ValueError``; a doc twice in a query is an ``AssertionError``)."""
+    four fields split at white space, else ``ValueError``; ``int(rel)``; a doc twice in a query is an
+    ``AssertionError``). A regular text file is parsed by polars (:func:`_regular_columns`)."""
+    fast = _regular_columns(f_qrel, 4, 3, _INTEGER, pl.Int64)
+    if fast is not None:
+        return fast
     qrel: dict[str, dict[str, int]] = collections.defaultdict(dict)
     for line in f_qrel:
         query_id, _, object_id, relevance = line.strip().split()
         assert object_id not in qrel[query_id]
         qrel[query_id][object_id] = int(relevance)
     return qrel
+
+
+# what float() / int() read exactly as polars' casts do (both round a decimal correctly)
+_DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+_INTEGER = r"^[+-]?[0-9]+$"
+# bytes str.split() splits at besides the space and the line end: a text holding one is left to the
+# line-by-line parser
+_OTHER_WHITESPACE = np.zeros(256, dtype=bool)
+_OTHER_WHITESPACE[[9, 11, 12, 13, 28, 29, 30, 31]] = True
+
+
+def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dict | None:
+    """pytrec_eval's parse of a seekable text file, by polars, when the rest of the file is regular: ASCII,
+    single spaces between fields and no other white space but line ends, ``fields`` fields a line, values
+    that ``pattern`` matches, no (query, doc) twice, at least one line. Else None, with the file where it was,
+    for the line-by-line parser (which raises pytrec_eval's errors where it would).
+
+    On such a text ``line.strip().split()`` is the split at single spaces, and ``float``/``int`` read
+    what polars' casts read; the dict is built query by query, queries in order of first appearance and
+    each query's docs in file order, as the line-by-line parser inserts them.
+    """
+    if not isinstance(lines, io.TextIOBase) or not lines.seekable():
+        return None
+    start = lines.tell()
+    text = lines.read()
+    df = _split_regular(text, fields) if text.isascii() else None
+    out = None if df is None else _nested(df.get_column("c0"), df.get_column("c2"), df.get_column(f"c{value}"),
+                                          pattern, dtype)  # fmt: skip
+    if out is None:
+        lines.seek(start)
+    return out
+
+
+def _split_regular(text: str, fields: int) -> pl.DataFrame | None:
+    """The lines of ``text`` (ASCII) split at single spaces (``fields`` string columns ``c0``...), or None
+    when the text is not regular (:func:`_regular_columns`): other white space, a space or line end next to
+    another (two spaces, a blank line, a space at either end of a line), a line of another length."""
+    data = text.encode()
+    b = np.frombuffer(data, dtype=np.uint8)
+    if b.size == 0 or _OTHER_WHITESPACE[b].any():
+        return None
+    sep = (b == 32) | (b == 10)
+    if sep[0] or b[-1] == 32 or (sep[1:] & sep[:-1]).any():
+        return None
+    schema = {f"c{i}": pl.String for i in range(fields)}
+    try:
+        df = pl.read_csv(data, has_header=False, separator=" ", quote_char=None, schema=schema)
+    except pl.exceptions.PolarsError:
+        return None
+    return None if df.null_count().sum_horizontal().item() else df
+
+
+def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str, dtype) -> dict | None:
+    """``defaultdict`` ``{query: {doc: value}}`` of three columns, or None when a value does not match
+    ``pattern`` or does not fit ``dtype``, or a (query, doc) repeats."""
+    if not values.str.contains(pattern).all():
+        return None
+    try:
+        values = values.cast(dtype)
+    except pl.exceptions.PolarsError:
+        return None
+    frame = pl.DataFrame({"q": queries, "d": docs, "v": values})
+    blocks = frame.get_column("q").rle_id()
+    if blocks[-1] + 1 != queries.n_unique():  # a query in several runs of lines: grouped, first appearance first
+        frame = frame.with_row_index("i").with_columns(pl.col("i").min().over("q").alias("f"))
+        frame = frame.sort("f", maintain_order=True)
+        blocks = frame.get_column("q").rle_id()
+    starts = np.flatnonzero(np.diff(blocks.to_numpy(), prepend=-1))
+    ends = np.append(starts[1:], frame.height)
+    names = frame.get_column("q").gather(starts).to_list()
+    d, v = frame.get_column("d").to_list(), frame.get_column("v").to_list()
+    out = collections.defaultdict(dict)
+    for q, a, b in zip(names, starts.tolist(), ends.tolist(), strict=True):
+        out[q] = dict(zip(d[a:b], v[a:b], strict=True))
+    return out if sum(map(len, out.values())) == frame.height else None
 
 
 def compute_aggregated_measure(measure: str, values: list[float]) -> float:
@@ -161,11 +246,9 @@ class RelevanceEvaluator:
         level, judged = _c_int(relevance_level), _c_int(judged_docs_only_flag)
         if level < 1:
             raise TypeError("Argument relevance_level should be positive.")
-        self._specs = sorted(specs)
-        self._settings = {"relevance_level": level, "judged_only": bool(judged)}
-        self._qrels = _qrels_frame(query_relevance)
-        self._queries = frozenset(query_relevance)
-        self._judged = {q: docs.keys() for q, docs in query_relevance.items()}  # for the empty rankings' stand-in
+        self._request = parse_measures(sorted(specs)) if specs else None
+        self._level, self._judged_only = level, bool(judged)
+        self._qrels = _Qrels(query_relevance)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{query: {name: value}}`` for each query of ``scores`` (``{query: {doc: score}}``) that has qrels,
@@ -175,76 +258,88 @@ class RelevanceEvaluator:
             return {}
         if not isinstance(scores, dict):
             raise TypeError("Argument object scores should be of type dictionary.")
-        run, empty = _run_frame(scores, self._queries)
-        order = [q for q in scores if q in self._queries]
-        if not order:
-            return {}
-        if not self._specs:
+        judged = self._qrels.judged
+        _check_run(scores, judged)
+        order = [q for q in scores if q in judged]
+        if not order or self._request is None:
             return {q: {} for q in order}
-        run = run.filter(pl.col(QUERY).is_in(list(self._queries)))
-        values = self._values(run, False) if run.height else {}
+        ranked = {q: scores[q] for q in order if scores[q]}
+        values = self._values(ranked, self._judged_only) if ranked else {}
+        # an empty ranking: trec_eval's values for no document, those of -J when nothing retrieved is judged
+        empty = {q: {_stand_in(judged[q]): 0.0} for q in order if not scores[q]}
         if empty:
-            stand_in = [_stand_in(self._judged[q]) for q in empty]
-            extra = pl.DataFrame({QUERY: empty, DOC: stand_in, SCORE: [0.0] * len(empty)},
-                                 schema={QUERY: pl.String, DOC: pl.String, SCORE: pl.Float64})  # fmt: skip
-            values.update(self._values(extra, True))
+            values.update(self._values(empty, True))
         return {q: values[q] for q in order}
 
-    def _values(self, run: pl.DataFrame, judged_only: bool) -> dict[str, dict[str, float]]:
-        """``{query: {name: value}}`` of ``run`` by :func:`evaluate_full` (``judged_only`` forces ``-J``)."""
-        settings = dict(self._settings, judged_only=self._settings["judged_only"] or judged_only)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # coverage warnings: pytrec_eval says nothing
-            ev = evaluate_full(self._qrels, run, self._specs, engine="vectorized", **settings)
-        return _as_dicts(ev.per_query, sorted(ev.request.params, key=ORDER.__getitem__))
+    def _values(self, run: dict, judged_only: bool) -> dict[str, dict[str, float]]:
+        """``{query: {name: value}}`` of ``run`` (queries with qrels, rankings not empty) by the vectorized engine."""
+        enc = self._qrels.encoded(run)
+        computed = compute_encoded(enc, self._request, relevance_level=self._level, judged_only=judged_only)
+        return _as_dicts(computed.per_query, self._request.names)
 
 
-def _qrels_frame(qrels: dict) -> pl.DataFrame:
-    """The qrels as a frame, refused as pytrec_eval refuses them (``TypeError``, its messages)."""
-    for q, docs in qrels.items():
-        if not isinstance(q, str):
-            raise TypeError("Expected string as key.")
-        if not isinstance(docs, dict):
-            raise TypeError("Expected dictionary as value.")
-        for d, rel in docs.items():
-            if not isinstance(d, str):
-                raise TypeError("Expected mapping of document id to query relevance or matching score.")
-            if not isinstance(rel, int):
-                raise TypeError("Expected relevance to be integer.")
-    queries = list(chain.from_iterable([q] * len(docs) for q, docs in qrels.items()))
-    docs = list(chain.from_iterable(qrels.values()))
-    rels = list(chain.from_iterable(d.values() for d in qrels.values()))
-    return pl.DataFrame({QUERY: queries, DOC: docs, REL: np.array(rels, dtype=np.int64)},
-                        schema={QUERY: pl.String, DOC: pl.String, REL: pl.Int64})  # fmt: skip
+class _Qrels:
+    """The qrels as pytrec_eval holds them: checked and copied once (``TypeError``, its messages)."""
+
+    def __init__(self, qrels: dict) -> None:
+        for q, docs in qrels.items():
+            if not isinstance(q, str):
+                raise TypeError("Expected string as key.")
+            if not isinstance(docs, dict):
+                raise TypeError("Expected dictionary as value.")
+            for d, rel in docs.items():
+                if not isinstance(d, str):
+                    raise TypeError("Expected mapping of document id to query relevance or matching score.")
+                if not isinstance(rel, int):
+                    raise TypeError("Expected relevance to be integer.")
+        self.judged = {q: frozenset(docs) for q, docs in qrels.items()}
+        self.frame = pl.DataFrame(
+            {
+                QUERY: list(chain.from_iterable([q] * len(docs) for q, docs in qrels.items())),
+                DOC: list(chain.from_iterable(qrels.values())),
+                REL: np.array(list(chain.from_iterable(d.values() for d in qrels.values())), dtype=np.int64),
+            },
+            schema={QUERY: pl.String, DOC: pl.String, REL: pl.Int64},
+        )
+
+    def encoded(self, run: dict) -> Encoded:
+        """The qrels and ``run`` (``{query: {doc: score}}``, queries with qrels) encoded for the engine
+        (:func:`trecrs.engines.vectorized.encode`); ``TypeError`` for doc ids that are not strings, scores
+        that are not numbers."""
+        lens = np.fromiter(map(len, run.values()), dtype=np.int64, count=len(run))
+        try:
+            docs = pl.Series(DOC, list(chain.from_iterable(run.values())), dtype=pl.String)
+            scores = pl.Series(SCORE, list(chain.from_iterable(r.values() for r in run.values())), dtype=pl.Float64)
+        except TypeError:
+            raise TypeError(_BAD_RUN) from None
+        if docs.null_count() or scores.null_count():
+            raise TypeError(_BAD_RUN)
+        # rank.encode's coding, with the run's query codes taken from its keys rather than a column per line
+        qvocab = pl.Series(QUERY, list(self.judged.keys() | run.keys()), dtype=pl.String).sort()
+        qrels_docs, run_docs = IdCodes(self.frame.get_column(DOC)), IdCodes(docs)
+        dvocab = pl.concat([qrels_docs.strings, run_docs.strings]).unique().sort()
+        run_queries = IdCodes(pl.Series(QUERY, list(run), dtype=pl.String)).encode(qvocab)
+        return Encoded(
+            qvocab=qvocab,
+            dvocab=dvocab,
+            qq=IdCodes(self.frame.get_column(QUERY)).encode(qvocab),
+            qd=qrels_docs.encode(dvocab),
+            qv=self.frame.get_column(REL).to_numpy(),
+            qcode=np.repeat(run_queries, lens),
+            dcode=run_docs.encode(dvocab),
+            s32=c_floats(scores),
+        )
 
 
-def _run_frame(scores: dict, queries: frozenset) -> tuple[pl.DataFrame, list[str]]:
-    """The run as a frame (``query, doc, score``) and the queries with qrels whose ranking is empty;
-    ``TypeError`` (pytrec_eval's message) for what pytrec_eval refuses: keys that are not strings, rankings
-    that are not dicts, scores that are not ints or floats."""
+def _check_run(scores: dict, judged: dict) -> None:
+    """``TypeError`` (pytrec_eval's message) for what pytrec_eval refuses: ids that are not strings,
+    rankings that are not dicts, scores that are neither ints nor floats (those of queries with qrels are
+    checked as they are encoded)."""
     if not all(isinstance(q, str) and isinstance(r, dict) for q, r in scores.items()):
         raise TypeError(_BAD_RUN)
-    lens = [len(r) for r in scores.values()]
-    empty = [q for q, n in zip(scores, lens, strict=True) if n == 0 and q in queries]
-    try:
-        docs = pl.Series(DOC, list(chain.from_iterable(scores.values())), dtype=pl.String, strict=True)
-    except TypeError:
-        raise TypeError(_BAD_RUN) from None
-    values = np.array(list(chain.from_iterable(r.values() for r in scores.values())))
-    if values.dtype.kind not in "biuf":
-        values = _checked_scores(values)
-    query = pl.Series(QUERY, list(scores), dtype=pl.String).gather(np.repeat(np.arange(len(lens)), lens))
-    return pl.DataFrame([query, docs, pl.Series(SCORE, values.astype(np.float64, copy=False))]), empty
-
-
-def _checked_scores(values: np.ndarray) -> np.ndarray:
-    """Scores numpy could not type at once (huge ints, strings): ints and floats as doubles, else ``TypeError``."""
-    out = np.empty(values.size, dtype=np.float64)
-    for i, v in enumerate(values.tolist()):
-        if not isinstance(v, int | float):
+    for q, r in scores.items():
+        if q not in judged and not all(isinstance(d, str) and isinstance(v, int | float) for d, v in r.items()):
             raise TypeError(_BAD_RUN)
-        out[i] = float(v)
-    return out
 
 
 def _stand_in(judged) -> str:
