@@ -110,10 +110,9 @@ def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
 # what float() / int() read exactly as polars' casts do (both round a decimal correctly)
 _DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[+-]?[0-9]+$"
-# bytes str.split() splits at besides the space and the line end: a text holding one is left to the
-# line-by-line parser
-_OTHER_WHITESPACE = np.zeros(256, dtype=bool)
-_OTHER_WHITESPACE[[9, 11, 12, 13, 28, 29, 30, 31]] = True
+# characters str.split() splits at besides the space and the line end (ASCII): a text holding one is left
+# to the line-by-line parser
+_OTHER_WHITESPACE = "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dict | None:
@@ -140,21 +139,21 @@ def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dic
 
 def _split_regular(text: str, fields: int) -> pl.DataFrame | None:
     """The lines of ``text`` (ASCII) split at single spaces (``fields`` string columns ``c0``...), or None
-    when the text is not regular (:func:`_regular_columns`): other white space, a space or line end next to
-    another (two spaces, a blank line, a space at either end of a line), a line of another length."""
-    data = text.encode()
-    b = np.frombuffer(data, dtype=np.uint8)
-    if b.size == 0 or _OTHER_WHITESPACE[b].any():
-        return None
-    sep = (b == 32) | (b == 10)
-    if sep[0] or b[-1] == 32 or (sep[1:] & sep[:-1]).any():
+    when the text is not regular (:func:`_regular_columns`).
+
+    White space other than spaces and line ends is looked for first; polars then refuses a line with more
+    fields (two spaces in a row, a space at either end of a line make an empty one), reads an empty or
+    missing field as null, and skips a blank line, which the count of lines reveals.
+    """
+    if not text or any(c in text for c in _OTHER_WHITESPACE):
         return None
     schema = {f"c{i}": pl.String for i in range(fields)}
     try:
-        df = pl.read_csv(data, has_header=False, separator=" ", quote_char=None, schema=schema)
+        df = pl.read_csv(text.encode(), has_header=False, separator=" ", quote_char=None, schema=schema)
     except pl.exceptions.PolarsError:
         return None
-    return None if df.null_count().sum_horizontal().item() else df
+    lines = text.count("\n") + (not text.endswith("\n"))
+    return None if df.height != lines or df.null_count().sum_horizontal().item() else df
 
 
 def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str, dtype) -> dict | None:
