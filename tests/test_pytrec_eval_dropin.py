@@ -30,6 +30,10 @@ SINGLE = [
     "relative_P.4", "Rprec_mult.0.5", "Rprec_mult_1.5,2", "iprec_at_recall.0.25", "iprec_at_recall_0.5,1",
     "11pt_avg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "set_F.0.5",
     "utility", "num_nonrel_judged_ret",
+    # spellings trec_eval reads its own way: parameters of a measure without any ignored, cutoffs cut by atol,
+    # utility with other than four coefficients (UNDEF: 0.0), parameters of a single-valued measure
+    "map.5", "binG_1", "num_ret.3", "P.7.5", "success_4.5", "utility.1,2,3,4", "utility_2,1,0,0",
+    "11pt_avg.0.5,1", "set_F.0.5,2", "relstring.5", "ndcg_rel", "Rprec_mult.0",
 ]  # fmt: skip
 NICKNAMES = ["official", "all_trec", "set"]
 

@@ -33,6 +33,7 @@ import collections
 import io
 import operator
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from itertools import chain
 
@@ -42,7 +43,7 @@ import polars as pl
 from .engines.vectorized import Encoded, compute_encoded
 from .ids import IdCodes
 from .measures.request import parse_measures
-from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, base_of
+from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, NO_PARAMS, ORDER, base_of
 from .ordering import c_floats
 from .schema import DOC, QUERY, REL, SCORE
 
@@ -217,6 +218,21 @@ def trec_eval_measures(measures: Iterable[str]) -> set[str]:
     return {f"{m}.{','.join(sorted(p))}" if p else m for m, p in params.items()}
 
 
+def _engine_specs(specs: set[str]) -> tuple[list[str], set[str]]:
+    """The measures of ``specs`` (:func:`trec_eval_measures`) as trecrs's request takes them, and those
+    pytrec_eval answers 0.0 for: trec_eval ignores parameters given to a measure without any
+    (``map.5`` is ``map``); ``utility`` with other than four coefficients returns UNDEF from
+    ``m_utility.c``, leaving the zeroed value."""
+    out, zeros = [], set()
+    for spec in sorted(specs):
+        base, _, params = spec.partition(".")
+        if base == "utility" and params and len(params.split(",")) != 4:
+            zeros.add(base)
+        else:
+            out.append(base if BY_NAME[base].params == NO_PARAMS else spec)
+    return out, zeros
+
+
 def _c_int(value) -> int:
     """An argument as pytrec_eval's C code reads it (``PyArg_ParseTuple`` ``"i"``): an int in a C int's range."""
     try:
@@ -245,7 +261,12 @@ class RelevanceEvaluator:
         level, judged = _c_int(relevance_level), _c_int(judged_docs_only_flag)
         if level < 1:
             raise TypeError("Argument relevance_level should be positive.")
-        self._request = parse_measures(sorted(specs)) if specs else None
+        engine_specs, zeros = _engine_specs(specs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # trecrs's notes on cutoffs read as C's atol reads them
+            self._request = parse_measures(engine_specs) if engine_specs else None
+        self._names = sorted({*zeros, *(self._request.names if self._request else ())}, key=ORDER.__getitem__)
+        self._zeros = zeros | set(_ZERO)
         self._level, self._judged_only = level, bool(judged)
         self._qrels = _Qrels(query_relevance)
 
@@ -261,7 +282,7 @@ class RelevanceEvaluator:
         _check_run(scores, judged)
         order = [q for q in scores if q in judged]
         if not order or self._request is None:
-            return {q: {} for q in order}
+            return {q: dict.fromkeys(self._names, 0.0) for q in order}
         ranked = {q: scores[q] for q in order if scores[q]}
         values = self._values(ranked, self._judged_only) if ranked else {}
         # an empty ranking: trec_eval's values for no document, those of -J when nothing retrieved is judged
@@ -273,8 +294,10 @@ class RelevanceEvaluator:
     def _values(self, run: dict, judged_only: bool) -> dict[str, dict[str, float]]:
         """``{query: {name: value}}`` of ``run`` (queries with qrels, rankings not empty) by the vectorized engine."""
         enc = self._qrels.encoded(run)
-        computed = compute_encoded(enc, self._request, relevance_level=self._level, judged_only=judged_only)
-        return _as_dicts(computed.per_query, self._request.names)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # trecrs's notes (cutoffs read as C's atol reads them): pytrec_eval has none
+            computed = compute_encoded(enc, self._request, relevance_level=self._level, judged_only=judged_only)
+        return _as_dicts(computed.per_query, self._names, self._zeros)
 
 
 class _Qrels:
@@ -349,13 +372,13 @@ def _stand_in(judged) -> str:
     return doc
 
 
-def _as_dicts(per_query: pl.DataFrame, bases: list[str]) -> dict[str, dict[str, float]]:
-    """pytrec_eval's per-query dicts of an evaluation's per-query frame (``bases``: the request's measures,
-    in trec_eval's table order)."""
+def _as_dicts(per_query: pl.DataFrame, bases: list[str], zeros: set[str]) -> dict[str, dict[str, float]]:
+    """pytrec_eval's per-query dicts of an evaluation's per-query frame (``bases``: the measures, in
+    trec_eval's table order; ``zeros``: those pytrec_eval answers 0.0 for)."""
     columns = [c for c in per_query.columns if c != QUERY]
     names: list[tuple[str, str | None]] = []  # (key, column or None for a zero)
     for base in bases:
-        if base in _ZERO:
+        if base in zeros:
             names.append((base, None))
         elif base in _PER_CUTOFF:
             names.extend((c, c) for c in columns if base_of(c) == base)
