@@ -4,27 +4,28 @@ The names of pytrec_eval-terrier 0.5.11 (``RelevanceEvaluator``, ``parse_qrel``,
 ``compute_aggregated_measure``, ``supported_measures``, ``supported_nicknames``) with the same arguments
 and the same results: ``evaluate(run)`` returns ``{query: {name: float}}`` with the keys, values (the same
 C doubles: trec_eval 9.0.8's arithmetic, reproduced by the vectorized engine) and order pytrec_eval gives,
-and raises the exceptions pytrec_eval raises for the inputs it refuses. The values are computed by
-:func:`trecrs.evaluate.api.evaluate_full` with the vectorized engine; pytrec_eval is not imported.
+and raises the exceptions pytrec_eval raises for the inputs it refuses. The dicts are encoded for the
+vectorized engine directly (:func:`trecrs.engines.vectorized.compute_encoded`); pytrec_eval is not imported.
 
 The rules reproduced (pytrec_eval's ``__init__.py`` and ``pytrec_eval.cpp``, trec_eval 9.0.8 inside):
 
 * measures: nicknames expanded; ``P_5``, ``P.5``, ``P.5,10`` merged per measure, their parameters as a
-  set of strings joined in string order (as pytrec_eval passes them to trec_eval); an unknown name is a
-  ``ValueError``; an empty set gives an empty dict per query;
+  set of strings joined in string order (as pytrec_eval passes them to trec_eval); parameters of a
+  measure without any ignored; an unknown name is a ``ValueError``; an empty set gives an empty dict per
+  query;
 * ``relevance_level`` is trec_eval's ``-l`` (at least 1), ``judged_docs_only_flag`` its ``-J``; no ``-M``
   (every document counts), no ``-c`` (qrels queries without a ranking are left out);
 * qrels queries judged nothing are dropped; run queries without qrels are left out; the queries come in
   the run's order, each measure's values in trec_eval's table order, cutoff measures under their printed
   names (``P_5``, ``iprec_at_recall_0.10``), the others under the measure's name (``ndcg``, ``set_F``);
-  ``runid`` and ``relstring`` are 0.0 and ``num_q`` is 1.0 for each query, as pytrec_eval returns them
-  (``runid`` alone, pytrec_eval reads an empty buffer: any number);
+  ``runid`` and ``relstring`` are 0.0 and ``num_q`` is 1.0 for each query, as pytrec_eval returns them;
 * the qrels are read once, when the evaluator is made; ``evaluate`` may be called any number of times.
 
-One difference, deliberately: a query of the run whose ranking is empty (``{}``) gets the values trec_eval
-computes for a ranking of no document (those of ``-J`` when nothing retrieved is judged); pytrec_eval's own
-values for it depend on the queries evaluated before it in the same call (zeros, or a crash, when none
-retrieved anything).
+Where pytrec_eval's answer is undefined, trec_eval's: a query whose ranking is empty (``{}``) gets the
+values trec_eval computes for a ranking of no document (those of ``-J`` when nothing retrieved is
+judged), where pytrec_eval's depend on the queries evaluated before it in the same call (zeros, or a
+crash, when none retrieved anything); ``runid`` alone is 0.0 (pytrec_eval reads an empty buffer).
+Details and the differential test: docs/engines.md.
 """
 
 from __future__ import annotations
