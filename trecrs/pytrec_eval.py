@@ -158,6 +158,14 @@ def _split_regular(text: str, fields: int) -> pl.DataFrame | None:
     return None if df.height != lines or df.null_count().sum_horizontal().item() else df
 
 
+def _shared_strings(ids: pl.Series) -> list[str]:
+    """``ids.to_list()`` with one string object per distinct id: a catalogue's items repeat in every
+    ranking, and each object is made, and hashed when inserted in a dict, once instead of once a line."""
+    vocab = ids.unique()
+    objects = np.array(vocab.to_list(), dtype=object)
+    return objects[ids.cast(pl.Enum(vocab)).to_physical().to_numpy()].tolist()
+
+
 def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str, dtype) -> dict | None:
     """``defaultdict`` ``{query: {doc: value}}`` of three columns, or None when a value does not match
     ``pattern`` or does not fit ``dtype``, or a (query, doc) repeats."""
@@ -176,7 +184,7 @@ def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str
     starts = np.flatnonzero(np.diff(blocks.to_numpy(), prepend=-1))
     ends = np.append(starts[1:], frame.height)
     names = frame.get_column("q").gather(starts).to_list()
-    d, v = frame.get_column("d").to_list(), frame.get_column("v").to_list()
+    d, v = _shared_strings(frame.get_column("d")), frame.get_column("v").to_list()
     out = collections.defaultdict(dict)
     for q, a, b in zip(names, starts.tolist(), ends.tolist(), strict=True):
         out[q] = dict(zip(d[a:b], v[a:b], strict=True))
