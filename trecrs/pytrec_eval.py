@@ -176,14 +176,15 @@ def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str
     except pl.exceptions.PolarsError:
         return None
     frame = pl.DataFrame({"q": queries, "d": docs, "v": values})
-    blocks = frame.get_column("q").rle_id()
-    if blocks[-1] + 1 != queries.n_unique():  # a query in several runs of lines: grouped, first appearance first
+    runs = queries.rle()
+    if runs.len() != queries.n_unique():  # a query in several runs of lines: grouped, first appearance first
         frame = frame.with_row_index("i").with_columns(pl.col("i").min().over("q").alias("f"))
         frame = frame.sort("f", maintain_order=True)
-        blocks = frame.get_column("q").rle_id()
-    starts = np.flatnonzero(np.diff(blocks.to_numpy(), prepend=-1))
-    ends = np.append(starts[1:], frame.height)
-    names = frame.get_column("q").gather(starts).to_list()
+        runs = frame.get_column("q").rle()
+    lens = runs.struct.field("len").to_numpy()
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    names = runs.struct.field("value").to_list()
     d, v = _shared_strings(frame.get_column("d")), frame.get_column("v").to_list()
     out = collections.defaultdict(dict)
     for q, a, b in zip(names, starts.tolist(), ends.tolist(), strict=True):
