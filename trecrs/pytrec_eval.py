@@ -42,11 +42,10 @@ import numpy as np
 import polars as pl
 
 from .engines.vectorized import Encoded, compute_encoded
-from .ids import IdCodes
 from .measures.request import parse_measures
 from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, NO_PARAMS, ORDER, base_of
 from .ordering import c_floats
-from .schema import DOC, QUERY, REL, SCORE
+from .schema import DOC, QUERY, SCORE
 
 __version__ = "0.5.11"  # the pytrec_eval-terrier release whose interface and results this module gives
 
@@ -325,42 +324,50 @@ class _Qrels:
                 if not isinstance(rel, int):
                     raise TypeError("Expected relevance to be integer.")
         self.judged = {q: frozenset(docs) for q, docs in qrels.items()}
-        self.frame = pl.DataFrame(
-            {
-                QUERY: list(chain.from_iterable([q] * len(docs) for q, docs in qrels.items())),
-                DOC: list(chain.from_iterable(qrels.values())),
-                REL: np.array(list(chain.from_iterable(d.values() for d in qrels.values())), dtype=np.int64),
-            },
-            schema={QUERY: pl.String, DOC: pl.String, REL: pl.Int64},
-        )
+        self.queries = list(chain.from_iterable([q] * len(docs) for q, docs in qrels.items()))
+        self.docs = list(chain.from_iterable(qrels.values()))
+        self.doc_set = frozenset(self.docs)
+        self.rels = np.fromiter(chain.from_iterable(d.values() for d in qrels.values()), dtype=np.int64,
+                                count=len(self.docs))  # fmt: skip
 
     def encoded(self, run: dict) -> Encoded:
-        """The qrels and ``run`` (``{query: {doc: score}}``, queries with qrels) encoded for the engine
-        (:func:`trecrs.engines.vectorized.encode`); ``TypeError`` for doc ids that are not strings, scores
-        that are not numbers."""
-        lens = np.fromiter(map(len, run.values()), dtype=np.int64, count=len(run))
+        """The qrels and ``run`` (``{query: {doc: score}}``, queries with qrels) as the engine's integers
+        (:class:`~trecrs.engines.vectorized.Encoded`: ids as their ranks in the bytewise-sorted
+        vocabularies, scores as C floats); ``TypeError`` for doc ids that are not strings, scores that are
+        not numbers.
+
+        The doc ids are coded through a dict: they are keys of the run's dicts, so their hashes are
+        computed already, and no string column a line long is made.
+        """
+        docs = self.doc_set.union(*run.values())
+        if not all(isinstance(d, str) for d in docs):
+            raise TypeError(_BAD_RUN)
         try:
-            docs = pl.Series(DOC, list(chain.from_iterable(run.values())), dtype=pl.String)
             scores = pl.Series(SCORE, list(chain.from_iterable(r.values() for r in run.values())), dtype=pl.Float64)
         except TypeError:
             raise TypeError(_BAD_RUN) from None
-        if docs.null_count() or scores.null_count():
+        if scores.null_count():
             raise TypeError(_BAD_RUN)
-        # rank.encode's coding, with the run's query codes taken from its keys rather than a column per line
         qvocab = pl.Series(QUERY, list(self.judged.keys() | run.keys()), dtype=pl.String).sort()
-        qrels_docs, run_docs = IdCodes(self.frame.get_column(DOC)), IdCodes(docs)
-        dvocab = pl.concat([qrels_docs.strings, run_docs.strings]).unique().sort()
-        run_queries = IdCodes(pl.Series(QUERY, list(run), dtype=pl.String)).encode(qvocab)
+        dvocab = pl.Series(DOC, list(docs), dtype=pl.String).sort()
+        qcode, dcode = _codes(qvocab), _codes(dvocab)
+        lens = np.fromiter(map(len, run.values()), dtype=np.int64, count=len(run))
         return Encoded(
             qvocab=qvocab,
             dvocab=dvocab,
-            qq=IdCodes(self.frame.get_column(QUERY)).encode(qvocab),
-            qd=qrels_docs.encode(dvocab),
-            qv=self.frame.get_column(REL).to_numpy(),
-            qcode=np.repeat(run_queries, lens),
-            dcode=run_docs.encode(dvocab),
+            qq=np.fromiter(map(qcode.__getitem__, self.queries), dtype=np.int32, count=len(self.queries)),
+            qd=np.fromiter(map(dcode.__getitem__, self.docs), dtype=np.int32, count=len(self.docs)),
+            qv=self.rels,
+            qcode=np.repeat(np.fromiter(map(qcode.__getitem__, run), dtype=np.int32, count=len(run)), lens),
+            dcode=np.fromiter(map(dcode.__getitem__, chain.from_iterable(run.values())), dtype=np.int32,
+                              count=scores.len()),  # fmt: skip
             s32=c_floats(scores),
         )
+
+
+def _codes(vocab: pl.Series) -> dict[str, int]:
+    """Each id of a sorted vocabulary and its rank there (its code)."""
+    return dict(zip(vocab.to_list(), range(vocab.len()), strict=True))
 
 
 def _check_run(scores: dict, judged: dict) -> None:
