@@ -253,3 +253,14 @@ def test_importing_it_does_not_import_pytrec_eval():
     code = "import sys; from trecrs import pytrec_eval; print('pytrec_eval' in sys.modules, 'pytrec_eval_ext' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_parsers_read_from_where_the_file_is(tmp_path):
+    """After a header line read with next() (the file cannot tell its position) or readline()."""
+    path = tmp_path / "run"
+    path.write_text("# header\n1 Q0 d1 1 2.5 t\n1 Q0 d2 1 3.5 t\n")
+    for skip in (next, lambda f: f.readline()):
+        with open(path) as f, open(path) as g:
+            skip(f)
+            skip(g)
+            assert dropin.parse_run(g) == pytrec_eval.parse_run(f) == {"1": {"d1": 2.5, "d2": 3.5}}

@@ -128,7 +128,10 @@ def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dic
     """
     if not isinstance(lines, io.TextIOBase) or not lines.seekable():
         return None
-    start = lines.tell()
+    try:
+        start = lines.tell()
+    except OSError:  # a text file being iterated (next()) cannot tell where it is
+        return None
     text = lines.read()
     df = _split_regular(text, fields) if text.isascii() else None
     out = None if df is None else _nested(df.get_column("c0"), df.get_column("c2"), df.get_column(f"c{value}"),
