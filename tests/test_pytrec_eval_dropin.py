@@ -8,6 +8,7 @@ The reference is the real pytrec_eval (trec_eval 9.0.8's C code). Cases are seed
 from __future__ import annotations
 
 import collections
+import gzip
 import io
 import math
 import random
@@ -197,7 +198,7 @@ def test_parsers_match_pytrec_eval_on_regular_files(seed, tmp_path):
     for parse, text, fields in [("parse_run", run_text, 6), ("parse_qrel", qrels_text, 4)]:
         path = tmp_path / parse
         path.write_text(text)
-        assert dropin._split_regular(text, fields) is not None  # the polars path is the one tested
+        assert dropin._split_regular(text.encode(), fields) is not None  # the polars path is the one tested
         with open(path) as f:
             got = getattr(dropin, parse)(f)
         want = getattr(pytrec_eval, parse)(io.StringIO(text))
@@ -255,12 +256,21 @@ def test_importing_it_does_not_import_pytrec_eval():
     assert out.split() == ["False", "False"]
 
 
-def test_parsers_read_from_where_the_file_is(tmp_path):
-    """After a header line read with next() (the file cannot tell its position) or readline()."""
-    path = tmp_path / "run"
-    path.write_text("# header\n1 Q0 d1 1 2.5 t\n1 Q0 d2 1 3.5 t\n")
-    for skip in (next, lambda f: f.readline()):
-        with open(path) as f, open(path) as g:
-            skip(f)
-            skip(g)
-            assert dropin.parse_run(g) == pytrec_eval.parse_run(f) == {"1": {"d1": 2.5, "d2": 3.5}}
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "ascii", "utf-16", "utf-8-sig"])
+def test_parsers_read_from_where_the_file_is(tmp_path, encoding):
+    """After a header line read with next() (the file cannot tell its position) or readline(), in any
+    encoding (ASCII-reading ones are read as bytes), plain or gzipped; the file is left at its end."""
+    text = "# h\u00e9ader\n1 Q0 d1 1 2.5 t\n1 Q0 d2 1 3.5 t\n2 Q0 d1 1 1e-3 t\n"
+    if encoding == "ascii":
+        text = text.replace("\u00e9", "e")
+    (tmp_path / "run").write_text(text, encoding=encoding)
+    with gzip.open(tmp_path / "run.gz", "wt", encoding=encoding) as f:
+        f.write(text)
+    for opener in (open, gzip.open):
+        path = tmp_path / ("run" if opener is open else "run.gz")
+        for skip in (next, lambda f: f.readline()):
+            with opener(path, "rt", encoding=encoding) as f, opener(path, "rt", encoding=encoding) as g:
+                skip(f)
+                skip(g)
+                assert dropin.parse_run(g) == pytrec_eval.parse_run(f) == {"1": {"d1": 2.5, "d2": 3.5}, "2": {"d1": 1e-3}}
+                assert g.read() == ""

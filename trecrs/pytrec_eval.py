@@ -30,6 +30,7 @@ Details and the differential test: docs/engines.md.
 
 from __future__ import annotations
 
+import codecs
 import collections
 import io
 import operator
@@ -113,7 +114,7 @@ _DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[+-]?[0-9]+$"
 # characters str.split() splits at besides the space and the line end (ASCII): a text holding one is left
 # to the line-by-line parser
-_OTHER_WHITESPACE = "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_OTHER_WHITESPACE = b"\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dict | None:
@@ -132,31 +133,48 @@ def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dic
         start = lines.tell()
     except OSError:  # a text file being iterated (next()) cannot tell where it is
         return None
-    text = lines.read()
-    df = _split_regular(text, fields) if text.isascii() else None
+    data = _rest(lines, start)
+    df = None if data is None else _split_regular(data, fields)
     out = None if df is None else _nested(df.get_column("c0"), df.get_column("c2"), df.get_column(f"c{value}"),
                                           pattern, dtype)  # fmt: skip
     if out is None:
-        lines.seek(start)
+        lines.seek(start)  # for the line-by-line parser
+    else:
+        lines.seek(0, io.SEEK_END)  # where the line-by-line parser leaves it
     return out
 
 
-def _split_regular(text: str, fields: int) -> pl.DataFrame | None:
-    """The lines of ``text`` (ASCII) split at single spaces (``fields`` string columns ``c0``...), or None
+# encodings that read ASCII bytes as the same characters, one byte each: an ASCII file opened with one
+# is read as bytes, not decoded to be encoded again
+_ASCII_READERS = frozenset({"ascii", "utf-8", "iso8859-1", "cp1252"})
+
+
+def _rest(lines: io.TextIOBase, start) -> bytes | None:
+    """The rest of a text file from ``start`` (its position) as bytes, or None if it is not ASCII."""
+    if isinstance(lines, io.TextIOWrapper) and codecs.lookup(lines.encoding).name in _ASCII_READERS:
+        lines.buffer.seek(start)  # these decoders hold no state between lines: the position is a byte offset
+        data = lines.buffer.read()
+        return data if data.isascii() else None
+    text = lines.read()
+    return text.encode("ascii") if text.isascii() else None
+
+
+def _split_regular(data: bytes, fields: int) -> pl.DataFrame | None:
+    """The lines of ``data`` (ASCII) split at single spaces (``fields`` string columns ``c0``...), or None
     when the text is not regular (:func:`_regular_columns`).
 
     White space other than spaces and line ends is looked for first; polars then refuses a line with more
     fields (two spaces in a row, a space at either end of a line make an empty one), reads an empty or
     missing field as null, and skips a blank line, which the count of lines reveals.
     """
-    if not text or any(c in text for c in _OTHER_WHITESPACE):
+    if not data or any(c in data for c in _OTHER_WHITESPACE):
         return None
     schema = {f"c{i}": pl.String for i in range(fields)}
     try:
-        df = pl.read_csv(text.encode(), has_header=False, separator=" ", quote_char=None, schema=schema)
+        df = pl.read_csv(data, has_header=False, separator=" ", quote_char=None, schema=schema)
     except pl.exceptions.PolarsError:
         return None
-    lines = text.count("\n") + (not text.endswith("\n"))
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
     return None if df.height != lines or df.null_count().sum_horizontal().item() else df
 
 
