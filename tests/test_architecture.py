@@ -28,7 +28,7 @@ LAYERS: dict[str, int] = {
     "recommenders": 8,
     "report": 9,
     "reproductions": 10,
-    "__init__": 11,
+    "__init__": 11, "pytrec_eval": 11,
     "cli": 12, "__main__": 13,
 }  # fmt: skip
 
