@@ -53,6 +53,7 @@ _PUBLIC = {
     "sampled": ".report.sampled:sampled",
     "sensitivity": ".report.sensitivity:sensitivity",
     "format_trec": ".report.trec:format_trec",
+    "pytrec_eval": ".pytrec_eval",  # the drop-in module: from trecrs import pytrec_eval
 }
 __getattr__, __dir__ = exports(__name__, _PUBLIC)
 
@@ -93,6 +94,7 @@ __all__ = [
     "methodology_qrels",
     "ml100k_splits",
     "parse_measures",
+    "pytrec_eval",
     "qrels",
     "qrels_from_ratings",
     "read_qrels",
