@@ -55,6 +55,24 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     )
 
 
+def run_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """:func:`run_command`'s result for ``trecrs ARGS`` run by :func:`trecrs.cli.main` in this process.
+
+    The same entry point, statuses and lines without starting an interpreter (about half a second each): a
+    behaviour checked for many inputs keeps one :func:`run_command` round trip and runs the others here.
+    """
+    from tests.fuzz.run import run_in_process as run
+
+    previous = os.getcwd()
+    os.chdir(cwd or previous)
+    try:
+        outcome = run([str(a) for a in args])
+    finally:
+        os.chdir(previous)
+    stdout = outcome.stdout.decode("utf-8", "surrogateescape")
+    return subprocess.CompletedProcess(list(args), outcome.status, stdout, outcome.stderr)
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ..conftest import run_command, write
+from ..conftest import run_command, run_in_process, write
 
 QRELS = "u1 0 a 1\nu1 0 b 1\nu1 0 c 0\nu2 0 x 1\nu3 0 y 1\n"
 RUN = "u1 Q0 a 1 3 t\nu1 Q0 c 2 2 t\nu1 Q0 b 3 1 t\nu2 Q0 x 1 1 t\nu2 Q0 z 2 0.5 t\n"
@@ -103,15 +103,15 @@ def test_usage_errors_exit_2_with_one_line(files, tmp_path):
     assert res.stderr.strip() == (
         "trecrs eval: error: measure novelty_10 needs the training ratings (--train)"
     )
-    res = run_command("eval", "-m", "lauc.x", q, r)
+    res = run_in_process("eval", "-m", "lauc.x", q, r)
     assert res.returncode == 2 and "lauc.x: cutoffs must be integers" in res.stderr
-    res = run_command("eval", "-m", "halflife.1", q, r)
+    res = run_in_process("eval", "-m", "halflife.1", q, r)
     assert res.returncode == 2 and "alpha must be > 1" in res.stderr
-    res = run_command("eval", "-m", "no_such_measure", q, r)
+    res = run_in_process("eval", "-m", "no_such_measure", q, r)
     assert res.returncode == 2 and "unknown measure 'no_such_measure'" in res.stderr
     bad = write(tmp_path / "pred.txt", "u1 a 4\nu1 b four\n")
     test = write(tmp_path / "test.tsv", "u1\ta\t5\t1\n")
-    res = run_command("eval", "-m", "mae", "--test", test, "--predictions", bad, q, r)
+    res = run_in_process("eval", "-m", "mae", "--test", test, "--predictions", bad, q, r)
     assert res.returncode == 3 and f"{bad}:2: predicted rating is not a number" in res.stderr
 
 

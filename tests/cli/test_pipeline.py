@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import ROOT, trecrs_on_path
+from tests.command_server import commands_in_one_process
+from tests.conftest import ROOT
 
 SAMPLE = ROOT / "sample_data" / "synth-100k-like" / "u.data"
 METHODOLOGIES = ["test-ratings", "test-items", "training-items", "all-items", "one-plus-random"]
@@ -73,7 +74,10 @@ _LAYOUTS = {
 
 @pytest.mark.parametrize("name", sorted(_LAYOUTS))
 def test_pipeline_on_any_ratings_file_name(tmp_path, name):
-    """The split keeps the layout and extension (train.csv, train.dat): the script finds those files."""
+    """The split keeps the layout and extension (train.csv, train.dat): the script finds those files.
+
+    The script's 19 ``trecrs`` calls run in one process (:mod:`tests.command_server`): an interpreter start
+    each would be most of the time; test_pipeline_on_sample_data (slow) runs it with the real command."""
     if not SAMPLE.exists():
         pytest.skip(f"needs {SAMPLE}")
     header, sep = _LAYOUTS[name]
@@ -81,8 +85,9 @@ def test_pipeline_on_any_ratings_file_name(tmp_path, name):
     ratings = tmp_path / name
     ratings.write_text(header + "".join(sep.join(r) + "\n" for r in rows))
     out = tmp_path / "out"
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
-                          capture_output=True, text=True, env=trecrs_on_path(tmp_path, N="20"), check=False)
+    with commands_in_one_process(tmp_path) as env:
+        proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
+                              capture_output=True, text=True, env=dict(env, N="20"), check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     ext = Path(name).suffix
     assert sorted(p.name for p in (out / "split").iterdir() if not p.name.endswith(".json")) == [

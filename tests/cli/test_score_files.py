@@ -1,11 +1,12 @@
 """The README's "Bring your own recommender": a LensKit CSV and JSON top-N lists, turned into runs by
-``python -m trecrs run`` (a real process) and scored by ``trecrs eval`` like the plain score files."""
+``trecrs run`` and scored by ``trecrs eval`` like the plain score files (in-process; a CSV on standard
+input goes through ``python -m trecrs run``, a real process)."""
 
 from __future__ import annotations
 
 import json
 
-from tests.conftest import run_command
+from tests.conftest import run_in_process
 
 TRAIN = "1\t10\t4\t0\n1\t11\t3\t0\n2\t10\t5\t0\n3\t12\t1\t0\n"
 TEST = "1\t12\t5\t0\n1\t13\t4\t0\n2\t13\t4\t0\n3\t13\t2\t0\n"
@@ -14,8 +15,8 @@ SCORES = [("1", "12", 0.9), ("1", "13", 0.5), ("2", "11", 0.7), ("2", "12", 0.7)
 
 
 def _run(t, scores, out, *extra):
-    res = run_command("run", "--methodology", "all-items", "--train", t / "tr", "--test", t / "te",
-                      "--scores", t / scores, "--tag", "x", "-o", t / out, *extra)
+    res = run_in_process("run", "--methodology", "all-items", "--train", t / "tr", "--test", t / "te",
+                         "--scores", t / scores, "--tag", "x", "-o", t / out, *extra)
     assert res.returncode == 0, res.stderr
     return (t / out).read_bytes()
 
@@ -32,10 +33,10 @@ def test_readme_lenskit_csv_and_top_n_jsonl(tmp_path):
     assert _run(t, "preds.csv", "csv.run") == _run(t, "plain.scores", "plain.run")
     assert _run(t, "top.jsonl", "top.run", "--missing", "drop") == _run(t, "top.ranks", "ranks.run", "--ranks",
                                                                          "--missing", "drop")
-    assert run_command("qrels", "--test", t / "te", "--threshold", "4", "-o", t / "q").returncode == 0
+    assert run_in_process("qrels", "--test", t / "te", "--threshold", "4", "-o", t / "q").returncode == 0
     got = {}
     for name in ("csv.run", "top.run"):
-        res = run_command("eval", "-m", "P.1", "-m", "recip_rank", t / "q", t / name)
+        res = run_in_process("eval", "-m", "P.1", "-m", "recip_rank", t / "q", t / name)
         assert res.returncode == 0, res.stderr
         got[name] = res.stdout
     # user 1 ranks 12 (rel) first; user 2 ranks 12, 11 (a 0.7 tie: item id descending), 13 (rel): 1/3;

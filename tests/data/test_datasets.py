@@ -19,7 +19,7 @@ from trecrs.data.synthetic import ML100K_STAR_SHARES, generate
 from trecrs.files.hashing import file_digest
 from trecrs.files.ratings import read_ratings
 
-from ..conftest import ML100K, ROOT, need, run_command
+from ..conftest import ML100K, ROOT, need, run_command, run_in_process
 
 
 def shared_md5s() -> dict[str, str]:
@@ -59,7 +59,7 @@ def test_ml100k_split_rules_spot_checks(ml100k):
 
 
 def test_cli_ml100k_splits(ml100k, tmp_path):
-    proc = run_command("datasets", "ml100k-splits", ml100k, tmp_path / "out")
+    proc = run_in_process("datasets", "ml100k-splits", ml100k, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert file_digest(tmp_path / "out" / "ua.test", "md5") == ML100K_SPLITS_MD5["ua.test"]
 
@@ -113,7 +113,7 @@ def test_verify_other_releases_by_count_archive_and_checksums(tmp_path):
 
 
 def test_verify_unknown_folder_is_an_input_error(tmp_path):
-    proc = run_command("datasets", "verify", tmp_path)
+    proc = run_in_process("datasets", "verify", tmp_path)
     assert proc.returncode == 3
     assert "no known MovieLens file here" in proc.stderr
 

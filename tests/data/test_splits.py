@@ -13,7 +13,7 @@ from trecrs.data.splits import SPLITTERS, output_extension, round_half_up, split
 from trecrs.errors import UsageError
 from trecrs.files.ratings import read_ratings
 
-from ..conftest import ROOT, run_command
+from ..conftest import ROOT, run_command, run_in_process
 
 SAMPLE = ROOT / "sample_data" / "synth-100k-like" / "u.data"
 KEY = ["user", "item"]
@@ -244,7 +244,7 @@ def test_cli_kfold_files_layout_and_determinism(tmp_path):
 
 def test_cli_seed_changes_files(tmp_path):
     for seed in (1, 2):
-        assert run_command("split", "--method", "holdout", "--seed", seed, SAMPLE, tmp_path / str(seed)).returncode == 0
+        assert run_in_process("split", "--method", "holdout", "--seed", seed, SAMPLE, tmp_path / str(seed)).returncode == 0
     assert (tmp_path / "1" / "test").read_bytes() != (tmp_path / "2" / "test").read_bytes()
 
 
@@ -294,16 +294,16 @@ def test_bad_missing_column(tmp_path):
 def test_bad_non_numeric_rating(tmp_path):
     src = tmp_path / "u.data"
     src.write_text("1\t2\t3\t4\n1\t3\tx\t5\n")
-    proc = run_command("split", "--method", "holdout", "--seed", 1, src, tmp_path / "out")
+    proc = run_in_process("split", "--method", "holdout", "--seed", 1, src, tmp_path / "out")
     assert_failed_without_files(proc, tmp_path / "out", "u.data:2: rating is not a number: 'x'")
 
 
 def test_bad_duplicates_then_dedupe(tmp_path):
     src = tmp_path / "u.data"
     src.write_text("1\t2\t3\t4\n1\t3\t4\t5\n2\t2\t1\t6\n1\t2\t5\t7\n2\t3\t2\t8\n")
-    proc = run_command("split", "--method", "loo", "--pick", "latest", src, tmp_path / "out")
+    proc = run_in_process("split", "--method", "loo", "--pick", "latest", src, tmp_path / "out")
     assert_failed_without_files(proc, tmp_path / "out", "u.data:4: duplicate rating for user '1', item '2': lines 1 and 4")
-    proc = run_command("split", "--method", "loo", "--pick", "latest", "--dedupe", "last", src, tmp_path / "out")
+    proc = run_in_process("split", "--method", "loo", "--pick", "latest", "--dedupe", "last", src, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert "1 duplicate rating row(s) merged" in proc.stderr
     assert (tmp_path / "out" / "test").read_text() == "1\t2\t5\t7\n2\t3\t2\t8\n"
@@ -332,7 +332,7 @@ def test_temporal_needs_timestamps(tmp_path):
 def test_cli_parquet_in_parquet_out_keeps_column_names(tmp_path, sample):
     src = tmp_path / "r.parquet"
     sample.rename({"user": "userId", "item": "movieId"}).write_parquet(src)
-    proc = run_command("split", "--method", "holdout", "--seed", 1, src, tmp_path / "out")
+    proc = run_in_process("split", "--method", "holdout", "--seed", 1, src, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     test = pl.read_parquet(tmp_path / "out" / "test.parquet")
     assert test.columns == ["userId", "movieId", "rating", "timestamp"]

@@ -90,14 +90,15 @@ FLAGS = st.fixed_dictionaries(
         "depth": st.one_of(st.none(), st.integers(1, 6)),
     }
 )
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("judged_only", [False, True])  # 150 examples with -J and 150 without: no long test
 @SETTINGS
 @given(collections(), FLAGS)
-def test_all_trec_agrees_with_pytrec_eval(data, flags):
+def test_all_trec_agrees_with_pytrec_eval(judged_only, data, flags):
     qrels, run = data
-    _compare(qrels, run, ["all_trec"], **flags)
+    _compare(qrels, run, ["all_trec"], **{**flags, "judged_only": judged_only})
 
 
 PARAMETRISED = [

@@ -8,7 +8,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-from tests.conftest import run_command
+from tests.conftest import run_command, run_in_process
 from trecrs.errors import InputError, UsageError
 from trecrs.files.candidates import read_items
 from trecrs.protocol.candidates import METHODOLOGIES, candidates, methodology_qrels
@@ -277,7 +277,8 @@ def test_unknown_methodology_lists_names_and_abbreviations():
 
 @pytest.mark.parametrize("abbr", sorted(ABBREVIATIONS))
 def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
-    """candidates, qrels and run take the abbreviation; each manifest records the registry name."""
+    """candidates, qrels and run take the abbreviation; each manifest records the registry name (in-process:
+    test_cli_candidates_reproducible_files is the round trip through a process)."""
     import json
 
     train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
@@ -286,16 +287,16 @@ def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
     name = ABBREVIATIONS[abbr]
     split = ["--train", train, "--test", test, "--n", "2", "--seed", "1"]
     for spelling, out in ((abbr.lower(), "short"), (name, "long")):
-        proc = run_command("candidates", "--methodology", spelling, *split, "-o", tmp_path / f"{out}.pairs")
+        proc = run_in_process("candidates", "--methodology", spelling, *split, "-o", tmp_path / f"{out}.pairs")
         assert proc.returncode == 0, proc.stderr
         rule = [] if METHODOLOGIES[name].per_case else ["--threshold", "1"]
-        proc = run_command("qrels", "--methodology", spelling, "--train", train, "--test", test, *rule,
+        proc = run_in_process("qrels", "--methodology", spelling, "--train", train, "--test", test, *rule,
                            "-o", tmp_path / f"{out}.qrels")
         assert proc.returncode == 0, proc.stderr
     scores = tmp_path / "s.txt"
     scores.write_text("".join(f"{u}\t{i}\t{k}\n" for k, (_, u, i) in enumerate(
         candidates(name, TRAIN, TEST, n=2, seed=1).rows())))
-    proc = run_command("run", "--methodology", abbr, *split, "--scores", scores, "-o", tmp_path / "r.run")
+    proc = run_in_process("run", "--methodology", abbr, *split, "--scores", scores, "-o", tmp_path / "r.run")
     assert proc.returncode == 0, proc.stderr
     for suffix in ("pairs", "qrels"):
         assert (tmp_path / f"short.{suffix}").read_bytes() == (tmp_path / f"long.{suffix}").read_bytes()
@@ -303,7 +304,7 @@ def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
         manifest = json.loads((tmp_path / f"{path}.manifest.json").read_text())
         assert manifest["parameters"]["methodology"] == name, path
     assert len((tmp_path / "r.run").read_text().splitlines()) == len((tmp_path / "long.pairs").read_text().splitlines())
-    help_text = run_command("run", "--help").stdout
+    help_text = run_in_process("run", "--help").stdout
     assert "one-plus-random (1R, OPR)" in " ".join(help_text.split())
 
 

@@ -8,7 +8,7 @@ import re
 import polars as pl
 import pytest
 
-from tests.conftest import run_command, write
+from tests.conftest import run_command, run_in_process, write
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
 from trecrs.protocol.qrels import make_qrels, rating_scale, short_head
@@ -174,7 +174,8 @@ def test_library_errors():
 def test_cli_bad_inputs_leave_no_file(tmp_path, content, args, message, status):
     test = write(tmp_path / "t.test", content)
     out = tmp_path / "q.qrels"
-    proc = run_command("qrels", "--test", test, *args, "-o", out)
+    via = run_command if message == ":2: duplicate rating" else run_in_process  # one round trip through a process
+    proc = via("qrels", "--test", test, *args, "-o", out)
     assert proc.returncode == status, proc.stderr
     assert proc.stderr.startswith("trecrs qrels: error:") and len(proc.stderr.strip().splitlines()) == 1
     assert re.search(message, proc.stderr), proc.stderr

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tests.conftest import run_command, write
+from tests.conftest import run_command, run_in_process, write
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
 from trecrs.files.scores import read_scores
@@ -263,7 +263,8 @@ def test_cli_bad_inputs(files, case, message):
     args = ["run", "--scores", t / "s.scores", "-o", t / "out.run"]
     if case != "no-methodology":
         args += ["--methodology", "all-items", "--train", t / "tr", "--test", t / "te"]
-    proc = run_command(*args)
+    via = run_command if case == "unknown-user" else run_in_process  # one round trip through a process
+    proc = via(*args)
     assert proc.returncode == (2 if case == "no-methodology" else 3), proc.stderr  # usage, else a bad file
     assert proc.stderr.startswith("trecrs run: error:") and len(proc.stderr.strip().splitlines()) == 1
     import re

@@ -448,7 +448,7 @@ def test_fallback_with_nothing_scored_starts_below_zero_and_random_needs_none():
 def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path):
     """The default --unscored fallback: every candidate in the file, the manifest counts the fallbacks,
     one warning with count and percentage; --unscored drop leaves them out as before."""
-    from tests.conftest import run_command
+    from tests.conftest import run_command, run_in_process
 
     train = tmp_path / "train.tsv"
     train.write_text("".join(f"{u}\t{i}\t{r}\n" for u, items in A.items() for i, r in items.items()))
@@ -471,7 +471,7 @@ def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path)
     own = {(u, i): v for u, i, v in model.frame.iter_rows()}
     assert all(scores[k] == v for k, v in own.items())  # the model's own scores unchanged
     assert max(v for k, v in scores.items() if k not in own) < min(own.values())
-    proc = run_command("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "--unscored", "drop",
+    proc = run_in_process("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "--unscored", "drop",
                        "-o", tmp_path / "d.txt")
     assert proc.returncode == 0 and ": warning: " not in proc.stderr
     assert len((tmp_path / "d.txt").read_text().splitlines()) == 30 - n
@@ -481,7 +481,7 @@ def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path)
     test = tmp_path / "test.tsv"
     test.write_text("u1\ti4\t4\nu3\ti5\t5\nghost\ti1\t3\n")
     split = ["run", "--methodology", "all-items", "--train", train, "--test", test]
-    proc = run_command(*split, "--scores", tmp_path / "s.txt", "-o", tmp_path / "s.run")
+    proc = run_in_process(*split, "--scores", tmp_path / "s.txt", "-o", tmp_path / "s.run")
     assert proc.returncode == 0, proc.stderr
-    proc = run_command(*split, "--scores", tmp_path / "d.txt", "-o", tmp_path / "d.run")
+    proc = run_in_process(*split, "--scores", tmp_path / "d.txt", "-o", tmp_path / "d.run")
     assert proc.returncode != 0 and "--missing" in proc.stderr

@@ -14,10 +14,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.fuzz.binaries import Unavailable, binary
 from trecrs.data.splits import holdout
 from trecrs.errors import UsageError
 
-TREC_EVAL = Path("/tmp/diffcheck/te/trec_eval-9.0.8/trec_eval")
 RUN = "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n1 Q0 d3 3 1.0 t\n"
 OLD = "an earlier output\n"
 
@@ -51,9 +51,12 @@ def refused(cli, tmp_path: Path, args, code: int, line: str) -> None:
 
 
 def trec_eval(*args) -> str:
-    if not TREC_EVAL.exists():
-        pytest.skip(f"needs the trec_eval 9.0.8 binary at {TREC_EVAL}, which is absent")
-    return subprocess.run([TREC_EVAL, *map(str, args)], capture_output=True, text=True, check=True).stdout
+    """trec_eval 9.0.8's stdout (the binary built from ../shared/tools); skips, saying why, without it."""
+    try:
+        path = binary("9")
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+    return subprocess.run([path, *map(str, args)], capture_output=True, text=True, check=True).stdout
 
 
 # --------------------------------------------------------------------------------------------- relevance
