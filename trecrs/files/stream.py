@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,19 +200,32 @@ class RunBlocks:
         return block
 
 
+# the last block query_lines answered for, and its answer: the stream checks a block and the engine then
+# counts its lines, one after the other, so the second call is a lookup (a weak reference: no block is
+# kept; one tuple, read and replaced whole, so threads evaluating blocks side by side cannot mix two)
+_last: tuple = (lambda: None, None)
+
+
 def query_lines(block: pl.DataFrame) -> pl.DataFrame:
     """The distinct queries of a block (``query`` as strings) and their number of lines (``lines``).
 
     Counted on the categorical codes at the starts of the block's runs of equal queries (a grouped block
     has one run per query), so no hash table over the lines is built and only distinct ids become strings.
     """
+    global _last
+    seen, answer = _last
+    if seen() is block:
+        return answer
     col = block.get_column(QUERY)
-    phys = (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().to_numpy()
+    # one contiguous copy of the codes: converting a many-chunk column straight to numpy costs more
+    phys = (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().rechunk().to_numpy()
     starts = query_blocks(phys)
     codes, which = np.unique(phys[starts], return_inverse=True)
     lines = np.bincount(which, weights=np.diff(np.append(starts, phys.size)), minlength=codes.size)
     ids = pl.Series(QUERY, codes.astype(np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
-    return pl.DataFrame({QUERY: ids, "lines": lines.astype(np.int64)})
+    out = pl.DataFrame({QUERY: ids, "lines": lines.astype(np.int64)})
+    _last = (weakref.ref(block), out)
+    return out
 
 
 def partition_count(path: PathLike, block_lines: int) -> int:
