@@ -1,7 +1,8 @@
 """trecrs: offline evaluation of recommender systems with TREC files and trec_eval semantics.
 
 Users are queries, items are documents. The public API is what this module exports; each name is imported
-the first time it is used (:mod:`trecrs.lazy`), so ``import trecrs`` loads numpy and polars and no more.
+the first time it is used (:mod:`trecrs.lazy`), so ``import trecrs`` loads no third-party package: numpy
+and polars come with the first name used, scipy, pyarrow and the rest with the functions that need them.
 """
 
 from . import evaluate as _evaluate_package

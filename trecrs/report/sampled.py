@@ -85,7 +85,7 @@ def sampled_report(cases: dict[str, pl.DataFrame], ks: list[int], lam: float = 0
 
 def kendall(a: np.ndarray, b: np.ndarray) -> float | None:
     """Kendall's tau-b of two orders of the same systems (``scipy.stats.kendalltau``); None if undefined."""
-    from scipy.stats import kendalltau  # here: `import trecrs` loads numpy and polars only
+    from scipy.stats import kendalltau  # here: `import trecrs` stays light (numpy and polars at most)
 
     if a.size < 2:
         return None

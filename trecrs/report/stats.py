@@ -30,7 +30,7 @@ def paired_t(d: np.ndarray, *, rng: np.random.Generator | None = None, resamples
     mean, sd = float(d.mean()), float(d.std(ddof=1)) if n > 1 else 0.0
     if sd == 0.0 or n < 2:
         return 1.0 if mean == 0.0 else 0.0
-    from scipy import stats as _scipy  # here: `import trecrs` loads numpy and polars only
+    from scipy import stats as _scipy  # here: `import trecrs` stays light (numpy and polars at most)
 
     t = mean / (sd / np.sqrt(n))
     return float(2.0 * _scipy.t.sf(abs(t), n - 1))
@@ -47,7 +47,7 @@ def wilcoxon(d: np.ndarray, *, rng: np.random.Generator | None = None, resamples
     d = np.asarray(d, dtype=np.float64)
     if not np.any(d != 0.0):
         return 1.0
-    from scipy import stats as _scipy  # here: `import trecrs` loads numpy and polars only
+    from scipy import stats as _scipy  # here: `import trecrs` stays light (numpy and polars at most)
 
     return float(_scipy.wilcoxon(d).pvalue)
 
