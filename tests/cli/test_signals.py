@@ -13,6 +13,12 @@ import pytest
 
 from ..conftest import ROOT
 
+
+def _default_sigint() -> None:
+    """In the child: SIGINT at its default, so that Python turns it into KeyboardInterrupt even when the
+    suite was started in the background of a non-interactive shell (which starts it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 # Runs `trecrs eval -o out.txt` with the write slowed down: the temporary exists while it sleeps.
 # Python runs signal handlers in the main thread between bytecodes; a signal delivered to one of polars'
 # threads is seen when the main thread next runs Python code, hence the short sleeps.
@@ -40,7 +46,7 @@ def test_signal_during_a_write_cleans_up(tmp_path, sig, status, word):
     for name in ("tiny.qrels", "tiny.run"):
         shutil.copy(ROOT / "sample_data" / name, tmp_path / name)
     proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITE], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     assert proc.stdout.readline() == "writing\n"
     assert any(p.name.endswith(".tmp") for p in (tmp_path / "sub").iterdir())
     proc.send_signal(sig)
@@ -75,7 +81,7 @@ def _consistent(folder) -> None:
 def _signal_at(folder, step: int, sig) -> subprocess.Popen:
     env = {**os.environ, "TRECRS_TEST_STEPS": "1", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(EVAL, cwd=folder, env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.DEVNULL, text=True, preexec_fn=_default_sigint)
     for expected in STEPS[: step + 1]:
         assert proc.stderr.readline() == f"trecrs-test-step: {expected}\n"
         if expected != STEPS[step]:
