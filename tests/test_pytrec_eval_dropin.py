@@ -19,6 +19,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 from trecrs import pytrec_eval as dropin  # noqa: E402
+from trecrs.files import nested  # noqa: E402 (the readers behind parse_run and parse_qrel)
 
 FAST_CASES = 300
 SLOW_CASES = 3000
@@ -198,7 +199,7 @@ def test_parsers_match_pytrec_eval_on_regular_files(seed, tmp_path):
     for parse, text, fields in [("parse_run", run_text, 6), ("parse_qrel", qrels_text, 4)]:
         path = tmp_path / parse
         path.write_text(text)
-        assert dropin._split_regular(text.encode(), fields) is not None  # the polars path is the one tested
+        assert nested._split_regular(text.encode(), fields) is not None  # the polars path is the one tested
         with open(path) as f:
             got = getattr(dropin, parse)(f)
         want = getattr(pytrec_eval, parse)(io.StringIO(text))
