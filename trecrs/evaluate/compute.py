@@ -15,9 +15,9 @@ from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
 from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
-from ..measures.request import MeasureRequest, parse_measures
+from ..measures.request import NAMED_BY_PARAMS, MeasureRequest, parse_measures
 from ..ordering import bytewise_sorted
-from ..schema import DOC, QUERY, SCORE
+from ..schema import DOC, QUERY, REL, SCORE
 from ..trec_eval_versions import TrecEvalVersion
 from .coverage import coverage, stop_uncovered, warn_coverage
 from .finalize import BOGUS_DOC, QrelsTotals, check_judged, finalize
@@ -30,12 +30,12 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
     """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
     kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
-    frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
+    frames = [_with_variants(eng, sub_qrels, sub_run, request, kwargs)] if f.evaluated else []
     if f.missing:
         # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
-        frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
+        frames.append(_with_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs))
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
@@ -43,6 +43,27 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
             rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, settings.judged_only))
     return Computed(per_query, f.missing, rs)
+
+
+def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs) -> pl.DataFrame:
+    """The request's values, then one column per ``Name(params)@k`` variant named as typed: each distinct
+    (settings, measure) computed in its own engine pass with its relevance level, judged-only flag and
+    gains (each qrels grade mapped, an unmapped one kept), as ir_measures' pytrec_eval provider runs them."""
+    out = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
+    if not request.variants:
+        return out
+    passes: dict[tuple, list[str]] = {}
+    for v in request.variants:
+        passes.setdefault(v.settings(), []).append(v.spec)
+    for (level, judged_only, gains, base, param), specs in passes.items():
+        sub = MeasureRequest({base: param}, trec_eval_version=request.trec_eval_version,
+                             num_docs_in_coll=request.num_docs_in_coll)
+        column = base if base in NAMED_BY_PARAMS else sub.output_names(base)[0]
+        graded = qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
+        values = eng.compute(graded, run, sub, relevance_level=level, judged_only=judged_only)
+        values = values.select(QUERY, *[pl.col(column).alias(spec) for spec in specs])
+        out = out.join(values, on=QUERY, how="left", maintain_order="left")
+    return out
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
@@ -119,6 +140,7 @@ def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequ
             return measures
         request = parse_measures(measures.engine_specs() + list(measures.extras), trec_eval_version=number)
         request.labels = dict(measures.labels)  # the same value columns, printed under the same names
+        request.variants = measures.variants
         return request
     return parse_measures(measures, trec_eval_version=number)
 

@@ -20,6 +20,7 @@ from ..errors import TrecrsWarning, UsageError
 from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
+from .grammar import Variant, parse_call
 from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
 from .trec_eval import (
@@ -46,6 +47,9 @@ class MeasureRequest:
     # ("P@10",), or ("P_10", "P@10") when P.10 was asked for too); other columns print under their own name
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     num_docs_in_coll: int = 0  # trec_eval's -N: documents in the collection, read by utility's 4th coefficient
+    # measures asked for as Name(params)@k (trecrs.measures.grammar): each computed with its own settings,
+    # its value column named as typed
+    variants: tuple[Variant, ...] = ()
 
     @property
     def version(self) -> TrecEvalVersion:
@@ -202,12 +206,15 @@ class _Parsed:
         self.extras: list[str] = []  # recommender measures by their own names
         self.alias_extras: list[str] = []  # recommender measures asked for by an alias (RR@10)
         self.aliased: list[tuple[str, Alias, str | None]] = []  # (name as typed, alias, k)
+        self.variants: list[Variant] = []  # Name(params)@k, in the order given
 
     def add(self, raw: str) -> None:
         spec = raw.strip()
         if not spec:
             raise UsageError("empty measure name")
-        if spec in self.nicknames:
+        if "(" in spec and (variant := parse_call(spec)) is not None:
+            self._add_variant(variant)
+        elif spec in self.nicknames:
             for n in self.nicknames[spec]:
                 self.trec.setdefault(n, None)
         elif spec.partition(".")[0] in BY_NAME:
@@ -221,6 +228,15 @@ class _Parsed:
             self.extras.append(spec)
         else:
             raise unknown_measure(raw, self.version)
+
+    def _add_variant(self, variant: Variant) -> None:
+        """A ``Name(params)@k`` measure: its trec_eval parameters checked now, computed apart later."""
+        if variant.param is not None:
+            _validate(variant.base, variant.param)
+        if not self.version.has_measure(variant.base):
+            raise UsageError(f"measure {variant.spec!r}: trec_eval {self.version.label} has no {variant.base}")
+        if all(v.spec != variant.spec for v in self.variants):
+            self.variants.append(variant)
 
     def _add_trec(self, spec: str) -> None:
         base, dot, p = spec.partition(".")
@@ -258,6 +274,7 @@ class _Parsed:
                 )
         request = MeasureRequest(params, (*self.extras, *self.alias_extras), self.version.number)
         request.labels = self._labels(request)
+        request.variants = tuple(self.variants)
         return request
 
     def _labels(self, request: MeasureRequest) -> dict[str, tuple[str, ...]]:

@@ -1,0 +1,132 @@
+"""ir_measures' parameterised names (trecrs.measures.grammar): each ``Name(params)@k`` equals ir_measures'
+value query by query (random qrels and runs without score ties), and trec_eval 9.0.8's value for the same
+measure under the equivalent ``-l``/``-J`` (gains: on the qrels with each grade mapped); the plain names
+keep their values; bad parameters are refused in one line."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from trecrs.errors import UsageError
+from trecrs.evaluate import evaluate
+from trecrs.measures.grammar import parse_call
+from trecrs.measures.request import parse_measures
+
+from ..conftest import write
+
+# (spec, trec_eval's -m, its flags, the grade mapping applied to the qrels first)
+CASES = [
+    ("P(rel=2)@10", "P.10", ["-l2"], None),
+    ("Precision(rel=3)@5", "P.5", ["-l3"], None),
+    ("R(rel=3)@20", "recall.20", ["-l3"], None),
+    ("AP(rel=2)", "map", ["-l2"], None),
+    ("MAP(rel=2)@10", "map_cut.10", ["-l2"], None),
+    ("RR(rel=3)", "recip_rank", ["-l3"], None),
+    ("NumRelRet(rel=2)", "num_rel_ret", ["-l2"], None),
+    ("NumRet(rel=2)", "num_rel_ret", ["-l2"], None),
+    ("Rprec(rel=2)", "Rprec", ["-l2"], None),
+    ("Success(rel=3)@5", "success.5", ["-l3"], None),
+    ("SetP(rel=2)", "set_P", ["-l2"], None),
+    ("SetP(rel=2, relative=True)", "set_relative_P", ["-l2"], None),
+    ("SetR(rel=2)", "set_recall", ["-l2"], None),
+    ("SetF(rel=2, beta=0.5)", "set_F.0.5", ["-l2"], None),
+    ("IPrec(rel=2)@0.2", "iprec_at_recall.0.2", ["-l2"], None),
+    ("Bpref(rel=2)", "bpref", ["-l2"], None),
+    ("infAP(rel=2)", "infAP", ["-l2"], None),
+    ("nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10", "ndcg_cut.10", [], {0: 0, 1: 1, 2: 5, 3: 10}),
+    ("nDCG(judged_only=True)@10", "ndcg_cut.10", ["-J"], None),
+    ("P(judged_only=True, rel=2)@10", "P.10", ["-J", "-l2"], None),
+    ("nDCG(dcg='log2')", "ndcg", [], None),
+]
+
+
+def _data(seed: int = 3):
+    """Qrels with grades 0..3 on 25 of 40 documents and a 30-document run per query, all scores distinct."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(8):
+        for d in rng.permutation(40)[:25]:
+            qrels.append((f"q{q}", f"d{d}", int(rng.integers(0, 4))))
+        scores = rng.permutation(30) + 0.5
+        for i, d in enumerate(rng.permutation(40)[:30]):
+            run.append((f"q{q}", f"d{d}", float(scores[i])))
+    return qrels, run
+
+
+def _files(tmp_path, qrels, run, gains=None):
+    g = gains or {}
+    q = "".join(f"{a} 0 {d} {g.get(r, r)}\n" for a, d, r in qrels)
+    r = "".join(f"{a} Q0 {d} 0 {s} t\n" for a, d, s in run)
+    return write(tmp_path / "qrels", q), write(tmp_path / "run", r)
+
+
+@pytest.fixture(scope="module")
+def values(tmp_path_factory):
+    """trecrs's per-query values of every case, asked for in one request with the plain P@10 and map."""
+    qrels, run = _data()
+    q, r = _files(tmp_path_factory.mktemp("g"), qrels, run)
+    res = evaluate(str(q), str(r), ["P@10", "map", *(c[0] for c in CASES)])
+    return {**res.to_dict(), "all": res.summary}
+
+
+@pytest.mark.parametrize(("spec", "measure", "flags", "gains"), CASES, ids=[c[0] for c in CASES])
+def test_equals_trec_eval_with_the_equivalent_flags(tmp_path, values, spec, measure, flags, gains):
+    from tests.fuzz.binaries import Unavailable, binary
+
+    try:
+        exe = binary("9")
+    except Unavailable as exc:
+        pytest.skip(f"trec_eval 9.0.8 unavailable: {exc}")
+    q, r = _files(tmp_path, *_data(), gains=gains)
+    out = subprocess.run([str(exe), "-q", *flags, "-m", measure, str(q), str(r)], capture_output=True, check=True)
+    seen = 0
+    for line in out.stdout.decode().splitlines():
+        _, query, value = line.split()
+        assert values[query][spec] == pytest.approx(float(value), abs=5e-5), (query, line)
+        seen += 1
+    assert seen == 9  # 8 queries and the summary
+
+
+@pytest.mark.parametrize("spec", [c[0] for c in CASES])
+def test_equals_ir_measures_query_by_query(values, spec):
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = _data()
+    qr = [ir_measures.Qrel(q, d, r) for q, d, r in qrels]
+    sr = [ir_measures.ScoredDoc(q, d, s) for q, d, s in run]
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(spec)], qr, sr)}
+    assert len(theirs) == 8
+    for query, value in theirs.items():
+        assert values[query][spec] == pytest.approx(value, abs=1e-12), query
+
+
+def test_plain_names_keep_their_values_beside_parameterised_ones(tmp_path, values):
+    q, r = _files(tmp_path, *_data())
+    plain = evaluate(str(q), str(r), ["P@10", "map"]).to_dict()
+    for query, row in plain.items():
+        assert values[query]["P@10"] == row["P@10"]
+        assert values[query]["map"] == row["map"]
+
+
+def test_parsed_settings():
+    v = parse_call("nDCG(gains={2: 5, 0: 0}, judged_only=True)@10")
+    assert (v.base, v.param, v.relevance_level, v.judged_only, v.gains) == ("ndcg_cut", "10", 1, True, ((0, 0), (2, 5)))
+    assert parse_call("P@10") is None  # the plain alias grammar
+    assert parse_call("SetF(beta=1.0)").param is None  # beta 1 is trec_eval's set_F
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("P(rel=2)", "P needs a cutoff (@k)"),
+    ("P(foo=1)@5", "P takes no parameter 'foo' (it takes judged_only, rel)"),
+    ("P(rel=True)@5", "rel must be an integer"),
+    ("RR(rel=2)@5", "RR takes no cutoff"),
+    ("P(2)@5", "parameters must be named"),
+    ("nDCG(dcg='exp-log2')@10", "dcg must be 'log2'"),
+    ("Foo(x=1)", "no parameterised measure 'Foo'"),
+    ("P(rel=x)@5", "parameter values must be literals"),
+])  # fmt: skip
+def test_bad_forms_are_refused(spec, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_measures([spec])
