@@ -141,6 +141,9 @@ def _vectorized_request(caller: str, measures, settings: EvalSettings, version=N
     request = request_for(measures, version)
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"{caller} computes the vectorized engine's measures only; got {measures!r}")
+    if request.variants:  # each needs its own pass over the encoded rankings: not wired here yet
+        raise UsageError(f"{caller} does not compute Name(params)@k measures yet; got "
+                         f"{', '.join(v.spec for v in request.variants)}: use evaluate()", arguments=["measures"])
     if settings.relevance_level < 1:
         raise UsageError(f"relevance_level must be at least 1, got {settings.relevance_level}", arguments=["relevance_level"])
     check_depth(settings.depth)

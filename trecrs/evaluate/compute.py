@@ -158,6 +158,9 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
     if not all(isinstance(x, str | os.PathLike | pl.DataFrame) for x in (rel_path, run_path)):
         raise UsageError(f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths")
     check_depth(settings.depth)
+    if request.variants:
+        raise UsageError(f"rel_info_format {fmt.name!r} does not compute Name(params)@k measures (they are "
+                         f"defined on qrels): {', '.join(v.spec for v in request.variants)}", arguments=["measures"])
     rel = rel_path if isinstance(rel_path, pl.DataFrame) else fmt.read(rel_path)  # a frame: read from stdin
     run = run_path if isinstance(run_path, pl.DataFrame) else read_run(run_path)
     rel_queries = set(rel.get_column(QUERY).to_list())

@@ -74,9 +74,11 @@ FORMS: tuple[Form, ...] = (
        lambda k, p: ("set_relative_P" if p.get("relative") else "set_P", None)),
     _f(("SetR",), "none", "rel", _fixed("set_recall")),
     _f(("SetF",), "none", "rel beta judged_only", _set_f),
+    _f(("SetAP",), "none", "rel judged_only", _fixed("set_map")),
     _f(("NumRelRet",), "none", "rel", _fixed("num_rel_ret")),
     _f(("NumRet",), "none", "rel", lambda k, p: ("num_rel_ret" if "rel" in p else "num_ret", None)),
     _f(("NumRel",), "none", "rel", _fixed("num_rel")),
+    _f(("NumQ",), "none", "", _fixed("num_q")),
 )  # fmt: skip
 
 BY_SPELLING: dict[str, Form] = {s.lower(): form for form in FORMS for s in form.spellings}

@@ -96,6 +96,12 @@ class MeasureRequest:
             return [f"{base}_{p}"]
         return [base]
 
+    def measure_of(self, column: str) -> str:
+        """The trec_eval output name whose rules (aggregation, per-query printing) a value column follows:
+        a ``Name(params)@k`` column follows its measure (``NumRelRet(rel=2)`` -> ``num_rel_ret``), others
+        their own name."""
+        return next((v.base for v in self.variants if v.spec == column), column)
+
     def printed_name(self, column: str) -> str:
         """The name trec_eval prints for an engine's value column: the measure's name, and for a measure
         named after its parameters (:data:`NAMED_BY_PARAMS`) given some, ``_`` and the parameters as typed
