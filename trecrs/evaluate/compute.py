@@ -50,20 +50,24 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
     (settings, measure) computed in its own engine pass with its relevance level, judged-only flag and
     gains (each qrels grade mapped, an unmapped one kept), as ir_measures' pytrec_eval provider runs them."""
     out = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
-    if not request.variants:
-        return out
     passes: dict[tuple, list[str]] = {}
     for v in request.variants:
+        if v.recsys:
+            continue  # computed with the recommender measures (add_recsys)
         passes.setdefault(v.settings(), []).append(v.spec)
     for (level, judged_only, gains, base, param), specs in passes.items():
         sub = MeasureRequest({base: param}, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
         column = base if base in NAMED_BY_PARAMS else sub.output_names(base)[0]
-        graded = qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
-        values = eng.compute(graded, run, sub, relevance_level=level, judged_only=judged_only)
+        values = eng.compute(_graded(qrels, gains), run, sub, relevance_level=level, judged_only=judged_only)
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec in specs])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
+
+
+def _graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
+    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
+    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
@@ -112,24 +116,35 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     """
     if settings.opr_average == "user":
         ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
-    if not request.extras:
+    variants = [v for v in request.variants if v.recsys]
+    if not request.extras and not variants:
         return
     queries = ev.per_query.get_column(QUERY).to_list()
     if settings.average_all and not f.missing:
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
-    res = evaluate_extras(
-        request.extras, qrels=f.restricted(f.qrels, f.evaluated), run=f.restricted(f.run, f.evaluated),
-        queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
-        level=settings.relevance_level, judged_only=settings.judged_only, head_share=settings.head_share, **data,
-    )  # fmt: skip
-    ev.extra_columns = [c for c in res.per_query.columns if c != QUERY]
-    rows = res.per_query
+    common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
+                  head_share=settings.head_share, run=f.restricted(f.run, f.evaluated), **data)
+    qrels = f.restricted(f.qrels, f.evaluated)
+    if request.extras:
+        res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,
+                              judged_only=settings.judged_only, **common)
+        _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
+        ev.notes = res.notes
+    for v in variants:  # each with its own level, judged-only flag and gains, named as typed
+        res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+                              judged_only=v.judged_only, **common)
+        column = next(c for c in res.per_query.columns if c != QUERY)
+        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], {v.spec: res.summary[column]})
+
+
+def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:
+    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their summary."""
+    ev.extra_columns = [*ev.extra_columns, *columns]
     if rows.height != ev.per_query.height:
         rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
-    if ev.extra_columns:
-        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in ev.extra_columns])
-    ev.summary.update(res.summary)
-    ev.notes = res.notes
+    if columns:
+        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in columns])
+    ev.summary.update(summary)
 
 
 def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:

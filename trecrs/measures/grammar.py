@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from .trec_eval import BY_NAME
 
 # parameter -> (type check, what a value must be); ir_measures' ParamInfo dtypes
 _INT = (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer")
@@ -29,7 +30,7 @@ _BOOL = (lambda v: isinstance(v, bool), "True or False")
 _NUM = (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number")
 _GAINS = (lambda v: isinstance(v, dict) and all(_INT[0](k) and _NUM[0](g) for k, g in v.items()),
           "a dict of integer grades to gains, e.g. {0: 0, 1: 1, 2: 3}")
-_DCG = (lambda v: v == "log2", "'log2' (trec_eval's DCG; 'exp-log2' is not implemented yet)")
+_DCG = (lambda v: v in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
 PARAM_TYPES = {"rel": _INT, "judged_only": _BOOL, "gains": _GAINS, "dcg": _DCG, "beta": _NUM, "relative": _BOOL}
 
 
@@ -54,6 +55,14 @@ def _fixed(bare: str, cut: str | None = None):
     return lambda k, p: (bare, None) if k is None else (cut, k)
 
 
+def _ndcg(k, p):
+    """trec_eval's ndcg/ndcg_cut (gain = grade, ``dcg='log2'``), or with ``dcg='exp-log2'`` (gain 2^grade - 1,
+    gdeval's and ranx's nDCG) the recommender measure ndcg_exp."""
+    if p.get("dcg") == "exp-log2":
+        return "ndcg_exp", k
+    return ("ndcg", None) if k is None else ("ndcg_cut", k)
+
+
 def _set_f(k, p):
     beta = p.get("beta", 1)
     return ("set_F", None) if beta == 1 else ("set_F", repr(float(beta)))
@@ -63,8 +72,8 @@ FORMS: tuple[Form, ...] = (
     _f(("P", "Precision"), "required", "rel judged_only", _fixed("", "P")),
     _f(("R", "Recall"), "required", "rel judged_only", _fixed("", "recall")),
     _f(("AP", "MAP"), "optional", "rel judged_only", _fixed("map", "map_cut")),
-    _f(("RR", "MRR"), "none", "rel judged_only", _fixed("recip_rank")),
-    _f(("nDCG", "NDCG"), "optional", "dcg gains judged_only", _fixed("ndcg", "ndcg_cut")),
+    _f(("RR", "MRR"), "optional", "rel judged_only", _fixed("recip_rank", "recip_rank_cut")),
+    _f(("nDCG", "NDCG"), "optional", "dcg gains judged_only", _ndcg),
     _f(("Rprec", "RPrec", "R-Prec"), "none", "rel judged_only", _fixed("Rprec")),
     _f(("Bpref", "BPref"), "none", "rel", _fixed("bpref")),
     _f(("infAP",), "none", "rel", _fixed("infAP")),
@@ -95,6 +104,15 @@ class Variant:
     relevance_level: int = 1
     judged_only: bool = False
     gains: tuple[tuple[int, float], ...] | None = None
+
+    @property
+    def recsys(self) -> bool:
+        """Whether the target is a recommender measure (:mod:`trecrs.measures.recsys`), not trec_eval's."""
+        return self.base not in BY_NAME
+
+    def target(self) -> str:
+        """The target as ``-m`` names it: ``P.10``, ``map``, ``ndcg_exp.10``."""
+        return self.base if self.param is None else f"{self.base}.{self.param}"
 
     def settings(self) -> tuple:
         """What one engine pass shares: the settings and the measure."""

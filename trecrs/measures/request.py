@@ -237,9 +237,11 @@ class _Parsed:
 
     def _add_variant(self, variant: Variant) -> None:
         """A ``Name(params)@k`` measure: its trec_eval parameters checked now, computed apart later."""
-        if variant.param is not None:
+        if variant.recsys:
+            parse_spec(variant.target())  # a bad cutoff is refused here, naming the target
+        elif variant.param is not None:
             _validate(variant.base, variant.param)
-        if not self.version.has_measure(variant.base):
+        if not variant.recsys and not self.version.has_measure(variant.base):
             raise UsageError(f"measure {variant.spec!r}: trec_eval {self.version.label} has no {variant.base}")
         if all(v.spec != variant.spec for v in self.variants):
             self.variants.append(variant)
