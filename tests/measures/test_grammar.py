@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from trecrs.errors import UsageError
+from trecrs.errors import TrecrsWarning, UsageError
 from trecrs.evaluate import evaluate
 from trecrs.measures.grammar import parse_call
 from trecrs.measures.request import parse_measures
@@ -50,7 +50,7 @@ CASES = [
 ]
 
 # plain names (trecrs.measures.aliases) that ir_measures defines and trec_eval lacks or names otherwise
-PLAIN = ["Judged@10", "Judged@50", "Judged", "SetAP"]
+PLAIN = ["Judged@10", "Judged@50", "Judged", "SetAP", "ERR@10", "ERR@5"]
 
 
 def _data(seed: int = 3):
@@ -118,8 +118,8 @@ def test_equals_ir_measures_query_by_query(values, spec):
         return
     assert len(theirs) == 8
     for query, value in theirs.items():
-        # gdeval.pl (ir_measures' exp-log2 nDCG) prints 5 decimals
-        assert values[query][spec] == pytest.approx(value, abs=5e-6 if "exp-log2" in spec else 1e-12), query
+        # gdeval.pl (ir_measures' exp-log2 nDCG and ERR) prints 5 decimals
+        assert values[query][spec] == pytest.approx(value, abs=5e-6 if "exp-log2" in spec or "ERR" in spec else 1e-12), query
 
 
 def test_plain_names_keep_their_values_beside_parameterised_ones(tmp_path, values):
@@ -189,3 +189,18 @@ def test_parameterised_forms_ignore_the_global_flags(tmp_path, values):
     for spec in specs:
         assert flagged[spec] == pytest.approx(values["all"][spec], abs=1e-12)
     assert flagged["P@10"] != values["all"]["P@10"]
+
+
+def test_err_by_hand_and_undefined_without_relevant_documents(tmp_path):
+    """ERR@2 of grades 2, 1 at ranks 1, 2: 3/16 + (1/16)(1 - 3/16)/2; a query with nothing relevant has no
+    value (gdeval.pl prints no line for it) and is left out of the mean."""
+    q = write(tmp_path / "q", "q1 0 a 2\nq1 0 b 1\nq2 0 x 3\nq3 0 m 0\n")
+    r = write(tmp_path / "r", "q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 y 1 2 t\nq2 Q0 x 2 1 t\nq3 Q0 m 1 1 t\n")
+    with pytest.warns(TrecrsWarning, match="no relevant document"):
+        res = evaluate(str(q), str(r), ["ERR@2"])
+    q1, q2 = 3 / 16 + (1 / 16) * (1 - 3 / 16) / 2, (7 / 16) / 2
+    per_query = res.to_dict()
+    assert per_query["q1"]["ERR@2"] == pytest.approx(q1, abs=1e-15)
+    assert per_query["q2"]["ERR@2"] == pytest.approx(q2, abs=1e-15)
+    assert "ERR@2" not in per_query.get("q3", {})
+    assert res.summary["ERR@2"] == pytest.approx((q1 + q2) / 2, abs=1e-15)
