@@ -204,3 +204,18 @@ def test_err_by_hand_and_undefined_without_relevant_documents(tmp_path):
     assert per_query["q2"]["ERR@2"] == pytest.approx(q2, abs=1e-15)
     assert "ERR@2" not in per_query.get("q3", {})
     assert res.summary["ERR@2"] == pytest.approx((q1 + q2) / 2, abs=1e-15)
+
+
+def test_variants_share_engine_passes_by_settings():
+    from trecrs.measures.request import variant_passes
+
+    request = parse_measures(["P(rel=2)@5", "P(rel=2)@10", "AP(rel=2)", "SetF(beta=0.5)", "SetF(beta=2)",
+                              "P(rel=3)@5", "Precision(rel=2)@10", "nDCG(dcg='exp-log2')@5"])
+    got = [(p.relevance_level, p.params, p.columns) for p in variant_passes(request)]
+    assert got == [
+        (2, {"P": "5,10", "map": None},
+         [("P(rel=2)@5", "P_5"), ("P(rel=2)@10", "P_10"), ("AP(rel=2)", "map"), ("Precision(rel=2)@10", "P_10")]),
+        (1, {"set_F": "0.5"}, [("SetF(beta=0.5)", "set_F")]),
+        (1, {"set_F": "2.0"}, [("SetF(beta=2)", "set_F")]),
+        (3, {"P": "5"}, [("P(rel=3)@5", "P_5")]),
+    ]

@@ -15,7 +15,7 @@ from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
 from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
-from ..measures.request import NAMED_BY_PARAMS, MeasureRequest, parse_measures
+from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..ordering import bytewise_sorted
 from ..schema import DOC, QUERY, REL, SCORE
 from ..trec_eval_versions import TrecEvalVersion
@@ -46,21 +46,17 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
 
 
 def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs) -> pl.DataFrame:
-    """The request's values, then one column per ``Name(params)@k`` variant named as typed: each distinct
-    (settings, measure) computed in its own engine pass with its relevance level, judged-only flag and
-    gains (each qrels grade mapped, an unmapped one kept), as ir_measures' pytrec_eval provider runs them."""
+    """The request's values, then one column per ``Name(params)@k`` variant named as typed, computed in the
+    engine passes of :func:`~trecrs.measures.request.variant_passes` (each with its relevance level,
+    judged-only flag and gains: each qrels grade mapped, an unmapped one kept), as ir_measures'
+    pytrec_eval provider groups them."""
     out = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
-    passes: dict[tuple, list[str]] = {}
-    for v in request.variants:
-        if v.recsys:
-            continue  # computed with the recommender measures (add_recsys)
-        passes.setdefault(v.settings(), []).append(v.spec)
-    for (level, judged_only, gains, base, param), specs in passes.items():
-        sub = MeasureRequest({base: param}, trec_eval_version=request.trec_eval_version,
+    for p in variant_passes(request):
+        sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
-        column = base if base in NAMED_BY_PARAMS else sub.output_names(base)[0]
-        values = eng.compute(_graded(qrels, gains), run, sub, relevance_level=level, judged_only=judged_only)
-        values = values.select(QUERY, *[pl.col(column).alias(spec) for spec in specs])
+        values = eng.compute(_graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
+                             judged_only=p.judged_only)
+        values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
 

@@ -344,6 +344,44 @@ def _alias_column(request: MeasureRequest, alias: Alias, k: str | None, spec: st
     return alias.target
 
 
+@dataclass
+class VariantPass:
+    """One engine pass over the ``Name(params)@k`` variants sharing settings: trec_eval's ``params`` and,
+    per variant, (its name as typed, the value column it reads)."""
+
+    relevance_level: int
+    judged_only: bool
+    gains: tuple | None
+    params: dict[str, str | None]
+    columns: list[tuple[str, str]]
+
+
+def variant_passes(request: MeasureRequest) -> list[VariantPass]:
+    """The fewest engine passes computing the request's trec_eval variants: one per (level, judged-only,
+    gains), cutoffs of one measure merged (``P(rel=2)@5`` and ``P(rel=2)@10``: ``P.5,10``); a measure asked
+    with other parameters (``SetF(beta=0.5)``, ``SetF(beta=2)``) goes to a further pass, as trec_eval
+    computes a measure once per run."""
+    passes: list[VariantPass] = []
+    for v in request.variants:
+        if v.recsys:
+            continue  # computed with the recommender measures
+        key = (v.relevance_level, v.judged_only, v.gains)
+        cutoffs = BY_NAME[v.base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS)
+        target = next((p for p in passes if (p.relevance_level, p.judged_only, p.gains) == key and (
+            v.base not in p.params or cutoffs or p.params[v.base] == v.param)), None)
+        if target is None:
+            target = VariantPass(*key, {}, [])
+            passes.append(target)
+        prior = target.params.get(v.base)
+        if cutoffs and prior is not None and float(v.param) not in {float(x) for x in prior.split(",")}:
+            target.params[v.base] = f"{prior},{v.param}"
+        elif prior is None:
+            target.params[v.base] = v.param
+        column = v.base if v.base in NAMED_BY_PARAMS else MeasureRequest({v.base: v.param}).output_names(v.base)[0]
+        target.columns.append((v.spec, column))
+    return passes
+
+
 def unknown_measure(raw: str, version: TrecEvalVersion) -> UsageError:
     """The error for a name that is no measure, with the three closest valid names when there are any."""
     close = suggestions(raw.strip(), version)
