@@ -219,3 +219,16 @@ def test_variants_share_engine_passes_by_settings():
         (1, {"set_F": "2.0"}, [("SetF(beta=2)", "set_F")]),
         (3, {"P": "5"}, [("P(rel=3)@5", "P_5")]),
     ]
+
+
+def test_judged_keeps_trec_evals_tie_order(tmp_path):
+    """Tied a (unjudged) and b (judged): trec_eval's order (docno descending) ranks b first, so Judged@1 is 1
+    (ir_measures' judged provider sorts ties by docno ascending and gives 0: docs/measures.md)."""
+    q = write(tmp_path / "q", "1 0 b 0\n1 0 c 1\n")
+    r = write(tmp_path / "r", "1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n")
+    assert evaluate(str(q), str(r), ["Judged@1", "Judged@2"]).summary == {"Judged@1": 1.0, "Judged@2": 0.5}
+    ir_measures = pytest.importorskip("ir_measures")
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@1")], [ir_measures.Qrel("1", "b", 0),
+                                        ir_measures.Qrel("1", "c", 1)], [ir_measures.ScoredDoc("1", "a", 1.0),
+                                        ir_measures.ScoredDoc("1", "b", 1.0)])
+    assert list(theirs.values()) == [0.0]
