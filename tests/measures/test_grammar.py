@@ -232,3 +232,16 @@ def test_judged_keeps_trec_evals_tie_order(tmp_path):
                                         ir_measures.Qrel("1", "c", 1)], [ir_measures.ScoredDoc("1", "a", 1.0),
                                         ir_measures.ScoredDoc("1", "b", 1.0)])
     assert list(theirs.values()) == [0.0]
+
+
+def test_list_measures_shows_every_parameterised_name():
+    from trecrs.cli.eval import _list_measures
+    from trecrs.measures.grammar import FORMS
+
+    text = _list_measures()
+    assert "  P/Precision(judged_only=, rel=)@k\n" in text
+    assert "  nDCG/NDCG(dcg=, gains=, judged_only=)[@k]\n" in text
+    for form in FORMS:
+        assert f"  {'/'.join(form.spellings)}(" in text
+        for spelling in form.spellings:  # every listed spelling parses
+            assert parse_call(f"{spelling}(){'@1' if form.cutoff == 'required' else ''}") is not None

@@ -74,7 +74,7 @@ FORMS: tuple[Form, ...] = (
     _f(("AP", "MAP"), "optional", "rel judged_only", _fixed("map", "map_cut")),
     _f(("RR", "MRR"), "optional", "rel judged_only", _fixed("recip_rank", "recip_rank_cut")),
     _f(("nDCG", "NDCG"), "optional", "dcg gains judged_only", _ndcg),
-    _f(("Rprec", "RPrec", "R-Prec"), "none", "rel judged_only", _fixed("Rprec")),
+    _f(("Rprec", "RPrec"), "none", "rel judged_only", _fixed("Rprec")),
     _f(("Bpref", "BPref"), "none", "rel", _fixed("bpref")),
     _f(("infAP",), "none", "rel", _fixed("infAP")),
     _f(("IPrec",), "required", "rel judged_only", _fixed("", "iprec_at_recall")),
@@ -177,3 +177,14 @@ def _check_cutoff(spec: str, form: Form, k: str | None) -> None:
             float(k)
         except ValueError:
             raise UsageError(f"measure {spec!r}: the cutoff must be a number") from None
+
+
+def listing() -> list[str]:
+    """One line per parameterised name for ``trecrs eval --list-measures``: its spellings, cutoff and
+    parameters (``P(rel=, judged_only=)@k``)."""
+    cut = {"required": "@k", "optional": "[@k]", "none": ""}
+    out = []
+    for form in FORMS:
+        params = ", ".join(f"{p}=" for p in sorted(form.params))
+        out.append(f"  {'/'.join(form.spellings)}({params}){cut[form.cutoff]}")
+    return out
