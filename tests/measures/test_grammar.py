@@ -152,7 +152,7 @@ def test_bad_forms_are_refused(spec, message):
         parse_measures([spec])
 
 
-@pytest.mark.parametrize("engine", ["pytrec_eval", "vectorized"])
+@pytest.mark.parametrize("engine", ["pytrec_eval", "vectorized", pytest.param("dask", marks=pytest.mark.slow)])
 def test_each_engine_computes_the_same_values(tmp_path, values, engine):
     q, r = _files(tmp_path, *_data())
     specs = ["P(rel=2)@10", "nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10", "NumRelRet(rel=2)"]
