@@ -82,7 +82,7 @@ def test_tidy_tables(cli, files, tmp_path, fmt):
 def test_unknown_name_suggests_one_line_status_2(cli, files):
     code, out, err = cli("eval", "-m", "ndgc@10", *files)
     assert code == 2 and out == ""
-    assert err == "trecrs eval: error: argument -m/--measure: unknown measure 'ndgc@10'; did you mean: nDCG@10, ndcg_cut.10, ndcg?\n"
+    assert err == "trecrs eval: error: argument -m/--measure: unknown measure 'ndgc@10'; did you mean: nDCG@10, Judged@10, ndcg_cut.10?\n"
 
 
 def test_list_measures_shows_the_registry(cli):

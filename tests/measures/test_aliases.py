@@ -117,7 +117,7 @@ def test_a_bare_alias_cannot_share_its_measure_with_other_parameters():
 @pytest.mark.parametrize(
     "typo,suggested",
     [
-        ("ndgc@10", "nDCG@10, ndcg_cut.10, ndcg"),
+        ("ndgc@10", "nDCG@10, Judged@10, ndcg_cut.10"),
         ("Precison@10", "Precision@10, precision, IPrec@10"),
         ("hitrat@10", "HitRate@10, Hit@10, HR@10"),
         ("mapp", "map, gmap, hmap"),

@@ -116,6 +116,10 @@ def _list_measures() -> str:
     lines.append("nicknames: " + ", ".join(NICKNAMES))
     lines.append("aliases (any case; printed under the name as typed; docs/measures.md):")
     lines.extend(alias_listing())
+    from ..measures.grammar import listing as grammar_listing  # used by --list-measures only
+
+    lines.append("ir_measures' parameterised names, each with its own settings (docs/measures.md):")
+    lines.extend(grammar_listing())
     lines.append("recommender measures (printed after the trec_eval ones; docs/measures.md):")
     lines.extend(extras_listing())
     return "\n".join(lines) + "\n"

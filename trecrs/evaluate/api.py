@@ -81,13 +81,13 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
-    if lean and not request.extras and s.opr_average != "user" and s.relevance_level >= 1:
+    if lean and not request.extras and not request.variants and s.opr_average != "user" and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
         return finalize(request, computed, tag, totals=totals, **ends)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
     f = read_frames(qrels, run, request, s, max_rel=max_rel)
-    if not request.params:  # only extras asked for: no trec_eval measure to compute
+    if not request.params and not request.variants:  # only extras asked for: no trec_eval measure to compute
         eng = NoTrecMeasures
     ev = finalize(request, compute_frames(f, eng, request, s), f.tag, totals=f.totals, **ends)
     add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions)
@@ -141,6 +141,9 @@ def _vectorized_request(caller: str, measures, settings: EvalSettings, version=N
     request = request_for(measures, version)
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"{caller} computes the vectorized engine's measures only; got {measures!r}")
+    if request.variants:  # each needs its own pass over the encoded rankings: not wired here yet
+        raise UsageError(f"{caller} does not compute Name(params)@k measures yet; got "
+                         f"{', '.join(v.spec for v in request.variants)}: use evaluate()", arguments=["measures"])
     if settings.relevance_level < 1:
         raise UsageError(f"relevance_level must be at least 1, got {settings.relevance_level}", arguments=["relevance_level"])
     check_depth(settings.depth)

@@ -15,9 +15,9 @@ from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
 from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
-from ..measures.request import MeasureRequest, parse_measures
+from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..ordering import bytewise_sorted
-from ..schema import DOC, QUERY, SCORE
+from ..schema import DOC, QUERY, REL, SCORE
 from ..trec_eval_versions import TrecEvalVersion
 from .coverage import coverage, stop_uncovered, warn_coverage
 from .finalize import BOGUS_DOC, QrelsTotals, check_judged, finalize
@@ -30,12 +30,12 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
     """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
     kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
-    frames = [eng.compute(sub_qrels, sub_run, request, **kwargs)] if f.evaluated else []
+    frames = [_with_variants(eng, sub_qrels, sub_run, request, kwargs)] if f.evaluated else []
     if f.missing:
         # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
-        frames.append(eng.compute(f.restricted(f.qrels, f.missing), bogus, request, **kwargs))
+        frames.append(_with_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs))
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
@@ -43,6 +43,27 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
             rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, settings.judged_only))
     return Computed(per_query, f.missing, rs)
+
+
+def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs) -> pl.DataFrame:
+    """The request's values, then one column per ``Name(params)@k`` variant named as typed, computed in the
+    engine passes of :func:`~trecrs.measures.request.variant_passes` (each with its relevance level,
+    judged-only flag and gains: each qrels grade mapped, an unmapped one kept), as ir_measures'
+    pytrec_eval provider groups them."""
+    out = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
+    for p in variant_passes(request):
+        sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
+                             num_docs_in_coll=request.num_docs_in_coll)
+        values = eng.compute(_graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
+                             judged_only=p.judged_only)
+        values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
+        out = out.join(values, on=QUERY, how="left", maintain_order="left")
+    return out
+
+
+def _graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
+    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
+    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
@@ -91,24 +112,35 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     """
     if settings.opr_average == "user":
         ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
-    if not request.extras:
+    variants = [v for v in request.variants if v.recsys]
+    if not request.extras and not variants:
         return
     queries = ev.per_query.get_column(QUERY).to_list()
     if settings.average_all and not f.missing:
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
-    res = evaluate_extras(
-        request.extras, qrels=f.restricted(f.qrels, f.evaluated), run=f.restricted(f.run, f.evaluated),
-        queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
-        level=settings.relevance_level, judged_only=settings.judged_only, head_share=settings.head_share, **data,
-    )  # fmt: skip
-    ev.extra_columns = [c for c in res.per_query.columns if c != QUERY]
-    rows = res.per_query
+    common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
+                  head_share=settings.head_share, run=f.restricted(f.run, f.evaluated), **data)
+    qrels = f.restricted(f.qrels, f.evaluated)
+    if request.extras:
+        res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,
+                              judged_only=settings.judged_only, **common)
+        _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
+        ev.notes = res.notes
+    for v in variants:  # each with its own level, judged-only flag and gains, named as typed
+        res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+                              judged_only=v.judged_only, **common)
+        column = next(c for c in res.per_query.columns if c != QUERY)
+        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], {v.spec: res.summary[column]})
+
+
+def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:
+    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their summary."""
+    ev.extra_columns = [*ev.extra_columns, *columns]
     if rows.height != ev.per_query.height:
         rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
-    if ev.extra_columns:
-        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in ev.extra_columns])
-    ev.summary.update(res.summary)
-    ev.notes = res.notes
+    if columns:
+        ev.per_query = ev.per_query.with_columns([rows.get_column(c) for c in columns])
+    ev.summary.update(summary)
 
 
 def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequest:
@@ -119,6 +151,7 @@ def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequ
             return measures
         request = parse_measures(measures.engine_specs() + list(measures.extras), trec_eval_version=number)
         request.labels = dict(measures.labels)  # the same value columns, printed under the same names
+        request.variants = measures.variants
         return request
     return parse_measures(measures, trec_eval_version=number)
 
@@ -136,6 +169,9 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
     if not all(isinstance(x, str | os.PathLike | pl.DataFrame) for x in (rel_path, run_path)):
         raise UsageError(f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths")
     check_depth(settings.depth)
+    if request.variants:
+        raise UsageError(f"rel_info_format {fmt.name!r} does not compute Name(params)@k measures (they are "
+                         f"defined on qrels): {', '.join(v.spec for v in request.variants)}", arguments=["measures"])
     rel = rel_path if isinstance(rel_path, pl.DataFrame) else fmt.read(rel_path)  # a frame: read from stdin
     run = run_path if isinstance(run_path, pl.DataFrame) else read_run(run_path)
     rel_queries = set(rel.get_column(QUERY).to_list())

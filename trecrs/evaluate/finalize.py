@@ -81,19 +81,20 @@ def check_judged(evaluated: list[tuple[str, int]], request: MeasureRequest) -> N
             )
 
 
-def summarize(per_query: pl.DataFrame, num_q: int) -> dict[str, float]:
+def summarize(per_query: pl.DataFrame, num_q: int, bases: dict[str, str] | None = None) -> dict[str, float]:
     """trec_eval's summary values from per-query values (rows in bytewise qid order), averaged over
     ``num_q`` queries (``meas_avg.c``).
 
     ``num_q`` may exceed the rows (``-c`` in trec_eval 9.0.8: every qrels query): the queries without a
-    row add 0 to the means and log(1e-5) to the geometric means (``te_calc_avg_meas_s_gm``).
+    row add 0 to the means and log(1e-5) to the geometric means (``te_calc_avg_meas_s_gm``). ``bases``: the
+    trec_eval measure of a column not named after one (``NumRelRet(rel=2)`` -> ``num_rel_ret``: summed).
     """
     missing = num_q - per_query.height
     out: dict[str, float] = {}
     for col in per_query.columns:
         if col == QUERY:
             continue
-        base = base_of(col)
+        base = (bases or {}).get(col) or base_of(col)
         agg = BY_NAME[base].aggregate if base else "mean"
         v = per_query.get_column(col).to_numpy().astype(np.float64)
         if agg == SUM:
@@ -149,7 +150,7 @@ def finalize(
     complete = average_all and totals is not None
     num_q = totals.queries if complete and trec_eval_version == 9 else per_query.height
     summary: dict[str, float] = {"runid": float("nan")} if "runid" in request.params else {}
-    summary.update(summarize(per_query, num_q))
+    summary.update(summarize(per_query, num_q, {v.spec: v.base for v in request.variants}))
     if complete and "num_rel" in summary:
         summary["num_rel"] = float(totals.relevant)
     rs: dict[str, str] = {}

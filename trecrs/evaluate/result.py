@@ -40,7 +40,7 @@ class Evaluation:
         """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
         frames = []
         if per_query and self.per_query.height:
-            cols = [c for c in self.columns() if printed_per_query(c)]
+            cols = [c for c in self.columns() if printed_per_query(self.request.measure_of(c))]
             if cols:
                 long = self.per_query.select([QUERY, *cols]).unpivot(
                     index=QUERY, on=cols, variable_name=MEASURE, value_name=VALUE

@@ -20,6 +20,7 @@ from ..errors import TrecrsWarning, UsageError
 from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
+from .grammar import Variant, parse_call
 from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
 from .trec_eval import (
@@ -46,6 +47,9 @@ class MeasureRequest:
     # ("P@10",), or ("P_10", "P@10") when P.10 was asked for too); other columns print under their own name
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     num_docs_in_coll: int = 0  # trec_eval's -N: documents in the collection, read by utility's 4th coefficient
+    # measures asked for as Name(params)@k (trecrs.measures.grammar): each computed with its own settings,
+    # its value column named as typed
+    variants: tuple[Variant, ...] = ()
 
     @property
     def version(self) -> TrecEvalVersion:
@@ -91,6 +95,12 @@ class MeasureRequest:
         if m.params in (DOUBLE_PARAMS, PAIR_PARAMS) and p is not None:
             return [f"{base}_{p}"]
         return [base]
+
+    def measure_of(self, column: str) -> str:
+        """The trec_eval output name whose rules (aggregation, per-query printing) a value column follows:
+        a ``Name(params)@k`` column follows its measure (``NumRelRet(rel=2)`` -> ``num_rel_ret``), others
+        their own name."""
+        return next((v.base for v in self.variants if v.spec == column), column)
 
     def printed_name(self, column: str) -> str:
         """The name trec_eval prints for an engine's value column: the measure's name, and for a measure
@@ -202,12 +212,15 @@ class _Parsed:
         self.extras: list[str] = []  # recommender measures by their own names
         self.alias_extras: list[str] = []  # recommender measures asked for by an alias (RR@10)
         self.aliased: list[tuple[str, Alias, str | None]] = []  # (name as typed, alias, k)
+        self.variants: list[Variant] = []  # Name(params)@k, in the order given
 
     def add(self, raw: str) -> None:
         spec = raw.strip()
         if not spec:
             raise UsageError("empty measure name")
-        if spec in self.nicknames:
+        if "(" in spec and (variant := parse_call(spec)) is not None:
+            self._add_variant(variant)
+        elif spec in self.nicknames:
             for n in self.nicknames[spec]:
                 self.trec.setdefault(n, None)
         elif spec.partition(".")[0] in BY_NAME:
@@ -221,6 +234,17 @@ class _Parsed:
             self.extras.append(spec)
         else:
             raise unknown_measure(raw, self.version)
+
+    def _add_variant(self, variant: Variant) -> None:
+        """A ``Name(params)@k`` measure: its trec_eval parameters checked now, computed apart later."""
+        if variant.recsys:
+            parse_spec(variant.target())  # a bad cutoff is refused here, naming the target
+        elif variant.param is not None:
+            _validate(variant.base, variant.param)
+        if not variant.recsys and not self.version.has_measure(variant.base):
+            raise UsageError(f"measure {variant.spec!r}: trec_eval {self.version.label} has no {variant.base}")
+        if all(v.spec != variant.spec for v in self.variants):
+            self.variants.append(variant)
 
     def _add_trec(self, spec: str) -> None:
         base, dot, p = spec.partition(".")
@@ -258,6 +282,7 @@ class _Parsed:
                 )
         request = MeasureRequest(params, (*self.extras, *self.alias_extras), self.version.number)
         request.labels = self._labels(request)
+        request.variants = tuple(self.variants)
         return request
 
     def _labels(self, request: MeasureRequest) -> dict[str, tuple[str, ...]]:
@@ -317,6 +342,44 @@ def _alias_column(request: MeasureRequest, alias: Alias, k: str | None, spec: st
             f"{alias.target}.{p} (trec_eval computes {alias.target} once per run)"
         )
     return alias.target
+
+
+@dataclass
+class VariantPass:
+    """One engine pass over the ``Name(params)@k`` variants sharing settings: trec_eval's ``params`` and,
+    per variant, (its name as typed, the value column it reads)."""
+
+    relevance_level: int
+    judged_only: bool
+    gains: tuple | None
+    params: dict[str, str | None]
+    columns: list[tuple[str, str]]
+
+
+def variant_passes(request: MeasureRequest) -> list[VariantPass]:
+    """The fewest engine passes computing the request's trec_eval variants: one per (level, judged-only,
+    gains), cutoffs of one measure merged (``P(rel=2)@5`` and ``P(rel=2)@10``: ``P.5,10``); a measure asked
+    with other parameters (``SetF(beta=0.5)``, ``SetF(beta=2)``) goes to a further pass, as trec_eval
+    computes a measure once per run."""
+    passes: list[VariantPass] = []
+    for v in request.variants:
+        if v.recsys:
+            continue  # computed with the recommender measures
+        key = (v.relevance_level, v.judged_only, v.gains)
+        cutoffs = BY_NAME[v.base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS)
+        target = next((p for p in passes if (p.relevance_level, p.judged_only, p.gains) == key and (
+            v.base not in p.params or cutoffs or p.params[v.base] == v.param)), None)
+        if target is None:
+            target = VariantPass(*key, {}, [])
+            passes.append(target)
+        prior = target.params.get(v.base)
+        if cutoffs and prior is not None and float(v.param) not in {float(x) for x in prior.split(",")}:
+            target.params[v.base] = f"{prior},{v.param}"
+        elif prior is None:
+            target.params[v.base] = v.param
+        column = v.base if v.base in NAMED_BY_PARAMS else MeasureRequest({v.base: v.param}).output_names(v.base)[0]
+        target.columns.append((v.spec, column))
+    return passes
 
 
 def unknown_measure(raw: str, version: TrecEvalVersion) -> UsageError:

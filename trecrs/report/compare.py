@@ -105,12 +105,12 @@ def per_query_values(ev: Evaluation) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     queries = ev.per_query.get_column(QUERY).to_list()
     for name in [n for c in ev.summary for n in ev.printed_names(c)]:
-        if name != "runid" and not any(name in ev.printed_names(c) for c in ev.columns() if printed_per_query(c)):
+        if name != "runid" and not any(name in ev.printed_names(c) for c in ev.columns() if printed_per_query(ev.request.measure_of(c))):
             raise UsageError(f"measure {name} has a value for the whole run only (no per-query value): "
                              "it cannot be compared query by query")
     if ev.request.relstring_length() is not None:
         raise UsageError("relstring is a string of relevance values, not a number: it cannot be compared")
-    for column in [c for c in ev.columns() if printed_per_query(c)]:
+    for column in [c for c in ev.columns() if printed_per_query(ev.request.measure_of(c))]:
         values = ev.per_query.get_column(column)
         if values.null_count():
             raise UsageError(f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} of "

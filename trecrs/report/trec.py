@@ -29,7 +29,7 @@ def _value_lines(ev: Evaluation, column: str, qid: str, value: float) -> list[st
     (``meas_print_single.c``, ``meas_print_final.c``)."""
     if ev.zscores:
         return ["Z" + _line(name, qid, format_float(value)) for name in _names(ev, column)]
-    text = format_value(column, value)
+    text = format_value(ev.request.measure_of(column), value)
     return [_line(name, qid, text) for name in _names(ev, column)]
 
 
@@ -41,7 +41,7 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
     printed = ev.request.printed_name
     relstring = printed("relstring")
     if per_query:
-        q_cols = [c for c in cols if printed_per_query(c)]
+        q_cols = [c for c in cols if printed_per_query(ev.request.measure_of(c))]
         # relstring sits in the table between P and recall
         rel_pos = _relstring_position(q_cols, set(ev.extra_columns)) if has_rel else None
         queries = ev.per_query.get_column(QUERY).to_list()

@@ -307,6 +307,16 @@ def _hit_rate(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, pl.col("hit").fill_null(False).cast(F).alias(VALUE))
 
 
+def _judgment_rate(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Judged documents in the top k / min(k, retrieved), 0 when nothing is retrieved: ir_measures'
+    ``Judged@k`` (``providers/judged_provider.py``, after OpenNIR); a document is judged when the qrels
+    list it, whatever its grade."""
+    agg = ctx.top(k).group_by(QUERY).agg(pl.col(REL).is_not_null().sum().alias("judged"), pl.len().alias("n"))
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left")
+    rate = pl.when(pl.col("n") > 0).then(pl.col("judged") / pl.col("n")).otherwise(0.0)
+    return st.select(QUERY, rate.cast(F).alias(VALUE))
+
+
 def _dcg_parts(ctx: Context, k: int | None, gain: pl.Expr, discount) -> pl.DataFrame:
     graded = pl.when(pl.col(RELEVANT)).then(gain).otherwise(0.0)
     got = ctx.top(k).group_by(QUERY).agg((graded / discount(pl.col(RANK).cast(F))).sum().alias("dcg"))
@@ -486,6 +496,16 @@ register(
         "reciprocal rank of the first relevant document within the top k (MRR@k)",
         "Voorhees 1999 (TREC-8 QA)",
         _recip_rank_cut,
+        params=CUTOFFS,
+    )
+)
+register(
+    ExtraMeasure(
+        "judgment_rate",
+        "ranking",
+        "share of the top k documents that have a judgment (ir_measures' Judged@k)",
+        "MacAvaney, Macdonald, Ounis 2022 (ir_measures)",
+        _judgment_rate,
         params=CUTOFFS,
     )
 )
