@@ -232,3 +232,11 @@ def test_the_dask_engine_under_the_limits(folder):
                   "1 Q0 d1 1 1.0 t\n1 Q0 d2 2147483647 inf t\n2 Q0 d3 1 -1e308 t\n")  # fmt: skip
     finally:
         slow.close()
+
+
+def test_a_measure_of_one_methodology_in_a_sensitivity_study_is_answered(worker, folder):
+    """Found by the slow sweep: ``opr_recall`` (One-Plus-Random only) in ``sensitivity`` had no value under
+    the other methodologies and the agreement table failed on it (status 70)."""
+    check(worker, folder, shlex.split("sensitivity --seed 1 --n 1 -m opr_recall.1 --scores a=scores.txt "
+                                      "--scores b=scores2.txt " + RATINGS + " -o out.txt"),
+          "1 0 d1 0\n", "1 Q0 d1 1 0 t\n")  # fmt: skip

@@ -20,6 +20,7 @@ from trecrs.report.sensitivity import (
     kendall_tau,
     query_stats,
     sensitivity,
+    tau_table,
 )
 
 # Each query: its candidates L_u and its qrels (doc -> rel); some relevant items lie outside L_u (they
@@ -214,3 +215,26 @@ def test_every_run_is_scored_with_the_evaluation_settings(tmp_path):
             assert cut.value(s, m, "P@1") == plain.value(s, m, "P@1")
     assert cut.expected.filter(pl.col("measure") == "P@1")["value"].null_count() == 2
     assert plain.expected.filter(pl.col("measure") == "P@1")["value"].null_count() == 0
+
+
+def test_a_measure_undefined_under_a_methodology_has_no_value_and_no_agreement(tmp_path):
+    """opr_recall is defined under One-Plus-Random only: under the other methodologies it has no value, and
+    no system order to agree with ("–" in the tables, null in JSON, empty in CSV), instead of an internal
+    error."""
+    files = write_split(tmp_path)
+    with pytest.warns(UserWarning):
+        result = sensitivity(tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
+                             ["opr_recall.5", "P.5"], methodologies=["test-items", "one-plus-random"], n=8, seed=2)
+    assert math.isnan(result.value("a", "test-items", "opr_recall_5"))
+    assert 0 <= result.value("a", "one-plus-random", "opr_recall_5") <= 1
+    rows = result.agreement.filter(pl.col("measure") == "opr_recall_5")
+    assert rows.height == 1 and rows["tau"].is_nan().all() and rows["discordant"].is_null().all()
+    p5 = result.agreement.filter(pl.col("measure") == "P_5")
+    assert p5["discordant"].is_not_null().all()
+    doc = json.loads(FORMATS["json"](result))
+    assert doc["values"]["opr_recall_5"]["test-items"] == {"a": None, "b": None, "c": None}
+    (opr,) = [a for a in doc["agreement"] if a["measure"] == "opr_recall_5"]
+    assert opr["tau"] is None and opr["discordant"] is None
+    assert "discordant,opr_recall_5,test-items,one-plus-random," in FORMATS["csv"](result).splitlines()
+    header, rows = tau_table(result, "opr_recall_5")
+    assert rows == [["test-items", "–", "–"], ["one-plus-random", "–", "–"]]

@@ -221,9 +221,11 @@ class SensitivityResult:
     info: dict = field(default_factory=dict)
 
     def value(self, system: str, methodology: str, measure: str) -> float:
+        """The summary value, NaN when the methodology evaluated no query for it (e.g. One-Plus-Random with
+        no test rating above the relevance threshold: no case to rank)."""
         v = self.values.filter((pl.col("system") == system) & (pl.col("methodology") == methodology)
                                & (pl.col("measure") == measure))
-        return v.get_column("value")[0]
+        return v.get_column("value")[0] if v.height else math.nan
 
 
 def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) -> pl.DataFrame:
@@ -388,7 +390,10 @@ def agreement(result: SensitivityResult) -> pl.DataFrame:
         if result.rmse is not None:
             orders[RMSE] = [sign("rmse") * result.rmse[s] for s in result.systems]
         for a, b in combinations(orders, 2):
-            tau, disc = kendall_tau(np.asarray(orders[a]), np.asarray(orders[b]))
+            x, y = np.asarray(orders[a], dtype=float), np.asarray(orders[b], dtype=float)
+            # a system without a value (the measure is not defined under that methodology) has no place in
+            # the order: the agreement is undefined, not "no discordant pair"
+            tau, disc = kendall_tau(x, y) if np.isfinite(x).all() and np.isfinite(y).all() else (math.nan, None)
             rows.append((measure, a, b, tau, disc))
     return pl.DataFrame(rows, schema={"measure": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "tau": pl.Float64,
                                       "discordant": pl.Int64}, orient="row")
@@ -417,7 +422,7 @@ def tau_table(result: SensitivityResult, measure: str) -> tuple[list[str], list[
     """Header and rows of one measure's agreement matrix: ``tau (discordant pairs)`` in every cell."""
     cells = {}
     for _, a, b, tau, disc in result.agreement.filter(pl.col("measure") == measure).iter_rows():
-        cells[a, b] = cells[b, a] = f"{_num(tau, 3)} ({disc})"
+        cells[a, b] = cells[b, a] = "–" if disc is None else f"{_num(tau, 3)} ({disc})"
     names = [*result.methodologies, *([RMSE] if result.rmse is not None else [])]
     return ["tau (discordant)", *names], [[a, *(cells.get((a, b), "–") for b in names)] for a in names]
 
@@ -484,7 +489,7 @@ def records(result: SensitivityResult) -> list[tuple[str, str, str, str, float |
     out = [("value", m, s, meth, v) for s, meth, m, v in result.values.iter_rows()]
     out += [("expected", m, RANDOM, meth, _float(v)) for meth, m, v in result.expected.iter_rows()]
     for m, a, b, tau, disc in result.agreement.iter_rows():
-        out += [("tau", m, a, b, _float(tau)), ("discordant", m, a, b, float(disc))]
+        out += [("tau", m, a, b, _float(tau)), ("discordant", m, a, b, _float(disc))]
     out += [("rmse", RMSE, s, RMSE, v) for s, v in (result.rmse or {}).items()]
     return out
 
@@ -504,7 +509,7 @@ def format_json(result: SensitivityResult) -> str:
         "systems": result.systems,
         "methodologies": result.methodologies,
         "measures": result.measures,
-        "values": {m: {meth: {s: result.value(s, meth, m) for s in result.systems} for meth in result.methodologies}
+        "values": {m: {meth: {s: _float(result.value(s, meth, m)) for s in result.systems} for meth in result.methodologies}
                    for m in result.measures},
         "expected_random": {m: {meth: _float(v) for meth, mm, v in result.expected.iter_rows() if mm == m}
                             for m in result.measures},
