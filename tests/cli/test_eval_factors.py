@@ -69,5 +69,6 @@ def test_errors_name_file_and_row(cli, files, tmp_path):
                        "--item-factors", files["item"])  # fmt: skip
     assert code == 3 and "row 2: duplicate" in err and str(dup) in err
     code, _, err = cli("eval-factors", files["qrels"], "--train", files["train"], "--user-factors", files["user"],
-                       "--item-factors", files["item"], "-M", "0")  # fmt: skip
-    assert code == 2 and err.endswith("argument -M/--Max_retrieved_per_topic: must be a positive number of documents, got 0\n")
+                       "--item-factors", files["item"], "-M", "-1")  # fmt: skip
+    assert code == 2 and err.endswith("argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
+                                      "(trec_eval crashes on a negative -M)\n")

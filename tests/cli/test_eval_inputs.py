@@ -150,9 +150,13 @@ def test_written_run_reads_back_identically(tmp_path):
     assert back.rows() == written.rows()
 
 
-def test_relevance_level_below_one_is_refused(tmp_path):
+def test_relevance_level_below_one_is_refused_by_the_pytrec_eval_engine_only(tmp_path):
+    """pytrec_eval's extension refuses a level below 1 ("should be positive"); the other engines answer it
+    as trec_eval does (tests/cli/test_flag_values.py)."""
     qrels = write(tmp_path / "q", GOOD_QRELS)
     runf = write(tmp_path / "r", GOOD_RUN)
-    proc = run_in_process("eval", "-l", "0", qrels, runf)
+    proc = run_in_process("eval", "--engine", "pytrec_eval", "-l", "0", qrels, runf)
     assert proc.returncode == 2
-    assert proc.stderr == "trecrs eval: error: argument -l/--level_for_rel: must be at least 1, got 0\n"
+    assert proc.stderr == ("trecrs eval: error: argument -l/--level_for_rel: must be at least 1 for the pytrec_eval "
+                           "engine (pytrec_eval refuses it), got 0: use --engine vectorized\n")
+    assert run_in_process("eval", "-l", "0", qrels, runf).returncode == 0

@@ -79,10 +79,13 @@ def test_finalize_refuses_an_evaluation_without_queries():
 
 
 def test_depth_message_names_the_argument():
+    """depth 0 retrieves nothing (trec_eval's -M 0); a negative depth crashes trec_eval and is refused."""
     qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "rel": [1]})
     run = pl.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
-    with pytest.raises(UsageError, match=r"^depth must be a positive number of documents, got 0$"):
-        trecrs.evaluate(qrels, run, ["P.1"], depth=0)
+    nothing = trecrs.evaluate(qrels, run, ["P.1", "num_ret", "num_rel"], depth=0)
+    assert (nothing.summary["P_1"], nothing.summary["num_ret"], nothing.summary["num_rel"]) == (0.0, 0, 1)
+    with pytest.raises(UsageError, match=r"^depth must be 0 or more documents, got -1 \(trec_eval crashes on a negative -M\)$"):
+        trecrs.evaluate(qrels, run, ["P.1"], depth=-1)
 
 
 @pytest.mark.parametrize("judged_docs", [2, 200])  # few cells: marks counted; many: each row's number read back

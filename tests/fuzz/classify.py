@@ -61,6 +61,7 @@ KNOWN_BY_NAME = {k.name: k for k in KNOWN}
 
 
 EXIT_INTERNAL = 70  # trecrs's status for a bug it caught (trecrs.errors)
+REFERENCE_CRASHED = "reference crashed"  # trec_eval died of a signal (-M -1): no output to agree with
 
 
 def crashed(rs: Outcome) -> bool:
@@ -78,10 +79,13 @@ def signature(
 ) -> str | None:
     """The class of the difference between trec_eval (``te``) and trecrs (``rs``); None when they agree.
 
-    ``unsupported: ...`` when an explicitly chosen engine refuses a measure (a documented limit, not a
-    difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``
+    ``reference crashed`` when trec_eval died of a signal and trecrs did not (nothing to compare: not an
+    agreement); ``unsupported: ...`` when an explicitly chosen engine refuses a measure or a flag value (a
+    documented limit, not a difference); the ``+``-joined names of the ``known_classes`` that explain it; else ``unexplained: ...``
     (``coarse``: by base measure names only, without the flags).
     """
+    if te.status < 0 and not crashed(rs):
+        return REFERENCE_CRASHED
     if agree(te, rs):
         return None
     if crashed(rs):
@@ -92,6 +96,10 @@ def signature(
         return "trecrs crash: " + re.sub(r"/\S*trecrs-fuzz-\S*", "FILE", last)[:120]
     if rs.status == 2 and "cannot compute" in rs.stderr:
         return "unsupported: " + re.sub(r".*cannot compute ([^.,= ]+).*", r"\1", rs.stderr.strip())
+    if rs.status == 2 and "pytrec_eval refuses it" in rs.stderr:
+        return "unsupported: -l below 1"
+    if rs.status == 2 and "cannot rank nothing" in rs.stderr:
+        return "unsupported: -M 0"
     used: list[str] = []
     expected = te.stdout
     if te.ok and rs.ok:

@@ -3,9 +3,11 @@
 Each case stresses one or more of trec_eval's rules: score ties and float32 collisions (0.1 vs
 0.1000000001), numeric ids whose bytewise order differs from their numeric order, string ids, graded,
 zero and negative relevance, queries in only one of the two files, queries with no relevant or no judged
-document, and random flag sets (``-q -c -n -l -M -J``, ``-m`` with and without parameters, nicknames).
-Inputs trecrs refuses by design (duplicate lines, ``-l 0``; docs/trec_eval_compatibility.md) are not
-generated.
+document, and random flag sets (``-q -c -n -l -M -N -J``, ``-m`` with and without parameters, nicknames).
+Numbers are drawn over the whole range trec_eval parses (C's ``atol``/``atof``): ``-l`` from below the
+smallest judgment to above the largest, ``-M`` from 0 (and below, where trec_eval crashes), ``-N`` negative,
+cutoffs and parameters at 0, negative, huge and as text ``atol`` truncates (``5x``). Inputs trecrs refuses
+by design (duplicate lines; docs/trec_eval_compatibility.md) are not generated.
 """
 
 from __future__ import annotations
@@ -135,6 +137,17 @@ MEASURE_SPECS = (
     "num_nonrel_judged_ret", "runid", "set_P", "set_recall", "set_map", "set_relative_P",
 )
 NICKNAMES = ("all_trec", "official", "set")
+# parameters at the edges of what trec_eval parses: 0, negative, huge, text atol/atof truncate
+EDGE_SPECS = (
+    "P.2x", "P.5,1x0", "recall.99999999999999999999", "success.9223372036854775807", "map_cut.1x", "ndcg_cut.3.7",
+    "iprec_at_recall.-0.5", "iprec_at_recall.0,2", "Rprec_mult.0", "Rprec_mult.-1", "Rprec_mult.0.01,9",
+    "11pt_avg.-1", "11pt_avg.1,0", "set_F.0", "set_F.-1", "relstring.0", "relstring.-2", "utility.0,0,0,0",
+    "ndcg.0=-1", "ndcg.-1=2,3=-2", "G.-1=2", "ndcg_rel.0=5", "relative_P.1", "P.0", "recall.-1", "success.0",
+)
+LEVELS = ("-3", "-2", "-1", "0", "0", "1", "2", "3", "4", "5", "11", "2147483647", "2x", "x", " 1", "+2",
+          "99999999999999999999")
+DEPTHS = ("0", "0", "1", "2", "3", "10", "-1", "3x", "99999999999999999999")
+NUM_DOCS = ("-1", "0", "5", "1000", "x")
 
 
 def make_flags(rng: random.Random) -> list[str]:
@@ -143,14 +156,18 @@ def make_flags(rng: random.Random) -> list[str]:
     for flag, p in (("-q", 0.4), ("-c", 0.3), ("-n", 0.1), ("-J", 0.2)):
         if rng.random() < p:
             flags.append(flag)
-    if rng.random() < 0.3:
-        flags += ["-l", rng.choice(["2", "3", "5"])]
-    if rng.random() < 0.2:
-        flags += ["-M", rng.choice(["1", "3", "10"])]
+    if rng.random() < 0.35:
+        flags += ["-l", rng.choice(LEVELS)]
+    if rng.random() < 0.25:
+        flags += ["-M", rng.choice(DEPTHS)]
+    if rng.random() < 0.05:
+        flags += ["-N", rng.choice(NUM_DOCS)]
     roll = rng.random()
     if roll < 0.35:
         flags += ["-m", rng.choice(NICKNAMES)]
     elif roll < 0.9:
         for spec in rng.sample(MEASURE_SPECS, rng.randint(1, 4)):
             flags += ["-m", spec]
+        if rng.random() < 0.25:
+            flags += ["-m", rng.choice(EDGE_SPECS)]
     return flags  # else no -m: trec_eval's default (official)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .binaries import VERSIONS, binary
-from .classify import KNOWN, KNOWN_BY_NAME, signature
+from .classify import KNOWN, KNOWN_BY_NAME, REFERENCE_CRASHED, signature
 from .generate import Case, make_case
 from .run import ENGINES, Outcome, Worker, case_files, run_binary, trecrs_argv
 
@@ -33,6 +33,7 @@ class Report:
     cases: int = 0
     agreed: Counter = field(default_factory=Counter)  # engine -> cases that agree
     unsupported: Counter = field(default_factory=Counter)  # engine -> cases the engine refuses
+    crashed: Counter = field(default_factory=Counter)  # engine -> cases where trec_eval crashed (not agreement)
     classes: Counter = field(default_factory=Counter)  # (signature, engine) -> cases
     first: dict = field(default_factory=dict)  # signature -> (k, engine)
 
@@ -87,6 +88,8 @@ def explore(differ: Differ, seed: int, ks: range | list[int], progress: bool = F
                 report.agreed[engine] += 1
             elif sig.startswith("unsupported:"):
                 report.unsupported[engine] += 1
+            elif sig == REFERENCE_CRASHED:
+                report.crashed[engine] += 1
             else:
                 report.classes[sig, engine] += 1
                 report.first.setdefault(sig, (k, engine))
@@ -112,10 +115,10 @@ def slug(sig: str) -> str:
 
 def _summary(report: Report, differ: Differ, args) -> None:
     print(f"seed {args.seed}, {report.cases} cases, trec_eval {VERSIONS[args.version]}")
-    print(f"{'engine':<12} {'agree':>6} {'%':>7} {'unsupported':>11}")
+    print(f"{'engine':<12} {'agree':>6} {'%':>7} {'unsupported':>11} {'reference crashed':>17}")
     for e in differ.engines:
         pct = 100.0 * report.agreed[e] / max(report.cases, 1)
-        print(f"{e:<12} {report.agreed[e]:>6} {pct:>6.1f}% {report.unsupported[e]:>11}")
+        print(f"{e:<12} {report.agreed[e]:>6} {pct:>6.1f}% {report.unsupported[e]:>11} {report.crashed[e]:>17}")
     print("classes (cases per engine):")
     for sig in sorted(report.first, key=lambda s: -sum(n for (t, _), n in report.classes.items() if t == s)):
         counts = ", ".join(f"{e} {report.classes[sig, e]}" for e in differ.engines if report.classes[sig, e])

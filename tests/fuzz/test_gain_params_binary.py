@@ -14,7 +14,7 @@ import pytest
 
 from tests.engines.test_gain_params import GAIN_REQUESTS
 
-from .classify import signature
+from .classify import REFERENCE_CRASHED, signature
 from .generate import Case, make_case
 from .test_differential import _known
 
@@ -55,7 +55,7 @@ def test_gain_parameters_match_the_binary(differ, measures):
             continue  # trec_eval reads num_rel_levels left over from the query before: known class
         te, rs = differ.outcomes(case, ("vectorized",))
         sig = signature(case, te, rs["vectorized"], differ.known)
-        if sig is not None and _known(sig) is None:
+        if sig is not None and sig != REFERENCE_CRASHED and _known(sig) is None:  # -M -1, -l 2^31-1 crash it
             unexplained.append(f"case {k} of seed {SEED}: {sig}")
     assert not unexplained, "\n".join(unexplained)
 

@@ -209,8 +209,7 @@ def test_a_broken_input_file(cli, base, tmp_path, monkeypatch, role, fault, argv
 OPTION_CASES = [
     # (argv, status, the start of the message after "error: ")
     (("eval", "-m", "no_such_measure", "qrels.txt", "run.txt"), EXIT_USAGE, "unknown measure"),
-    (("eval", "-l", "0", "qrels.txt", "run.txt"), EXIT_USAGE, "argument -l/--level_for_rel: must be at least 1"),
-    (("eval", "-M", "0", "qrels.txt", "run.txt"), EXIT_USAGE, ""),
+    (("eval", "-M", "-1", "qrels.txt", "run.txt"), EXIT_USAGE, "argument -M/--Max_retrieved_per_topic: must be 0 or more"),
     (("eval", "--engine", "nope", "qrels.txt", "run.txt"), EXIT_USAGE, ""),
     (("eval", "-m", "P.x", "qrels.txt", "run.txt"), EXIT_USAGE, "measure P.x"),
     (("eval", "-m", "P.0", "qrels.txt", "run.txt"), EXIT_USAGE, "measure P.0"),

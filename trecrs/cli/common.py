@@ -13,6 +13,7 @@ from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError
 from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_int, check_seed
 
 _QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
+_PARSED_NOTES: list[str] = []  # warnings found while parsing the options, shown once the command runs
 
 
 def note(message: str) -> None:
@@ -38,6 +39,9 @@ def warnings_as_lines(command: str, *, quiet: bool):
         warnings.simplefilter("always", TrecrsWarning)
         warnings.showwarning = show
         _QUIET["on"] = quiet
+        for text in _PARSED_NOTES:
+            warnings.warn(text, TrecrsWarning, stacklevel=2)
+        _PARSED_NOTES.clear()
         try:
             yield
         finally:
@@ -182,6 +186,22 @@ def int64(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if not -INT64_MAX - 1 <= value <= INT64_MAX:
         raise argparse.ArgumentTypeError(f"must be an integer from {-INT64_MAX - 1} to {INT64_MAX}, got {text}")
+    return value
+
+
+def c_long(text: str) -> int:
+    """A trec_eval number option (``-l``, ``-M``, ``-N``) read as trec_eval reads it, with C's ``atol``: the
+    leading integer (``2x`` is 2, ``x`` is 0), saturated to a C long. Text that is not a plain integer in
+    range gets one warning line saying how it was read."""
+    from ..engines.vectorized.gains import c_atol  # the one atol
+
+    value = c_atol(text)
+    try:
+        plain = int(text) == value
+    except ValueError:
+        plain = False
+    if not plain:
+        _PARSED_NOTES.append(f"{text!r} read as {value}, as trec_eval reads its number options (C's atol)")
     return value
 
 

@@ -7,11 +7,10 @@ import sys
 from ..engines import ENGINES
 from ..errors import UsageError
 from ..evaluate import EvalSettings
-from ..ranges import INT64_MAX
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, command, int64, int_range, note, seed
+from .common import argv, c_long, command, int_range, note, seed
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -49,9 +48,9 @@ def register(sub) -> None:
     p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
                    help="draw each system's interpolated precision at the 11 standard recall levels "
                    "(iprec_at_recall, mean over the compared queries; .png or .pdf)")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
+    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int_range(1, INT64_MAX), default=None,
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None,
                    metavar="N", help="use only the first N documents of each query")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")

@@ -18,7 +18,7 @@ from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, command, int64, int_range, note
+from .common import argv, c_long, command, int64, int_range, note
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -71,7 +71,7 @@ def register(sub) -> None:
                    help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
                    "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
                    "names are prefixed Z, as trec_eval prints them")
-    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int64, default=0, metavar="N",
+    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=c_long, default=0, metavar="N",
                    help="number of documents in the collection, read by utility's fourth coefficient (default 0)")
     p.add_argument("-D", "--Debug_level", dest="debug", default="0", metavar="N[.QID]",
                    help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)")
@@ -92,9 +92,9 @@ def add_trec_eval_options(p) -> None:
     p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
                    help="average over every qrels query; a query missing from the run scores 0")
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=int64, default=1, metavar="N",
+    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=int64, default=None, metavar="N",
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
                    help="use only the first N documents of each query (after trec_eval's ordering)")
     p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                    help="remove documents absent from the qrels before computing anything")

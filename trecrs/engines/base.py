@@ -39,6 +39,9 @@ class Engine:
     #: ``complete``: trec_eval 10.0's ``-c`` stand-in rankings for qrels queries missing from the run.
     #: ``options`` are engine-specific (``trecrs.evaluate(..., engine_options=)``). None: frames only.
     compute_files: Callable[..., FileComputed] | None = None
+    #: ``compute`` also takes ``depth`` (``-M``) and answers ``depth=0``: every query ranked on nothing, as
+    #: trec_eval answers ``-M 0``. The frames reach such an engine cut at one document per query.
+    empty_rankings: bool = False
 
 
 @dataclass

@@ -240,7 +240,7 @@ def combine(parts: list[FileComputed], tag: str | None = None) -> FileComputed:
 
 
 def compute(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
-            judged_only: bool = False) -> pl.DataFrame:  # fmt: skip
+            judged_only: bool = False, depth: int | None = None) -> pl.DataFrame:  # fmt: skip
     """Frames (:attr:`Engine.compute`): split by :func:`partition_of`, the vectorized engine's ``compute``
     on each part on the current client (or a LocalCluster), rows in bytewise query order."""
     with connected() as client:
@@ -248,7 +248,7 @@ def compute(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, 
         qpart, rpart = (partition_of(f.get_column(QUERY), n) for f in (qrels, run))
         futures = [
             client.submit(vectorized_compute, qrels.filter(qpart == i), run.filter(rpart == i), request,
-                          relevance_level=relevance_level, judged_only=judged_only, pure=False)
+                          relevance_level=relevance_level, judged_only=judged_only, depth=depth, pure=False)
             for i in np.unique(rpart).tolist()
         ]  # fmt: skip
         frames = [f for f in client.gather(futures) if f.height]
@@ -264,5 +264,6 @@ ENGINE = register_engine(
         supports=supports,
         description="the vectorized engine on query partitions, on a dask.distributed cluster (pip install trecrs[dask])",
         compute_files=compute_files,
+        empty_rankings=True,
     )
 )

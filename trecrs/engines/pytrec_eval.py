@@ -50,8 +50,10 @@ def compute(
     from pytrec_eval_ext import RelevanceEvaluator  # the C extension of pytrec-eval-terrier
 
     if int(relevance_level) < 1:
-        # trec_eval accepts -l0 (every judged document relevant); its pytrec_eval wrapper refuses it
-        raise UsageError(f"relevance_level must be at least 1, got {relevance_level}", arguments=["relevance_level"])
+        # trec_eval accepts -l 0 and below (every judged document relevant, then unjudged ones too); the
+        # pytrec_eval extension refuses them
+        raise UsageError(f"relevance_level must be at least 1 for the pytrec_eval engine (pytrec_eval refuses it), "
+                         f"got {relevance_level}: use engine=vectorized", arguments=["relevance_level"])
 
     # trec_eval's C code allocates a counter per grade and builds nDCG gains in quadratic time: larger
     # grades would crash it, give zeros or run for minutes (ranges.REL_MAX_PYTREC_EVAL)

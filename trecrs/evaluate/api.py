@@ -137,15 +137,13 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
 
 def _vectorized_request(caller: str, measures, settings: EvalSettings, version=None) -> MeasureRequest:
     """The request of an entry point that computes the vectorized engine's measures only, with its flags
-    checked (``relevance_level`` at least 1, ``depth`` positive)."""
+    checked (``depth`` 0 or more)."""
     request = request_for(measures, version)
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"{caller} computes the vectorized engine's measures only; got {measures!r}")
     if request.variants:  # each needs its own pass over the encoded rankings: not wired here yet
         raise UsageError(f"{caller} does not compute Name(params)@k measures yet; got "
                          f"{', '.join(v.spec for v in request.variants)}: use evaluate()", arguments=["measures"])
-    if settings.relevance_level < 1:
-        raise UsageError(f"relevance_level must be at least 1, got {settings.relevance_level}", arguments=["relevance_level"])
     check_depth(settings.depth)
     return request
 

@@ -29,6 +29,11 @@ from .settings import EvalSettings
 def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettings) -> Computed:
     """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
     kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    if f.empty:
+        if not eng.empty_rankings:
+            raise UsageError(f"the {eng.name} engine cannot rank nothing (depth=0; pytrec_eval crashes on an empty "
+                             "ranking): use engine=vectorized", arguments=["depth"])
+        kwargs["depth"] = 0
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
     frames = [_with_variants(eng, sub_qrels, sub_run, request, kwargs)] if f.evaluated else []
     if f.missing:
@@ -39,7 +44,7 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
-        rs = _relstrings(sub_qrels, sub_run, request, settings.judged_only)
+        rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings.judged_only)
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
             rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, settings.judged_only))
     return Computed(per_query, f.missing, rs)
@@ -55,7 +60,7 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
         sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
         values = eng.compute(_graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
-                             judged_only=p.judged_only)
+                             judged_only=p.judged_only, **{k: v for k, v in kwargs.items() if k == "depth"})
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
@@ -119,7 +124,8 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     if settings.average_all and not f.missing:
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
     common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
-                  head_share=settings.head_share, run=f.restricted(f.run, f.evaluated), **data)
+                  head_share=settings.head_share, run=f.restricted(f.run.clear() if f.empty else f.run, f.evaluated),
+                  **data)
     qrels = f.restricted(f.qrels, f.evaluated)
     if request.extras:
         res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,
@@ -190,8 +196,11 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
 
 
 def check_depth(depth: int | None) -> None:
-    if depth is not None and depth <= 0:
-        raise UsageError(f"depth must be a positive number of documents, got {depth}", arguments=["depth"])
+    """``-M 0`` is answered as trec_eval answers it (nothing retrieved); a negative depth is refused: both
+    trec_eval versions crash on it (segmentation fault)."""
+    if depth is not None and depth < 0:
+        raise UsageError(f"depth must be 0 or more documents, got {depth} (trec_eval crashes on a negative -M)",
+                         arguments=["depth"])
 
 
 class NoTrecMeasures:

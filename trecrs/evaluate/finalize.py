@@ -32,10 +32,11 @@ BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval 10.0's stand-in ranking for a 
 
 def _sequential_sum(values: np.ndarray) -> float:
     # trec_eval adds query by query in double precision; numpy's pairwise sum could differ in the last bit
-    # and flip a %6.4f rounding, so accumulate strictly left to right.
+    # and flip a %6.4f rounding, so accumulate strictly left to right. Its sum starts at 0.0, so a -0.0
+    # value (set_F with a negative beta) is +0.0 in the summary: 0.0 + -0.0 = 0.0.
     if values.size == 0:
         return 0.0
-    return float(np.add.accumulate(values)[-1])
+    return 0.0 + float(np.add.accumulate(values)[-1])
 
 
 @dataclass(frozen=True)

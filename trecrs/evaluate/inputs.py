@@ -36,6 +36,7 @@ class Frames:
     evaluated: list[str]  # in both the run and the qrels
     missing: list[str]  # -c in trec_eval 10.0: in the qrels only (evaluated on the stand-in ranking)
     totals: QrelsTotals
+    empty: bool = False  # -M 0: each run query cut at its first document, which the engine cuts again to none
 
     def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
         return frame.filter(pl.col(QUERY).is_in(queries))
@@ -49,7 +50,10 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
     tag = run_tag(run)
     if settings.depth is not None:
-        run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= settings.depth)
+        # at -M 0 trec_eval still evaluates every run query, on an empty ranking: one document is kept so
+        # that the query stays, and the engine cuts it (Frames.empty)
+        keep = max(settings.depth, 1)
+        run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= keep)
     qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
     run_queries = set(run.get_column(QUERY).unique().to_list())
     evaluated = run_queries & qrels_queries
@@ -65,7 +69,7 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
     _warn_frames(qrels_queries, run, top, request, settings)
     check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
     totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
-    return Frames(qrels, run, tag, list(evaluated), missing, totals)
+    return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0)
 
 
 def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,

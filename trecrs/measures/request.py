@@ -121,8 +121,8 @@ NAMED_BY_PARAMS = frozenset({
 def long_cutoffs(base: str, p: str | None) -> list[int]:
     """Integer cutoffs of ``base.p`` sorted ascending (positive, unique), or the table's defaults."""
     vals = _cutoffs(base, p, _atol, "cutoffs must be integers")
-    # trec_eval reads cutoffs with atol: 0 and below it refuses, beyond a C long it silently saturates
-    if vals and not 1 <= vals[0] <= vals[-1] <= INT64_MAX:
+    # trec_eval reads cutoffs with atol: 0 and below it refuses, beyond a C long it saturates (as _atol does)
+    if vals and not 1 <= vals[0]:
         raise UsageError(f"measure {base}.{p}: cutoffs must be integers from 1 to {INT64_MAX}")
     return vals
 
@@ -135,8 +135,9 @@ def _atol(text: str) -> int:
     0 when there is none. ``23.4`` is 23, as trec_eval prints ``ndcg_cut.23.4`` as ``ndcg_cut_23``; what
     ``atol`` ignores is reported in one warning, since a cutoff typed as ``23.4`` is rarely meant as 23."""
     m = _ATOL_RE.match(text)
-    value = int(m.group(1)) if m else 0
-    if text.strip() != (m.group(1) if m else None) and value > 0:
+    typed = int(m.group(1)) if m else 0
+    value = max(-INT64_MAX - 1, min(INT64_MAX, typed))  # glibc's atol (strtol) saturates to a C long
+    if (text.strip() != (m.group(1) if m else None) or value != typed) and value > 0:
         warnings.warn(TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2)
     return value
 

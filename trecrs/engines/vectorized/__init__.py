@@ -16,7 +16,6 @@ import polars as pl
 from ...measures.request import MeasureRequest
 from ...schema import QUERY
 from ..base import Computed, Engine, register_engine
-from ..pytrec_eval import ENGINE as PYTREC_EVAL
 from .encoded import compute_encoded
 from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
@@ -37,19 +36,17 @@ def compute(
     *,
     relevance_level: int = 1,
     judged_only: bool = False,
+    depth: int | None = None,
 ) -> pl.DataFrame:
-    """Engine entry point (see :class:`trecrs.engines.base.Engine`): one row per query in both run and qrels.
-
-    A relevance level below 1 goes to the pytrec_eval engine, which refuses it as pytrec_eval does.
-    """
-    if relevance_level < 1:
-        return PYTREC_EVAL.compute(qrels, run, request, relevance_level=relevance_level, judged_only=judged_only)
+    """Engine entry point (see :class:`trecrs.engines.base.Engine`): one row per query in both run and qrels,
+    each ranking cut at ``depth`` (0: empty rankings, which trec_eval still evaluates)."""
     bases = [b for b in request.names if b not in HANDLED_ELSEWHERE]
     if not bases or run.height == 0:
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
     r = rank(
-        qrels, run, relevance_level=relevance_level, judged_only=judged_only, score_dtype=request.version.score_dtype
+        qrels, run, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
+        score_dtype=request.version.score_dtype,
     )
     if r.S == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
@@ -63,5 +60,6 @@ ENGINE = register_engine(
         supports=supports,
         description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
         compute_files=compute_files,
+        empty_rankings=True,
     )
 )

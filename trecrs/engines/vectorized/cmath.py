@@ -38,24 +38,33 @@ def c_log2(ints: np.ndarray) -> np.ndarray:
 
 def c_log2_real(values: np.ndarray) -> np.ndarray:
     """C ``log2`` of doubles: the table of :func:`c_log2` when all are small non-negative integers, else
-    :func:`math.log2` (libm's) one by one, with C's results outside its domain (-inf at 0, nan below)."""
+    :func:`math.log2` (libm's) one by one, with C's results outside its domain: -inf at 0, below it the
+    x86 default NaN, whose sign bit is set (trec_eval prints ``-nan``), and a NaN passed through."""
     v = np.asarray(values, dtype=np.float64)
     if v.size == 0:
         return np.zeros(0, dtype=np.float64)
     if np.isfinite(v).all() and (v >= 0).all() and (v == np.floor(v)).all() and v.max() < 1 << 24:
         return c_log2(v.astype(np.int64))
 
+    return np.fromiter(map(_c_domain(math.log2), v.tolist()), np.float64, v.size)
+
+
+def _c_domain(fn):
+    """``fn`` (libm's log or log2) with C's results outside its domain: -inf at 0, below it the x86 default
+    NaN, whose sign bit is set (trec_eval prints ``-nan``), and a NaN passed through."""
+
     def one(x: float) -> float:
         if x > 0:
-            return math.log2(x)
-        return -math.inf if x == 0 else math.nan
+            return fn(x)
+        return -math.inf if x == 0 else x if x != x else -math.nan
 
-    return np.fromiter(map(one, v.tolist()), np.float64, v.size)
+    return one
 
 
 def c_log(values: np.ndarray) -> np.ndarray:
-    """C ``log`` elementwise (via :func:`math.log`), for gm_map / gm_bpref."""
-    return np.fromiter(map(math.log, values.tolist()), np.float64, values.size)
+    """C ``log`` elementwise (via :func:`math.log`), for gm_map / gm_bpref / yaap (whose argument is negative
+    when unjudged documents count as relevant, below level 0)."""
+    return np.fromiter(map(_c_domain(math.log), values.tolist()), np.float64, values.size)
 
 
 def c_div(a, b) -> np.ndarray:

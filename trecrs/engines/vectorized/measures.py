@@ -137,7 +137,7 @@ def m_relative_P(r: Ranked, p):
 
 def _bpref(r: Ranked) -> np.ndarray:
     """m_bpref.c: for each judged relevant row, 1 - min(nonrel above, R) / min(num_nonrel, R)."""
-    sp = r.relrows  # judged rows with rel >= level (level >= 1)
+    sp = r.judgedrelrows
     nsf = sp.before(r.nonrelrows)
     R = r.num_rel[sp.seg]
     NN = r.num_nonrel[sp.seg]
@@ -156,7 +156,7 @@ def m_gm_bpref(r: Ranked, p):
 
 def m_infAP(r: Ranked, p):
     """m_infap.c (Yilmaz & Aslam 2006), with trec_eval's operation order."""
-    sp = r.relrows
+    sp = r.judgedrelrows
     nsf = sp.before(r.nonrelrows)
     pusf = sp.before(Sparse.of(r, r.rel == UNJUDGED))
     rsf = sp.rank
@@ -175,6 +175,7 @@ def _iprec_values(
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """m_iprec_at_recall.c: interpolated precision at each recall point, and the point's rank cutoff
     (the version's :attr:`~trecrs.trec_eval_versions.TrecEvalVersion.recall_cutoff`)."""
+    r = r.counted_down()
     _ap_prefix(r)
     sp = r.relrows
     sufmax = segmented(r._cache["prec_at_rel"], sp.starts, sp.lens, "revmax")
@@ -190,7 +191,7 @@ def _iprec_values(
         v = np.zeros(r.S, dtype=np.float64)
         mid = (cut >= 1) & (cut <= nrr)
         v[mid] = sufmax[(sp.starts + cut - 1)[mid]]
-        zero = (cut == 0) & (cut <= nrr)
+        zero = cut <= 0  # a cutoff below 1 never equals rel_so_far: the loop's final value (10.0's lround of a negative point)
         v[zero] = final[zero]
         values.append(v)
         cuts.append(cut)
@@ -231,12 +232,13 @@ def m_11pt_avg(r: Ranked, p, version: TrecEvalVersion):
 
 
 def m_Rprec_mult(r: Ranked, p):
+    r = r.counted_down()
     out = []
     for pt in double_cutoffs("Rprec_mult", p):
         cut = (pt * _f(r.num_rel) + 0.9).astype(np.int64)
         inside = c_div(r.count_at(cut), cut)  # rel_so_far / i at i == cutoff
         beyond = c_div(r.num_rel_ret, cut)  # num_rel_ret / cutoff when cutoff > num_ret
-        out.append(np.where(cut == 0, 0.0, np.where(cut > r.lens, beyond, inside)))
+        out.append(np.where(cut <= 0, 0.0, np.where(cut > r.lens, beyond, inside)))  # i == cutoff never holds below 1
     return out
 
 

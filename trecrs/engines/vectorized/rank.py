@@ -88,13 +88,48 @@ class Ranked:
         return Sparse.of(self, (self.rel >= 0) & (self.rel < self.level))
 
     @cached_property
+    def judgedrows(self) -> Sparse:
+        """Judged rows (``rel >= 0``): unjudged (-1) and pooled-but-unjudged (-2) rows left out."""
+        return Sparse.of(self, self.rel >= 0)
+
+    @cached_property
+    def judgedrelrows(self) -> Sparse:
+        """Judged relevant rows (``rel >= max(level, 0)``): what m_bpref.c and m_infap.c count, as they skip
+        unjudged rows before testing the level."""
+        return self.relrows if self.level >= 0 else Sparse.of(self, self.rel >= 0)
+
+    def counted_down(self) -> Ranked:
+        """The ranking as the reverse loops of m_iprec_at_recall.c and m_Rprec_mult.c see it.
+
+        They start from num_rel_ret and count down at every row with ``rel >= level``, stopping at 0. Below
+        level 0 unjudged rows pass that test but are not in num_rel_ret, so the loop reaches 0 that many
+        relevant rows early: the same as the ranking whose first ``relret - num_rel_ret`` relevant rows are
+        not relevant. ``self`` when no query has such rows.
+        """
+        extra = self.relret - self.num_rel_ret
+        if not extra.any():
+            return self
+        sp = self.relrows
+        rel = self.rel.copy()
+        rel[sp.idx[sp.rank <= extra[sp.seg]]] = min(self.level, 0) - 1  # below the level, and not judged
+        out = Ranked(self.queries, self.starts, rel, self.level, self.num_rel, self.num_nonrel, self.ideal_starts,
+                     self.ideal, self.bogus, self.num_zero)  # fmt: skip
+        out.__dict__["num_rel_ret"] = self.num_rel_ret
+        return out
+
+    @cached_property
     def num_judged_ret(self) -> np.ndarray:
-        return self.relret + self.nonrelrows.lens
+        return self.relret + self.nonrelrows.lens if self.level >= 0 else self.judgedrows.lens
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
-        """trec_eval's num_rel_ret: judged retrieved documents with rel >= level."""
-        return self.relret  # level >= 1: relevant rows are judged rows
+        """trec_eval's num_rel_ret: judged retrieved documents with rel >= level.
+
+        From level 0 up the relevant rows are judged rows; below 0 the measures that test
+        ``results_rel_list[i] >= level`` count unjudged rows (-1, and -2 from level -2) as relevant, but
+        ``form_res_rels.c`` counts num_rel_ret over judged rows only, so the two part.
+        """
+        return self.relret if self.level >= 0 else self.judgedrows.lens
 
     @cached_property
     def gainrows(self) -> Sparse:
