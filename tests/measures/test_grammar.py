@@ -243,5 +243,6 @@ def test_list_measures_shows_every_parameterised_name():
     assert "  nDCG/NDCG(dcg=, gains=, judged_only=)[@k]\n" in text
     for form in FORMS:
         assert f"  {'/'.join(form.spellings)}(" in text
-        for spelling in form.spellings:  # every listed spelling parses
-            assert parse_call(f"{spelling}(){'@1' if form.cutoff == 'required' else ''}") is not None
+        for spelling in form.spellings:  # every listed spelling parses, given its required parameters
+            given = ", ".join(f"{r}=3" for r in sorted(form.required))
+            assert parse_call(f"{spelling}({given}){'@1' if form.cutoff == 'required' else ''}") is not None
