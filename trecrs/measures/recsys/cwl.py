@@ -29,7 +29,7 @@ from .registry import VALUE, VALUES, Context, ExtraMeasure, register
 #: cwl_eval's ranking depth (``RankingMaker(max_n=1000)``): weights are spread over this many positions
 DEPTH = 1000
 #: queries per block of the (queries x DEPTH) matrices, to bound memory
-BLOCK = 1024
+BLOCK = 256
 SOURCE = "Azzopardi, Thomas, Moffat 2019 (cwl_eval: An Evaluation Tool for Information Retrieval)"
 
 
@@ -45,27 +45,30 @@ def _binary(level: int) -> pl.Expr:
     return pl.when(grade >= level).then(1.0).otherwise(0.0).fill_null(0.0)
 
 
-def gain_matrix(ctx: Context, gain: pl.Expr, k: int | None = None) -> np.ndarray:
-    """(queries x DEPTH) gains of the ranking, a row per ``ctx.queries`` in order; ranks beyond k (the
-    ranking cut at k) and beyond the ranking are 0."""
+def gains(ctx: Context, gain: pl.Expr, k: int | None = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The ranking's gains as (number of queries, row, rank - 1, gain), rows in ``ctx.queries`` order and
+    ascending; ranks beyond k (the ranking cut at k) and beyond :data:`DEPTH` are left out (gain 0)."""
     depth = DEPTH if k is None else min(k, DEPTH)
-    top = ctx.ranked.filter(pl.col(RANK) <= depth).select(QUERY, RANK, gain.alias("g"))
-    index = pl.DataFrame({QUERY: ctx.queries, "row": np.arange(len(ctx.queries))}, schema={QUERY: pl.Utf8, "row": pl.Int64})
-    top = top.join(index, on=QUERY, how="inner")
-    g = np.zeros((len(ctx.queries), DEPTH))
-    g[top.get_column("row").to_numpy(), top.get_column(RANK).to_numpy() - 1] = top.get_column("g").to_numpy()
-    return g
+    index = pl.DataFrame({QUERY: ctx.queries, "row": np.arange(len(ctx.queries))},
+                         schema={QUERY: pl.Utf8, "row": pl.Int64})
+    top = (ctx.ranked.filter(pl.col(RANK) <= depth).select(QUERY, RANK, gain.alias("g"))
+           .join(index, on=QUERY, how="inner").sort("row", RANK))
+    return (len(ctx.queries), top.get_column("row").to_numpy(), top.get_column(RANK).to_numpy() - 1,
+            top.get_column("g").to_numpy().astype(np.float64))
 
 
-def expected_utility(cont, g: np.ndarray) -> np.ndarray:
-    """sum_i W_i g_i per row, W_i = prod_{j<i} C_j / sum_m prod_{j<m} C_j, C = ``cont(g)`` (CWLMetric.w_vector)."""
-    out = np.empty(g.shape[0])
-    for start in range(0, g.shape[0], BLOCK):
-        gb = g[start : start + BLOCK]
+def expected_utility(cont, n: int, rows: np.ndarray, cols: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """sum_i W_i g_i per query, W_i = prod_{j<i} C_j / sum_m prod_{j<m} C_j, C = ``cont(gains)``
+    (CWLMetric.w_vector), on (queries x DEPTH) gain matrices of :data:`BLOCK` queries at a time."""
+    out = np.empty(n)
+    for start in range(0, n, BLOCK):
+        lo, hi = np.searchsorted(rows, [start, start + BLOCK])
+        gb = np.zeros((min(BLOCK, n - start), DEPTH))
+        gb[rows[lo:hi] - start, cols[lo:hi]] = g[lo:hi]
         c = cont(gb)
         reach = np.hstack([np.ones((gb.shape[0], 1)), np.cumprod(c[:, :-1], axis=1)])
         w = reach * (1.0 / reach.sum(axis=1, keepdims=True))
-        out[start : start + BLOCK] = (w * gb).sum(axis=1)
+        out[start : start + gb.shape[0]] = (w * gb).sum(axis=1)
     return out
 
 
@@ -131,7 +134,7 @@ def _graded_measure(name: str):
 
     def per_query(ctx: Context, param: tuple) -> pl.DataFrame:
         *model, min_rel, max_rel = param
-        values = expected_utility(lambda g: cont(g, model), gain_matrix(ctx, _scaled(min_rel, max_rel)))
+        values = expected_utility(lambda g: cont(g, model), *gains(ctx, _scaled(min_rel, max_rel)))
         return pl.DataFrame({QUERY: ctx.queries, VALUE: values}, schema={QUERY: pl.Utf8, VALUE: pl.Float64})
 
     return per_query
@@ -141,8 +144,7 @@ def _rbp(ctx: Context, param: tuple) -> pl.DataFrame:
     """C/W/L RBP: C_i = p, binary gain (grade >= level); the ranking cut at k when k > 0.
     = (1 - p) / (1 - p^1000) sum_{i<=k} p^(i-1) g_i (Moffat & Zobel 2008; cwl_eval's RBPCWLMetric)."""
     p, k = param
-    g = gain_matrix(ctx, _binary(ctx.level), int(k) if k > 0 else None)
-    values = expected_utility(lambda gb: np.full(gb.shape, p), g)
+    values = expected_utility(lambda gb: np.full(gb.shape, p), *gains(ctx, _binary(ctx.level), int(k) if k > 0 else None))
     return pl.DataFrame({QUERY: ctx.queries, VALUE: values}, schema={QUERY: pl.Utf8, VALUE: pl.Float64})
 
 
