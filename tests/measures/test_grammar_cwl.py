@@ -200,3 +200,13 @@ def test_cli_prints_the_names_as_typed_and_lists_them(tmp_path):
     for name in ("cwl_bpm", "cwl_sdcg", "cwl_nerr8", "cwl_nerr11", "cwl_inst", "cwl_insq", "cwl_rbp", "rbp_graded",
                  "compat", "accuracy"):
         assert f"\n  {name}[." in listed
+
+
+def test_a_form_undefined_for_every_query_has_no_summary(tmp_path):
+    """Accuracy@1 needs a relevant and a non-relevant document in the top 1: never defined, so no value and
+    no summary line (ir_measures' accuracy provider divides by zero here)."""
+    q = write(tmp_path / "q", "1 0 a 1\n1 0 b 0\n2 0 c 0\n")
+    r = write(tmp_path / "r", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t\n")
+    res = evaluate(str(q), str(r), ["Accuracy()@1", "Accuracy()"])
+    assert res.summary == {"Accuracy()": 1.0}
+    assert res.to_trec() == "Accuracy()            \tall\t1.0000\n"
