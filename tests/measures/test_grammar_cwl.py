@@ -5,6 +5,7 @@ without relevant documents and short runs; score ties follow trec_eval's order (
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -177,13 +178,14 @@ def test_score_ties_keep_trec_evals_order(tmp_path):
     ("NERR8(max_rel=2)@2.5", "the cutoff must be a positive integer"),
     ("INSQ(min_rel=2, max_rel=2)", "min_rel must be less than max_rel"),
     ("INSQ(max_rel=2.5)", "max_rel must be an integer"),
-    ("Compat(p=1.5)", "p must be in"),
+    ("Compat(p=1.5)", "p must be in [0, 1]"),
     ("Compat(rel=2)", "Compat takes no parameter 'rel'"),
-    ("RBP(p=0)", "p must be in"),
+    ("RBP(p=-0.5)", "p must be in [0, 1]"),
     ("ERR()", "ERR needs a cutoff"),
 ])  # fmt: skip
 def test_bad_forms_are_refused(spec, message):
-    with pytest.raises(UsageError, match=None if message is None else message.replace("(", r"\(")):
+    match = None if message is None else f"measure {re.escape(repr(spec))}: " + re.escape(message)
+    with pytest.raises(UsageError, match=match):
         parse_measures([spec])
 
 

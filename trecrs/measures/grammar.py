@@ -83,14 +83,26 @@ def _values(*numbers) -> str:
     return ",".join(repr(float(n)) for n in numbers)
 
 
+def _persistence(p: dict, default: float) -> float:
+    if not 0 <= p.get("p", default) <= 1:
+        raise UsageError("p must be in [0, 1]")
+    return p.get("p", default)
+
+
 def _rbp(k, p):
     """C/W/L RBP with ``rel`` (cwl_eval), graded RBP without (trectools): :mod:`trecrs.measures.recsys.cwl`."""
-    return ("cwl_rbp" if "rel" in p else "rbp_graded"), _values(p.get("p", 0.8), _whole(k))
+    return ("cwl_rbp" if "rel" in p else "rbp_graded"), _values(_persistence(p, 0.8), _whole(k))
 
 
 def _cwl(name: str, model: Callable[[str | None, dict], tuple]):
     """A C/W/L measure of :mod:`trecrs.measures.recsys.cwl`: its model parameters, then min_rel and max_rel."""
-    return lambda k, p: (f"cwl_{name}", _values(*model(k, p), p.get("min_rel", 0), p["max_rel"]))
+
+    def target(k, p):
+        if not p.get("min_rel", 0) < p["max_rel"]:
+            raise UsageError("min_rel must be less than max_rel")
+        return f"cwl_{name}", _values(*model(k, p), p.get("min_rel", 0), p["max_rel"])
+
+    return target
 
 
 def _sdcg(k, p):
@@ -122,7 +134,7 @@ FORMS: tuple[Form, ...] = (
     _f(("ERR",), "required", "", _fixed("", "err")),
     _f(("RBP",), "optional", "p rel", _rbp),
     _f(("Compat",), "none", "p normalize",
-       lambda k, p: ("compat", _values(p.get("p", 0.95), p.get("normalize", True)))),
+       lambda k, p: ("compat", _values(_persistence(p, 0.95), p.get("normalize", True)))),
     _f(("Accuracy",), "optional", "rel", lambda k, p: ("accuracy", None if k is None else str(_whole(k)))),
     _f(("BPM",), "required", "T min_rel max_rel", _cwl("bpm", lambda k, p: (p.get("T", 1.0), _whole(k))), "max_rel"),
     _f(("SDCG",), "required", "dcg min_rel max_rel", _cwl("sdcg", _sdcg), "max_rel"),

@@ -62,8 +62,8 @@ def _compat(ctx: Context, param: tuple) -> pl.DataFrame:
 
 
 def _check_compat(param: tuple) -> None:
-    if not 0.0 < param[0] < 1.0:
-        raise UsageError("measure compat: p must be in (0, 1)")
+    if not 0.0 <= param[0] <= 1.0:
+        raise UsageError("measure compat: p must be in [0, 1]")
     if param[1] not in (0.0, 1.0):
         raise UsageError("measure compat: normalize must be 0 or 1")
 

@@ -162,8 +162,8 @@ def _rbp_graded(ctx: Context, param: tuple) -> pl.DataFrame:
 
 def _check_rbp(param: tuple) -> None:
     p, k = param
-    if not 0.0 < p < 1.0:
-        raise UsageError("measure rbp: p must be in (0, 1)")
+    if not 0.0 <= p <= 1.0:
+        raise UsageError("measure rbp: p must be in [0, 1]")
     if k < 0 or k != int(k):
         raise UsageError("measure rbp: k must be a whole number >= 0 (0: the whole ranking)")
 
