@@ -136,7 +136,8 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
                               judged_only=v.judged_only, **common)
         column = next(c for c in res.per_query.columns if c != QUERY)
-        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], {v.spec: res.summary[column]})
+        summary = {v.spec: res.summary[column]} if column in res.summary else {}  # undefined for every query
+        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], summary)
 
 
 def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:

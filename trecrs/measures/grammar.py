@@ -31,23 +31,25 @@ _NUM = (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a num
 _GAINS = (lambda v: isinstance(v, dict) and all(_INT[0](k) and _NUM[0](g) for k, g in v.items()),
           "a dict of integer grades to gains, e.g. {0: 0, 1: 1, 2: 3}")
 _DCG = (lambda v: v in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
-PARAM_TYPES = {"rel": _INT, "judged_only": _BOOL, "gains": _GAINS, "dcg": _DCG, "beta": _NUM, "relative": _BOOL}
+PARAM_TYPES = {"rel": _INT, "judged_only": _BOOL, "gains": _GAINS, "dcg": _DCG, "beta": _NUM, "relative": _BOOL,
+               "p": _NUM, "T": _NUM, "min_rel": _INT, "max_rel": _INT, "normalize": _BOOL}
 
 
 @dataclass(frozen=True)
 class Form:
     """One ir_measures name: its spellings, whether it takes ``@cutoff`` (``required``/``optional``/``none``),
     its parameters, and the trec_eval ``(base, parameter string)`` it resolves to given the cutoff and
-    parameters."""
+    parameters; ``required``: the parameters it cannot do without (ir_measures' ``required=True``)."""
 
     spellings: tuple[str, ...]
     cutoff: str
     params: frozenset[str]
     target: Callable[[str | None, dict], tuple[str, str | None]]
+    required: frozenset[str] = frozenset()
 
 
-def _f(spellings, cutoff, params, target) -> Form:
-    return Form(tuple(spellings), cutoff, frozenset(params.split()), target)
+def _f(spellings, cutoff, params, target, required="") -> Form:
+    return Form(tuple(spellings), cutoff, frozenset(params.split()), target, frozenset(required.split()))
 
 
 def _fixed(bare: str, cut: str | None = None):
@@ -66,6 +68,47 @@ def _ndcg(k, p):
 def _set_f(k, p):
     beta = p.get("beta", 1)
     return ("set_F", None) if beta == 1 else ("set_F", repr(float(beta)))
+
+
+def _whole(k: str | None, what: str = "the cutoff") -> int:
+    """The cutoff as an integer (0 without one); a fraction is refused, as ir_measures' int cutoffs."""
+    if k is None:
+        return 0
+    if float(k) != int(float(k)) or float(k) < 1:
+        raise UsageError(f"{what} must be a positive integer (got {k})")
+    return int(float(k))
+
+
+def _values(*numbers) -> str:
+    return ",".join(repr(float(n)) for n in numbers)
+
+
+def _persistence(p: dict, default: float) -> float:
+    if not 0 <= p.get("p", default) <= 1:
+        raise UsageError("p must be in [0, 1]")
+    return p.get("p", default)
+
+
+def _rbp(k, p):
+    """C/W/L RBP with ``rel`` (cwl_eval), graded RBP without (trectools): :mod:`trecrs.measures.recsys.cwl`."""
+    return ("cwl_rbp" if "rel" in p else "rbp_graded"), _values(_persistence(p, 0.8), _whole(k))
+
+
+def _cwl(name: str, model: Callable[[str | None, dict], tuple]):
+    """A C/W/L measure of :mod:`trecrs.measures.recsys.cwl`: its model parameters, then min_rel and max_rel."""
+
+    def target(k, p):
+        if not p.get("min_rel", 0) < p["max_rel"]:
+            raise UsageError("min_rel must be less than max_rel")
+        return f"cwl_{name}", _values(*model(k, p), p.get("min_rel", 0), p["max_rel"])
+
+    return target
+
+
+def _sdcg(k, p):
+    if p.get("dcg", "log2") != "log2":
+        raise UsageError("SDCG takes only dcg='log2'")
+    return (_whole(k),)
 
 
 FORMS: tuple[Form, ...] = (
@@ -88,6 +131,19 @@ FORMS: tuple[Form, ...] = (
     _f(("NumRet",), "none", "rel", lambda k, p: ("num_rel_ret" if "rel" in p else "num_ret", None)),
     _f(("NumRel",), "none", "rel", _fixed("num_rel")),
     _f(("NumQ",), "none", "", _fixed("num_q")),
+    _f(("ERR",), "required", "", _fixed("", "err")),
+    _f(("RBP",), "optional", "p rel", _rbp),
+    _f(("Compat",), "none", "p normalize",
+       lambda k, p: ("compat", _values(_persistence(p, 0.95), p.get("normalize", True)))),
+    _f(("Accuracy",), "optional", "rel", lambda k, p: ("accuracy", None if k is None else str(_whole(k)))),
+    _f(("BPM",), "required", "T min_rel max_rel", _cwl("bpm", lambda k, p: (p.get("T", 1.0), _whole(k))), "max_rel"),
+    _f(("SDCG",), "required", "dcg min_rel max_rel", _cwl("sdcg", _sdcg), "max_rel"),
+    _f(("NERR8",), "required", "min_rel max_rel", _cwl("nerr8", lambda k, p: (_whole(k),)), "max_rel"),
+    _f(("NERR9",), "required", "min_rel max_rel", _cwl("nerr9", lambda k, p: (_whole(k),)), "max_rel"),
+    _f(("NERR10",), "none", "p min_rel max_rel", _cwl("nerr10", lambda k, p: (p.get("p", 0.9),)), "max_rel"),
+    _f(("NERR11",), "none", "T min_rel max_rel", _cwl("nerr11", lambda k, p: (p.get("T", 1.0),)), "max_rel"),
+    _f(("INST",), "none", "T min_rel max_rel", _cwl("inst", lambda k, p: (p.get("T", 1.0),)), "max_rel"),
+    _f(("INSQ",), "none", "T min_rel max_rel", _cwl("insq", lambda k, p: (p.get("T", 1.0),)), "max_rel"),
 )  # fmt: skip
 
 BY_SPELLING: dict[str, Form] = {s.lower(): form for form in FORMS for s in form.spellings}
@@ -161,7 +217,13 @@ def parse_call(spec: str) -> Variant | None:
         ok, what = PARAM_TYPES[key]
         if not ok(value):
             raise UsageError(f"measure {spec!r}: {key} must be {what}")
-    base, param = form.target(k, params)
+    missing = sorted(form.required - params.keys())
+    if missing:
+        raise UsageError(f"measure {spec!r}: {form.spellings[0]} needs {', '.join(f'{m}=' for m in missing)}")
+    try:
+        base, param = form.target(k, params)
+    except UsageError as exc:
+        raise UsageError(f"measure {spec!r}: {exc}") from None
     gains = params.get("gains")
     return Variant(spec, base, param, params.get("rel", 1), params.get("judged_only", False),
                    None if gains is None else tuple(sorted(gains.items())))
@@ -186,5 +248,6 @@ def listing() -> list[str]:
     out = []
     for form in FORMS:
         params = ", ".join(f"{p}=" for p in sorted(form.params))
-        out.append(f"  {'/'.join(form.spellings)}({params}){cut[form.cutoff]}")
+        needs = f"  [needs {', '.join(f'{r}=' for r in sorted(form.required))}]" if form.required else ""
+        out.append(f"  {'/'.join(form.spellings)}({params}){cut[form.cutoff]}{needs}")
     return out
