@@ -13,6 +13,7 @@ from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
+from ..measures.dialects import DialectVariant
 from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
@@ -127,10 +128,16 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
         ev.notes = res.notes
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
-        res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
-                              judged_only=v.judged_only, **common)
+        if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
+            q, level, queries = v.inputs(qrels, settings.relevance_level, common["queries"])
+            res = evaluate_extras([v.target()], qrels=q, level=level, judged_only=settings.judged_only,
+                                  **{**common, "queries": queries})
+        else:
+            res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+                                  judged_only=v.judged_only, **common)
         column = next(c for c in res.per_query.columns if c != QUERY)
-        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], {v.spec: res.summary[column]})
+        summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere
+        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], summary)
 
 
 def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:

@@ -5,6 +5,8 @@
 * :mod:`.ranking`: ROC AUC, LAUC, boolean Kendall tau, NDPM, Spearman/Kendall vs test ratings, half-life
   utility, reciprocal rank and hit rate at k, nDCG with exponential gain or log_b discount, GMAP/HMAP/QMAP;
 * :mod:`.cascade`: expected reciprocal rank (ERR@k, gdeval.pl's);
+* :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
+  mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
@@ -16,7 +18,7 @@ no family: importing this package imports every family module, and each register
 """
 
 from ...files.scores import read_predictions
-from . import beyond, cascade, classification, error, opr, ranking  # noqa: F401 - each module registers its measures
+from . import beyond, cascade, classification, error, frameworks, opr, ranking  # noqa: F401 - each module registers its measures
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
 from .evaluation import evaluate_extras

@@ -1,0 +1,170 @@
+"""Framework dialects: ``prefix:Name@k`` names a measure as a recommender framework defines it.
+
+``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
+Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
+prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
+names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
+cutoff ``@k`` is required. Each name resolves to a recommender measure of :mod:`trecrs.measures.recsys`
+with the cutoff as its parameter, computed on the qrels as the framework sees its test data:
+
+* the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
+  its ``relevance_threshold``) are the qrels documents with rel >= the global ``-l``;
+* :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
+  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``);
+* ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
+  framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN).
+
+The ranking is trec_eval's (score descending, ties by docno descending); the frameworks leave ties in an
+unspecified order. This module is data and parsing only: :func:`trecrs.evaluate.compute.add_recsys`
+computes each :class:`DialectVariant` with the recommender measures, its column named as typed.
+Definitions and sources: docs/measures.md, "Framework dialects".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from ..errors import UsageError
+from ..schema import QUERY, REL
+from .grammar import Variant
+
+AS_IS = "as is"  # qrels values unchanged, relevant = rel >= -l
+BINARY = "binary"  # rel >= -l becomes 1, evaluated at level 1
+SHIFTED = "shifted"  # rel >= -l becomes rel - l + 1, evaluated at level 1
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One framework measure: its name as the framework spells it, the recommender measure computing it
+    (``{k}`` = the cutoff), the qrels it is computed on, whether a query without relevant documents is
+    undefined, and for docs/--list-measures its definition and the trecrs measure it equals (or "new")."""
+
+    name: str
+    target: str
+    definition: str
+    equals: str
+    qrels: str = BINARY
+    needs_relevant: bool = True
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A prefix: the framework, the version whose source defines its names, the source files, the names."""
+
+    prefix: str
+    label: str
+    source: str
+    case_insensitive: bool
+    names: tuple[Dialect, ...]
+
+    def find(self, name: str) -> Dialect | None:
+        """The dialect spelled ``name`` (any case for a case-insensitive framework), or None."""
+        same = (lambda a, b: a.lower() == b.lower()) if self.case_insensitive else str.__eq__
+        return next((d for d in self.names if same(d.name, name)), None)
+
+
+_D = Dialect
+FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
+    Framework("lenskit", "LensKit 2025.8.1", "src/lenskit/metrics/ranking/*.py", False, (
+        _D("Precision", "precision.{k}", "|L_k ∩ R| / min(k, |L|); 0 without relevant documents",
+           "precision.k", needs_relevant=False),
+        _D("Recall", "recall_cap.{k}", "|L_k ∩ R| / min(|R|, k)", "new: recall_cap.k (= recall.k when |R| <= k)"),
+        _D("RecipRank", "recip_rank_cut.{k}", "1 / rank of the first relevant document in L_k, else 0",
+           "recip_rank_cut.k"),
+        _D("Hit", "hit_rate.{k}", "1 if L_k ∩ R is not empty", "success.k (hit_rate.k)"),
+        _D("NDCG", "ndcg_jk.{k},2", "Σ_{j<=k, relevant} 1/max(1, log2 j) over the same of the min(|R|, k) first "
+           "ranks (binary gains)", "ndcg_jk.k,2 on binary qrels"),
+        _D("DCG", "dcg_jk.{k}", "Σ_{j<=k, relevant} 1/max(1, log2 j); 0 without relevant documents",
+           "new: dcg_jk.k (numerator of ndcg_jk.k,2)", needs_relevant=False),
+        _D("RBP", "rbp_cut.{k},0.85", "(1 − p) Σ_{j<=k, relevant} p^(j−1), p = 0.85",
+           "rbp_cut.k,0.85 = trec_eval 10.0 rbp.p=0.85 with -M k"),
+        _D("AveragePrecision", "map_cap_ret.{k}", "Σ_{relevant j<=k} P@j / min(|R|, |L_k|)",
+           "new: map_cap_ret.k (= map_cut.k when |R| <= |L_k|)"),
+    )),
+    Framework("recbole", "RecBole 1.2.1", "recbole/evaluator/metrics.py", True, (
+        _D("hit", "hit_rate.{k}", "1 if L_k ∩ R is not empty", "success.k (hit_rate.k)"),
+        _D("mrr", "recip_rank_cut.{k}", "1 / rank of the first relevant document in L_k, else 0",
+           "recip_rank_cut.k"),
+        _D("precision", "precision_cut.{k}", "|L_k ∩ R| / k", "P.k (precision_cut.k)"),
+        _D("recall", "tpr.{k}", "|L_k ∩ R| / |R|", "recall.k (tpr.k)"),
+        _D("ndcg", "ndcg_exp.{k}", "Σ_{j<=k, relevant} 1/log2(j+1) over the same of the min(|R|, k) first ranks "
+           "(binary gains)", "ndcg_cut.k on binary qrels (ndcg_exp.k)"),
+        _D("map", "map_cap.{k}", "Σ_{relevant j<=k} P@j / min(|R|, k)", "new: map_cap.k (= map_cut.k when |R| <= k)"),
+    )),
+    Framework("elliot", "Elliot 0.3.1", "elliot/evaluation/metrics/accuracy/*/*.py", False, (
+        _D("nDCG", "ndcg_exp.{k}", "Σ_{j<=k} (2^(r_j−l+1) − 1)/log2(j+1) over the ideal of the min(|R|, k) best "
+           "(r = rel, l = -l: Elliot's relevance_threshold)", "ndcg_exp.k on qrels rel − l + 1", SHIFTED),
+        _D("nDCGRendle2020", "ndcg_exp.{k}", "Σ_{j<=k, relevant} 1/log2(j+1) over the same of the min(|R|, k) "
+           "first ranks (binary gains)", "ndcg_cut.k on binary qrels (ndcg_exp.k)"),
+        _D("Precision", "precision_cut.{k}", "|L_k ∩ R| / k", "P.k (precision_cut.k)"),
+        _D("Recall", "tpr.{k}", "|L_k ∩ R| / |R|", "recall.k (tpr.k)"),
+        _D("HR", "hit_rate.{k}", "1 if L_k ∩ R is not empty", "success.k (hit_rate.k)"),
+        _D("MRR", "recip_rank_cut.{k}", "1 / rank of the first relevant document in L_k, else 0",
+           "recip_rank_cut.k"),
+        _D("MAP", "mean_p_cut.{k}", "(1/k) Σ_{n=1}^{k} P@n, every cutoff counted", "new: mean_p_cut.k"),
+        _D("MAR", "mean_r_cut.{k}", "(1/k) Σ_{n=1}^{k} |L_n ∩ R| / |R|", "new: mean_r_cut.k"),
+        _D("F1", "f1_cut.{k}", "2PR/(P+R), P = |L_k ∩ R|/k, R = |L_k ∩ R|/|R|", "f1_cut.k"),
+    )),
+)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DialectVariant(Variant):
+    """A ``prefix:Name@k`` measure: a :class:`~trecrs.measures.grammar.Variant` whose target is a recommender
+    measure, computed at the global ``-l`` on the qrels the framework sees (:meth:`inputs`)."""
+
+    qrels: str = BINARY
+    needs_relevant: bool = True
+
+    def inputs(self, qrels: pl.DataFrame, level: int, queries: list[str]) -> tuple[pl.DataFrame, int, list[str]]:
+        """The qrels, relevance level and evaluated queries the target is computed on: relevant documents
+        (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; with
+        :attr:`needs_relevant`, only the queries that have a relevant document."""
+        relevant = pl.col(REL) >= level
+        keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
+        gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: pl.col(REL) - level + 1}[self.qrels]
+        if gains is not None:
+            qrels = qrels.with_columns(pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL))
+            level = 1
+        if self.needs_relevant:
+            have = set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
+            queries = [q for q in queries if q in have]
+        return qrels, level, queries
+
+
+_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<name>[^@]*)(?:@(?P<k>.*))?$")
+
+
+def parse_dialect(spec: str) -> DialectVariant | None:
+    """``lenskit:NDCG@10`` as a :class:`DialectVariant` named as typed; None when ``spec`` is not written
+    ``prefix:...``. An unknown prefix or name, or a missing or bad cutoff, is a UsageError listing the
+    prefixes or the prefix's names."""
+    m = _SPEC.match(spec)
+    if m is None:
+        return None
+    prefix, name, k = m.group("prefix"), m.group("name"), m.group("k")
+    framework = FRAMEWORKS.get(prefix.lower())
+    if framework is None:
+        raise UsageError(f"measure {spec!r}: unknown framework prefix {prefix!r} (known: {', '.join(FRAMEWORKS)})")
+    dialect = framework.find(name)
+    if dialect is None:
+        raise UsageError(f"measure {spec!r}: {framework.label} has no measure {name!r} here (known: "
+                         f"{', '.join(f'{framework.prefix}:{d.name}@k' for d in framework.names)})")
+    if k is None or not re.fullmatch(r"[1-9][0-9]*", k):
+        raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k")
+    base, _, param = dialect.target.format(k=k).partition(".")
+    return DialectVariant(spec, base, param, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant)
+
+
+def listing() -> list[str]:
+    """One line per prefixed name for ``trecrs eval --list-measures``: the name, what it equals, its definition."""
+    out = []
+    for f in FRAMEWORKS.values():
+        case = ", any case" if f.case_insensitive else ""
+        out.append(f"  {f.prefix}: {f.label} ({f.source}{case})")
+        for d in f.names:
+            out.append(f"    {f.prefix}:{d.name}@k".ljust(34) + f" = {d.equals}: {d.definition}")
+    return out

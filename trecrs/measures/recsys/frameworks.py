@@ -1,0 +1,208 @@
+"""Ranking measures that recommender frameworks compute under familiar names with their own denominators:
+capped recall, AP with a min(·) denominator, Elliot's means of precision and recall over every cutoff,
+P@k dividing by k, LensKit's unnormalised DCG and rank-biased precision cut at k.
+
+Each is the formula of a framework's own source (named per measure), expressed on trecrs's data
+conventions (:mod:`.registry`): the ranking is trec_eval's, relevant = qrels value >= the relevance level,
+L_k = the top k of the run, R = the query's relevant qrels documents. The prefixed names of
+:mod:`trecrs.measures.dialects` (``lenskit:Recall@10``, ``recbole:map@10``, ``elliot:MAP@10``) compute
+them; docs/measures.md ("Framework dialects") compares them with trec_eval's measures.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ...errors import UsageError
+from ...schema import QUERY, RANK, REL
+from .classification import confusion
+from .ranking import cumulative
+from .registry import (
+    CUTOFFS,
+    RELEVANT,
+    VALUE,
+    VALUES,
+    Context,
+    ExtraMeasure,
+    register,
+    safe_div,
+    undefined_unless,
+)
+
+F = pl.Float64
+LENSKIT = "LensKit 2025.8.1 src/lenskit/metrics/ranking"
+RECBOLE = "RecBole 1.2.1 recbole/evaluator/metrics.py"
+ELLIOT = "Elliot 0.3.1 elliot/evaluation/metrics/accuracy"
+
+
+def _hits(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Every evaluated query's stats with ``tp`` (relevant in L_k) and ``kk`` (|L_k|), as floats."""
+    c = confusion(ctx, k).select(QUERY, "tp", (pl.col("tp") + pl.col("fp")).alias("kk"))
+    return ctx.stats.join(c, on=QUERY, how="left", maintain_order="left").with_columns(
+        pl.col("num_rel").cast(F), pl.col("num_ret").cast(F))
+
+
+def _recall_cap(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Capped recall: |L_k ∩ R| / min(|R|, k) (|R| without a cutoff); undefined when R is empty.
+
+    LensKit's ``Recall`` (``_pr.py``: ``len(good) / min(len(test), n)``); BEIR's R_cap@k. Equals
+    trec_eval's ``recall.k`` when |R| <= k.
+    """
+    st = _hits(ctx, k)
+    den = pl.col("num_rel") if k is None else pl.min_horizontal(pl.col("num_rel"), pl.lit(float(k)))
+    return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, pl.col("tp") / den).alias(VALUE))
+
+
+def _precision_cut(ctx: Context, k: int | None) -> pl.DataFrame:
+    """|L_k ∩ R| / k, k counted even when fewer than k documents are retrieved (trec_eval's ``P.k``).
+
+    RecBole's ``Precision`` (``pos_index[:, :k].sum() / k``) and Elliot's (``precision/precision.py``).
+    Without a cutoff: |L ∩ R| / |L| (0 for an empty ranking).
+    """
+    st = _hits(ctx, k)
+    den = pl.col("kk") if k is None else pl.lit(float(k))
+    return st.select(QUERY, safe_div(pl.col("tp"), den).alias(VALUE))
+
+
+def _ap_sum(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Every evaluated query's stats with ``s`` = Σ over relevant ranks j <= k of (relevant at ranks <= j)/j."""
+    c = cumulative(ctx).filter(pl.col(RELEVANT))
+    if k is not None:
+        c = c.filter(pl.col(RANK) <= k)
+    agg = c.group_by(QUERY).agg((pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).sum().alias("s"))
+    return _hits(ctx, k).join(agg, on=QUERY, how="left", maintain_order="left").with_columns(
+        pl.col("s").fill_null(0.0))
+
+
+def _map_cap(ctx: Context, k: int | None) -> pl.DataFrame:
+    """AP@k with the denominator min(|R|, k): Σ_{relevant j <= k} P@j / min(|R|, k); 0 when R is empty.
+
+    RecBole's ``MAP`` (``metrics.py``: ``pre.cumsum / ranges`` over the positives, divided by
+    ``min(pos_len, k)``). Equals trec_eval's ``map_cut.k`` when |R| <= k.
+    """
+    st = _ap_sum(ctx, k)
+    den = pl.col("num_rel") if k is None else pl.min_horizontal(pl.col("num_rel"), pl.lit(float(k)))
+    return st.select(QUERY, safe_div(pl.col("s"), den).alias(VALUE))
+
+
+def _map_cap_ret(ctx: Context, k: int | None) -> pl.DataFrame:
+    """AP@k with the denominator min(|R|, |L_k|): Σ_{relevant j <= k} P@j / min(|R|, |L_k|); undefined for an
+    empty ranking, 0 when R is empty.
+
+    LensKit's ``AveragePrecision`` (``_map.py``: ``sum(precisions) / min(len(test), len(recs))`` on the
+    truncated list; LensKit itself divides by zero when R is empty). Equals ``map_cap.k`` when at least k
+    documents are retrieved, and ``map_cut.k`` when |R| <= |L_k|.
+    """
+    st = _ap_sum(ctx, k)
+    den = pl.min_horizontal(pl.col("num_rel"), pl.col("kk"))
+    return st.select(QUERY, undefined_unless(pl.col("kk") > 0, safe_div(pl.col("s"), den)).alias(VALUE))
+
+
+def _cutoff_sums(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Per query: ``n`` = the cutoff (k, or |L| without one), ``sum_p`` = Σ_{n'=1..n} P@n' and
+    ``sum_c`` = Σ_{n'=1..n} |L_n' ∩ R|, ranks past the end of a short ranking adding its hits again."""
+    c = cumulative(ctx).select(QUERY, RANK, "cum_rel")
+    if k is not None:
+        c = c.filter(pl.col(RANK) <= k)
+    agg = c.group_by(QUERY).agg((pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).sum().alias("p"),
+                                pl.col("cum_rel").cast(F).sum().alias("c"))
+    st = _hits(ctx, k).join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
+    n = st.get_column("kk").to_numpy().astype(np.int64)
+    cut = n if k is None else np.full(n.shape, k, dtype=np.int64)
+    # H(m) = Σ_{j<=m} 1/j: the ranks n < j <= k of a ranking shorter than k keep its tp hits
+    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, max(int(cut.max(initial=0)), 1) + 1))])
+    tp = st.get_column("tp").to_numpy()
+    tail_p = tp * (harmonic[cut] - harmonic[np.minimum(n, cut)])
+    tail_c = tp * (cut - np.minimum(n, cut))
+    return st.with_columns(pl.Series("n", cut.astype(np.float64)),
+                           (pl.col("p") + pl.lit(pl.Series(tail_p))).alias("sum_p"),
+                           (pl.col("c") + pl.lit(pl.Series(tail_c))).alias("sum_c"))
+
+
+def _mean_p_cut(ctx: Context, k: int | None) -> pl.DataFrame:
+    """The mean of P@1, ..., P@k: (1/k) Σ_{n=1}^{k} |L_n ∩ R| / n (k = |L| without a cutoff); 0 for an
+    empty ranking.
+
+    Elliot's ``MAP`` (``map/map.py``: ``np.average([precision(recs[:k], n + 1) for n in range(k)])``): every
+    cutoff counts, relevant or not — not average precision, whatever the docstring's formula says.
+    """
+    st = _cutoff_sums(ctx, k)
+    return st.select(QUERY, safe_div(pl.col("sum_p"), pl.col("n")).alias(VALUE))
+
+
+def _mean_r_cut(ctx: Context, k: int | None) -> pl.DataFrame:
+    """The mean of recall@1, ..., recall@k: (1/k) Σ_{n=1}^{k} |L_n ∩ R| / |R|; undefined when R is empty.
+
+    Elliot's ``MAR`` (``mar/mar.py``: ``np.average([recall(recs[:k], n + 1) for n in range(k)])``).
+    """
+    st = _cutoff_sums(ctx, k)
+    value = safe_div(pl.col("sum_c"), pl.col("n") * pl.col("num_rel"))
+    return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, value).alias(VALUE))
+
+
+def _dcg_jk(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Unnormalised DCG with the Järvelin & Kekäläinen discount: Σ_{relevant j <= k} rel_j / max(1, log2 j).
+
+    LensKit's ``DCG`` (``_dcg.py`` with the default ``LogRankWeight``: weight ln 2 / ln max(j, 2)); gain =
+    the qrels value of relevant documents. The numerator of ``ndcg_jk.k,2``.
+    """
+    gain = pl.when(pl.col(RELEVANT)).then(pl.col(REL).cast(F)).otherwise(0.0)
+    disc = pl.max_horizontal(pl.lit(1.0), pl.col(RANK).cast(F).log(2))
+    agg = ctx.top(k).group_by(QUERY).agg((gain / disc).sum().alias("dcg"))
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left")
+    return st.select(QUERY, pl.col("dcg").fill_null(0.0).alias(VALUE))
+
+
+def _rbp_cut(ctx: Context, param) -> pl.DataFrame:
+    """Rank-biased precision of the top K: (1 − p) Σ_{relevant j <= K} p^(j−1) (Moffat & Zobel 2008).
+
+    LensKit's ``RBP`` (``_rbp.py``: geometric weights p^(j−1) over the series sum 1/(1 − p), default
+    patience 0.85); binary relevance. Equals trec_eval 10.0's ``rbp.p=P`` on the run cut at K (``-M K``).
+    K = 0: the whole ranking.
+    """
+    k, p = param
+    top = ctx.top(None if k == 0 else int(k)).filter(pl.col(RELEVANT))
+    agg = top.group_by(QUERY).agg(pl.lit(p).pow(pl.col(RANK).cast(F) - 1).sum().alias("s"))
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left")
+    return st.select(QUERY, ((1 - p) * pl.col("s").fill_null(0.0)).alias(VALUE))
+
+
+def _rbp_cut_validate(param) -> None:
+    k, p = param
+    if k < 0 or k != int(k):
+        raise UsageError(f"measure rbp_cut: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
+    if not 0 < p < 1:
+        raise UsageError(f"measure rbp_cut: the patience p must be between 0 and 1, got {p:g}")
+
+
+_CUT = (
+    ("recall_cap", "capped recall |L_k ∩ R| / min(|R|, k) (LensKit Recall@k)", f"{LENSKIT}/_pr.py Recall",
+     _recall_cap, "no relevant document"),
+    ("precision_cut", "|L_k ∩ R| / k, as trec_eval's P.k (RecBole, Elliot Precision@k)",
+     f"{RECBOLE} Precision; {ELLIOT}/precision/precision.py", _precision_cut, ""),
+    ("map_cap", "AP@k divided by min(|R|, k) (RecBole map@k)", f"{RECBOLE} MAP", _map_cap, ""),
+    ("map_cap_ret", "AP@k divided by min(|R|, |L_k|) (LensKit AveragePrecision@k)",
+     f"{LENSKIT}/_map.py AveragePrecision", _map_cap_ret, "empty ranking"),
+    ("mean_p_cut", "mean of P@1..P@k over every cutoff (Elliot MAP@k)", f"{ELLIOT}/map/map.py MAP",
+     _mean_p_cut, ""),
+    ("mean_r_cut", "mean of recall@1..recall@k over every cutoff (Elliot MAR@k)", f"{ELLIOT}/mar/mar.py MAR",
+     _mean_r_cut, "no relevant document"),
+    ("dcg_jk", "unnormalised DCG Σ rel_j / max(1, log2 j) of the top k (LensKit DCG@k)",
+     f"Järvelin & Kekäläinen 2002; {LENSKIT}/_dcg.py DCG", _dcg_jk, ""),
+)  # fmt: skip
+for _name, _doc, _src, _fn, _undefined in _CUT:
+    register(ExtraMeasure(_name, "ranking", _doc, _src, _fn, params=CUTOFFS, undefined_when=_undefined))
+register(
+    ExtraMeasure(
+        "rbp_cut",
+        "ranking",
+        "rank-biased precision (1-p) Σ p^(j-1) of the top K; rbp_cut.K,P (defaults: whole ranking (K=0), p=0.85)",
+        f"Moffat & Zobel 2008; {LENSKIT}/_rbp.py RBP",
+        _rbp_cut,
+        params=VALUES,
+        param_names=("k", "p"),
+        defaults=(0, 0.85),
+        validate=_rbp_cut_validate,
+    )
+)
