@@ -1,0 +1,98 @@
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``) against the values each framework produced.
+
+The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
+run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's
+version; tests/dialects/make_golden_<framework>.py made them with the framework installed. Here trecrs
+computes the same names on the same fixture at ``-l`` = the framework's relevance threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import trecrs
+from trecrs.errors import UsageError
+from trecrs.measures.dialects import FRAMEWORKS
+from trecrs.measures.request import parse_measures
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dialects"
+GOLDEN = {p.stem: json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))}
+TOL = 1e-9
+
+
+def _evaluate(golden: dict, names: list[str]):
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for u, i, r in golden["qrels"]:
+        qrels.setdefault(u, {})[i] = r
+    for u, i, s in golden["run"]:
+        run.setdefault(u, {})[i] = s
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"])
+
+
+@pytest.mark.parametrize("framework", sorted(GOLDEN))
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_per_user_values_equal_the_frameworks(framework):
+    golden = GOLDEN[framework]
+    names = list(golden["values"])
+    res = _evaluate(golden, names)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    for name in names:
+        for user, want in golden["values"][name].items():
+            got = rows[user][name]
+            if want is None:
+                assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
+            else:
+                assert got is not None and abs(got - want) <= TOL, f"{name} {user}: {framework} {want}, trecrs {got}"
+        defined = [v for v in golden["values"][name].values() if v is not None]
+        assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
+
+
+def test_golden_files_name_their_framework_version_and_command():
+    assert set(GOLDEN) >= {"lenskit"}
+    for golden in GOLDEN.values():
+        assert golden["version"] and golden["command"].startswith("python tests/dialects/make_golden_")
+        prefix = golden["framework"].lower()
+        # every name of the prefix is checked against the framework's own values at some cutoff
+        checked = {n.split(":")[1].split("@")[0].lower() for n in golden["values"]}
+        assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_dialects_equal_the_trecrs_measures_documented():
+    """The documented equalities (docs/measures.md, "Framework dialects") on the fixture's binary qrels
+    (rel 1 for ratings >= 3, else 0), on the users with a relevant item (the others have no dialect value)."""
+    level = GOLDEN["lenskit"]["relevance_level"]
+    golden = {"qrels": [[u, i, int(r >= level)] for u, i, r in GOLDEN["lenskit"]["qrels"]],
+              "run": GOLDEN["lenskit"]["run"], "relevance_level": 1}
+    res = _evaluate(golden, ["recbole:precision@5", "P.5", "recbole:recall@5", "recall.5", "recbole:ndcg@5",
+                             "ndcg_cut.5", "elliot:HR@5", "success.5", "elliot:MRR@3", "recip_rank_cut.3"])
+    rows = [r for r in res.per_query.to_dicts() if r["recbole:precision@5"] is not None]
+    assert len(rows) == 17  # u06, u12, u18 rate nothing >= 3
+    for dialect, trec in (("recbole:precision@5", "P_5"), ("recbole:recall@5", "recall_5"),
+                          ("recbole:ndcg@5", "ndcg_cut_5"), ("elliot:HR@5", "success_5"),
+                          ("elliot:MRR@3", "recip_rank_cut_3")):
+        for r in rows:
+            assert abs(r[dialect] - r[trec]) <= 1e-12, (dialect, r["query"])
+
+
+def test_recbole_names_match_in_any_case_and_print_as_typed():
+    req = parse_measures(["recbole:NDCG@10", "recbole:ndcg@5", "lenskit:NDCG@10"])
+    assert [(v.spec, v.target()) for v in req.variants] == [
+        ("recbole:NDCG@10", "ndcg_exp.10"), ("recbole:ndcg@5", "ndcg_exp.5"), ("lenskit:NDCG@10", "ndcg_jk.10,2")]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("lenskit:ndcg@10", "LensKit 2025.8.1 has no measure 'ndcg' here (known: lenskit:Precision@k, "),
+    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot)"),
+    ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
+    ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
+])  # fmt: skip
+def test_unknown_names_are_one_line_usage_errors(spec, message):
+    with pytest.raises(UsageError, match="") as err:
+        parse_measures([spec])
+    assert message in str(err.value) and "\n" not in str(err.value)
