@@ -151,7 +151,7 @@ def parse_dialect(spec: str) -> DialectVariant | None:
         raise UsageError(f"measure {spec!r}: unknown framework prefix {prefix!r} (known: {', '.join(FRAMEWORKS)})")
     dialect = framework.find(name)
     if dialect is None:
-        raise UsageError(f"measure {spec!r}: {framework.label} has no measure {name!r} here (known: "
+        raise UsageError(f"measure {spec!r}: no {framework.label} measure {name!r} (known: "
                          f"{', '.join(f'{framework.prefix}:{d.name}@k' for d in framework.names)})")
     if k is None or not re.fullmatch(r"[1-9][0-9]*", k):
         raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k")
