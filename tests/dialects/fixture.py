@@ -39,14 +39,34 @@ def fixture() -> tuple[dict[str, dict[str, int]], dict[str, list[tuple[str, floa
     return test, ranked
 
 
+def training() -> dict[str, list[str]]:
+    """Each user's training items (rating 1 each): 3 to 8 items neither in the user's test ratings nor in
+    the user's list, every item in someone's training data (the catalogue is the 50 items)."""
+    test, ranked = fixture()
+    rng = random.Random(SEED + 1)
+    items = [f"i{j:02d}" for j in range(1, 51)]
+    train: dict[str, list[str]] = {}
+    for user in test:
+        seen = set(test[user]) | {i for i, _ in ranked[user]}
+        train[user] = rng.sample([i for i in items if i not in seen], rng.randint(3, 8))
+    for item in items:
+        if not any(item in t for t in train.values()):
+            user = next(u for u in rng.sample(list(test), len(test)) if item not in test[u]
+                        and item not in {i for i, _ in ranked[u]})
+            train[user].append(item)
+    return train
+
+
 def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
     """Each user's items rated >= LEVEL."""
     return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
 
 
-def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]]) -> Path:
+def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
+                 summaries: dict[str, float] | None = None) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
-    the framework gives no value), its name and version and the command that made the file."""
+    the framework gives no value), the summaries that are not the mean of per-user values (a global
+    measure, a weighted mean), its name and version and the command that made the file."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +77,9 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "relevance_level": LEVEL,
         "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
         "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
+        "train": [[u, i, 1] for u, items in training().items() for i in items],
         "values": values,
+        "summaries": summaries or {},
     }
     out.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
     return out

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import trecrs
@@ -31,25 +32,29 @@ def _evaluate(golden: dict, names: list[str]):
         qrels.setdefault(u, {})[i] = r
     for u, i, s in golden["run"]:
         run.setdefault(u, {})[i] = s
-    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"])
+    train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train)
 
 
 @pytest.mark.parametrize("framework", sorted(GOLDEN))
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
 def test_per_user_values_equal_the_frameworks(framework):
     golden = GOLDEN[framework]
-    names = list(golden["values"])
+    names = list(golden["values"]) + [n for n in golden["summaries"] if n not in golden["values"]]
     res = _evaluate(golden, names)
     rows = {r["query"]: r for r in res.per_query.to_dicts()}
     for name in names:
-        for user, want in golden["values"][name].items():
+        if name in golden["summaries"]:  # a global measure or a weighted mean
+            assert math.isclose(res.summary[name], golden["summaries"][name], abs_tol=TOL), name
+        for user, want in golden["values"].get(name, {}).items():
             got = rows[user][name]
             if want is None:
                 assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
             else:
                 assert got is not None and abs(got - want) <= TOL, f"{name} {user}: {framework} {want}, trecrs {got}"
-        defined = [v for v in golden["values"][name].values() if v is not None]
-        assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
+        if name not in golden["summaries"]:
+            defined = [v for v in golden["values"][name].values() if v is not None]
+            assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
 
 
 def test_golden_files_name_their_framework_version_and_command():
@@ -58,7 +63,7 @@ def test_golden_files_name_their_framework_version_and_command():
         assert golden["version"] and golden["command"].startswith("python tests/dialects/make_golden_")
         prefix = golden["framework"].lower()
         # every name of the prefix is checked against the framework's own values at some cutoff
-        checked = {n.split(":")[1].split("@")[0].lower() for n in golden["values"]}
+        checked = {n.split(":")[1].split("@")[0].lower() for n in [*golden["values"], *golden["summaries"]]}
         assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
 
 
@@ -68,7 +73,7 @@ def test_dialects_equal_the_trecrs_measures_documented():
     (rel 1 for ratings >= 3, else 0), on the users with a relevant item (the others have no dialect value)."""
     level = GOLDEN["lenskit"]["relevance_level"]
     golden = {"qrels": [[u, i, int(r >= level)] for u, i, r in GOLDEN["lenskit"]["qrels"]],
-              "run": GOLDEN["lenskit"]["run"], "relevance_level": 1}
+              "run": GOLDEN["lenskit"]["run"], "train": GOLDEN["lenskit"]["train"], "relevance_level": 1}
     res = _evaluate(golden, ["recbole:precision@5", "P.5", "recbole:recall@5", "recall.5", "recbole:ndcg@5",
                              "ndcg_cut.5", "elliot:HR@5", "success.5", "elliot:MRR@3", "recip_rank_cut.3"])
     rows = [r for r in res.per_query.to_dicts() if r["recbole:precision@5"] is not None]
@@ -90,6 +95,7 @@ def test_recbole_names_match_in_any_case_and_print_as_typed():
     ("lenskit:ndcg@10", "no LensKit 2025.8.1 measure 'ndcg' (known: lenskit:Precision@k, "),
     ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot)"),
     ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
+    ("recbole:GAUC@10", "recbole:gauc takes no cutoff"),
     ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
 ])  # fmt: skip
 def test_unknown_names_are_one_line_usage_errors(spec, message):
@@ -120,4 +126,19 @@ def test_list_measures_shows_every_prefixed_name(cli):
     _, out, _ = cli("eval", "--list-measures")
     for framework in FRAMEWORKS.values():
         for d in framework.names:
-            assert f"    {framework.prefix}:{d.name}@k " in out
+            assert f"    {framework.prefix}:{d.name}{'@k' if d.cutoff else ''} " in out
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_lenskit_rbp_is_trec_eval_10_rbp_on_the_run_cut_at_k():
+    golden = GOLDEN["lenskit"]
+    run = [(u, i, s) for u, i, s in golden["run"]]
+    qrels = [(u, i, int(r >= golden["relevance_level"])) for u, i, r in golden["qrels"]]
+    for k in (1, 5):
+        cut = trecrs.evaluate(pl.DataFrame(qrels, schema=["query", "doc", "rel"], orient="row"),
+                              pl.DataFrame(run, schema=["query", "doc", "score"], orient="row"), ["rbp.p=0.85"],
+                              trec_eval_version=10, depth=k)
+        want = {r["query"]: r["rbp"] for r in cut.per_query.to_dicts()}  # the value column is the measure's name
+        got = golden["values"][f"lenskit:RBP@{k}"]
+        assert {u: v for u, v in got.items() if v is not None} == pytest.approx(
+            {u: v for u, v in want.items() if got[u] is not None}, abs=1e-12)

@@ -4,8 +4,9 @@
 Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
 prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
 names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
-cutoff ``@k`` is required. Each name resolves to a recommender measure of :mod:`trecrs.measures.recsys`
-with the cutoff as its parameter, computed on the qrels as the framework sees its test data:
+cutoff ``@k`` is required (RecBole's ``gauc`` takes none). Each name resolves to a recommender measure of
+:mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
+its test data:
 
 * the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
   its ``relevance_threshold``) are the qrels documents with rel >= the global ``-l``;
@@ -48,6 +49,7 @@ class Dialect:
     equals: str
     qrels: str = BINARY
     needs_relevant: bool = True
+    cutoff: bool = True  # whether the name takes @k (required) or none
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,15 @@ FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
         _D("ndcg", "ndcg_exp.{k}", "Σ_{j<=k, relevant} 1/log2(j+1) over the same of the min(|R|, k) first ranks "
            "(binary gains)", "ndcg_cut.k on binary qrels (ndcg_exp.k)"),
         _D("map", "map_cap.{k}", "Σ_{relevant j<=k} P@j / min(|R|, k)", "new: map_cap.k (= map_cut.k when |R| <= k)"),
+        _D("gauc", "auc_weighted", "per-user ROC AUC over L ∪ R; mean weighted by |R|",
+           "new: auc_weighted (per user: auc)", cutoff=False),
+        _D("itemcoverage", "catalog_coverage_pad.{k}", "|∪ L_k| / (|I| + 1), I = training items + run items; "
+           "needs train", "new: catalog_coverage_pad.k"),
+        _D("averagepopularity", "arp.{k}", "mean over L_k of the item's training ratings; needs train", "arp.k"),
+        _D("giniindex", "gini_pad.{k}", "Gini index of the top-k counts over |I| + 1 items; needs train",
+           "new: gini_pad.k (gini.k over one more item)"),
+        _D("shannonentropy", "entropy_per_item.{k}", "(−Σ p ln p) / number of distinct items in the top k",
+           "new: entropy_per_item.k (= entropy.k · ln 2 / m)"),
     )),
     Framework("elliot", "Elliot 0.3.1", "elliot/evaluation/metrics/accuracy/*/*.py", False, (
         _D("nDCG", "ndcg_exp.{k}", "Σ_{j<=k} (2^(r_j−l+1) − 1)/log2(j+1) over the ideal of the min(|R|, k) best "
@@ -119,10 +130,11 @@ class DialectVariant(Variant):
     qrels: str = BINARY
     needs_relevant: bool = True
 
-    def inputs(self, qrels: pl.DataFrame, level: int, queries: list[str]) -> tuple[pl.DataFrame, int, list[str]]:
-        """The qrels, relevance level and evaluated queries the target is computed on: relevant documents
-        (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; with
-        :attr:`needs_relevant`, only the queries that have a relevant document."""
+    def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
+               queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
+        """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
+        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; with
+        :attr:`needs_relevant`, only the queries that have a relevant document (and their rankings)."""
         relevant = pl.col(REL) >= level
         keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
         gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: pl.col(REL) - level + 1}[self.qrels]
@@ -132,7 +144,8 @@ class DialectVariant(Variant):
         if self.needs_relevant:
             have = set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
             queries = [q for q in queries if q in have]
-        return qrels, level, queries
+            run = run.filter(pl.col(QUERY).is_in(list(have)))
+        return qrels, run, level, queries
 
 
 _SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<name>[^@]*)(?:@(?P<k>.*))?$")
@@ -152,11 +165,13 @@ def parse_dialect(spec: str) -> DialectVariant | None:
     dialect = framework.find(name)
     if dialect is None:
         raise UsageError(f"measure {spec!r}: no {framework.label} measure {name!r} (known: "
-                         f"{', '.join(f'{framework.prefix}:{d.name}@k' for d in framework.names)})")
-    if k is None or not re.fullmatch(r"[1-9][0-9]*", k):
+                         f"{', '.join(framework.prefix + ':' + d.name + ('@k' if d.cutoff else '') for d in framework.names)})")
+    if not dialect.cutoff and k is not None:
+        raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} takes no cutoff")
+    if dialect.cutoff and (k is None or not re.fullmatch(r"[1-9][0-9]*", k)):
         raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k")
     base, _, param = dialect.target.format(k=k).partition(".")
-    return DialectVariant(spec, base, param, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant)
+    return DialectVariant(spec, base, param or None, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant)
 
 
 def listing() -> list[str]:
@@ -166,5 +181,6 @@ def listing() -> list[str]:
         case = ", any case" if f.case_insensitive else ""
         out.append(f"  {f.prefix}: {f.label} ({f.source}{case})")
         for d in f.names:
-            out.append(f"    {f.prefix}:{d.name}@k".ljust(34) + f" = {d.equals}: {d.definition}")
+            name = f"    {f.prefix}:{d.name}" + ("@k" if d.cutoff else "")
+            out.append(name.ljust(34) + f" = {d.equals}: {d.definition}")
     return out

@@ -1,6 +1,8 @@
-"""Ranking measures that recommender frameworks compute under familiar names with their own denominators:
-capped recall, AP with a min(·) denominator, Elliot's means of precision and recall over every cutoff,
-P@k dividing by k, LensKit's unnormalised DCG and rank-biased precision cut at k.
+"""Measures that recommender frameworks compute under familiar names with their own denominators: capped
+recall, AP with a min(·) denominator, Elliot's means of precision and recall over every cutoff, P@k
+dividing by k, LensKit's unnormalised DCG and rank-biased precision cut at k; RecBole's positives-weighted
+GAUC, and its coverage, Gini index and entropy, which count one more item (its padding item) or divide by
+the number of distinct items.
 
 Each is the formula of a framework's own source (named per measure), expressed on trecrs's data
 conventions (:mod:`.registry`): the ranking is trec_eval's, relevant = qrels value >= the relevance level,
@@ -11,15 +13,20 @@ them; docs/measures.md ("Framework dialects") compares them with trec_eval's mea
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...schema import QUERY, RANK, REL
+from ...schema import ITEM, QUERY, RANK, REL
+from ..trec_eval import HIGHER, NEITHER
+from .beyond import _item_counts, gini_index, shannon_entropy
 from .classification import confusion
-from .ranking import cumulative
+from .ranking import NO_POS_NEG, _auc, cumulative
 from .registry import (
     CUTOFFS,
+    GLOBAL,
     RELEVANT,
     VALUE,
     VALUES,
@@ -206,3 +213,75 @@ register(
         validate=_rbp_cut_validate,
     )
 )
+
+
+# --------------------------------------------------------------------------------------------- RecBole's
+
+
+def _auc_weighted(ctx: Context, frame: pl.DataFrame) -> float:
+    """Σ_u |R_u| AUC_u / Σ_u |R_u| over the queries whose AUC is defined.
+
+    RecBole's ``GAUC`` (``metrics.py``: ``(user_auc * pos_len_list).sum() / pos_len_list.sum()``, users
+    without a positive or a negative removed); per query the ROC AUC ``auc``, RecBole's AUC_u over the
+    user's candidates (here L_u and the unretrieved relevant documents below it) when no scores tie.
+    """
+    j = frame.join(ctx.stats.select(QUERY, "num_rel"), on=QUERY, how="left").filter(pl.col(VALUE).is_not_null())
+    w = j.get_column("num_rel").cast(F).to_numpy()
+    return float(np.sum(w * j.get_column(VALUE).to_numpy()) / np.sum(w)) if w.size else math.nan
+
+
+def _coverage_pad(ctx: Context, k: int | None, frame) -> float:
+    """|∪_u L_k(u)| / (|I| + 1), I = the catalogue (training items + run items).
+
+    RecBole's ``ItemCoverage`` (``metrics.py``: ``unique_count / num_items``, num_items counting its
+    ``[PAD]`` item): ``catalog_coverage.k`` with a catalogue one item larger.
+    """
+    return _item_counts(ctx, k).height / (ctx.catalogue.len() + 1)
+
+
+def _gini_pad(ctx: Context, k: int | None, frame) -> float:
+    """The Gini index of the top-k counts over |I| + 1 items, the never-recommended ones as zeros.
+
+    RecBole's ``GiniIndex`` (``metrics.py`` ``get_gini``: Σ (2i − n − 1) x_(i) / (n Σx), n = num_items with
+    its ``[PAD]`` item): ``gini.k`` with a catalogue one item larger.
+    """
+    counts = _item_counts(ctx, k)
+    x = pl.DataFrame({ITEM: ctx.catalogue}).join(counts, on=ITEM, how="left").get_column("n").fill_null(0.0)
+    return gini_index(np.append(x.to_numpy(), 0.0))
+
+
+def _entropy_per_item(ctx: Context, k: int | None, frame) -> float:
+    """(−Σ_i p_i ln p_i) / m, p_i = the share of the top-k recommendations going to item i, m = the number of
+    distinct items recommended.
+
+    RecBole's ``ShannonEntropy`` (``metrics.py`` ``get_entropy``: natural log, ``result / len(item_count)``);
+    = ``entropy.k`` · ln 2 / m.
+    """
+    counts = _item_counts(ctx, k).get_column("n").to_numpy()
+    return shannon_entropy(counts) * math.log(2) / counts.size if counts.size else math.nan
+
+
+register(
+    ExtraMeasure(
+        "auc_weighted",
+        "ranking",
+        "ROC AUC per query; summary weighted by the relevant documents, Σ|R_u|AUC_u/Σ|R_u| (RecBole gauc)",
+        f"{RECBOLE} GAUC",
+        lambda ctx, p: _auc(ctx, None),
+        summary=GLOBAL,
+        global_summary=lambda ctx, p, frame: _auc_weighted(ctx, frame),
+        undefined_when=NO_POS_NEG,
+        aggregate="Σ |R_u| AUC_u / Σ |R_u| over the queries with an AUC",
+    )
+)
+# coverage is better higher; Gini and entropy describe concentration (as gini.k and entropy.k)
+for _name, _doc, _src, _fn, _needs, _better in (
+    ("catalog_coverage_pad", "|∪ top k| / (|catalogue| + 1) (RecBole itemcoverage@k)", "ItemCoverage", _coverage_pad,
+     ("train",), HIGHER),
+    ("gini_pad", "Gini index of the top-k counts over |catalogue| + 1 items (RecBole giniindex@k)", "GiniIndex",
+     _gini_pad, ("train",), NEITHER),
+    ("entropy_per_item", "entropy (nats) of the top-k items / number of distinct items (RecBole shannonentropy@k)",
+     "ShannonEntropy", _entropy_per_item, (), NEITHER),
+):  # fmt: skip
+    register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_fn,
+                          params=CUTOFFS, needs=_needs, aggregate="global", better=_better))  # fmt: skip
