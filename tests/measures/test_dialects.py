@@ -119,7 +119,7 @@ def test_cli_prints_the_names_as_typed_and_refuses_unknown_ones(cli, tmp_path):
     assert (code, out) == (2, "")
     assert err == ("trecrs eval: error: argument -m/--measure: measure 'elliot:ndcg@5': no Elliot 0.3.1 measure 'ndcg' (known: "
                    "elliot:nDCG@k, elliot:nDCGRendle2020@k, elliot:Precision@k, elliot:Recall@k, elliot:HR@k, "
-                   "elliot:MRR@k, elliot:MAP@k, elliot:MAR@k, elliot:F1@k)\n")
+                   "elliot:MRR@k, elliot:MAP@k, elliot:MAR@k, elliot:F1@k, elliot:GAUC, elliot:AUC, elliot:LAUC@k)\n")
 
 
 def test_list_measures_shows_every_prefixed_name(cli):

@@ -4,7 +4,7 @@
 Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
 prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
 names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
-cutoff ``@k`` is required (RecBole's ``gauc`` takes none). Each name resolves to a recommender measure of
+cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC`` take none). Each name resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
 
@@ -118,6 +118,12 @@ FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
         _D("MAP", "mean_p_cut.{k}", "(1/k) Σ_{n=1}^{k} P@n, every cutoff counted", "new: mean_p_cut.k"),
         _D("MAR", "mean_r_cut.{k}", "(1/k) Σ_{n=1}^{k} |L_n ∩ R| / |R|", "new: mean_r_cut.k"),
         _D("F1", "f1_cut.{k}", "2PR/(P+R), P = |L_k ∩ R|/k, R = |L_k ∩ R|/|R|", "f1_cut.k"),
+        _D("GAUC", "gauc_n1", "(1/|R|) Σ_{relevant retrieved} (N + 1 − above)/(N + 1), N = |I| − |train_u| − |R|; "
+           "needs train", "new: gauc_n1 (= (N·auc + 1)/(N + 1) when all of R is retrieved)", cutoff=False),
+        _D("AUC", "auc_n1", "(N + 1 − above)/(N + 1) averaged over every retrieved relevant document of every "
+           "user; needs train", "new: auc_n1", cutoff=False),
+        _D("LAUC", "lauc_n1.{k}", "Σ_{relevant j<=k} (N + 1 − above)/(N + 1) / min(k, |R|); needs train",
+           "new: lauc_n1.k (not lauc.k)"),
     )),
 )}  # fmt: skip
 

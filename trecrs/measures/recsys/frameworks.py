@@ -2,7 +2,7 @@
 recall, AP with a min(·) denominator, Elliot's means of precision and recall over every cutoff, P@k
 dividing by k, LensKit's unnormalised DCG and rank-biased precision cut at k; RecBole's positives-weighted
 GAUC, and its coverage, Gini index and entropy, which count one more item (its padding item) or divide by
-the number of distinct items.
+the number of distinct items; Elliot's AUC family, normalised by the user's negatives plus one.
 
 Each is the formula of a framework's own source (named per measure), expressed on trecrs's data
 conventions (:mod:`.registry`): the ranking is trec_eval's, relevant = qrels value >= the relevance level,
@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...schema import ITEM, QUERY, RANK, REL
+from ...schema import ITEM, QUERY, RANK, REL, USER
 from ..trec_eval import HIGHER, NEITHER
 from .beyond import _item_counts, gini_index, shannon_entropy
 from .classification import confusion
@@ -285,3 +285,66 @@ for _name, _doc, _src, _fn, _needs, _better in (
 ):  # fmt: skip
     register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_fn,
                           params=CUTOFFS, needs=_needs, aggregate="global", better=_better))  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------- Elliot's AUC
+
+
+def _positive_scores(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Per relevant document at rank j <= k: s_j = (N + 1 − above_j) / (N + 1), above_j = non-relevant
+    documents ranked above it, N = |I| − |train_u| − |R| (the user's candidate negatives: the catalogue
+    less the user's training items and relevant documents); with the query's ``num_rel``.
+
+    Elliot's ``AUC``/``GAUC``/``LAUC`` (``accuracy/AUC/*.py``: ``neg_num = num_items − train_size −
+    len(relevant) + 1``, ``(neg_num − r + p) / neg_num`` for the relevant item at 0-based rank r, p relevant
+    items above it).
+    """
+    train = ctx.require("train", "Elliot's AUC").group_by(USER).agg(pl.col(ITEM).n_unique().alias("train_u"))
+    users = ctx.query_users.join(train, on=USER, how="left").select(QUERY, pl.col("train_u").fill_null(0))
+    st = ctx.stats.join(users, on=QUERY, how="left").with_columns(
+        (ctx.catalogue.len() - pl.col("train_u") - pl.col("num_rel") + 1).cast(F).alias("n1"))
+    c = cumulative(ctx).filter(pl.col(RELEVANT))
+    if k is not None:
+        c = c.filter(pl.col(RANK) <= k)
+    c = c.join(st.select(QUERY, "n1", "num_rel"), on=QUERY, how="left")
+    return c.with_columns(((pl.col("n1") - (pl.col(RANK) - pl.col("cum_rel"))) / pl.col("n1")).alias("s"))
+
+
+def _auc_n1(ctx: Context, k: int | None, denominator) -> pl.DataFrame:
+    """Σ_{relevant j <= k} s_j / ``denominator`` per query; undefined when R is empty."""
+    agg = _positive_scores(ctx, k).group_by(QUERY).agg(pl.col("s").sum())
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left").with_columns(pl.col("s").fill_null(0.0))
+    value = pl.col("s") / denominator(pl.col("num_rel").cast(F))
+    return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, value).alias(VALUE))
+
+
+def _gauc_n1(ctx: Context, param) -> pl.DataFrame:
+    """(1/|R|) Σ_{relevant retrieved j} (N + 1 − above_j)/(N + 1): Elliot's ``GAUC`` per user (``gauc.py``);
+    = (N·auc + 1)/(N + 1) when every relevant document is retrieved among all N negatives."""
+    return _auc_n1(ctx, None, lambda r: r)
+
+
+def _lauc_n1(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Σ_{relevant j <= k} (N + 1 − above_j)/(N + 1) / min(k, |R|): Elliot's ``LAUC`` (``lauc.py``), not
+    Schröder et al.'s limited AUC (``lauc.k``)."""
+    return _auc_n1(ctx, k, lambda r: r if k is None else pl.min_horizontal(r, pl.lit(float(k))))
+
+
+def _auc_n1_pooled(ctx: Context, param, frame) -> float:
+    """The mean of s_j over every (query, retrieved relevant document) pair: Elliot's ``AUC`` (``auc.py``),
+    a positives-weighted pooling of ``gauc_n1``'s terms."""
+    s = _positive_scores(ctx, None).filter(pl.col("num_rel") > 0).get_column("s").to_numpy()
+    return float(np.add.accumulate(s)[-1] / s.size) if s.size else math.nan
+
+
+_ELLIOT_AUC = f"{ELLIOT}/AUC"
+register(ExtraMeasure("gauc_n1", "ranking", "per-user AUC with N+1 negatives, (1/|R|) Σ (N+1-above)/(N+1) "
+                      "(Elliot GAUC)", f"{_ELLIOT_AUC}/gauc.py GAUC", _gauc_n1, needs=("train",),
+                      undefined_when="no relevant document"))  # fmt: skip
+register(ExtraMeasure("auc_n1", "ranking", "mean of (N+1-above)/(N+1) over every retrieved relevant document "
+                      "(Elliot AUC)", f"{_ELLIOT_AUC}/auc.py AUC", lambda ctx, p: _gauc_n1(ctx, p), summary=GLOBAL,
+                      global_summary=_auc_n1_pooled, needs=("train",), undefined_when="no relevant document",
+                      aggregate="pooled over (query, retrieved relevant document) pairs"))  # fmt: skip
+register(ExtraMeasure("lauc_n1", "ranking", "Σ_{relevant j<=k} (N+1-above)/(N+1) / min(k, |R|) (Elliot LAUC)",
+                      f"{_ELLIOT_AUC}/lauc.py LAUC", _lauc_n1, params=CUTOFFS, needs=("train",),
+                      undefined_when="no relevant document"))  # fmt: skip
