@@ -142,3 +142,25 @@ def test_lenskit_rbp_is_trec_eval_10_rbp_on_the_run_cut_at_k():
         got = golden["values"][f"lenskit:RBP@{k}"]
         assert {u: v for u, v in got.items() if v is not None} == pytest.approx(
             {u: v for u, v in want.items() if got[u] is not None}, abs=1e-12)
+
+
+def test_the_frameworks_denominators_on_the_documented_example():
+    """docs/frameworks.md's example: 3 relevant documents, one at rank 2, a ranking of 3 documents."""
+    qrels = {"u": {"a": 1, "b": 1, "c": 1, "x": 0}}
+    run = {"u": {"x": 3.0, "a": 2.0, "y": 1.0}}
+    res = trecrs.evaluate(qrels, run, ["recall.2", "recall_cap.2", "map_cut.2", "map_cap.2", "map_cap_ret.2",
+                                       "mean_p_cut.2", "mean_p_cut.5", "mean_r_cut.5", "precision_cut.5",
+                                       "dcg_jk.2", "rbp_cut.2,0.5"]).summary
+    assert res["recall_2"] == pytest.approx(1 / 3) and res["recall_cap_2"] == 0.5
+    assert res["map_cut_2"] == pytest.approx(1 / 6) and res["map_cap_2"] == res["map_cap_ret_2"] == 0.25
+    assert res["mean_p_cut_2"] == 0.25  # (P@1 + P@2)/2 = (0 + 1/2)/2
+    assert res["mean_p_cut_5"] == pytest.approx((0 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5)  # ranks 4, 5 keep 1 hit
+    assert res["mean_r_cut_5"] == pytest.approx((0 + 1 + 1 + 1 + 1) / 3 / 5)
+    assert res["precision_cut_5"] == 0.2 and res["dcg_jk_2"] == 1.0  # 1/max(1, log2 2)
+    assert res["rbp_cut_2,0.5"] == 0.25  # (1 - 0.5) · 0.5^(2-1)
+
+
+@pytest.mark.parametrize("spec", ["rbp_cut.5,1", "rbp_cut.5,0", "rbp_cut.2.5"])
+def test_rbp_cut_refuses_bad_parameters(spec):
+    with pytest.raises(UsageError, match="measure rbp_cut: the"):
+        parse_measures([spec])
