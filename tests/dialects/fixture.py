@@ -81,5 +81,10 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "values": values,
         "summaries": summaries or {},
     }
-    out.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    # one line per fixture table and per measure: small diffs when a framework version changes a value
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in doc.items() if key not in ("values", "summaries")]
+    for key in ("values", "summaries"):
+        inner = ",\n".join(f"  {json.dumps(name)}: {json.dumps(v)}" for name, v in doc[key].items())
+        lines.append(f' {json.dumps(key)}: {{\n{inner}\n }}' if inner else f" {json.dumps(key)}: {{}}")
+    out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return out

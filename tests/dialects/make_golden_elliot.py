@@ -8,7 +8,8 @@ built as Elliot's evaluator builds it (recommendations {user: [(item, score), ..
 ``Relevance`` of the test ratings with ``relevance_threshold`` = LEVEL) and ``eval_user_metric()`` gives
 the per-user values; the users it leaves out (no relevant item) are stored as null. ``GAUC``, ``LAUC`` and
 ``AUC`` see ``num_items`` = the 50 items (every item has a training rating) and each user's training items;
-``AUC`` has only a global value (``eval()``).
+``AUC`` has only a global value (``eval()``). The stored values were made from sisinflab/elliot at commit
+fc27efed (v0.3.1 and 12 commits outside ``elliot/evaluation``).
 """
 
 from __future__ import annotations
