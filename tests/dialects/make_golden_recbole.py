@@ -44,6 +44,7 @@ from recbole.evaluator.metrics import (  # noqa: E402
     Precision,
     Recall,
     ShannonEntropy,
+    TailPercentage,
 )
 
 BEYOND_CUTOFFS = (1, 3)  # every list has at least 3 items: RecBole's item matrix has no short rows
@@ -103,8 +104,11 @@ def _beyond(ranked, users, values, summaries) -> None:
             counts[code[i]] = counts.get(code[i], 0) + 1
     popularity = AveragePopularity(config)
     per_user = popularity.metric_info(popularity.get_pop(matrix, counts))
+    tail = TailPercentage(config | {"tail_ratio": 0.1})  # RecBole's default; internal ids in natural item order
+    tail_share = tail.metric_info(tail.get_tail(matrix, counts))
     for k in BEYOND_CUTOFFS:
         values[f"recbole:averagepopularity@{k}"] = dict.fromkeys(ranked) | dict(zip(users, per_user[:, k - 1].tolist(), strict=True))
+        values[f"recbole:tailpercentage@{k}"] = dict.fromkeys(ranked) | dict(zip(users, tail_share[:, k - 1].tolist(), strict=True))
         summaries[f"recbole:itemcoverage@{k}"] = float(ItemCoverage(config).get_coverage(matrix[:, :k], len(code) + 1))
         summaries[f"recbole:giniindex@{k}"] = float(GiniIndex(config).get_gini(matrix[:, :k], len(code) + 1))
         summaries[f"recbole:shannonentropy@{k}"] = float(ShannonEntropy(config).get_entropy(matrix[:, :k]))

@@ -102,6 +102,8 @@ FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
         _D("averagepopularity", "arp.{k}", "mean over L_k of the item's training ratings; needs train", "arp.k"),
         _D("giniindex", "gini_pad.{k}", "Gini index of the top-k counts over |I| + 1 items; needs train",
            "new: gini_pad.k (gini.k over one more item)"),
+        _D("tailpercentage", "tail_percentage.{k},0.1", "|L_k ∩ T| / k, T = the 10% least-rated training items "
+           "(count, then item id); needs train", "new: tail_percentage.k,0.1"),
         _D("shannonentropy", "entropy_per_item.{k}", "(−Σ p ln p) / number of distinct items in the top k",
            "new: entropy_per_item.k (= entropy.k · ln 2 / m)"),
     )),

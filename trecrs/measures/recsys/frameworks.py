@@ -19,7 +19,8 @@ import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...schema import ITEM, QUERY, RANK, REL, USER
+from ...ids import natural_key
+from ...schema import DOC, ITEM, QUERY, RANK, REL, USER
 from ..trec_eval import HIGHER, NEITHER
 from .beyond import _item_counts, gini_index, shannon_entropy
 from .classification import confusion
@@ -285,6 +286,60 @@ for _name, _doc, _src, _fn, _needs, _better in (
 ):  # fmt: skip
     register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_fn,
                           params=CUTOFFS, needs=_needs, aggregate="global", better=_better))  # fmt: skip
+
+
+def _tail_items(ctx: Context, ratio: float) -> pl.Series:
+    """RecBole's tail T: with ratio > 1 the training items with at most ``ratio`` training ratings, else the
+    first max(⌊|I_train|·ratio⌋, 1) training items by (count, item) ascending, items in natural id order
+    (RecBole's internal ids, which follow the items' first appearance in its data)."""
+    pop = ctx.item_popularity
+    if ratio > 1:
+        return pop.filter(pl.col("count") <= ratio).get_column(ITEM)
+    pop = pop.sort([pl.col("count"), natural_key(pop.get_column(ITEM))])
+    return pop.head(max(int(pop.height * ratio), 1)).get_column(ITEM)
+
+
+def _tail_percentage(ctx: Context, param) -> pl.DataFrame:
+    """The share of the top K in RecBole's tail T: |L_K ∩ T| / K (|L| without a cutoff); 0 for an empty
+    ranking.
+
+    RecBole's ``TailPercentage`` (``metrics.py`` ``get_tail``, then ``cumsum / arange``; config
+    ``tail_ratio``, default 0.1). ``tail_percentage.K,R``: K = 0 the whole ranking, R = ``tail_ratio``.
+    """
+    k, ratio = param
+    kk = None if k == 0 else int(k)
+    tail = _tail_items(ctx, ratio)
+    agg = ctx.top(kk).group_by(QUERY).agg(pl.col(DOC).is_in(tail.implode()).sum().cast(F).alias("t"),
+                                          pl.len().cast(F).alias("n"))
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
+    den = pl.col("n") if kk is None else pl.lit(float(kk))
+    return st.select(QUERY, safe_div(pl.col("t"), den).alias(VALUE))
+
+
+def _tail_percentage_validate(param) -> None:
+    k, ratio = param
+    if k < 0 or k != int(k):
+        raise UsageError(f"measure tail_percentage: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
+    if ratio <= 0:
+        raise UsageError(f"measure tail_percentage: the tail ratio must be positive, got {ratio:g}")
+
+
+register(
+    ExtraMeasure(
+        "tail_percentage",
+        "beyond",
+        "share of the top K in RecBole's tail (the least-rated R share of training items, or count <= R if R > 1); "
+        "tail_percentage.K,R (defaults: whole ranking (K=0), R=0.1)",
+        f"{RECBOLE} TailPercentage",
+        _tail_percentage,
+        params=VALUES,
+        param_names=("k", "ratio"),
+        defaults=(0, 0.1),
+        validate=_tail_percentage_validate,
+        needs=("train",),
+        better=NEITHER,
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------- Elliot's AUC
