@@ -12,7 +12,8 @@ from trecrs.measures.trec_eval import TREC_MEASURES
 LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
-NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail_percentage"}
+NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail_percentage",
+                 "pop_quantile"}
 
 
 def test_declared_directions():

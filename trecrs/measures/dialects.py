@@ -85,6 +85,10 @@ FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
            "rbp_cut.k,0.85 = trec_eval 10.0 rbp.p=0.85 with -M k"),
         _D("AveragePrecision", "map_cap_ret.{k}", "Σ_{relevant j<=k} P@j / min(|R|, |L_k|)",
            "new: map_cap_ret.k (= map_cut.k when |R| <= |L_k|)"),
+        _D("ListGini", "gini.{k}", "Gini index of how often each catalogue item is in a top k; needs train",
+           "gini.k (LensKit's items = the catalogue)", needs_relevant=False),
+        _D("MeanPopRank", "pop_quantile.{k}", "mean over L_k of the item's popularity quantile (training users); "
+           "needs train", "new: pop_quantile.k", needs_relevant=False),
     )),
     Framework("recbole", "RecBole 1.2.1", "recbole/evaluator/metrics.py", True, (
         _D("hit", "hit_rate.{k}", "1 if L_k ∩ R is not empty", "success.k (hit_rate.k)"),

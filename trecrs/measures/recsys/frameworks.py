@@ -342,6 +342,27 @@ register(
 )
 
 
+def _pop_quantile(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Mean popularity quantile of the top k: (1/|L_k|) Σ_{i in L_k} q_i, q_i = the average rank of the item's
+    number of training users among the items with at least one (ascending, ties averaged) / their number,
+    0 for an item without training ratings; undefined for an empty ranking.
+
+    LensKit's ``MeanPopRank`` (``_pop.py``, ``count="users"``: ``counts[counts > 0].rank(method="average")
+    / len(pos)``, unseen items 0).
+    """
+    train = ctx.require("train", "pop_quantile")
+    users = train.group_by(ITEM).agg(pl.col(USER).n_unique().alias("c")).filter(pl.col("c") > 0)
+    q = users.select(pl.col(ITEM).alias(DOC), (pl.col("c").rank("average") / users.height).alias("q"))
+    top = ctx.top(k).join(q, on=DOC, how="left").group_by(QUERY).agg(pl.col("q").fill_null(0.0).mean())
+    st = ctx.stats.join(top, on=QUERY, how="left", maintain_order="left")
+    return st.select(QUERY, pl.col("q").cast(F).alias(VALUE))
+
+
+register(ExtraMeasure("pop_quantile", "beyond", "mean popularity quantile (training users, ties averaged) of the "
+                      "top k (LensKit MeanPopRank)", f"{LENSKIT}/_pop.py MeanPopRank", _pop_quantile, params=CUTOFFS,
+                      needs=("train",), undefined_when="no recommendation", better=NEITHER))  # fmt: skip
+
+
 # --------------------------------------------------------------------------------------------- Elliot's AUC
 
 
