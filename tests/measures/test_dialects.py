@@ -164,3 +164,16 @@ def test_the_frameworks_denominators_on_the_documented_example():
 def test_rbp_cut_refuses_bad_parameters(spec):
     with pytest.raises(UsageError, match="measure rbp_cut: the"):
         parse_measures([spec])
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+@pytest.mark.parametrize("version", [9, 10])
+def test_users_without_a_ranking_have_no_value_even_under_c(version):
+    """b has a relevant document and no ranking; c has a ranking and no relevant document."""
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"z": 1}, "c": {"w": 0}}
+    run = {"a": {"x": 2.0, "q": 1.0}, "c": {"w": 1.0}}
+    res = trecrs.evaluate(qrels, run, ["lenskit:Recall@2", "lenskit:Precision@2", "P.2"], average_all=True,
+                          trec_eval_version=version)
+    assert res.summary["P_2"] == pytest.approx(0.5 / 3)  # trec_eval's -c counts b
+    assert res.summary["lenskit:Recall@2"] == 1.0  # a only
+    assert res.summary["lenskit:Precision@2"] == 0.25  # a and c

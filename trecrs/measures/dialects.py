@@ -145,19 +145,20 @@ class DialectVariant(Variant):
     def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
                queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
         """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
-        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; with
-        :attr:`needs_relevant`, only the queries that have a relevant document (and their rankings)."""
+        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; only the
+        queries the run ranks (the frameworks measure the users they have a list for, so ``-c`` adds none)
+        and with :attr:`needs_relevant` only those with a relevant document."""
         relevant = pl.col(REL) >= level
         keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
         gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: pl.col(REL) - level + 1}[self.qrels]
         if gains is not None:
             qrels = qrels.with_columns(pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL))
             level = 1
+        have = set(run.get_column(QUERY).unique().to_list())
         if self.needs_relevant:
-            have = set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
-            queries = [q for q in queries if q in have]
+            have &= set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
             run = run.filter(pl.col(QUERY).is_in(list(have)))
-        return qrels, run, level, queries
+        return qrels, run, level, [q for q in queries if q in have]
 
 
 _SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<name>[^@]*)(?:@(?P<k>.*))?$")
