@@ -32,6 +32,7 @@ def test_declared_directions():
     ("fpr_10", "lower"), ("fallout_10", "lower"), ("miss_rate", "lower"), ("ndpm", "lower"),
     ("gini_10", "neither"), ("arp_5", "neither"), ("f_beta_10,2", "higher"),
     ("P@10", "higher"), ("nDCG@5", "higher"), ("AP", "higher"), ("NumRet", "neither"), ("RR@10", "higher"),
+    ("lenskit:NDCG@10", "higher"), ("recbole:giniindex@10", "neither"), ("elliot:GAUC", "higher"),
 ])  # fmt: skip
 def test_better_from_printed_names(name, want):
     assert better(name) == want
