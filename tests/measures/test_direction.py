@@ -12,7 +12,8 @@ from trecrs.measures.trec_eval import TREC_MEASURES
 LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
-NEITHER_EXTRA = {"gini", "entropy", "arp"}
+NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail_percentage",
+                 "pop_quantile"}
 
 
 def test_declared_directions():
@@ -31,6 +32,7 @@ def test_declared_directions():
     ("fpr_10", "lower"), ("fallout_10", "lower"), ("miss_rate", "lower"), ("ndpm", "lower"),
     ("gini_10", "neither"), ("arp_5", "neither"), ("f_beta_10,2", "higher"),
     ("P@10", "higher"), ("nDCG@5", "higher"), ("AP", "higher"), ("NumRet", "neither"), ("RR@10", "higher"),
+    ("lenskit:NDCG@10", "higher"), ("recbole:giniindex@10", "neither"), ("elliot:GAUC", "higher"),
 ])  # fmt: skip
 def test_better_from_printed_names(name, want):
     assert better(name) == want

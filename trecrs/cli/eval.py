@@ -120,6 +120,10 @@ def _list_measures() -> str:
 
     lines.append("ir_measures' parameterised names, each with its own settings (docs/measures.md):")
     lines.extend(grammar_listing())
+    from ..measures.dialects import listing as dialect_listing  # used by --list-measures only
+
+    lines.append("framework dialects, prefix:Name@k as the framework defines Name (docs/measures.md):")
+    lines.extend(dialect_listing())
     lines.append("recommender measures (printed after the trec_eval ones; docs/measures.md):")
     lines.extend(extras_listing())
     return "\n".join(lines) + "\n"

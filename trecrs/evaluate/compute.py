@@ -13,8 +13,10 @@ from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
+from ..measures.dialects import DialectVariant
 from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
+from ..measures.recsys.registry import parse_spec
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..ordering import bytewise_sorted
 from ..schema import DOC, QUERY, REL, SCORE
@@ -133,11 +135,17 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
         ev.notes = res.notes
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
-        res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
-                              judged_only=v.judged_only, **common)
-        column = next(c for c in res.per_query.columns if c != QUERY)
-        summary = {v.spec: res.summary[column]} if column in res.summary else {}  # undefined for every query
-        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], summary)
+        if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
+            q, run, level, queries = v.inputs(qrels, common["run"], settings.relevance_level, common["queries"])
+            res = evaluate_extras([v.target()], qrels=q, level=level, judged_only=settings.judged_only,
+                                  **{**common, "queries": queries, "run": run})
+        else:
+            res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+                                  judged_only=v.judged_only, **common)
+        column = parse_spec(v.target())[0].name
+        summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere
+        per_query = [v.spec] if column in res.per_query.columns else []  # a global measure has none
+        _merge_extras(ev, res.per_query.rename({column: v.spec}, strict=False), per_query, summary)
 
 
 def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:

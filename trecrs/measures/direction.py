@@ -16,6 +16,7 @@ import re
 from ..errors import UsageError
 from . import recsys
 from .aliases import lookup as alias_lookup
+from .dialects import parse_dialect
 from .trec_eval import BY_NAME, HIGHER, LOWER, NEITHER, base_of
 
 __all__ = ["HIGHER", "LOWER", "NEITHER", "better", "sign"]
@@ -46,6 +47,8 @@ def better(name: str) -> str:
     alias = m and alias_lookup(m.group("name"), m.group("k") is not None)
     if alias:
         return better(alias.target)
+    if ":" in name and (dialect := parse_dialect(name)) is not None:  # lenskit:NDCG@10: its recommender measure
+        return better(dialect.base)
     raise UsageError(f"unknown measure {name!r}: no declared direction")
 
 

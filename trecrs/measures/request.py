@@ -4,7 +4,8 @@ Syntax, as trec_eval's ``-m`` (``trec_eval.c``, ``meas_init.c``): ``name`` or ``
 (``P.5,10``, ``ndcg_cut.50``, ``iprec_at_recall.0.5``); the nicknames ``official``, ``set`` and
 ``all_trec``; also the underscore form ``P_10``. trecrs also accepts the aliases of
 :mod:`trecrs.measures.aliases` (``P@10``, ``nDCG@50``, ``AP``, ``RR@10``, ``HR@10``; any case), printed
-under the name as typed (:attr:`MeasureRequest.labels`), and the recommender-specific names of
+under the name as typed (:attr:`MeasureRequest.labels`), the framework dialects of
+:mod:`trecrs.measures.dialects` (``lenskit:NDCG@10``), and the recommender-specific names of
 :mod:`trecrs.measures.recsys`. Names are matched in that order: trec_eval's exactly and case-sensitively
 first, so ``map`` and ``P`` keep trec_eval's meaning; an unknown name gets the closest valid ones.
 """
@@ -20,6 +21,7 @@ from ..errors import TrecrsWarning, UsageError
 from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
+from .dialects import parse_dialect
 from .grammar import Variant, parse_call
 from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
@@ -221,6 +223,8 @@ class _Parsed:
             raise UsageError("empty measure name")
         if "(" in spec and (variant := parse_call(spec)) is not None:
             self._add_variant(variant)
+        elif ":" in spec and (dialect := parse_dialect(spec)) is not None:
+            self._add_variant(dialect)
         elif spec in self.nicknames:
             for n in self.nicknames[spec]:
                 self.trec.setdefault(n, None)

@@ -7,6 +7,8 @@
 * :mod:`.cascade`: expected reciprocal rank (ERR@k, gdeval.pl's);
 * :mod:`.cwl`: the C/W/L measures of cwl_eval (BPM, SDCG, NERR8-11, INST, INSQ, RBP) and graded RBP;
 * :mod:`.compat`: compatibility with the ideal ranking (Compat) and pairwise accuracy of the top k;
+* :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
+  mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
@@ -18,7 +20,7 @@ no family: importing this package imports every family module, and each register
 """
 
 from ...files.scores import read_predictions
-from . import beyond, cascade, classification, compat, cwl, error, opr, ranking  # noqa: F401 - each module registers its measures
+from . import beyond, cascade, classification, compat, cwl, error, frameworks, opr, ranking  # noqa: F401 - each module registers its measures
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
 from .evaluation import evaluate_extras

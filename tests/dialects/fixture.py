@@ -1,0 +1,90 @@
+"""The synthetic fixture the framework dialects are checked on, shared by the make_golden_*.py scripts.
+
+20 users, 50 items, seeded: each user has 2 to 9 test ratings 1..5 (the qrels, rel = rating; relevant =
+rating >= LEVEL, the frameworks' relevance threshold) and a ranked list of 3 to 15 items with distinct
+scores, so several lists are shorter than the largest cutoff, and some users have no relevant item. No
+real data. :func:`write_golden` stores it with one framework's per-user values.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+LEVEL = 3  # relevant = rating >= LEVEL: LensKit's test list, RecBole's positives, Elliot's relevance_threshold
+CUTOFFS = (1, 3, 5, 10)
+SEED = 20261125
+OUT = Path(__file__).resolve().parents[1] / "data" / "dialects"
+
+
+def fixture() -> tuple[dict[str, dict[str, int]], dict[str, list[tuple[str, float]]]]:
+    """``(test, ranked)``: ``test[user][item] = rating``; ``ranked[user]`` = [(item, score), ...] best first."""
+    rng = random.Random(SEED)
+    items = [f"i{j:02d}" for j in range(1, 51)]
+    test: dict[str, dict[str, int]] = {}
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    for u in range(1, 21):
+        user = f"u{u:02d}"
+        rated = rng.sample(items, rng.randint(2, 9))
+        low = u % 6 == 0  # every sixth user rates everything below LEVEL: no relevant item
+        test[user] = {i: rng.randint(1, LEVEL - 1) if low else rng.randint(1, 5) for i in rated}
+        length = rng.randint(3, 15)
+        # most test items are recommended, nearer the top than the other items
+        pool = [i for i in rated if rng.random() < 0.8] + rng.sample([i for i in items if i not in rated], 15)
+        pool.sort(key=lambda i: rng.random() - 0.4 * (i in rated))
+        scores = rng.sample(range(100, 1000), length)
+        ranked[user] = [(i, float(s)) for i, s in zip(pool[:length], sorted(scores, reverse=True), strict=False)]
+    return test, ranked
+
+
+def training() -> dict[str, list[str]]:
+    """Each user's training items (rating 1 each): 3 to 8 items neither in the user's test ratings nor in
+    the user's list, every item in someone's training data (the catalogue is the 50 items)."""
+    test, ranked = fixture()
+    rng = random.Random(SEED + 1)
+    items = [f"i{j:02d}" for j in range(1, 51)]
+    train: dict[str, list[str]] = {}
+    for user in test:
+        seen = set(test[user]) | {i for i, _ in ranked[user]}
+        train[user] = rng.sample([i for i in items if i not in seen], rng.randint(3, 8))
+    for item in items:
+        if not any(item in t for t in train.values()):
+            user = next(u for u in rng.sample(list(test), len(test)) if item not in test[u]
+                        and item not in {i for i, _ in ranked[u]})
+            train[user].append(item)
+    return train
+
+
+def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
+    """Each user's items rated >= LEVEL."""
+    return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
+
+
+def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
+                 summaries: dict[str, float] | None = None) -> Path:
+    """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
+    the framework gives no value), the summaries that are not the mean of per-user values (a global
+    measure, a weighted mean), its name and version and the command that made the file."""
+    test, ranked = fixture()
+    out = OUT / f"{framework.lower()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "framework": framework,
+        "version": version,
+        "command": f"python {Path(sys.argv[0]).resolve().relative_to(Path(__file__).resolve().parents[2])}",
+        "relevance_level": LEVEL,
+        "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
+        "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
+        "train": [[u, i, 1] for u, items in training().items() for i in items],
+        "values": values,
+        "summaries": summaries or {},
+    }
+    # one line per fixture table and per measure: small diffs when a framework version changes a value
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in doc.items() if key not in ("values", "summaries")]
+    for key in ("values", "summaries"):
+        inner = ",\n".join(f"  {json.dumps(name)}: {json.dumps(v)}" for name, v in doc[key].items())
+        lines.append(f' {json.dumps(key)}: {{\n{inner}\n }}' if inner else f" {json.dumps(key)}: {{}}")
+    out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    return out

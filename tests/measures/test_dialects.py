@@ -1,0 +1,179 @@
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``) against the values each framework produced.
+
+The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
+run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's
+version; tests/dialects/make_golden_<framework>.py made them with the framework installed. Here trecrs
+computes the same names on the same fixture at ``-l`` = the framework's relevance threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import trecrs
+from trecrs.errors import UsageError
+from trecrs.measures.dialects import FRAMEWORKS
+from trecrs.measures.request import parse_measures
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dialects"
+GOLDEN = {p.stem: json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))}
+TOL = 1e-9
+
+
+def _evaluate(golden: dict, names: list[str]):
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for u, i, r in golden["qrels"]:
+        qrels.setdefault(u, {})[i] = r
+    for u, i, s in golden["run"]:
+        run.setdefault(u, {})[i] = s
+    train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train)
+
+
+@pytest.mark.parametrize("framework", sorted(GOLDEN))
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_per_user_values_equal_the_frameworks(framework):
+    golden = GOLDEN[framework]
+    names = list(golden["values"]) + [n for n in golden["summaries"] if n not in golden["values"]]
+    res = _evaluate(golden, names)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    for name in names:
+        if name in golden["summaries"]:  # a global measure or a weighted mean
+            assert math.isclose(res.summary[name], golden["summaries"][name], abs_tol=TOL), name
+        for user, want in golden["values"].get(name, {}).items():
+            got = rows[user][name]
+            if want is None:
+                assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
+            else:
+                assert got is not None and abs(got - want) <= TOL, f"{name} {user}: {framework} {want}, trecrs {got}"
+        if name not in golden["summaries"]:
+            defined = [v for v in golden["values"][name].values() if v is not None]
+            assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
+
+
+def test_golden_files_name_their_framework_version_and_command():
+    assert set(GOLDEN) >= {"lenskit"}
+    for golden in GOLDEN.values():
+        assert golden["version"] and golden["command"].startswith("python tests/dialects/make_golden_")
+        prefix = golden["framework"].lower()
+        # every name of the prefix is checked against the framework's own values at some cutoff
+        checked = {n.split(":")[1].split("@")[0].lower() for n in [*golden["values"], *golden["summaries"]]}
+        assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_dialects_equal_the_trecrs_measures_documented():
+    """The documented equalities (docs/measures.md, "Framework dialects") on the fixture's binary qrels
+    (rel 1 for ratings >= 3, else 0), on the users with a relevant item (the others have no dialect value)."""
+    level = GOLDEN["lenskit"]["relevance_level"]
+    golden = {"qrels": [[u, i, int(r >= level)] for u, i, r in GOLDEN["lenskit"]["qrels"]],
+              "run": GOLDEN["lenskit"]["run"], "train": GOLDEN["lenskit"]["train"], "relevance_level": 1}
+    res = _evaluate(golden, ["recbole:precision@5", "P.5", "recbole:recall@5", "recall.5", "recbole:ndcg@5",
+                             "ndcg_cut.5", "elliot:HR@5", "success.5", "elliot:MRR@3", "recip_rank_cut.3"])
+    rows = [r for r in res.per_query.to_dicts() if r["recbole:precision@5"] is not None]
+    assert len(rows) == 17  # u06, u12, u18 rate nothing >= 3
+    for dialect, trec in (("recbole:precision@5", "P_5"), ("recbole:recall@5", "recall_5"),
+                          ("recbole:ndcg@5", "ndcg_cut_5"), ("elliot:HR@5", "success_5"),
+                          ("elliot:MRR@3", "recip_rank_cut_3")):
+        for r in rows:
+            assert abs(r[dialect] - r[trec]) <= 1e-12, (dialect, r["query"])
+
+
+def test_recbole_names_match_in_any_case_and_print_as_typed():
+    req = parse_measures(["recbole:NDCG@10", "recbole:ndcg@5", "lenskit:NDCG@10"])
+    assert [(v.spec, v.target()) for v in req.variants] == [
+        ("recbole:NDCG@10", "ndcg_exp.10"), ("recbole:ndcg@5", "ndcg_exp.5"), ("lenskit:NDCG@10", "ndcg_jk.10,2")]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("lenskit:ndcg@10", "no LensKit 2025.8.1 measure 'ndcg' (known: lenskit:Precision@k, "),
+    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot)"),
+    ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
+    ("recbole:GAUC@10", "recbole:gauc takes no cutoff"),
+    ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
+])  # fmt: skip
+def test_unknown_names_are_one_line_usage_errors(spec, message):
+    with pytest.raises(UsageError) as err:
+        parse_measures([spec])
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_cli_prints_the_names_as_typed_and_refuses_unknown_ones(cli, tmp_path):
+    golden = GOLDEN["lenskit"]
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{u} 0 {i} {r}\n" for u, i, r in golden["qrels"]))
+    run.write_text("".join(f"{u} Q0 {i} {n} {s} t\n" for n, (u, i, s) in enumerate(golden["run"])))
+    code, out, err = cli("eval", "-l", "3", "-m", "lenskit:NDCG@5", "-m", "recbole:NDCG@5", str(qrels), str(run))
+    assert code == 0, err
+    values = golden["values"]["lenskit:NDCG@5"]
+    want = sum(v for v in values.values() if v is not None) / sum(v is not None for v in values.values())
+    assert out.splitlines()[0] == f"lenskit:NDCG@5        \tall\t{want:.4f}"
+    assert out.splitlines()[1].startswith("recbole:NDCG@5        \tall\t")
+    code, out, err = cli("eval", "-m", "elliot:ndcg@5", str(qrels), str(run))
+    assert (code, out) == (2, "")
+    assert err == ("trecrs eval: error: argument -m/--measure: measure 'elliot:ndcg@5': no Elliot 0.3.1 measure 'ndcg' (known: "
+                   "elliot:nDCG@k, elliot:nDCGRendle2020@k, elliot:Precision@k, elliot:Recall@k, elliot:HR@k, "
+                   "elliot:MRR@k, elliot:MAP@k, elliot:MAR@k, elliot:F1@k, elliot:GAUC, elliot:AUC, elliot:LAUC@k)\n")
+
+
+def test_list_measures_shows_every_prefixed_name(cli):
+    _, out, _ = cli("eval", "--list-measures")
+    for framework in FRAMEWORKS.values():
+        for d in framework.names:
+            assert f"    {framework.prefix}:{d.name}{'@k' if d.cutoff else ''} " in out
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_lenskit_rbp_is_trec_eval_10_rbp_on_the_run_cut_at_k():
+    golden = GOLDEN["lenskit"]
+    run = [(u, i, s) for u, i, s in golden["run"]]
+    qrels = [(u, i, int(r >= golden["relevance_level"])) for u, i, r in golden["qrels"]]
+    for k in (1, 5):
+        cut = trecrs.evaluate(pl.DataFrame(qrels, schema=["query", "doc", "rel"], orient="row"),
+                              pl.DataFrame(run, schema=["query", "doc", "score"], orient="row"), ["rbp.p=0.85"],
+                              trec_eval_version=10, depth=k)
+        want = {r["query"]: r["rbp"] for r in cut.per_query.to_dicts()}  # the value column is the measure's name
+        got = golden["values"][f"lenskit:RBP@{k}"]
+        assert {u: v for u, v in got.items() if v is not None} == pytest.approx(
+            {u: v for u, v in want.items() if got[u] is not None}, abs=1e-12)
+
+
+def test_the_frameworks_denominators_on_the_documented_example():
+    """docs/frameworks.md's example: 3 relevant documents, one at rank 2, a ranking of 3 documents."""
+    qrels = {"u": {"a": 1, "b": 1, "c": 1, "x": 0}}
+    run = {"u": {"x": 3.0, "a": 2.0, "y": 1.0}}
+    res = trecrs.evaluate(qrels, run, ["recall.2", "recall_cap.2", "map_cut.2", "map_cap.2", "map_cap_ret.2",
+                                       "mean_p_cut.2", "mean_p_cut.5", "mean_r_cut.5", "precision_cut.5",
+                                       "dcg_jk.2", "rbp_cut.2,0.5"]).summary
+    assert res["recall_2"] == pytest.approx(1 / 3) and res["recall_cap_2"] == 0.5
+    assert res["map_cut_2"] == pytest.approx(1 / 6) and res["map_cap_2"] == res["map_cap_ret_2"] == 0.25
+    assert res["mean_p_cut_2"] == 0.25  # (P@1 + P@2)/2 = (0 + 1/2)/2
+    assert res["mean_p_cut_5"] == pytest.approx((0 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5)  # ranks 4, 5 keep 1 hit
+    assert res["mean_r_cut_5"] == pytest.approx((0 + 1 + 1 + 1 + 1) / 3 / 5)
+    assert res["precision_cut_5"] == 0.2 and res["dcg_jk_2"] == 1.0  # 1/max(1, log2 2)
+    assert res["rbp_cut_2,0.5"] == 0.25  # (1 - 0.5) · 0.5^(2-1)
+
+
+@pytest.mark.parametrize("spec", ["rbp_cut.5,1", "rbp_cut.5,0", "rbp_cut.2.5"])
+def test_rbp_cut_refuses_bad_parameters(spec):
+    with pytest.raises(UsageError, match="measure rbp_cut: the"):
+        parse_measures([spec])
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+@pytest.mark.parametrize("version", [9, 10])
+def test_users_without_a_ranking_have_no_value_even_under_c(version):
+    """b has a relevant document and no ranking; c has a ranking and no relevant document."""
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"z": 1}, "c": {"w": 0}}
+    run = {"a": {"x": 2.0, "q": 1.0}, "c": {"w": 1.0}}
+    res = trecrs.evaluate(qrels, run, ["lenskit:Recall@2", "lenskit:Precision@2", "P.2"], average_all=True,
+                          trec_eval_version=version)
+    assert res.summary["P_2"] == pytest.approx(0.5 / 3)  # trec_eval's -c counts b
+    assert res.summary["lenskit:Recall@2"] == 1.0  # a only
+    assert res.summary["lenskit:Precision@2"] == 0.25  # a and c
