@@ -6,6 +6,7 @@ import contextlib
 import re
 import sys
 
+from ..data.popularity import HEAD_SHARE
 from ..engines import ENGINES
 from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
@@ -57,6 +58,13 @@ def register(sub) -> None:
                    help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
     p.add_argument("--predictions", metavar="FILE",
                    help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
+    p.add_argument("--item-features", dest="item_features", metavar="FILE",
+                   help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
+                   "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
+                   "movies.csv")
+    p.add_argument("--head-share", dest="head_share", type=float, default=HEAD_SHARE, metavar="S",
+                   help="the short head: the most popular training items holding share S of the training "
+                   "ratings, for every head/tail measure (default 0.33)")
     p.add_argument("--opr-average", choices=["case", "user"], default=None,
                    help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
                    "the default) or per user first, then over users")
@@ -212,19 +220,19 @@ def _settings(args) -> EvalSettings:
     return trec_eval_settings(
         args, engine=args.engine, trec_eval_version=args.trec_eval_version, engine_options=options,
         zscores=args.zscores, num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
-        results_format=args.results_format, opr_average=args.opr_average,
+        results_format=args.results_format, opr_average=args.opr_average, head_share=args.head_share,
     )  # fmt: skip
 
 
 def _evaluate(args, path, settings: EvalSettings):
     return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
-                         predictions=args.predictions)  # fmt: skip
+                         predictions=args.predictions, item_features=args.item_features)  # fmt: skip
 
 
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "zscores") if getattr(args, k)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "zscores") if getattr(args, k)})
     return ins
 
 
@@ -245,6 +253,7 @@ def _params(args) -> dict:
         **pinned,
         **({"zscores": args.zscores} if args.zscores else {}),
         **({"num_docs_in_coll": args.num_docs} if args.num_docs else {}),
+        **({"head_share": args.head_share} if args.head_share != HEAD_SHARE else {}),
     }
 
 

@@ -37,6 +37,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
+from ...data.popularity import HEAD_SHARE
 from ...errors import UsageError
 from ...ordering import trec_order
 from ...protocol.one_plus_random import case_ids, user_means
@@ -84,7 +85,7 @@ class ExtraMeasure:
     params: str = NO_PARAMS
     param_names: tuple[str, ...] = ()
     defaults: tuple[float, ...] = ()
-    needs: tuple[str, ...] = ()  # "train", "test", "predictions"
+    needs: tuple[str, ...] = ()  # "train", "test", "predictions", "item_features"
     print_per_query: bool = True  # False: per-query values feed the summary only (gmap, ...)
     undefined_when: str = ""  # when a per-query value is undefined (null), in words
     aliases: tuple[str, ...] = ()
@@ -249,7 +250,8 @@ class Context:
     train: pl.DataFrame | None = None  # user, item, rating
     test: pl.DataFrame | None = None
     predictions: pl.DataFrame | None = None  # user, item, score
-    head_share: float = 0.33
+    head_share: float = HEAD_SHARE
+    item_features: pl.DataFrame | None = None  # item, category (one row per pair)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
@@ -297,8 +299,9 @@ class Context:
         """The ``train``, ``test`` or ``predictions`` data; a :class:`UsageError` naming the argument if absent."""
         data = getattr(self, what)
         if data is None:
-            noun = {"train": "training", "test": "test", "predictions": "predicted"}[what]
-            raise UsageError(f"measure {measure} needs the {noun} ratings ({what}=)")
+            noun = {"train": "the training ratings", "test": "the test ratings", "predictions": "the predicted "
+                    "ratings", "item_features": "the item categories"}[what]  # fmt: skip
+            raise UsageError(f"measure {measure} needs {noun} ({what}=)")
         return data
 
     @cached_property
