@@ -21,6 +21,7 @@ import numpy as np
 from ..data.popularity import check_share
 from ..engines import ENGINES, vectorized
 from ..errors import UsageError
+from ..files.features import as_user_groups
 from ..files.trec import as_polars
 from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
@@ -38,6 +39,7 @@ from .compute import (
     request_for,
 )
 from .finalize import finalize
+from .groups import add_groups
 from .inputs import (
     factor_inputs,
     is_pandas,
@@ -54,14 +56,17 @@ from .settings import ALL_FIELDS, RANKING_FIELDS, EvalSettings, takes_settings
 
 @takes_settings(*ALL_FIELDS)
 def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-                  predictions=None, item_features=None) -> Evaluation:  # fmt: skip
+                  predictions=None, item_features=None, user_groups=None, group_by=None) -> Evaluation:  # fmt: skip
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
     trec_eval's flags and trecrs's choices. Recommender-specific measures (:mod:`trecrs.measures.recsys`)
     named in ``measures`` are computed on the same queries and printed after the trec_eval ones;
     ``train``/``test``/``predictions`` (frames or paths) and ``item_features`` (item categories: a file of
-    :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) feed those that need them. Two paths end in
+    :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) feed those that need them.
+    ``user_groups`` (a file, a ``user, group`` frame or a dict; ``group_by`` picks the field of MovieLens'
+    ``u.user``/``users.dat``) adds each averaged measure's mean per group and their mean absolute difference
+    (:mod:`trecrs.evaluate.groups`). Two paths end in
     :func:`finalize`: files the vectorized engine covers are read lean; anything else is read as frames
     and computed by the chosen engine. ``rel_info_format`` other than ``qrels`` (trec_eval's ``-R``) goes
     to that format's computation (:mod:`trecrs.engines.rel_info`).
@@ -84,7 +89,11 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
-    if lean and not request.extras and not request.variants and s.opr_average != "user" and s.relevance_level >= 1:
+    groups = None if user_groups is None else as_user_groups(user_groups, group_by)
+    if group_by is not None and user_groups is None:
+        raise UsageError("group_by picks the field of a user_groups file: give user_groups", arguments=["group_by"])
+    plain = not request.extras and not request.variants and s.opr_average != "user" and groups is None
+    if lean and plain and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
         return finalize(request, computed, tag, totals=totals, **ends)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
@@ -94,12 +103,14 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
         eng = NoTrecMeasures
     ev = finalize(request, compute_frames(f, eng, request, s), f.tag, totals=f.totals, **ends)
     add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features)
+    if groups is not None:
+        add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
 
 
 @takes_settings(*ALL_FIELDS)
 def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-             predictions=None, item_features=None) -> EvaluationResult:  # fmt: skip
+             predictions=None, item_features=None, user_groups=None, group_by=None) -> EvaluationResult:  # fmt: skip
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -129,14 +140,15 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     ``"novelty.10"``, ``"mae"``...; see ``docs/measures.md``), whose rows follow the trec_eval ones;
     ``train``, ``test`` (ratings frames or files) and ``predictions`` (``user, item, score``) feed those that
     need them, ``item_features`` (item categories) those of diversity and calibration (``ild.10``,
-    ``miscalibration.10``...); ``head_share`` sets the short head; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
+    ``miscalibration.10``...); ``head_share`` sets the short head; ``user_groups`` (and ``group_by``) add
+    the per-group means and their MAD, in the result's :attr:`~EvaluationResult.groups`; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
     Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018),
     or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md). ``rel_info_format``
     and ``results_format`` are trec_eval's ``-R`` and ``-T`` (see :func:`evaluate_full`).
     """
     ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions,
-                       item_features=item_features)
+                       item_features=item_features, user_groups=user_groups, group_by=group_by)
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 

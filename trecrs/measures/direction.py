@@ -57,11 +57,4 @@ def sign(name: str) -> int:
 
 def _extra(name: str):
     """The recommender measure an output name belongs to: itself, or the longest ``name_...`` prefix."""
-    head = name
-    while True:
-        found = recsys.registry.lookup(head)
-        if found is not None:
-            return found
-        if "_" not in head:
-            return None
-        head = head.rsplit("_", 1)[0]
+    return recsys.registry.output_measure(name)

@@ -149,6 +149,19 @@ def lookup(name: str) -> ExtraMeasure | None:
     return None
 
 
+def output_measure(name: str) -> ExtraMeasure | None:
+    """The measure a printed output name belongs to: itself, or the longest ``name_...`` prefix
+    (``ild_10`` -> ``ild``, ``nmae_1,5`` -> ``nmae``), or None."""
+    head = name
+    while True:
+        found = lookup(head)
+        if found is not None:
+            return found
+        if "_" not in head:
+            return None
+        head = head.rsplit("_", 1)[0]
+
+
 def parse_spec(spec: str) -> list[Output] | None:
     """``name[.params]`` -> its outputs, or None when ``name`` is not a registered measure.
 
