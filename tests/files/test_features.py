@@ -145,3 +145,12 @@ def test_movielens_100k_as_it_is():
     groups = read_user_groups(need(ML100K / "u.user"), "gender")
     assert groups.height == 943
     assert dict(groups.group_by("group").len().iter_rows()) == {"M": 670, "F": 273}
+
+
+def test_item_groups(tmp_path):
+    from trecrs.files.features import read_item_groups
+
+    path = _write(tmp_path, "groups.csv", "item,group\n1,old\n2,new\n")
+    assert _pairs(read_item_groups(path)) == [("1", "old"), ("2", "new")]
+    with pytest.raises(InputError, match=r"groups.csv:4: item '1' listed twice \(first on line 2\)"):
+        read_item_groups(_write(tmp_path, "groups.csv", "item,group\n1,old\n2,new\n1,new\n"))

@@ -158,3 +158,10 @@ def test_from_the_command_line_with_movielens_shaped_files(cli, tmp_path):
     assert (code, out) == (2, "") and err == "trecrs eval: error: measure ild_3 needs the item categories (--item-features)\n"
     code, out, err = cli("eval", "-m", "aplt.3", "--train", tmp_path / "u1.base", "--head-share", "0", tmp_path / "q.txt", tmp_path / "r.txt")  # fmt: skip
     assert code == 2 and err.startswith("trecrs eval: error: argument --head-share: the short-head share must be")
+
+
+def test_item_mad_over_given_item_groups():
+    """Times in a top 3: a 0, b 1, c 2, d 2, e 2, f 1; groups G1 {b, c} 3/2, G2 {d, e, f} 5/3, G3 {a} 0."""
+    groups = {"b": "G1", "c": "G1", "d": "G2", "e": "G2", "f": "G2", "a": "G3"}
+    got = values(["item_mad.3"], item_groups=groups)
+    assert got[("all", "item_mad_3")] == pytest.approx((abs(3 / 2 - 5 / 3) + 3 / 2 + 5 / 3) / 3)

@@ -63,6 +63,9 @@ def register(sub) -> None:
                    help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
                    "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
                    "movies.csv")
+    p.add_argument("--item-groups", dest="item_groups", metavar="FILE",
+                   help="item groups ('item<TAB>group', CSV/Parquet 'item,group') for item_mad, instead of the "
+                   "short head and the long tail")
     p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
                    help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
                    "with --group-by): each averaged measure's mean per group (query all:GROUP) and NAME_mad, the "
@@ -233,14 +236,15 @@ def _settings(args) -> EvalSettings:
 
 def _evaluate(args, path, settings: EvalSettings):
     return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
-                         predictions=args.predictions, item_features=args.item_features,
+                         predictions=args.predictions, item_features=args.item_features, item_groups=args.item_groups,
                          user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
 
 
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "user_groups", "zscores") if getattr(args, k)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "item_groups", "user_groups",
+                                            "zscores") if getattr(args, k)})
     return ins
 
 

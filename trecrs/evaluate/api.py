@@ -56,14 +56,16 @@ from .settings import ALL_FIELDS, RANKING_FIELDS, EvalSettings, takes_settings
 
 @takes_settings(*ALL_FIELDS)
 def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-                  predictions=None, item_features=None, user_groups=None, group_by=None) -> Evaluation:  # fmt: skip
+                  predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
+                  ) -> Evaluation:  # fmt: skip
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
     trec_eval's flags and trecrs's choices. Recommender-specific measures (:mod:`trecrs.measures.recsys`)
     named in ``measures`` are computed on the same queries and printed after the trec_eval ones;
     ``train``/``test``/``predictions`` (frames or paths) and ``item_features`` (item categories: a file of
-    :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) feed those that need them.
+    :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) and ``item_groups`` (``item_mad``'s
+    groups instead of head and tail) feed those that need them.
     ``user_groups`` (a file, a ``user, group`` frame or a dict; ``group_by`` picks the field of MovieLens'
     ``u.user``/``users.dat``) adds each averaged measure's mean per group and their mean absolute difference
     (:mod:`trecrs.evaluate.groups`). Two paths end in
@@ -102,7 +104,8 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     if not request.params and not request.variants:  # only extras asked for: no trec_eval measure to compute
         eng = NoTrecMeasures
     ev = finalize(request, compute_frames(f, eng, request, s), f.tag, totals=f.totals, **ends)
-    add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features)
+    add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features,
+               item_groups=item_groups)
     if groups is not None:
         add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
@@ -110,7 +113,8 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
 
 @takes_settings(*ALL_FIELDS)
 def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-             predictions=None, item_features=None, user_groups=None, group_by=None) -> EvaluationResult:  # fmt: skip
+             predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
+             ) -> EvaluationResult:  # fmt: skip
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -148,7 +152,8 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     and ``results_format`` are trec_eval's ``-R`` and ``-T`` (see :func:`evaluate_full`).
     """
     ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions,
-                       item_features=item_features, user_groups=user_groups, group_by=group_by)
+                       item_features=item_features, item_groups=item_groups, user_groups=user_groups,
+                       group_by=group_by)
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 

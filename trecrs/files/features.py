@@ -275,26 +275,37 @@ def read_user_groups(path: PathLike, group_by: str | None = None) -> pl.DataFram
     if not ml and group_by is not None:
         raise UsageError(f"group_by reads MovieLens' u.user / users.dat; {path} is a user<TAB>group file",
                          arguments=["group_by"])
+    return _read_groups(path, USER, layout, _USER_FIELDS[layout][group_by] if ml else 1)
+
+
+def read_item_groups(path: PathLike) -> pl.DataFrame:
+    """Read an item -> group file (``item<TAB>group``, ``item,group``, Parquet ``item, group``) into
+    ``item, group`` rows, one per item, checked as :func:`read_user_groups` checks users."""
+    return _read_groups(path, ITEM, "parquet" if is_parquet(path) else "text", 1)
+
+
+def _read_groups(path: PathLike, key: str, layout: str, at: int) -> pl.DataFrame:
+    """``key, group`` from a groups file of ``layout``; the group is field ``at`` (0-based) of a line."""
     if layout == "parquet":
-        user, group = _parquet_roles(path, HEADER_NAMES[USER], GROUP_HEADERS, "user groups", GROUP)
-        df = read_parquet(path, {user: pl.Utf8, group: pl.Utf8}, what="user groups", unique=[user])
-        return df.select(pl.col(user).alias(USER), pl.col(group).alias(GROUP))
+        ident, group = _parquet_roles(path, HEADER_NAMES[key], GROUP_HEADERS, f"{key} groups", GROUP)
+        df = read_parquet(path, {ident: pl.Utf8, group: pl.Utf8}, what=f"{key} groups", unique=[ident])
+        return df.select(pl.col(ident).alias(key), pl.col(group).alias(GROUP))
+    ml = layout in _USER_FIELDS
     sep = {"ml100k": "|", "ml1m": "::"}.get(layout)
     lines = content_lines(_open_bytes(path), path)
     if sep is None:
         sep = "\t" if "\t" in lines.item(0, LINE) else ","
     lines = lines.with_columns(_split(sep).list.eval(pl.element().str.strip_chars('"')))
-    if not ml and _is_header(lines.item(0, _FIELDS).to_list(), HEADER_NAMES[USER], GROUP_HEADERS):
+    if not ml and _is_header(lines.item(0, _FIELDS).to_list(), HEADER_NAMES[key], GROUP_HEADERS):
         lines = lines.slice(1)
-    n, layout_text = (5, "user, age, gender, occupation, zip") if ml else (2, "user<TAB>group")
+    n, layout_text = (5, "user, age, gender, occupation, zip") if ml else (2, f"{key}<TAB>group")
     raise_first(lines, [_field_count(path, n, layout_text)])
-    at = _USER_FIELDS[layout][group_by] if ml else 1
-    df = lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(USER), pl.col(_FIELDS).list.get(at).alias(GROUP))
-    raise_first(df, [(pl.col(c) == "", _empty(path, c)) for c in (USER, GROUP)])
-    dup = first_duplicate(df, [USER])
+    df = lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(key), pl.col(_FIELDS).list.get(at).alias(GROUP))
+    raise_first(df, [(pl.col(c) == "", _empty(path, c)) for c in (key, GROUP)])
+    dup = first_duplicate(df, [key])
     if dup is not None:
-        raise InputError(path, dup[1][LINENO], f"user {dup[1][USER]!r} listed twice (first on line {dup[0][LINENO]})")
-    return df.select(list(USER_GROUPS_SCHEMA))
+        raise InputError(path, dup[1][LINENO], f"{key} {dup[1][key]!r} listed twice (first on line {dup[0][LINENO]})")
+    return df.select(key, GROUP)
 
 
 def _empty(path: PathLike, what: str) -> Callable[[dict], InputError]:
@@ -342,8 +353,20 @@ def as_user_groups(data, group_by: str | None = None) -> pl.DataFrame:
         return read_user_groups(data, group_by)
     if group_by is not None:
         raise UsageError("group_by reads MovieLens' u.user / users.dat: give the file", arguments=["group_by"])
-    df = _as_frame(data, USER_GROUPS_SCHEMA, "user_groups").unique(maintain_order=True)
-    dup = df.filter(pl.col(USER).is_duplicated())
+    return _one_group_each(_as_frame(data, USER_GROUPS_SCHEMA, "user_groups"), USER, "user_groups")
+
+
+def as_item_groups(data) -> pl.DataFrame:
+    """An ``item, group`` frame from a file (:func:`read_item_groups`), a frame with those columns or a dict
+    item -> group; an item in two groups is an error."""
+    if isinstance(data, str | os.PathLike):
+        return read_item_groups(data)
+    return _one_group_each(_as_frame(data, {ITEM: pl.Utf8, GROUP: pl.Utf8}, "item_groups"), ITEM, "item_groups")
+
+
+def _one_group_each(df: pl.DataFrame, key: str, what: str) -> pl.DataFrame:
+    df = df.unique(maintain_order=True)
+    dup = df.filter(pl.col(key).is_duplicated())
     if dup.height:
-        raise InputError(None, None, f"user_groups: user {dup.item(0, USER)!r} is in more than one group")
+        raise InputError(None, None, f"{what}: {key} {dup.item(0, key)!r} is in more than one group")
     return df

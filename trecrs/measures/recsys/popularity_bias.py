@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from ...data.popularity import short_head
-from ...schema import DOC, ITEM, QUERY, RANK, USER
+from ...schema import DOC, GROUP, ITEM, QUERY, RANK, USER
 from ..trec_eval import LOWER
 from .registry import CUTOFFS, GLOBAL, RELEVANT, VALUE, Context, ExtraMeasure, register, undefined_unless
 
@@ -122,15 +122,29 @@ def _pop_reo(ctx: Context, k: int | None, frame) -> float:
 
 
 def _item_mad(ctx: Context, k: int | None, frame) -> float:
-    """ItemMADranking: the mean absolute difference between item groups (head, tail) of the mean number of
-    times an item of the group is recommended in a top k (Deldjoo et al. 2020; Elliot's ItemMADranking);
-    an item never recommended counts 0."""
+    """ItemMADranking: the mean absolute difference between item groups (head, tail; or ``item_groups``)
+    of the mean number of times an item of the group is recommended in a top k (Deldjoo et al. 2020;
+    Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out."""
+    if ctx.item_groups is not None:
+        return _item_groups_mad(ctx, k)
     rec = _recommended(ctx, k)
     in_head = int(rec.get_column(HEAD).sum())
     n_head, n_tail = _group_sizes(ctx)
     if not n_head or not n_tail:
         return math.nan
     return mean_absolute_difference([in_head / n_head, (rec.height - in_head) / n_tail])
+
+
+def _item_groups_mad(ctx: Context, k: int | None) -> float:
+    """ItemMAD over the groups of ``item_groups``: each group's items as listed, in bytewise group order."""
+    times = ctx.top(k).group_by(DOC).agg(pl.len().alias("n")).rename({DOC: ITEM})
+    per_group = (
+        ctx.item_groups.join(times, on=ITEM, how="left")
+        .group_by(GROUP)
+        .agg(pl.col("n").fill_null(0).cast(F).mean().alias("m"))
+        .sort(pl.col(GROUP).cast(pl.Binary))
+    )
+    return mean_absolute_difference(per_group.get_column("m").to_list())
 
 
 # --------------------------------------------------------------------------------------------- novelty
@@ -188,6 +202,6 @@ for _name, _kind, _aware, _doc in (
         _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
         undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else "")))  # fmt: skip
 register(ExtraMeasure(
-    "item_mad", "beyond", "|mean times a head item is recommended - mean times a tail item is| in the top k",
+    "item_mad", "beyond", "MAD between item groups (head/tail, or item_groups) of the mean times an item is in a top k",
     DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, needs=("train",), better=LOWER,
     aggregate="global: MAD between the item groups"))  # fmt: skip

@@ -265,6 +265,7 @@ class Context:
     predictions: pl.DataFrame | None = None  # user, item, score
     head_share: float = HEAD_SHARE
     item_features: pl.DataFrame | None = None  # item, category (one row per pair)
+    item_groups: pl.DataFrame | None = None  # item, group (item_mad's groups instead of head/tail)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
