@@ -82,6 +82,9 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     fmt = rel_info_format(s.rel_info_format, s.results_format, request)
     qrels, run = stdin_inputs(qrels, run, fmt)
     if fmt.compute is not None:
+        if user_groups is not None:
+            raise UsageError(f"rel_info_format {fmt.name!r} is not scored per user group: give qrels",
+                             arguments=["user_groups"])
         return evaluate_rel_info(fmt, qrels, run, request, s, zscores=z)
     if s.opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {s.opr_average!r}", arguments=["opr_average"])
