@@ -34,6 +34,12 @@ SCORES_SCHEMA: dict[str, pl.DataType] = {USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl
 # Candidate pairs: ``query user item`` (query = user, or ``user:item`` for One-Plus-Random).
 CANDIDATES_SCHEMA: dict[str, pl.DataType] = {QUERY: pl.Utf8, USER: pl.Utf8, ITEM: pl.Utf8}
 
+# Item categories (``item category``, one row per pair) and user groups (``user group``).
+CATEGORY = "category"
+GROUP = "group"
+ITEM_FEATURES_SCHEMA: dict[str, pl.DataType] = {ITEM: pl.Utf8, CATEGORY: pl.Utf8}
+USER_GROUPS_SCHEMA: dict[str, pl.DataType] = {USER: pl.Utf8, GROUP: pl.Utf8}
+
 # Evaluation results, tidy: one row per (run, query, measure); query "all" is the aggregate.
 MEASURE = "measure"
 VALUE = "value"

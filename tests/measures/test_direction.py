@@ -9,7 +9,8 @@ from trecrs.measures.direction import better, sign
 from trecrs.measures.recsys.registry import REGISTRY
 from trecrs.measures.trec_eval import TREC_MEASURES
 
-LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item"}
+LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item",
+         "pop_rsp", "pop_reo", "miscalibration", "item_mad"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
 NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail_percentage",
@@ -17,7 +18,8 @@ NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail
 
 
 def test_declared_directions():
-    """Lower only where the definition says so (errors, NDPM, fallout, miss rate); counts and descriptions
+    """Lower only where the definition says so (errors, NDPM, fallout, miss rate, popularity-bias disparity,
+    miscalibration, item MAD); counts and descriptions
     have none; everything else (precision, AP, nDCG, coverage, novelty ...) is higher-is-better."""
     assert {m.name for m in REGISTRY.values() if m.better == "lower"} == LOWER
     assert {m.name for m in REGISTRY.values() if m.better == "neither"} == NEITHER_EXTRA

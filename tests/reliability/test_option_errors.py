@@ -27,6 +27,7 @@ REFUSED = {
     ("eval", "scheduler"): ("x", {"--engine": "dask"}),  # not an address: refused before any connection
     ("eval", "trec_eval_version"): ("11", {}),
     ("eval", "debug"): ("1", {}),
+    ("eval", "head_share"): ("1.5", {}),
     ("eval-factors", "measures"): ("P.0", {}),
     ("eval-factors", "level"): ("0", {}),
     ("eval-factors", "depth"): ("0", {}),
@@ -79,7 +80,7 @@ THRESHOLD = ("every finite threshold is valid (argparse refuses NaN and infiniti
              "relevant is a semantic error about the data (status 4)")  # fmt: skip
 # options for which no value passes argparse and is refused by the library: by dest, or (command, dest)
 NOT_REFUSED = {
-    **dict.fromkeys(("train", "test", "items", "candidates", "predict", "zscores", "output", "user_factors",
+    **dict.fromkeys(("train", "test", "items", "item_features", "item_groups", "user_groups", "candidates", "predict", "zscores", "output", "user_factors",
                      "item_factors", "reference", "data", "log", "progress"), PATH),
     ("run", "scores"): PATH,
     ("eval", "predictions"): PATH,

@@ -6,11 +6,13 @@ import contextlib
 import re
 import sys
 
+from ..data.popularity import HEAD_SHARE
 from ..engines import ENGINES
 from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
 from ..evaluate import EvalSettings, evaluate_full
+from ..files.features import GROUP_BY
 from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
@@ -57,6 +59,22 @@ def register(sub) -> None:
                    help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
     p.add_argument("--predictions", metavar="FILE",
                    help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
+    p.add_argument("--item-features", dest="item_features", metavar="FILE",
+                   help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
+                   "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
+                   "movies.csv")
+    p.add_argument("--item-groups", dest="item_groups", metavar="FILE",
+                   help="item groups ('item<TAB>group', CSV/Parquet 'item,group') for item_mad, instead of the "
+                   "short head and the long tail")
+    p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
+                   help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
+                   "with --group-by): each averaged measure's mean per group (query all:GROUP) and NAME_mad, the "
+                   "mean absolute difference between the group means")
+    p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
+                   help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
+    p.add_argument("--head-share", dest="head_share", type=float, default=HEAD_SHARE, metavar="S",
+                   help="the short head: the most popular training items holding share S of the training "
+                   "ratings, for every head/tail measure (default 0.33)")
     p.add_argument("--opr-average", choices=["case", "user"], default=None,
                    help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
                    "the default) or per user first, then over users")
@@ -162,7 +180,7 @@ def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: d
             format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
         )
         return _emit_text(args, text, inputs, params)
-    table = tidy_table(evaluations, per_query=args.per_query or args.no_summary)
+    table = tidy_table(evaluations, per_query=args.per_query or args.no_summary, groups=not args.no_summary)
     if args.no_summary:
         table = table.filter(table["query"] != "all")
     if fmt == "parquet":
@@ -216,19 +234,21 @@ def _settings(args) -> EvalSettings:
     return trec_eval_settings(
         args, engine=args.engine, trec_eval_version=args.trec_eval_version, engine_options=options,
         zscores=args.zscores, num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
-        results_format=args.results_format, opr_average=args.opr_average,
+        results_format=args.results_format, opr_average=args.opr_average, head_share=args.head_share,
     )  # fmt: skip
 
 
 def _evaluate(args, path, settings: EvalSettings):
     return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
-                         predictions=args.predictions)  # fmt: skip
+                         predictions=args.predictions, item_features=args.item_features, item_groups=args.item_groups,
+                         user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
 
 
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "zscores") if getattr(args, k)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "item_groups", "user_groups",
+                                            "zscores") if getattr(args, k)})
     return ins
 
 
@@ -249,6 +269,8 @@ def _params(args) -> dict:
         **pinned,
         **({"zscores": args.zscores} if args.zscores else {}),
         **({"num_docs_in_coll": args.num_docs} if args.num_docs else {}),
+        **({"head_share": args.head_share} if args.head_share != HEAD_SHARE else {}),
+        **({"group_by": args.group_by} if args.group_by else {}),
     }
 
 

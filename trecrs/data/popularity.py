@@ -24,6 +24,8 @@ from ..errors import UsageError
 from ..ids import natural_key
 from ..schema import ITEM
 
+#: The short head's share of the training ratings by default (Cremonesi et al. 2010): ``--head-share``.
+HEAD_SHARE = 0.33
 COUNT = "count"
 STRATUM = "stratum"
 HEAD, TAIL = "head", "tail"
@@ -35,6 +37,12 @@ def item_popularity(train: pl.DataFrame) -> pl.DataFrame:
     return pop.sort([pl.col(COUNT), natural_key(pop.get_column(ITEM))], descending=[True, False])
 
 
+def check_share(share: float, argument: str = "share") -> None:
+    """Raise :class:`UsageError` about ``argument`` unless 0 < ``share`` < 1."""
+    if not 0.0 < share < 1.0:
+        raise UsageError(f"the short-head share must be between 0 and 1 (exclusive), got {share}", arguments=[argument])
+
+
 def short_head(train: pl.DataFrame, share: float, *, argument: str = "share") -> pl.Series:
     """The short-head items, in popularity order: the smallest prefix holding ``share`` of the ratings.
 
@@ -43,21 +51,20 @@ def short_head(train: pl.DataFrame, share: float, *, argument: str = "share") ->
     before it hold less than ``share * |train|`` ratings. Raises :class:`UsageError` unless 0 < share < 1,
     about ``argument`` (the caller's name for the share: ``long_tail``).
     """
-    if not 0.0 < share < 1.0:
-        raise UsageError(f"the short-head share must be between 0 and 1 (exclusive), got {share}", arguments=[argument])
+    check_share(share, argument)
     pop = item_popularity(train).with_columns(pl.col(COUNT).cum_sum().alias("_cum"))
     target = share * train.height
     return pop.filter((pl.col("_cum") - pl.col(COUNT)) < target).get_column(ITEM)
 
 
-def popularity_strata(train: pl.DataFrame, head_share: float = 0.33) -> pl.DataFrame:
+def popularity_strata(train: pl.DataFrame, head_share: float = HEAD_SHARE) -> pl.DataFrame:
     """``item, count, stratum``: each item with training ratings, ``head`` if in :func:`short_head`, else ``tail``.
 
     Items without training ratings are absent here and count as tail wherever strata are used. A tie
     group at the boundary is split by id, as in :func:`short_head` (the head/tail measures once put the
     whole group in the head).
     """
-    head = short_head(train, head_share)
+    head = short_head(train, head_share, argument="head_share")
     return item_popularity(train).with_columns(
         pl.when(pl.col(ITEM).is_in(head.implode())).then(pl.lit(HEAD)).otherwise(pl.lit(TAIL)).alias(STRATUM)
     )

@@ -18,8 +18,10 @@ import os
 
 import numpy as np
 
+from ..data.popularity import check_share
 from ..engines import ENGINES, vectorized
 from ..errors import UsageError
+from ..files.features import as_user_groups
 from ..files.trec import as_polars
 from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
@@ -37,6 +39,7 @@ from .compute import (
     request_for,
 )
 from .finalize import finalize
+from .groups import add_groups
 from .inputs import (
     factor_inputs,
     is_pandas,
@@ -53,13 +56,19 @@ from .settings import ALL_FIELDS, RANKING_FIELDS, EvalSettings, takes_settings
 
 @takes_settings(*ALL_FIELDS)
 def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-                  predictions=None) -> Evaluation:  # fmt: skip
+                  predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
+                  ) -> Evaluation:  # fmt: skip
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
     trec_eval's flags and trecrs's choices. Recommender-specific measures (:mod:`trecrs.measures.recsys`)
     named in ``measures`` are computed on the same queries and printed after the trec_eval ones;
-    ``train``/``test``/``predictions`` (frames or paths) feed those that need them. Two paths end in
+    ``train``/``test``/``predictions`` (frames or paths) and ``item_features`` (item categories: a file of
+    :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) and ``item_groups`` (``item_mad``'s
+    groups instead of head and tail) feed those that need them.
+    ``user_groups`` (a file, a ``user, group`` frame or a dict; ``group_by`` picks the field of MovieLens'
+    ``u.user``/``users.dat``) adds each averaged measure's mean per group and their mean absolute difference
+    (:mod:`trecrs.evaluate.groups`). Two paths end in
     :func:`finalize`: files the vectorized engine covers are read lean; anything else is read as frames
     and computed by the chosen engine. ``rel_info_format`` other than ``qrels`` (trec_eval's ``-R``) goes
     to that format's computation (:mod:`trecrs.engines.rel_info`).
@@ -73,15 +82,23 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     fmt = rel_info_format(s.rel_info_format, s.results_format, request)
     qrels, run = stdin_inputs(qrels, run, fmt)
     if fmt.compute is not None:
+        if user_groups is not None:
+            raise UsageError(f"rel_info_format {fmt.name!r} is not scored per user group: give qrels",
+                             arguments=["user_groups"])
         return evaluate_rel_info(fmt, qrels, run, request, s, zscores=z)
     if s.opr_average not in (None, "case", "user"):
         raise UsageError(f"opr_average must be 'case' or 'user', got {s.opr_average!r}", arguments=["opr_average"])
     check_depth(s.depth)
+    check_share(s.head_share, "head_share")
     eng = choose_engine(s.engine, request)
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
-    if lean and not request.extras and not request.variants and s.opr_average != "user" and s.relevance_level >= 1:
+    groups = None if user_groups is None else as_user_groups(user_groups, group_by)
+    if group_by is not None and user_groups is None:
+        raise UsageError("group_by picks the field of a user_groups file: give user_groups", arguments=["group_by"])
+    plain = not request.extras and not request.variants and s.opr_average != "user" and groups is None
+    if lean and plain and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
         return finalize(request, computed, tag, totals=totals, **ends)
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
@@ -90,13 +107,17 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     if not request.params and not request.variants:  # only extras asked for: no trec_eval measure to compute
         eng = NoTrecMeasures
     ev = finalize(request, compute_frames(f, eng, request, s), f.tag, totals=f.totals, **ends)
-    add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions)
+    add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features,
+               item_groups=item_groups)
+    if groups is not None:
+        add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
 
 
 @takes_settings(*ALL_FIELDS)
 def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-             predictions=None) -> EvaluationResult:  # fmt: skip
+             predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
+             ) -> EvaluationResult:  # fmt: skip
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -125,13 +146,17 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     ``measures`` may also name recommender-specific measures (``"auc"``, ``"lauc.10"``, ``"ndpm"``,
     ``"novelty.10"``, ``"mae"``...; see ``docs/measures.md``), whose rows follow the trec_eval ones;
     ``train``, ``test`` (ratings frames or files) and ``predictions`` (``user, item, score``) feed those that
-    need them; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
+    need them, ``item_features`` (item categories) those of diversity and calibration (``ild.10``,
+    ``miscalibration.10``...); ``head_share`` sets the short head; ``user_groups`` (and ``group_by``) add
+    the per-group means and their MAD, in the result's :attr:`~EvaluationResult.groups`; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
     Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018),
     or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md). ``rel_info_format``
     and ``results_format`` are trec_eval's ``-R`` and ``-T`` (see :func:`evaluate_full`).
     """
-    ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions)
+    ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions,
+                       item_features=item_features, item_groups=item_groups, user_groups=user_groups,
+                       group_by=group_by)
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 

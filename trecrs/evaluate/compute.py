@@ -111,7 +111,7 @@ def check_stats(stats, request: MeasureRequest, settings: EvalSettings, *, stand
 
 def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: EvalSettings, **data) -> None:
     """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`);
-    ``data``: ``train``, ``test``, ``predictions``.
+    ``data``: ``train``, ``test``, ``predictions``, ``item_features``, ``item_groups``.
 
     Under trec_eval 9.0.8's ``-c`` (no stand-in rankings) they are averaged, like trec_eval's measures, over
     every qrels query, a query missing from the run counting as one with an empty ranking; per-query rows

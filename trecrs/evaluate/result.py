@@ -26,6 +26,8 @@ class Evaluation:
     notes: list[str] = field(default_factory=list)  # counts of undefined/left-out values (extras)
     extra_columns: list[str] = field(default_factory=list)  # per-query columns of extras (printed last)
     zscores: bool = False  # values are z-scores (-Z): printed as trec_eval prints them, names prefixed "Z"
+    group_means: dict[str, dict[str, float]] = field(default_factory=dict)  # column -> {user group: mean}
+    group_mad: dict[str, float] = field(default_factory=dict)  # column -> MAD between the group means
 
     def columns(self) -> list[str]:
         return [c for c in self.per_query.columns if c != QUERY]
@@ -36,8 +38,20 @@ class Evaluation:
         ``["P_10", "P@10"]`` for ``-m P.10 -m P@10``), in that order."""
         return list(self.request.labels.get(column, (column,)))
 
-    def tidy(self, *, per_query: bool = True) -> pl.DataFrame:
-        """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines) then the ``all`` rows."""
+    def group_rows(self) -> pl.DataFrame:
+        """``(query, measure, value)`` rows of the user groups (:mod:`trecrs.evaluate.groups`): measure by
+        measure, one row per group (query ``all:GROUP``), then ``NAME_mad`` (query ``all``)."""
+        rows = []
+        for column, means in self.group_means.items():
+            for name in self.printed_names(column):
+                rows.extend((f"{ALL}:{g}", name, v) for g, v in means.items())
+                if column in self.group_mad:
+                    rows.append((ALL, f"{name}_mad", self.group_mad[column]))
+        return pl.DataFrame(rows, schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64}, orient="row")
+
+    def tidy(self, *, per_query: bool = True, groups: bool = True) -> pl.DataFrame:
+        """``(query, measure, value)`` rows: per-query values (trec_eval's -q lines), the ``all`` rows, then
+        with ``groups`` the user groups' rows (:meth:`group_rows`)."""
         frames = []
         if per_query and self.per_query.height:
             cols = [c for c in self.columns() if printed_per_query(self.request.measure_of(c))]
@@ -59,6 +73,8 @@ class Evaluation:
             schema={QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64},
         )
         frames.append(summ)
+        if groups and self.group_means:
+            frames.append(self.group_rows())
         rows = pl.concat(frames, how="vertical")
         if self.zscores:  # named as trec_eval prints z-scores
             z = pl.when(pl.col(MEASURE) == "runid").then(pl.col(MEASURE)).otherwise(pl.lit("Z") + pl.col(MEASURE))
@@ -93,7 +109,7 @@ class EvaluationResult:
     @property
     def per_query(self):
         """``query`` then one column per per-query value (``P_10``, ``map``...), as trec_eval's ``-q`` prints."""
-        rows = self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL)
+        rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
         wide = self.evaluation.per_query.select(QUERY)
         if rows.height:
             wide = wide.join(rows.pivot(on=MEASURE, index=QUERY, values=VALUE), on=QUERY, how="left",
@@ -103,21 +119,29 @@ class EvaluationResult:
     @property
     def summary(self) -> dict[str, float]:
         """Summary value name -> the ``all`` value trec_eval prints (runid left out)."""
-        rows = self.evaluation.tidy(per_query=False)
+        rows = self.evaluation.tidy(per_query=False, groups=False)
         return {m: v for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid"}
+
+    @property
+    def groups(self):
+        """The user groups' rows (``user_groups=``): ``query, measure, value`` with query ``all:GROUP`` for
+        each group's mean of each averaged measure and ``all`` for ``NAME_mad``, the mean absolute
+        difference between the group means (:mod:`trecrs.evaluate.groups`); empty without groups."""
+        return self._frame(self.evaluation.group_rows())
 
     def to_trec(self, per_query: bool = False) -> str:
         """Exactly what ``trecrs eval`` (``-q`` with ``per_query``) prints for this evaluation."""
         return TEXT_FORMATS["trec"](self.evaluation, per_query=per_query)
 
     def tidy(self, per_query: bool = True):
-        """``(query, measure, value)`` rows: per query (trec_eval's ``-q`` order), then the ``all`` rows."""
+        """``(query, measure, value)`` rows: per query (trec_eval's ``-q`` order), then the ``all`` rows,
+        then the user groups' (:attr:`groups`)."""
         return self._frame(self.evaluation.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid"))
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {measure: value}}`` of the per-query values, as pytrec_eval's ``evaluate`` returns."""
         out: dict[str, dict[str, float]] = {}
-        for q, m, v in self.evaluation.tidy(per_query=True).filter(pl.col(QUERY) != ALL).iter_rows():
+        for q, m, v in self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL).iter_rows():
             out.setdefault(q, {})[m] = v
         return out
 

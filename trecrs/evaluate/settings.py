@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ..data.popularity import HEAD_SHARE
 from ..errors import UsageError
 
 
@@ -54,7 +55,7 @@ class EvalSettings:
     opr_average: str | None = None
     """One-Plus-Random cases (queries ``user:item``): averaged as they are (None, ``"case"``) or per user
     first, then over users (``"user"``)."""
-    head_share: float = 0.33
+    head_share: float = HEAD_SHARE
     """The short head's share of the training items, for the head/tail measures
     (:mod:`trecrs.data.popularity`)."""
 

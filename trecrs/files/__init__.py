@@ -6,6 +6,7 @@
 * :mod:`~trecrs.files.ratings` — ratings files (MovieLens layouts, delimited text, Parquet);
 * :mod:`~trecrs.files.scores` — score, prediction and pair files of recommenders;
 * :mod:`~trecrs.files.candidates` — candidate files and item catalogues;
+* :mod:`~trecrs.files.features` — item categories, user and item groups (MovieLens layouts included);
 * :mod:`~trecrs.files.output` — atomic writes; :mod:`~trecrs.files.manifest` — sidecar manifests;
 * :mod:`~trecrs.files.hashing` — file checksums (sha256, md5).
 """

@@ -4,7 +4,7 @@ The direction is declared with each measure, never guessed from its name: ``Trec
 (:mod:`trecrs.measures.trec_eval`) and ``ExtraMeasure.better`` (:mod:`trecrs.measures.recsys.registry`).
 :data:`~trecrs.measures.trec_eval.HIGHER` (precision, AP, nDCG, coverage ...),
 :data:`~trecrs.measures.trec_eval.LOWER` where the definition says lower is better (MAE, RMSE and their
-variants, NDPM, fallout ``fpr``, miss rate ``fnr``), :data:`~trecrs.measures.trec_eval.NEITHER` for counts
+variants, NDPM, fallout ``fpr``, miss rate ``fnr``, PopRSP, PopREO, miscalibration, ``item_mad``), :data:`~trecrs.measures.trec_eval.NEITHER` for counts
 and descriptions that are not a quality (``num_ret``, ``num_rel``, ``ideal_dcg``, ``unj``, Gini, entropy, ARP).
 ``trecrs compare`` bolds the best mean and counts wins by it; ``trecrs sensitivity`` orders systems by it.
 """
@@ -60,11 +60,4 @@ def sign(name: str) -> int:
 
 def _extra(name: str):
     """The recommender measure an output name belongs to: itself, or the longest ``name_...`` prefix."""
-    head = name
-    while True:
-        found = recsys.registry.lookup(head)
-        if found is not None:
-            return found
-        if "_" not in head:
-            return None
-        head = head.rsplit("_", 1)[0]
+    return recsys.registry.output_measure(name)

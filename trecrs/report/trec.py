@@ -60,7 +60,21 @@ def format_trec(ev: Evaluation, *, per_query: bool = False, summary: bool = True
                 out.append(_line("runid", ALL, ev.runid))
             else:
                 out.extend(_value_lines(ev, name, ALL, value))
+        out.extend(_group_lines(ev))
     return "".join(out)
+
+
+def _group_lines(ev: Evaluation) -> list[str]:
+    """After the summary, with user groups: each averaged measure's line per group (query ``all:GROUP``),
+    then its ``NAME_mad`` line (:mod:`trecrs.evaluate.groups`)."""
+    out = []
+    for column, means in ev.group_means.items():
+        for g, value in means.items():
+            out.extend(_value_lines(ev, column, f"{ALL}:{g}", value))
+        if column in ev.group_mad:
+            prefix = "Z" if ev.zscores else ""
+            out.extend(prefix + _line(f"{name}_mad", ALL, format_float(ev.group_mad[column])) for name in _names(ev, column))
+    return out
 
 
 def _names(ev: Evaluation, column: str) -> list[str]:
@@ -78,11 +92,12 @@ def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> in
     return len(q_cols)
 
 
-def tidy_table(evaluations: dict[str, Evaluation], *, per_query: bool = True) -> pl.DataFrame:
-    """One ``(run, query, measure, value)`` table for several runs (runid/relstring left out)."""
+def tidy_table(evaluations: dict[str, Evaluation], *, per_query: bool = True, groups: bool = True) -> pl.DataFrame:
+    """One ``(run, query, measure, value)`` table for several runs (runid/relstring left out; the user
+    groups' rows with ``groups``)."""
     frames = []
     for name, ev in evaluations.items():
-        t = ev.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid")
+        t = ev.tidy(per_query=per_query, groups=groups).filter(pl.col(MEASURE) != "runid")
         frames.append(t.select(pl.lit(name).alias(RUN), pl.col(QUERY), pl.col(MEASURE), pl.col(VALUE)))
     return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema={RUN: pl.Utf8})
 

@@ -11,6 +11,9 @@
   mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
+* :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
+* :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage (item categories);
+* :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
 
 :mod:`.registry` holds :data:`~.registry.REGISTRY` (name -> measure), the ``name.params`` syntax and the
@@ -20,11 +23,25 @@ no family: importing this package imports every family module, and each register
 """
 
 from ...files.scores import read_predictions
-from . import beyond, cascade, classification, compat, cwl, error, frameworks, opr, ranking  # noqa: F401 - each module registers its measures
+from . import (  # noqa: F401 - each module registers its measures
+    beyond,
+    calibration,
+    cascade,
+    classification,
+    compat,
+    cwl,
+    diversity,
+    error,
+    frameworks,
+    opr,
+    popularity_bias,
+    ranking,
+)
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
 from .evaluation import evaluate_extras
 from .opr import OPR_AVERAGES
+from .popularity_bias import mean_absolute_difference
 from .registry import REGISTRY, ExtraMeasure, register
 
 __all__ = [
@@ -35,6 +52,7 @@ __all__ = [
     "evaluate_extras",
     "gini_index",
     "mae",
+    "mean_absolute_difference",
     "mse",
     "nmae",
     "nrmse",

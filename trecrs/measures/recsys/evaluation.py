@@ -11,6 +11,8 @@ import os
 
 import polars as pl
 
+from ...data.popularity import HEAD_SHARE
+from ...files.features import as_item_features, as_item_groups
 from ...files.ratings import as_ratings
 from ...files.scores import read_predictions
 from ...protocol.one_plus_random import check_average
@@ -38,13 +40,17 @@ def evaluate_extras(
     test=None,
     predictions=None,
     opr_average: str | None = None,
-    head_share: float = 0.33,
+    head_share: float = HEAD_SHARE,
+    item_features=None,
+    item_groups=None,
 ) -> ExtrasResult:
     """Compute the requested extras for one run (the hook :func:`trecrs.evaluate.evaluate_full` calls).
 
     ``qrels``/``run``: already restricted to the evaluated queries (and cut at the evaluation depth); ``queries``: the
     evaluated queries in bytewise order. ``train``/``test``: ratings frames or paths (read with
-    :func:`trecrs.files.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file.
+    :func:`trecrs.files.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file;
+    ``item_features``: an ``item, category`` frame or a file (:func:`trecrs.files.features.read_item_features`);
+    ``item_groups``: an ``item, group`` frame or a file (``item_mad``'s groups instead of head and tail).
     """
     check_average(opr_average)
     outputs = resolve(specs)
@@ -59,5 +65,7 @@ def evaluate_extras(
         test=None if test is None else as_ratings(test),
         predictions=None if predictions is None else _predictions_frame(predictions),
         head_share=head_share,
+        item_features=None if item_features is None else as_item_features(item_features),
+        item_groups=None if item_groups is None else as_item_groups(item_groups),
     )
     return compute(outputs, ctx, opr_average=opr_average)

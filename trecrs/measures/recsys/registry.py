@@ -37,6 +37,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
+from ...data.popularity import HEAD_SHARE
 from ...errors import UsageError
 from ...ordering import trec_order
 from ...protocol.one_plus_random import case_ids, user_means
@@ -84,7 +85,7 @@ class ExtraMeasure:
     params: str = NO_PARAMS
     param_names: tuple[str, ...] = ()
     defaults: tuple[float, ...] = ()
-    needs: tuple[str, ...] = ()  # "train", "test", "predictions"
+    needs: tuple[str, ...] = ()  # "train", "test", "predictions", "item_features"
     print_per_query: bool = True  # False: per-query values feed the summary only (gmap, ...)
     undefined_when: str = ""  # when a per-query value is undefined (null), in words
     aliases: tuple[str, ...] = ()
@@ -146,6 +147,19 @@ def lookup(name: str) -> ExtraMeasure | None:
     if name in ALIASES:
         return REGISTRY[ALIASES[name]]
     return None
+
+
+def output_measure(name: str) -> ExtraMeasure | None:
+    """The measure a printed output name belongs to: itself, or the longest ``name_...`` prefix
+    (``ild_10`` -> ``ild``, ``nmae_1,5`` -> ``nmae``), or None."""
+    head = name
+    while True:
+        found = lookup(head)
+        if found is not None:
+            return found
+        if "_" not in head:
+            return None
+        head = head.rsplit("_", 1)[0]
 
 
 def parse_spec(spec: str) -> list[Output] | None:
@@ -249,7 +263,9 @@ class Context:
     train: pl.DataFrame | None = None  # user, item, rating
     test: pl.DataFrame | None = None
     predictions: pl.DataFrame | None = None  # user, item, score
-    head_share: float = 0.33
+    head_share: float = HEAD_SHARE
+    item_features: pl.DataFrame | None = None  # item, category (one row per pair)
+    item_groups: pl.DataFrame | None = None  # item, group (item_mad's groups instead of head/tail)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
@@ -297,8 +313,9 @@ class Context:
         """The ``train``, ``test`` or ``predictions`` data; a :class:`UsageError` naming the argument if absent."""
         data = getattr(self, what)
         if data is None:
-            noun = {"train": "training", "test": "test", "predictions": "predicted"}[what]
-            raise UsageError(f"measure {measure} needs the {noun} ratings ({what}=)")
+            noun = {"train": "the training ratings", "test": "the test ratings", "predictions": "the predicted "
+                    "ratings", "item_features": "the item categories"}[what]  # fmt: skip
+            raise UsageError(f"measure {measure} needs {noun} ({what}=)")
         return data
 
     @cached_property
