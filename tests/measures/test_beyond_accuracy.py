@@ -183,3 +183,24 @@ def test_recbole_names_gauc_tail_percentage_and_average_popularity():
     _mean(got, "average_popularity_3", {"u1": 1.0, "u2": 1.0, "u3": 1.0})
     assert [better(n) for n in ("gauc", "tail_percentage_3", "average_popularity_3")] == ["higher", "higher", "neither"]
     assert got[("all", "gauc")] == evaluate(QRELS, RUN, ["auc_weighted"]).summary["auc_weighted"]
+
+
+def test_item_mad_needs_the_training_ratings_only_for_head_and_tail(cli, tmp_path):
+    """Given item groups replace head/tail: no --train needed (the same value as with it); without either,
+    a one-line usage error naming --train."""
+    from trecrs.files.trec import write_qrels, write_run
+
+    groups = {"b": "G1", "c": "G1", "d": "G2", "e": "G2", "f": "G2", "a": "G3"}
+    got = evaluate(QRELS, RUN, ["item_mad.3"], item_groups=groups).summary["item_mad_3"]
+    assert got == pytest.approx((abs(3 / 2 - 5 / 3) + 3 / 2 + 5 / 3) / 3)
+    assert got == values(["item_mad.3"], item_groups=groups)[("all", "item_mad_3")]
+    with pytest.raises(UsageError, match=r"measure item_mad_3 needs the training ratings \(train=\)"):
+        evaluate(QRELS, RUN, ["item_mad.3"])
+    write_qrels(QRELS, tmp_path / "q.txt")
+    write_run(RUN, tmp_path / "r.txt")
+    (tmp_path / "groups.tsv").write_text("".join(f"{i}\t{g}\n" for i, g in groups.items()))
+    code, out, err = cli("eval", "-m", "item_mad.3", "--item-groups", tmp_path / "groups.tsv", tmp_path / "q.txt",
+                         tmp_path / "r.txt")  # fmt: skip
+    assert (code, err) == (0, "") and out.split() == ["item_mad_3", "all", f"{got:.4f}"]
+    code, out, err = cli("eval", "-m", "item_mad.3", tmp_path / "q.txt", tmp_path / "r.txt")
+    assert (code, out) == (2, "") and err == "trecrs eval: error: measure item_mad_3 needs the training ratings (--train)\n"

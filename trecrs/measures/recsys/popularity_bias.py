@@ -136,9 +136,11 @@ def _pop_reo(ctx: Context, k: int | None, frame) -> float:
 def _item_mad(ctx: Context, k: int | None, frame) -> float:
     """ItemMADranking: the mean absolute difference between item groups (head, tail; or ``item_groups``)
     of the mean number of times an item of the group is recommended in a top k (Deldjoo et al. 2020;
-    Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out."""
+    Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out.
+    The training ratings are needed for head/tail only: given item groups replace them."""
     if ctx.item_groups is not None:
         return _item_groups_mad(ctx, k)
+    ctx.require("train", "item_mad" if k is None else f"item_mad_{k}")
     rec = _recommended(ctx, k)
     in_head = int(rec.get_column(HEAD).sum())
     n_head, n_tail = _group_sizes(ctx)
@@ -214,8 +216,8 @@ for _name, _kind, _aware, _doc in (
         _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
         undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else "")))  # fmt: skip
 register(ExtraMeasure(
-    "item_mad", "beyond", "MAD between item groups (head/tail, or item_groups) of the mean times an item is in a top k",
-    DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, needs=("train",), better=LOWER,
+    "item_mad", "beyond", "MAD between item groups (head/tail: needs --train; or --item-groups) of the mean times an "
+    "item is in a top k", DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, better=LOWER,
     aggregate="global: MAD between the item groups"))  # fmt: skip
 
 # RecBole's names for two of them, one implementation each: TailPercentage is APLT (here with the short-head
