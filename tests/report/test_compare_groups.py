@@ -80,3 +80,14 @@ def test_group_by_needs_user_groups(files):
     with pytest.raises(UsageError, match="group_by must come with user_groups=") as refused:
         _compare(files, group_by="gender")
     assert refused.value.arguments == ("group_by",)
+
+
+def test_group_means_are_evals_group_means(files):
+    """The baseline (which answers every query) of each group has eval's ``all:GROUP`` mean."""
+    groups = {u: g for u, g in GROUPS.items() if g}
+    c = _compare(files, user_groups=groups)
+    got = evaluate(str(files / "qrels"), str(files / "base.run"), ["P@2", "AP"], user_groups=groups).groups
+    want = {(q, m): v for q, m, v in got.iter_rows()}
+    for g in c.groups:
+        for m in c.measures:
+            assert g.row(m, "base")["mean"] == pytest.approx(want[(g.users, m)]), (g.users, m)
