@@ -191,9 +191,10 @@ def test_parameterised_forms_ignore_the_global_flags(tmp_path, values):
     assert flagged["P@10"] != values["all"]["P@10"]
 
 
-def test_err_by_hand_and_undefined_without_relevant_documents(tmp_path):
-    """ERR@2 of grades 2, 1 at ranks 1, 2: 3/16 + (1/16)(1 - 3/16)/2; a query with nothing relevant has no
-    value (gdeval.pl prints no line for it) and is left out of the mean."""
+def test_err_by_hand_and_zero_without_relevant_documents(tmp_path):
+    """ERR@2 of grades 2, 1 at ranks 1, 2: 3/16 + (1/16)(1 - 3/16)/2; a query with nothing relevant scores 0
+    (the formula's value; ir_measures gives its default, 0, where gdeval.pl prints no line) and counts in
+    the mean."""
     q = write(tmp_path / "q", "q1 0 a 2\nq1 0 b 1\nq2 0 x 3\nq3 0 m 0\n")
     r = write(tmp_path / "r", "q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 y 1 2 t\nq2 Q0 x 2 1 t\nq3 Q0 m 1 1 t\n")
     with pytest.warns(TrecrsWarning, match="no relevant document"):
@@ -202,8 +203,8 @@ def test_err_by_hand_and_undefined_without_relevant_documents(tmp_path):
     per_query = res.to_dict()
     assert per_query["q1"]["ERR@2"] == pytest.approx(q1, abs=1e-15)
     assert per_query["q2"]["ERR@2"] == pytest.approx(q2, abs=1e-15)
-    assert "ERR@2" not in per_query.get("q3", {})
-    assert res.summary["ERR@2"] == pytest.approx((q1 + q2) / 2, abs=1e-15)
+    assert per_query["q3"]["ERR@2"] == 0
+    assert res.summary["ERR@2"] == pytest.approx((q1 + q2) / 3, abs=1e-15)
 
 
 def test_variants_share_engine_passes_by_settings():

@@ -17,11 +17,11 @@ from ..measures.recsys.evaluation import evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..ordering import bytewise_sorted
-from ..schema import DOC, QUERY, REL, SCORE
+from ..schema import DOC, QUERY, SCORE
 from ..trec_eval_versions import TrecEvalVersion
 from .coverage import coverage, stop_uncovered, warn_coverage
 from .finalize import BOGUS_DOC, QrelsTotals, check_judged, finalize
-from .inputs import Frames
+from .inputs import Frames, graded
 from .result import Evaluation
 from .settings import EvalSettings
 
@@ -54,16 +54,11 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
     for p in variant_passes(request):
         sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
-        values = eng.compute(_graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
+        values = eng.compute(graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
                              judged_only=p.judged_only)
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
-
-
-def _graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
-    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
-    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
@@ -127,10 +122,11 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
         ev.notes = res.notes
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
-        res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+        res = evaluate_extras([v.target()], qrels=graded(qrels, v.gains), level=v.relevance_level,
                               judged_only=v.judged_only, **common)
         column = next(c for c in res.per_query.columns if c != QUERY)
-        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], {v.spec: res.summary[column]})
+        summary = {v.spec: res.summary[column]} if column in res.summary else {}  # ERR@k: no query has a value
+        _merge_extras(ev, res.per_query.rename({column: v.spec}), [v.spec], summary)
 
 
 def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:

@@ -15,7 +15,7 @@ from ..errors import InputError, SemanticError, UsageError
 from ..files.lines import is_stdin, read_through_file
 from ..files.trec import as_polars, read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
-from ..measures.request import MeasureRequest
+from ..measures.request import MeasureRequest, variant_passes
 from ..ordering import bytewise_sorted, trec_order
 from ..protocol.qrels import QrelsResult
 from ..protocol.runs import RunResult
@@ -41,6 +41,11 @@ class Frames:
         return frame.filter(pl.col(QUERY).is_in(queries))
 
 
+def graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
+    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
+    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
+
+
 def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
     """The pair as frames, the run cut at ``settings.depth``, then trec_eval's checks and trecrs's warnings:
     no query evaluated (trec_eval exits), 10.0's stop on an uncovered query (:func:`stop_uncovered`), the
@@ -63,7 +68,11 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
         stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
     top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
     _warn_frames(qrels_queries, run, top, request, settings)
-    check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
+    order = bytewise_sorted([*evaluated, *missing])
+    check_judged([(q, top[q]) for q in order], request)
+    for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
+        tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+        check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
     totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
     return Frames(qrels, run, tag, list(evaluated), missing, totals)
 

@@ -93,7 +93,7 @@ ALIASES: tuple[Alias, ...] = (
        "trec_eval has no judgment rate; P@k with a level below every grade divides by k, not min(k, retrieved)",
        family=RECSYS),
     _a(("ERR",), REQUIRED, "err", "sum_{j<=k} R_j / j prod_{i<j} (1 - R_i), R = (2^rel - 1) / 2^4 (gdeval.pl)",
-       "trec_eval has no ERR; a query without relevant documents has no value (left out of the mean)",
+       "trec_eval has no ERR; a query without relevant documents scores 0 (as in ir_measures)",
        family=RECSYS),
     _a(("F1",), REQUIRED, "f1_cut", "2 P@k R@k / (P@k + R@k) = 2 TP_k / (k + num_rel), 0 when TP_k = 0",
        "trec_eval has no F at a cutoff (set_F is over the whole retrieved set); f1.k divides by "

@@ -4,8 +4,9 @@ ERR (Chapelle, Metzler, Zhang, Grinspan 2009): a user scans down the ranking and
 probability R_j = (2^g_j - 1) / 2^g_max, g_j the grade of a relevant document (rel >= level) and 0
 otherwise; ERR@k = sum_{j<=k} R_j / j * prod_{i<j} (1 - R_i). g_max is 4 as in TREC's gdeval.pl
 (``$MAX_JUDGMENT``; ir_measures' ERR runs that script), so values equal gdeval's (printed there to 5
-decimals); gdeval refuses grades above 4. A query with no relevant document has no ERR (gdeval prints no
-line for it): undefined, left out of the mean.
+decimals); gdeval refuses grades above 4. A query with no relevant document has ERR 0, the formula's value
+and ir_measures' (gdeval prints no line for it, as its nDCG would divide by zero, and ir_measures scores such a
+query with ERR's default, 0).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...schema import QUERY, RANK, REL
-from .registry import CUTOFFS, RELEVANT, VALUE, Context, ExtraMeasure, register, undefined_unless
+from .registry import CUTOFFS, RELEVANT, VALUE, Context, ExtraMeasure, register
 
 F = pl.Float64
 #: gdeval.pl's maximum grade, the denominator's exponent
@@ -29,7 +30,7 @@ def _err(ctx: Context, k: int | None) -> pl.DataFrame:
         (pl.col("r") * pl.col("reached") / pl.col(RANK).cast(F)).sum().alias("err")
     )
     st = ctx.stats.join(got, on=QUERY, how="left", maintain_order="left").with_columns(pl.col("err").fill_null(0.0))
-    return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, pl.col("err")).alias(VALUE))
+    return st.select(QUERY, pl.col("err").alias(VALUE))
 
 
 register(
