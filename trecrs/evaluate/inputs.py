@@ -101,11 +101,14 @@ def unwrap(data):
 
 
 def zscore_table(zscores, request: MeasureRequest) -> pl.DataFrame | None:
-    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval."""
+    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval
+    (nor do the ``Name(params)@k`` names computed as one, ``ERR()@10``); the other ``Name(params)@k``
+    values are looked up under the name they print as (``P(rel=2)@10``)."""
     if zscores is None:
         return None
-    if request.extras:
-        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(request.extras)}")
+    recsys = [*request.extras, *(v.spec for v in request.variants if v.recsys)]
+    if recsys:
+        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(recsys)}")
     if isinstance(zscores, str | os.PathLike):
         return read_zscores(zscores)
     frame = zscores if isinstance(zscores, pl.DataFrame) else pl.from_pandas(zscores)
