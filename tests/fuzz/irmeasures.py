@@ -1,6 +1,6 @@
 """Differential fuzzing of trecrs's ir_measures names against ir_measures itself.
 
-    python3 -m tests.fuzz.irmeasures --seed 1 --cases 300 [--only K] [--cli] [--examples N]
+    python3 -m tests.fuzz.irmeasures --seed 1 --cases 300 [--only K] [--cli] [--engine E] [--examples N]
 
 Case ``K`` of seed ``S`` (:func:`make_case`) is random qrels (grades -2..4, queries with no relevant
 document, with one judgement, only in the qrels), a random run (forced score ties, unjudged documents,
@@ -236,8 +236,9 @@ def _cli(case: IrmCase, specs: list[str]) -> dict[str, Values]:
 
     from .run import run_in_process
 
-    flags = ["-l", str(case.flags["relevance_level"])] if case.flags else []
+    flags = ["-l", str(case.flags["relevance_level"])] if "relevance_level" in case.flags else []
     flags += ["-J"] if case.flags.get("judged_only") else []
+    flags += ["--engine", case.flags["engine"]] if "engine" in case.flags else []
     with tempfile.TemporaryDirectory(prefix="trecrs-irm-") as tmp:
         qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
         qrels.write_text(case.qrels_text())
@@ -487,12 +488,20 @@ class Report:
         return [(k, s, o) for k, s, o in self.examples if o.outcome in ("refused", "mismatch")]
 
 
-def explore(seed: int, ks, reference: Reference, cli: bool = False, progress: bool = False) -> Report:
+def with_engine(case: IrmCase, engine: str) -> IrmCase:
+    """The case computed by trecrs's ``engine`` (``auto``: the default choice)."""
+    if engine != "auto":
+        case.flags = {**case.flags, "engine": engine}
+    return case
+
+
+def explore(seed: int, ks, reference: Reference, cli: bool = False, progress: bool = False,
+            engine: str = "auto") -> Report:  # fmt: skip
     report = Report()
     start = time.monotonic()
     for i, k in enumerate(ks):
         report.cases += 1
-        for spec, o in check_case(make_case(seed, k), reference, cli).items():
+        for spec, o in check_case(with_engine(make_case(seed, k), engine), reference, cli).items():
             report.counts[o.name, o.provider, o.outcome] += 1
             if o.outcome in ("ties", "refused", "mismatch"):
                 report.examples.append((k, spec, o))
@@ -519,9 +528,9 @@ def print_report(report: Report, seed: int, cli: bool, examples: int = 3) -> Non
             print(f"* {o.outcome} {spec!r} [{o.provider}]: {o.detail}; --only {k}")
 
 
-def show(seed: int, k: int, reference: Reference, cli: bool) -> None:
+def show(seed: int, k: int, reference: Reference, cli: bool, engine: str = "auto") -> None:
     """Print case ``k``: flags, files, and each string's outcome."""
-    case = make_case(seed, k)
+    case = with_engine(make_case(seed, k), engine)
     print(f"flags: {case.flags}\n--- qrels\n{case.qrels_text()}--- run\n{case.run_text()}---")
     for spec, o in check_case(case, reference, cli).items():
         print(f"{spec!r} [{o.provider}]: {o.outcome} {o.detail}")
@@ -533,14 +542,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", type=int, default=300)
     p.add_argument("--only", type=int, help="run case K only and print it")
     p.add_argument("--cli", action="store_true", help="trecrs eval -q (printed values) instead of trecrs.evaluate")
+    p.add_argument("--engine", choices=("auto", "vectorized", "pytrec_eval", "dask"), default="auto",
+                   help="trecrs's engine (default: its own choice)")
     p.add_argument("--examples", type=int, default=3, help="examples printed per measure and outcome")
     args = p.parse_args(argv)
     reference = Reference()
     try:
         if args.only is not None:
-            show(args.seed, args.only, reference, args.cli)
+            show(args.seed, args.only, reference, args.cli, args.engine)
             return 0
-        report = explore(args.seed, range(args.cases), reference, args.cli, progress=True)
+        report = explore(args.seed, range(args.cases), reference, args.cli, progress=True, engine=args.engine)
         print_report(report, args.seed, args.cli, args.examples)
         return 1 if report.failures() else 0
     finally:
