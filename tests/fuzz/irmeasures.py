@@ -173,12 +173,12 @@ def _judgements(rng: random.Random, queries: list[str], docs: list[str]) -> dict
     qrels = {}
     first = min(q.encode() for q in queries).decode()
     for q in queries:
-        profile = rng.choices(["graded", "none", "negative", "single"], [75, 12, 5 if q == first else 0, 8])[0]
+        profile = rng.choices(["graded", "none", "negative", "single"], [75, 12, 3 if q == first else 0, 8])[0]
         grades = {"graded": [0, 0, 0, 1, 1, 2, 3, 4, -1], "none": [0, -1], "negative": [-1, -2],
                   "single": [1, 2, 3, 4]}[profile]  # fmt: skip
         n = 1 if profile == "single" else rng.randint(1, len(docs))
         qrels[q] = {d: rng.choice(grades) for d in rng.sample(docs, n)}
-        if profile == "none":
+        if profile != "negative" and max(qrels[q].values()) < 0:
             qrels[q][rng.choice(list(qrels[q]))] = 0  # judged: one grade 0 at least
     return qrels
 
@@ -511,9 +511,11 @@ def explore(seed: int, ks, reference: Reference, cli: bool = False, progress: bo
 
 
 def print_report(report: Report, seed: int, cli: bool, examples: int = 3) -> None:
+    """The counts per form (in FORMS order) and provider, the totals, and a few examples of each difference."""
     im = _ir_measures()
     print(f"seed {seed}, {report.cases} cases, ir_measures {im.__version__}, trecrs {'eval -q' if cli else 'evaluate'}")
-    keys = sorted({(n, p) for n, p, _ in report.counts}, key=lambda np_: ([f.spellings[0] for f in FORMS] + [np_[0]]).index(np_[0]))
+    rank = {f.spellings[0]: i for i, f in enumerate(FORMS)}
+    keys = sorted({(n, p) for n, p, _ in report.counts}, key=lambda key: (rank.get(key[0], len(rank)), key))
     print(f"{'measure':<12} {'provider':<12}" + "".join(f"{o:>9}" for o in OUTCOMES))
     for n, p in keys:
         print(f"{n:<12} {p:<12}" + "".join(f"{report.counts[n, p, o]:>9}" for o in OUTCOMES))
