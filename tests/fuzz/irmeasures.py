@@ -45,9 +45,11 @@ import numpy as np
 
 from trecrs.measures.grammar import FORMS, PARAM_TYPES, Form
 
-# ir_measures providers that break score ties by document id ascending where trec_eval takes it descending
-# (providers/judged_provider.py, providers/msmarco_provider.py); docs/measures.md, "Parameterised names"
-TIES_OTHERWISE = frozenset({"judged", "msmarco"})
+# ir_measures providers that order tied scores otherwise than trec_eval (score descending, then document id
+# descending): by document id ascending (providers/judged_provider.py, msmarco_provider.py, compat_provider.py)
+# or in the run's order (cwl_eval_provider.py, accuracy_provider.py: a stable sort on the score alone);
+# docs/measures.md, "Parameterised names"
+TIES_OTHERWISE = frozenset({"judged", "msmarco", "compat", "cwl_eval", "accuracy"})
 # providers whose values are read from printed decimals (gdeval.pl: %.5f)
 PRINTED = {"gdeval": 5e-6}
 OUTCOMES = ("agree", "ties", "exits", "no-ref", "refused", "mismatch")

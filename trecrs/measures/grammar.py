@@ -18,6 +18,7 @@ own engine pass (one per distinct settings and measure) and merges the column, n
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -197,6 +198,21 @@ def _split(spec: str) -> tuple[str, dict, str | None] | None:
         raise UsageError(f"measure {spec!r}: parameters must be named (Name(key=value, ...))")
     params = {kw.arg: _literal(kw.value, spec) for kw in node.keywords}
     return node.func.id, params, (k.strip() if at else None)
+
+
+_BARE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9]*)(?:@(?P<k>[0-9]+))?$")
+
+
+def parse_bare(spec: str) -> Variant | None:
+    """``Compat``, ``Accuracy@20``: a name ir_measures spells exactly so, without parentheses, as
+    ``Name()@k`` printed under ``spec``; None for any other string (the names of
+    :mod:`trecrs.measures.aliases` are looked up before this)."""
+    m = _BARE.match(spec)
+    form = BY_SPELLING.get(m.group("name").lower()) if m else None
+    if form is None or m.group("name") not in form.spellings:
+        return None
+    k = m.group("k")
+    return replace(parse_call(f"{m.group('name')}()" + (f"@{k}" if k else "")), spec=spec)
 
 
 def parse_call(spec: str) -> Variant | None:

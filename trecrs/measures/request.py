@@ -22,7 +22,7 @@ from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
 from .dialects import parse_dialect
-from .grammar import Variant, from_object, is_measure_object, parse_call
+from .grammar import Variant, from_object, is_measure_object, parse_bare, parse_call
 from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
 from .trec_eval import (
@@ -240,6 +240,8 @@ class _Parsed:
             self._add_alias(spec, *hit)
         elif parse_spec(spec) is not None:  # recommender-specific measures: names trec_eval lacks
             self.extras.append(spec)
+        elif (bare := parse_bare(spec)) is not None:  # ir_measures' Compat, Accuracy@20 without parentheses
+            self._add_variant(bare)
         else:
             raise unknown_measure(raw, self.version)
 
