@@ -210,6 +210,9 @@ def check_depth(depth: int | None) -> None:
 class NoTrecMeasures:
     """Stand-in engine when a request holds only extras: one row per query, no trec_eval columns."""
 
+    name = "extras-only"
+    empty_rankings = True  # it ranks nothing: -M 0 changes only the recommender measures' run (emptied)
+
     @staticmethod
     def compute(qrels, run, request, **kwargs) -> pl.DataFrame:
         return pl.DataFrame({QUERY: run.get_column(QUERY).unique()}, schema={QUERY: pl.Utf8})
