@@ -23,8 +23,8 @@ RUN_LINES = [
     ("10", "Q0", "7", "2", ".5", "tagA"),
     ("2", "Q0", "x", "x1", "inf", "tagB"),  # non-integer rank: kept as null
 ]
-# query 1's ranks say 10 before 9; trec_eval's order (equal scores, doc ids descending) puts 9 first, and
-# read_run says so
+# read_run's warning on RUN_LINES: query 10's rank 2 has a higher score than its rank 1, and query 2's rank
+# "x1" is not an integer
 RANKS = "the rank column contradicts the scores on {lines} lines \\({queries} queries\\)"
 QRELS_LINES = [("1", "0", "10", "2"), ("1", "0", "9", "0"), ("10", "0", "007", "-1"), ("2", "0", "x", "+3")]
 
