@@ -188,3 +188,28 @@ def test_evaluation_warnings_name_their_run(cli, paths):
     assert code == 0 and f"trecrs compare: warning: {paths[3]}: 1 of 12 (8.3%) qrels queries have no line in " \
         "the run: left out of the averages, as trec_eval does (-c would count them, scoring 0)" in lines
     assert not any(line.startswith("trecrs compare: warning: 1 of 12") for line in lines)
+
+
+def test_user_groups_compare_each_group_separately(cli, paths, tmp_path):
+    """``--user-groups``: after every user's table, the same comparison on each group's users alone: the
+    rows of the library's comparison on the group's qrels, in text and csv; --group-by alone is refused."""
+    import warnings
+
+    from trecrs.report.compare import FORMATS, compare
+
+    odd = set(QUERIES[::2])  # u1, u3, ...: base ranks r1 first there
+    (tmp_path / "groups.tsv").write_text("".join(f"{q}\t{'odd' if q in odd else 'even'}\n" for q in QUERIES))
+    code, out, err = cli("compare", "--quiet", "-m", "P@2", "--user-groups", tmp_path / "groups.tsv", *paths)
+    assert (code, err) == (0, "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = compare(paths[0], paths[1:], ["P@2"], user_groups=str(tmp_path / "groups.tsv"))
+    assert out == FORMATS["text"](want) and [g.users for g in want.groups] == ["all:even", "all:odd"]
+    odd_good = want.groups[1].row("P@2", "good")
+    assert (odd_good["mean"], odd_good["baseline_mean"], odd_good["n_queries"]) == (1.0, 0.5, 6)  # base: r1, n1
+    code, out, _ = cli("compare", "--quiet", "-m", "P@2", "--format", "csv", "--user-groups", tmp_path / "groups.tsv", *paths)
+    rows = _rows(out)
+    assert code == 0 and [r["users"] for r in rows] == ["all"] * 3 + ["all:even"] * 3 + ["all:odd"] * 3
+    assert {r["n_queries"] for r in rows if r["users"] != "all"} == {"6"}
+    code, out, err = cli("compare", "--quiet", "-m", "P@2", "--group-by", "gender", *paths)
+    assert (code, out) == (2, "") and err == "trecrs compare: error: argument --group-by: must come with --user-groups: it picks the field of a MovieLens users file\n"

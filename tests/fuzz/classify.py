@@ -38,6 +38,28 @@ class Known:
     condition: Callable[[Case], bool] | None = None  # cases where any remaining difference is this class
     te_fails: bool = False  # the condition explains only a trec_eval failure
     crash: bool = False  # the condition explains a trecrs crash
+    engines: tuple[str, ...] | None = None  # the engines it concerns (None: every engine)
+
+    def concerns(self, engine: str) -> bool:
+        return self.engines is None or engine in self.engines
+
+
+def for_engine(known: tuple[Known, ...], engine: str) -> tuple[Known, ...]:
+    """The classes of ``known`` that may explain a difference of ``engine``."""
+    return tuple(k for k in known if k.concerns(engine))
+
+
+def _gain_pairs_and_negative_only_query(case: Case) -> bool:
+    """A ``level=gain`` measure, and a query of both files judged only negatively (trec_eval fails on such a
+    query alone: ``Can't calculate measure``)."""
+    if not any("=" in case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m"):
+        return False
+    best: dict[str, int] = {}
+    for line in case.qrels:
+        q, _, _, rel = line.split()[:4]
+        best[q] = max(best.get(q, int(rel)), int(rel))
+    run = {line.split()[0] for line in case.run}
+    return any(v < 0 and q in run for q, v in best.items())
 
 
 def _rbp_after_yaap(case: Case) -> bool:
@@ -55,6 +77,21 @@ KNOWN: tuple[Known, ...] = (
         "just before rbp, leaves values in that stack slot that make it normalise the gains (0.095 for 0.19). "
         "trecrs computes rbp as written, min and max over the query's gains (docs/trec_eval_compatibility.md)",
         condition=_rbp_after_yaap,
+    ),
+    Known(
+        "stale-gains",
+        "a query judged only negatively has no gain table of its own: gain_init.c leaves num_rel_levels and the "
+        "entries of the query before, so trec_eval's value with level=gain parameters depends on the order of "
+        "the queries (alone, the query fails: \"Can't calculate measure\"). trecrs computes the query from its "
+        "own judgments",
+        condition=_gain_pairs_and_negative_only_query,
+    ),
+    Known(
+        "pytrec-eval-nan-sign",
+        "pytrec_eval's build of trec_eval returns NaN without the sign bit where the trec_eval binary (x86 default "
+        "NaN) prints -nan; the pytrec_eval engine prints pytrec_eval's own value",
+        rewrite=lambda case, out: out.replace(b"-nan", b" nan"),
+        engines=("pytrec_eval",),
     ),
 )
 KNOWN_BY_NAME = {k.name: k for k in KNOWN}

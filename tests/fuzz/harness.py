@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .binaries import VERSIONS, binary
-from .classify import KNOWN, KNOWN_BY_NAME, REFERENCE_CRASHED, signature
+from .classify import KNOWN, KNOWN_BY_NAME, REFERENCE_CRASHED, for_engine, signature
 from .generate import Case, make_case
 from .run import ENGINES, Outcome, Worker, case_files, run_binary, trecrs_argv
 
@@ -59,7 +59,7 @@ class Differ:
 
     def signatures(self, case: Case) -> dict[str, str | None]:
         te, rs = self.outcomes(case)
-        return {e: signature(case, te, out, self.known, self.coarse) for e, out in rs.items()}
+        return {e: signature(case, te, out, for_engine(self.known, e), self.coarse) for e, out in rs.items()}
 
     def shrink(self, case: Case, engine: str, sig: str, tries: int = 400) -> Case:
         """A small case showing the difference ``sig`` with ``engine``."""
@@ -69,7 +69,7 @@ class Differ:
             if not c.qrels or not c.run:
                 return False
             te, rs = self.outcomes(c, (engine,))
-            return signature(c, te, rs[engine], self.known, self.coarse) == sig
+            return signature(c, te, rs[engine], for_engine(self.known, engine), self.coarse) == sig
 
         return shrink(case, still, tries)
 
@@ -132,7 +132,7 @@ def _summary(report: Report, differ: Differ, args) -> None:
             print(f"  {label}:" + "".join(f"\n    {x}" for x in lines))
         if args.save and not args.no_known and all(part in KNOWN_BY_NAME for part in sig.split("+")):
             te, rs = differ.outcomes(small)
-            classes = {e: signature(small, te, out) for e, out in rs.items()}
+            classes = {e: signature(small, te, out, for_engine(KNOWN, e)) for e, out in rs.items()}
             meta = {"class": sig, "classes": classes, "seed": args.seed, "case": k, "version": args.version}
             print(f"  saved in {save_case(Path(args.save), slug(sig), small, te, meta)}")
 
@@ -169,7 +169,7 @@ def _show(differ: Differ, seed: int, k: int) -> int:
     print(f"flags: {' '.join(case.flags)}\n--- qrels\n{case.qrels_text()}--- run\n{case.run_text()}")
     print(f"--- trec_eval (status {te.status})\n{te.stdout.decode(errors='replace')}{te.stderr}")
     for e, out in rs.items():
-        print(f"--- trecrs --engine {e} (status {out.status}): {signature(case, te, out) or 'agree'}")
+        print(f"--- trecrs --engine {e} (status {out.status}): {signature(case, te, out, for_engine(differ.known, e)) or 'agree'}")
         print(out.stdout.decode(errors="replace") + out.stderr)
     return 0
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.engines.test_gain_params import GAIN_REQUESTS
 
-from .classify import REFERENCE_CRASHED, signature
+from .classify import REFERENCE_CRASHED, for_engine, signature
 from .generate import Case, make_case
 from .test_differential import _known
 
@@ -54,7 +54,7 @@ def test_gain_parameters_match_the_binary(differ, measures):
         if _all_negative_query(case):
             continue  # trec_eval reads num_rel_levels left over from the query before: known class
         te, rs = differ.outcomes(case, ("vectorized",))
-        sig = signature(case, te, rs["vectorized"], differ.known)
+        sig = signature(case, te, rs["vectorized"], for_engine(differ.known, "vectorized"))
         if sig is not None and sig != REFERENCE_CRASHED and _known(sig) is None:  # -M -1, -l 2^31-1 crash it
             unexplained.append(f"case {k} of seed {SEED}: {sig}")
     assert not unexplained, "\n".join(unexplained)

@@ -165,3 +165,42 @@ def test_item_mad_over_given_item_groups():
     groups = {"b": "G1", "c": "G1", "d": "G2", "e": "G2", "f": "G2", "a": "G3"}
     got = values(["item_mad.3"], item_groups=groups)
     assert got[("all", "item_mad_3")] == pytest.approx((abs(3 / 2 - 5 / 3) + 3 / 2 + 5 / 3) / 3)
+
+
+def test_recbole_names_gauc_tail_percentage_and_average_popularity():
+    """RecBole's names: ``gauc`` weights each user's ROC AUC by |Rel_u|; ``tail_percentage.k`` is ``aplt.k``,
+    ``average_popularity.k`` is ``arp.k``. AUC over L_u ∪ Rel_u (unretrieved relevant documents last):
+    u1 relevant d (rank 2, non-relevant e and f below) and a (unretrieved), N = 3 (c, e, f): 2/6; u2 b (d below)
+    and f, N = 1: 1/2; u3 e above nothing, N = 1 (c): 0."""
+    got = values(["gauc", "auc", "tail_percentage.3", "aplt.3", "average_popularity", "average_popularity.3"])
+    _mean(got, "auc", {"u1": 1 / 3, "u2": 1 / 2, "u3": 0.0})
+    assert {q: got[(q, "gauc")] for q in QUERIES} == pytest.approx({"u1": 1 / 3, "u2": 1 / 2, "u3": 0.0})
+    assert got[("all", "gauc")] == pytest.approx((2 * 1 / 3 + 2 * 1 / 2 + 1 * 0.0) / 5)  # 1/3, not the mean 5/18
+    _mean(got, "tail_percentage_3", {"u1": 1.0, "u2": 2 / 3, "u3": 1.0})
+    assert all(got[(q, "tail_percentage_3")] == got[(q, "aplt_3")] for q in (*QUERIES, "all"))
+    # n_i: b 2, c d e 1, f 0; u1 c d e f, u2 b d f, u3 c e
+    _mean(got, "average_popularity", {"u1": 3 / 4, "u2": 1.0, "u3": 1.0})
+    _mean(got, "average_popularity_3", {"u1": 1.0, "u2": 1.0, "u3": 1.0})
+    assert [better(n) for n in ("gauc", "tail_percentage_3", "average_popularity_3")] == ["higher", "higher", "neither"]
+    assert got[("all", "gauc")] == evaluate(QRELS, RUN, ["auc_weighted"]).summary["auc_weighted"]
+
+
+def test_item_mad_needs_the_training_ratings_only_for_head_and_tail(cli, tmp_path):
+    """Given item groups replace head/tail: no --train needed (the same value as with it); without either,
+    a one-line usage error naming --train."""
+    from trecrs.files.trec import write_qrels, write_run
+
+    groups = {"b": "G1", "c": "G1", "d": "G2", "e": "G2", "f": "G2", "a": "G3"}
+    got = evaluate(QRELS, RUN, ["item_mad.3"], item_groups=groups).summary["item_mad_3"]
+    assert got == pytest.approx((abs(3 / 2 - 5 / 3) + 3 / 2 + 5 / 3) / 3)
+    assert got == values(["item_mad.3"], item_groups=groups)[("all", "item_mad_3")]
+    with pytest.raises(UsageError, match=r"measure item_mad_3 needs the training ratings \(train=\)"):
+        evaluate(QRELS, RUN, ["item_mad.3"])
+    write_qrels(QRELS, tmp_path / "q.txt")
+    write_run(RUN, tmp_path / "r.txt")
+    (tmp_path / "groups.tsv").write_text("".join(f"{i}\t{g}\n" for i, g in groups.items()))
+    code, out, err = cli("eval", "-m", "item_mad.3", "--item-groups", tmp_path / "groups.tsv", tmp_path / "q.txt",
+                         tmp_path / "r.txt")  # fmt: skip
+    assert (code, err) == (0, "") and out.split() == ["item_mad_3", "all", f"{got:.4f}"]
+    code, out, err = cli("eval", "-m", "item_mad.3", tmp_path / "q.txt", tmp_path / "r.txt")
+    assert (code, out) == (2, "") and err == "trecrs eval: error: measure item_mad_3 needs the training ratings (--train)\n"

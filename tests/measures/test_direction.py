@@ -13,7 +13,7 @@ LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_
          "pop_rsp", "pop_reo", "miscalibration", "item_mad"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
-NEITHER_EXTRA = {"gini", "entropy", "arp", "gini_pad", "entropy_per_item", "tail_percentage",
+NEITHER_EXTRA = {"gini", "entropy", "arp", "average_popularity", "gini_pad", "entropy_per_item", "least_rated_share",
                  "pop_quantile"}
 
 

@@ -193,7 +193,8 @@ def test_parameterised_forms_ignore_the_global_flags(tmp_path, values):
 
 def test_err_by_hand_and_zero_without_relevant_documents(tmp_path):
     """ERR@2 of grades 2, 1 at ranks 1, 2: 3/16 + (1/16)(1 - 3/16)/2; a query with nothing relevant scores 0
-    (gdeval.pl prints no line for it, ir_measures gives it 0) and counts in the mean."""
+    (the formula's value; ir_measures gives its default, 0, where gdeval.pl prints no line) and counts in
+    the mean."""
     q = write(tmp_path / "q", "q1 0 a 2\nq1 0 b 1\nq2 0 x 3\nq3 0 m 0\n")
     r = write(tmp_path / "r", "q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 y 1 2 t\nq2 Q0 x 2 1 t\nq3 Q0 m 1 1 t\n")
     with pytest.warns(TrecrsWarning, match="no relevant document"):
@@ -202,7 +203,7 @@ def test_err_by_hand_and_zero_without_relevant_documents(tmp_path):
     per_query = res.to_dict()
     assert per_query["q1"]["ERR@2"] == pytest.approx(q1, abs=1e-15)
     assert per_query["q2"]["ERR@2"] == pytest.approx(q2, abs=1e-15)
-    assert per_query["q3"]["ERR@2"] == 0.0
+    assert per_query["q3"]["ERR@2"] == 0
     assert res.summary["ERR@2"] == pytest.approx((q1 + q2) / 3, abs=1e-15)
 
 

@@ -216,3 +216,21 @@ def test_a_form_undefined_for_every_query_has_no_summary(tmp_path):
         res = evaluate(str(q), str(r), ["Accuracy()@1", "Accuracy()"])
     assert res.summary == {"Accuracy()": 1.0}
     assert res.to_trec() == "Accuracy()            \tall\t1.0000\n"
+
+
+def test_names_without_parentheses_as_ir_measures_spells_them():
+    """``Compat`` and ``Accuracy@5`` (no parentheses) are ``Compat()`` and ``Accuracy()@5``, printed as typed;
+    a name spelled otherwise is not one."""
+    import pytest as _pytest
+
+    import trecrs
+    from trecrs.errors import UsageError
+
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}}
+    bare = trecrs.evaluate(qrels, run, ["Compat", "Accuracy@5"]).summary
+    called = trecrs.evaluate(qrels, run, ["Compat()", "Accuracy()@5"]).summary
+    assert (bare["Compat"], bare["Accuracy@5"]) == (called["Compat()"], called["Accuracy()@5"])
+    assert bare["Accuracy@5"] == 0.75  # pairs (a, b), (a, d), (c, d) in order, (c, b) not; d unjudged: non-relevant
+    with _pytest.raises(UsageError, match="unknown measure 'compat@5'"):
+        trecrs.evaluate(qrels, run, ["compat@5"])

@@ -7,6 +7,7 @@ import sys
 from ..engines import ENGINES
 from ..errors import UsageError
 from ..evaluate import EvalSettings
+from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
@@ -17,6 +18,7 @@ EXAMPLES = """examples:
   trecrs compare -m AP --baseline pop --test randomization --seed 1 qrels.txt *.run
   trecrs compare -m P.10 -m map --format latex -o table.tex --plot deltas.pdf qrels.txt a.run b.run
   trecrs compare -m RR --common-queries --correction bh --format csv qrels.txt a.run b.run c.run
+  trecrs compare -m P.10 --user-groups u.user --group-by gender qrels.txt a.run b.run   # also per gender
 """
 
 
@@ -42,6 +44,11 @@ def register(sub) -> None:
                    "a query missing from a run scoring 0)")
     p.add_argument("--allow-mixed", action="store_true",
                    help="compare runs whose manifests show different splits, candidates or methodologies")
+    p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
+                   help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
+                   "with --group-by): the comparison again on each group's users alone, after every user's")
+    p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
+                   help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
@@ -84,7 +91,8 @@ def run(args) -> int:
     evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
                               engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number)
     result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
-                     allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation)  # fmt: skip
+                     allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation,
+                     user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
     text = FORMATS[args.format](result)
     if args.plot:
         plot_comparison(result, args.plot)
@@ -107,7 +115,9 @@ def _manifest(args, path: str, kind: str) -> None:
     from ..files.manifest import write_manifest
 
     inputs = {"qrels": args.qrels, **{f"run{i}": r for i, r in enumerate(args.runs)}}
+    if args.user_groups:
+        inputs["user_groups"] = args.user_groups
     params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
                                             "resamples", "common_queries", "allow_mixed", "level", "depth",
-                                            "judged_only", "engine", "trec_eval_version")}  # fmt: skip
+                                            "judged_only", "engine", "trec_eval_version", "group_by")}  # fmt: skip
     write_manifest(path, kind, inputs=inputs, parameters=params, command=argv())

@@ -132,7 +132,11 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     ``depth`` its ``-M``; ``trec_eval_version=10`` gives ``-c`` as trec_eval 10.0 does. The result's
     ``per_query`` frame and ``tidy()`` rows are pandas when ``qrels`` or ``run`` is a pandas frame, else
     polars; value names are trec_eval's output names (``P_10``, ``ndcg_cut_50``), and an alias prints under
-    the name as given (``"nDCG@10"``; docs/measures.md, Aliases). Coverage problems
+    the name as given (``"nDCG@10"``; docs/measures.md, Aliases). ``measures`` may also hold ir_measures
+    measure objects (``ir_measures.nDCG@10``, ``AP(rel=2)``; ir_measures stays optional): each is computed as
+    its parameterised name, with ir_measures' defaults for the parameters it leaves out (not
+    ``relevance_level``/``judged_only``), under the name ir_measures prints (``str(measure)``), and
+    ``summary[measure]`` finds its value. Coverage problems
     (queries without a ranking or without qrels, nothing relevant, rankings shorter than a cutoff) are
     :class:`~trecrs.errors.TrecrsWarning` warnings.
 

@@ -19,11 +19,11 @@ from ..measures.recsys.opr import summarize_trec_by_user
 from ..measures.recsys.registry import parse_spec
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..ordering import bytewise_sorted
-from ..schema import DOC, QUERY, REL, SCORE
+from ..schema import DOC, QUERY, SCORE
 from ..trec_eval_versions import TrecEvalVersion
 from .coverage import coverage, stop_uncovered, warn_coverage
 from .finalize import BOGUS_DOC, QrelsTotals, check_judged, finalize
-from .inputs import Frames
+from .inputs import Frames, graded
 from .result import Evaluation
 from .settings import EvalSettings
 
@@ -61,16 +61,11 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
     for p in variant_passes(request):
         sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
-        values = eng.compute(_graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
+        values = eng.compute(graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
                              judged_only=p.judged_only, **{k: v for k, v in kwargs.items() if k == "depth"})
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
-
-
-def _graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
-    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
-    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
@@ -140,7 +135,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
             res = evaluate_extras([v.target()], qrels=q, level=level, judged_only=settings.judged_only,
                                   **{**common, "queries": queries, "run": run})
         else:
-            res = evaluate_extras([v.target()], qrels=_graded(qrels, v.gains), level=v.relevance_level,
+            res = evaluate_extras([v.target()], qrels=graded(qrels, v.gains), level=v.relevance_level,
                                   judged_only=v.judged_only, **common)
         column = parse_spec(v.target())[0].name
         summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere

@@ -15,7 +15,7 @@ from ..errors import InputError, SemanticError, UsageError
 from ..files.lines import is_stdin, read_through_file
 from ..files.trec import as_polars, read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
-from ..measures.request import MeasureRequest
+from ..measures.request import MeasureRequest, variant_passes
 from ..ordering import bytewise_sorted, trec_order
 from ..protocol.qrels import QrelsResult
 from ..protocol.runs import RunResult
@@ -40,6 +40,11 @@ class Frames:
 
     def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
         return frame.filter(pl.col(QUERY).is_in(queries))
+
+
+def graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
+    """The qrels with each grade mapped by ``gains`` (a grade not in it kept), as ir_measures maps them."""
+    return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
 def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
@@ -67,7 +72,11 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
         stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
     top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
     _warn_frames(qrels_queries, run, top, request, settings)
-    check_judged([(q, top[q]) for q in bytewise_sorted([*evaluated, *missing])], request)
+    order = bytewise_sorted([*evaluated, *missing])
+    check_judged([(q, top[q]) for q in order], request)
+    for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
+        tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+        check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
     totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
     return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0)
 
@@ -96,11 +105,14 @@ def unwrap(data):
 
 
 def zscore_table(zscores, request: MeasureRequest) -> pl.DataFrame | None:
-    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval."""
+    """The ``-Z`` table as a frame (read from a path); recommender measures have no z-scores in trec_eval
+    (nor do the ``Name(params)@k`` names computed as one, ``ERR()@10``); the other ``Name(params)@k``
+    values are looked up under the name they print as (``P(rel=2)@10``)."""
     if zscores is None:
         return None
-    if request.extras:
-        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(request.extras)}")
+    recsys = [*request.extras, *(v.spec for v in request.variants if v.recsys)]
+    if recsys:
+        raise UsageError(f"z-scores (-Z) apply to trec_eval's measures only, not to {', '.join(recsys)}")
     if isinstance(zscores, str | os.PathLike):
         return read_zscores(zscores)
     frame = zscores if isinstance(zscores, pl.DataFrame) else pl.from_pandas(zscores)

@@ -90,6 +90,22 @@ class Evaluation:
 
 
 
+class Summary(dict):
+    """A dict of summary values keyed by printed name, where a key that is no string (an ir_measures
+    measure object) is looked up as ``str(key)``, the name it prints under."""
+
+    def __missing__(self, key):
+        if isinstance(key, str) or not super().__contains__(str(key)):
+            raise KeyError(key)
+        return self[str(key)]
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(key if isinstance(key, str) else str(key))
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 @dataclass
 class EvaluationResult:
     """What :func:`evaluate` returns: per-query values, the summary, trec_eval's text, tidy rows.
@@ -118,9 +134,11 @@ class EvaluationResult:
 
     @property
     def summary(self) -> dict[str, float]:
-        """Summary value name -> the ``all`` value trec_eval prints (runid left out)."""
+        """Summary value name -> the ``all`` value trec_eval prints (runid left out); an ir_measures measure
+        object given in ``measures`` also finds its value (``summary[ir_measures.nDCG@10]``, as
+        ``ir_measures.calc_aggregate`` keys it)."""
         rows = self.evaluation.tidy(per_query=False, groups=False)
-        return {m: v for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid"}
+        return Summary((m, v) for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid")
 
     @property
     def groups(self):

@@ -100,14 +100,14 @@ FRAMEWORKS: dict[str, Framework] = {f.prefix: f for f in (
            "(binary gains)", "ndcg_cut.k on binary qrels (ndcg_exp.k)"),
         _D("map", "map_cap.{k}", "Σ_{relevant j<=k} P@j / min(|R|, k)", "new: map_cap.k (= map_cut.k when |R| <= k)"),
         _D("gauc", "auc_weighted", "per-user ROC AUC over L ∪ R; mean weighted by |R|",
-           "new: auc_weighted (per user: auc)", cutoff=False),
+           "new: gauc = auc_weighted (per user: auc)", cutoff=False),
         _D("itemcoverage", "catalog_coverage_pad.{k}", "|∪ L_k| / (|I| + 1), I = training items + run items; "
            "needs train", "new: catalog_coverage_pad.k"),
         _D("averagepopularity", "arp.{k}", "mean over L_k of the item's training ratings; needs train", "arp.k"),
         _D("giniindex", "gini_pad.{k}", "Gini index of the top-k counts over |I| + 1 items; needs train",
            "new: gini_pad.k (gini.k over one more item)"),
-        _D("tailpercentage", "tail_percentage.{k},0.1", "|L_k ∩ T| / k, T = the 10% least-rated training items "
-           "(count, then item id); needs train", "new: tail_percentage.k,0.1"),
+        _D("tailpercentage", "least_rated_share.{k},0.1", "|L_k ∩ T| / k, T = the 10% least-rated training items "
+           "(count, then item id); needs train", "new: least_rated_share.k,0.1 (not tail_percentage.k = aplt.k)"),
         _D("shannonentropy", "entropy_per_item.{k}", "(−Σ p ln p) / number of distinct items in the top k",
            "new: entropy_per_item.k (= entropy.k · ln 2 / m)"),
     )),

@@ -18,8 +18,9 @@ own engine pass (one per distinct settings and measure) and merges the column, n
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import UsageError
 from .trec_eval import BY_NAME
@@ -122,6 +123,8 @@ FORMS: tuple[Form, ...] = (
     _f(("infAP",), "none", "rel", _fixed("infAP")),
     _f(("IPrec",), "required", "rel judged_only", _fixed("", "iprec_at_recall")),
     _f(("Success",), "required", "rel judged_only", _fixed("", "success")),
+    _f(("Judged",), "optional", "", _fixed("judgment_rate", "judgment_rate")),
+    _f(("ERR",), "required", "", _fixed("", "err")),
     _f(("SetP",), "none", "rel relative judged_only",
        lambda k, p: ("set_relative_P" if p.get("relative") else "set_P", None)),
     _f(("SetR",), "none", "rel", _fixed("set_recall")),
@@ -131,7 +134,6 @@ FORMS: tuple[Form, ...] = (
     _f(("NumRet",), "none", "rel", lambda k, p: ("num_rel_ret" if "rel" in p else "num_ret", None)),
     _f(("NumRel",), "none", "rel", _fixed("num_rel")),
     _f(("NumQ",), "none", "", _fixed("num_q")),
-    _f(("ERR",), "required", "", _fixed("", "err")),
     _f(("RBP",), "optional", "p rel", _rbp),
     _f(("Compat",), "none", "p normalize",
        lambda k, p: ("compat", _values(_persistence(p, 0.95), p.get("normalize", True)))),
@@ -198,6 +200,21 @@ def _split(spec: str) -> tuple[str, dict, str | None] | None:
     return node.func.id, params, (k.strip() if at else None)
 
 
+_BARE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9]*)(?:@(?P<k>[0-9]+))?$")
+
+
+def parse_bare(spec: str) -> Variant | None:
+    """``Compat``, ``Accuracy@20``: a name ir_measures spells exactly so, without parentheses, as
+    ``Name()@k`` printed under ``spec``; None for any other string (the names of
+    :mod:`trecrs.measures.aliases` are looked up before this)."""
+    m = _BARE.match(spec)
+    form = BY_SPELLING.get(m.group("name").lower()) if m else None
+    if form is None or m.group("name") not in form.spellings:
+        return None
+    k = m.group("k")
+    return replace(parse_call(f"{m.group('name')}()" + (f"@{k}" if k else "")), spec=spec)
+
+
 def parse_call(spec: str) -> Variant | None:
     """``spec`` as a :class:`Variant`, None when it is not written ``Name(...)``; a name ir_measures lacks
     (or trecrs does not compute yet), a parameter the name does not take or a bad value is a UsageError."""
@@ -227,6 +244,32 @@ def parse_call(spec: str) -> Variant | None:
     gains = params.get("gains")
     return Variant(spec, base, param, params.get("rel", 1), params.get("judged_only", False),
                    None if gains is None else tuple(sorted(gains.items())))
+
+
+def is_measure_object(obj) -> bool:
+    """Whether ``obj`` is an ir_measures measure object (``ir_measures.nDCG@10``), recognised by the attributes
+    ``ir_measures.measures.base.Measure`` defines (``NAME``, ``params``, ``AT_PARAM``): trecrs never imports
+    ir_measures."""
+    return not isinstance(obj, str) and all(
+        isinstance(getattr(obj, a, None), t) for a, t in (("NAME", str), ("params", dict), ("AT_PARAM", str)))
+
+
+def from_object(obj) -> str | Variant:
+    """An ir_measures measure object as ``-m`` would take it, printed under ``str(obj)`` (ir_measures' own
+    spelling: ``nDCG@10``, ``AP(rel=2)``, ``nDCG(gains={1:3})@5``).
+
+    A name of :data:`FORMS` becomes the :class:`Variant` of ``NAME(params)@cutoff`` (``obj.params``, the
+    ``AT_PARAM`` one as the cutoff): like the parameterised string, it takes ir_measures' defaults for the
+    parameters left out, not the global flags, as the object names one ir_measures measure (``P@5`` is
+    ``P(rel=1)@5`` whatever ``relevance_level``). Other names are returned as ``str(obj)``, read as the
+    plain names are (or refused as unknown)."""
+    params = dict(obj.params)
+    form = BY_SPELLING.get(obj.NAME.lower())
+    if form is None:
+        return str(obj)
+    k = params.pop(obj.AT_PARAM, None)
+    call = f"{obj.NAME}({', '.join(f'{key}={value!r}' for key, value in params.items())})"
+    return replace(parse_call(call if k is None else f"{call}@{k}"), spec=str(obj))
 
 
 def _check_cutoff(spec: str, form: Form, k: str | None) -> None:

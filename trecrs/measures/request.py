@@ -22,7 +22,7 @@ from ..ranges import INT64_MAX
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
 from .dialects import parse_dialect
-from .grammar import Variant, parse_call
+from .grammar import Variant, from_object, is_measure_object, parse_bare, parse_call
 from .recsys.registry import ordered as extras_ordered
 from .recsys.registry import parse_spec
 from .trec_eval import (
@@ -217,7 +217,10 @@ class _Parsed:
         self.aliased: list[tuple[str, Alias, str | None]] = []  # (name as typed, alias, k)
         self.variants: list[Variant] = []  # Name(params)@k, in the order given
 
-    def add(self, raw: str) -> None:
+    def add(self, raw) -> None:
+        if not isinstance(raw, str):
+            self._add_object(raw)
+            return
         spec = raw.strip()
         if not spec:
             raise UsageError("empty measure name")
@@ -237,8 +240,20 @@ class _Parsed:
             self._add_alias(spec, *hit)
         elif parse_spec(spec) is not None:  # recommender-specific measures: names trec_eval lacks
             self.extras.append(spec)
+        elif (bare := parse_bare(spec)) is not None:  # ir_measures' Compat, Accuracy@20 without parentheses
+            self._add_variant(bare)
         else:
             raise unknown_measure(raw, self.version)
+
+    def _add_object(self, obj) -> None:
+        """An ir_measures measure object (:func:`~trecrs.measures.grammar.from_object`), or a refusal."""
+        if not is_measure_object(obj):
+            raise UsageError(f"a measure must be a name or an ir_measures measure object, got {obj!r}")
+        got = from_object(obj)
+        if isinstance(got, str):
+            self.add(got)
+        else:
+            self._add_variant(got)
 
     def _add_variant(self, variant: Variant) -> None:
         """A ``Name(params)@k`` measure: its trec_eval parameters checked now, computed apart later."""
@@ -288,6 +303,11 @@ class _Parsed:
         request = MeasureRequest(params, (*self.extras, *self.alias_extras), self.version.number)
         request.labels = self._labels(request)
         request.variants = tuple(self.variants)
+        clash = {v.spec for v in self.variants} & {spec for spec, _, _ in self.aliased}
+        if clash:  # only a measure object prints without parentheses: P@5 the object and "P@5" the name
+            raise UsageError(f"measure {min(clash)!r} asked for both as a name (computed with the global "
+                             "relevance level and judged-only flag) and as an ir_measures object (its own "
+                             "parameters): ask for it once")
         return request
 
     def _labels(self, request: MeasureRequest) -> dict[str, tuple[str, ...]]:
@@ -435,17 +455,18 @@ def _candidates(version: TrecEvalVersion, k: str | None) -> list[str]:
 
 
 def parse_measures(
-    specs: list[str] | tuple[str, ...] | str | None, *, trec_eval_version: int = 9
+    specs: list | tuple | str | None, *, trec_eval_version: int = 9
 ) -> MeasureRequest:
     """Turn ``-m`` arguments into a :class:`MeasureRequest`, following trec_eval's rules.
 
     trec_eval keeps the *first* parameter list given for a measure (``-m P.5 -m P.10`` gives P_5 only);
     ir_measures-style names accumulate (``P@5 P@10`` gives P_5 and P_10). No request means ``official``.
-    A name or parameter refused is a :class:`UsageError` about the argument ``measures``.
+    ir_measures measure objects (``ir_measures.nDCG@10``) may stand beside the names
+    (:func:`~trecrs.measures.grammar.from_object`). A name or parameter refused is a :class:`UsageError` about the argument ``measures``.
     """
     if specs is None or specs == [] or specs == ():
         specs = ["official"]
-    if isinstance(specs, str):
+    if isinstance(specs, str) or is_measure_object(specs):
         specs = [specs]
     parsed = _Parsed(VERSIONS[trec_eval_version])
     try:

@@ -31,6 +31,7 @@ from ..measures.direction import HIGHER, LOWER, NEITHER, better
 from ..measures.trec_eval import printed_per_query
 from ..ordering import bytewise_sorted
 from ..schema import QRELS_SCHEMA, QUERY
+from .compare_groups import ALL_USERS, group_label, group_queries, read_groups
 from .figures import pyplot, save_figure
 from .stats import CORRECTIONS, TESTS, bootstrap_ci, cohens_d, wins_ties_losses
 
@@ -83,6 +84,8 @@ class Comparison:
     runs: list[RunInfo] = field(default_factory=list)
     # system -> mean interpolated precision at RECALL_LEVELS over the compared queries (pr_curves=True)
     pr: dict[str, list[float]] | None = None
+    users: str = ALL_USERS  # whose queries: every user's, or one group's (all:GROUP)
+    groups: list[Comparison] = field(default_factory=list)  # user_groups=: one comparison per group
 
     def row(self, measure: str, system: str) -> dict:
         return next(r for r in self.rows if r["measure"] == measure and r["system"] == system)
@@ -267,7 +270,7 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
 
 def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Settings = Settings(),
             allow_mixed: bool = False, pr_curves: bool = False, evaluation: EvalSettings | None = None,
-            **eval_flags) -> Comparison:  # fmt: skip
+            user_groups=None, group_by: str | None = None, **eval_flags) -> Comparison:  # fmt: skip
     """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
 
     Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same settings: ``evaluation``
@@ -277,6 +280,8 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     adjusted together by ``settings.correction``.
     ``pr_curves``: also each system's precision-recall curve (:func:`precision_recall`) in ``.pr``.
     ``runs``: files, or frames (``query, doc, score, tag``) as :func:`~trecrs.evaluate.evaluate` takes.
+    ``user_groups`` (and ``group_by``, as :func:`~trecrs.evaluate.evaluate` takes them): also the same
+    comparison on each group's queries alone, in ``.groups`` (:mod:`trecrs.report.compare_groups`).
 
     >>> import polars as pl
     >>> def run(tag, ranked):  # {query: [doc, ...]} best first
@@ -291,6 +296,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     (1.0, 0.6666666666666666, (2, 1, 0))
     """
     _check_settings(settings, len(runs))
+    groups = read_groups(user_groups, group_by)
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
         qrels = read_through_file(read_qrels, qrels)
     # every run, and the precision-recall curves, scored with one record: -c follows the query rule
@@ -302,22 +308,31 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     values = [per_query_values(ev) for ev in evs]
     queries = _query_set(qrels, values, settings.query_rule)
     base = _baseline_index(infos, baseline)
-    names = list(values[0])
+    names, systems = list(values[0]), [r.system for r in infos]
+    pr = precision_recall(qrels, runs, queries, evaluation) if pr_curves else None
+    result = Comparison(_rows(values, infos, base, queries, settings), names, systems, infos[base].system,
+                        len(queries), settings, infos, None if pr is None else dict(zip(systems, pr, strict=True)))
+    for g, subset in ({} if groups is None else group_queries(qrels, queries, groups)).items():
+        result.groups.append(Comparison(_rows(values, infos, base, subset, settings), names, systems,
+                                        infos[base].system, len(subset), settings, infos, users=group_label(g)))
+    return result
+
+
+def _rows(values: list[dict[str, dict[str, float]]], infos: list[RunInfo], base: int, queries: list[str],
+          settings: Settings) -> list[dict]:  # fmt: skip
+    """The rows of every (measure, system) on ``queries``, p-values corrected over the pairs compared."""
     rows = []
-    for m in names:
+    for m in values[0]:
         b = _aligned(values[base][m], queries)
         for i, info in enumerate(infos):
             a = _aligned(values[i][m], queries)
-            pair = i == base
-            rows.append(_baseline_row(m, info.system, b) if pair else
-                        _pair_row(m, info.system, infos[base].system, a, b, settings))
+            rows.append(_baseline_row(m, info.system, b) if i == base else
+                        _pair_row(m, info.system, infos[base].system, a, b, settings))  # fmt: skip
     compared = [r for r in rows if r["p_value"] is not None]
     adjusted = CORRECTIONS[settings.correction](np.array([r["p_value"] for r in compared]))
     for r, p in zip(compared, adjusted.tolist(), strict=True):
         r["p_adjusted"] = p
-    pr = precision_recall(qrels, runs, queries, evaluation) if pr_curves else None
-    return Comparison(rows, names, [r.system for r in infos], infos[base].system, len(queries), settings, infos,
-                      None if pr is None else dict(zip([r.system for r in infos], pr, strict=True)))  # fmt: skip
+    return rows
 
 
 #: trec_eval's 11 standard recall levels (iprec_at_recall's defaults, ``m_iprec_at_recall.c``).
@@ -380,11 +395,13 @@ def _full(value) -> str:
 
 
 def format_csv(c: Comparison) -> str:
-    """One row per (measure, system), the columns of :data:`COLUMNS`, floats at full precision."""
+    """One row per (measure, system), the columns of :data:`COLUMNS`, floats at full precision; with user
+    groups, each group's rows after them and a last column ``users`` (``all``, ``all:GROUP``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows([[_full(r[k]) for k in COLUMNS] for r in c.rows])
+    users = ("users",) if c.groups else ()
+    writer.writerow(COLUMNS + users)
+    writer.writerows([[_full(r[k]) for k in COLUMNS] + [b.users] * len(users) for b in (c, *c.groups) for r in b.rows])
     return out.getvalue()
 
 
@@ -395,15 +412,22 @@ def _json_value(value):
 
 def format_json(c: Comparison) -> str:
     """The rows, the settings, the query set and each run's manifest information (sha256, kind,
-    parameters, inputs; null without a manifest)."""
+    parameters, inputs; null without a manifest); with user groups, ``groups``: each group's ``users``
+    (``all:GROUP``), ``n_queries`` and rows."""
     runs = [{"path": r.path, "system": r.system, "sha256": r.sha256,
              **{k: (r.manifest or {}).get(k) for k in ("kind", "parameters", "inputs")}} for r in c.runs]
     record = {
         "settings": {**asdict(c.settings), "query_set": QUERY_RULES[c.settings.query_rule]},
         "baseline": c.baseline, "n_queries": c.n_queries, "measures": c.measures, "runs": runs,
-        "rows": [{k: _json_value(r[k]) for k in COLUMNS} for r in c.rows],
+        "rows": _json_rows(c),
     }  # fmt: skip
+    if c.groups:
+        record["groups"] = [{"users": g.users, "n_queries": g.n_queries, "rows": _json_rows(g)} for g in c.groups]
     return json.dumps(record, indent=2) + "\n"
+
+
+def _json_rows(c: Comparison) -> list[dict]:
+    return [{k: _json_value(r[k]) for k in COLUMNS} for r in c.rows]
 
 
 def legend(c: Comparison, mark: str = "†", *, bold: bool = True) -> str:
@@ -413,7 +437,16 @@ def legend(c: Comparison, mark: str = "†", *, bold: bool = True) -> str:
     return (f"{mark} significantly different from the baseline {c.baseline} ({s.test} test, {s.correction} "
             f"correction over {sum(r['p_value'] is not None for r in c.rows)} comparisons, alpha {s.alpha:g}); "
             f"{'bold: best mean; ' if bold else ''}{_directions(c)}"
-            f"queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+            f"{_of_users(c)}queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+
+
+def _of_users(c: Comparison) -> str:
+    return "" if c.users == ALL_USERS else f"users: group {c.users.split(':', 1)[1]} only ({c.users}); "
+
+
+def _grouped(c: Comparison, fmt, head: str) -> str:
+    """``fmt`` of each group's comparison after the one of every user, each under ``head`` (``{users}``)."""
+    return "".join(head.format(users=g.users) + fmt(g) for g in c.groups)
 
 
 def _directions(c: Comparison) -> str:
@@ -425,7 +458,8 @@ def _directions(c: Comparison) -> str:
 
 
 def format_text(c: Comparison) -> str:
-    """An aligned table, numbers rounded to 4 digits, then the legend."""
+    """An aligned table, numbers rounded to 4 digits, then the legend; with user groups, the same for each
+    group after a line ``users all:GROUP``."""
     head = ["measure", "system", "n", "mean", "delta", "ci_low", "ci_high", "p", "p_adj", "d", "W/T/L"]
     body = [[r["measure"], r["system"], str(r["n_queries"]), *(_four(r[k]) for k in
              ("mean", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size")),
@@ -433,7 +467,8 @@ def format_text(c: Comparison) -> str:
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
     lines = ["  ".join(x.ljust(w) if i < 2 else x.rjust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True)))
              .rstrip() for row in [head, *body]]  # fmt: skip
-    return "\n".join(lines) + "\n\n" + legend(c, f"p_adj < {c.settings.alpha:g}:", bold=False) + "\n"
+    text = "\n".join(lines) + "\n\n" + legend(c, f"p_adj < {c.settings.alpha:g}:", bold=False) + "\n"
+    return text + _grouped(c, format_text, "\nusers {users}\n")
 
 
 def _four(value) -> str:
@@ -457,11 +492,11 @@ def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:
 
 
 def format_markdown(c: Comparison) -> str:
-    """A Markdown table (systems as rows, measures as columns) and the legend."""
+    """A Markdown table (systems as rows, measures as columns) and the legend; each user group's after it."""
     lines = ["| system | " + " | ".join(c.measures) + " |", "|---|" + "---:|" * len(c.measures)]
     for s, cells in zip(c.systems, _cells(c, lambda t: f"**{t}**", "†"), strict=True):
         lines.append(f"| {s}{' (baseline)' if s == c.baseline else ''} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + legend(c) + "\n"
+    return "\n".join(lines) + "\n\n" + legend(c) + "\n" + _grouped(c, format_markdown, "\n**users {users}**\n\n")
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -474,7 +509,8 @@ def latex_escape(text: str) -> str:
 
 
 def format_latex(c: Comparison) -> str:
-    """A booktabs tabular (systems as rows, measures as columns), the legend under the bottom rule."""
+    """A booktabs tabular (systems as rows, measures as columns), the legend under the bottom rule; each
+    user group's after it (a ``% users all:GROUP`` line before)."""
     n = len(c.measures) + 1
     lines = [r"\begin{tabular}{l" + "r" * len(c.measures) + "}", r"\toprule",
              "System & " + " & ".join(latex_escape(m) for m in c.measures) + r" \\", r"\midrule"]  # fmt: skip
@@ -482,7 +518,7 @@ def format_latex(c: Comparison) -> str:
         lines.append(latex_escape(s) + " & " + " & ".join(cells) + r" \\")
     text = latex_escape(legend(c, "@")).replace("@", r"$^\dagger$", 1)
     lines += [r"\bottomrule", rf"\multicolumn{{{n}}}{{l}}{{\footnotesize {text}}} \\", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + _grouped(c, format_latex, "\n% users {users}\n")
 
 
 #: Output formats by name: ``format(comparison)`` -> text. ``trecrs compare --format`` reads its choices here.

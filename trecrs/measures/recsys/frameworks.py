@@ -14,6 +14,7 @@ them; docs/measures.md ("Framework dialects") compares them with trec_eval's mea
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import polars as pl
@@ -28,6 +29,7 @@ from .ranking import NO_POS_NEG, _auc, cumulative
 from .registry import (
     CUTOFFS,
     GLOBAL,
+    REGISTRY,
     RELEVANT,
     VALUE,
     VALUES,
@@ -275,6 +277,9 @@ register(
         aggregate="Σ |R_u| AUC_u / Σ |R_u| over the queries with an AUC",
     )
 )
+# the same measure under RecBole's own name (its relevant documents are qrels documents, so judged)
+register(replace(REGISTRY["auc_weighted"], name="gauc", doc="RecBole's GAUC: per query the ROC AUC auc; summary "
+                 "Σ|R_u|AUC_u/Σ|R_u| over the queries with an AUC (= auc_weighted)"))  # fmt: skip
 # coverage is better higher; Gini and entropy describe concentration (as gini.k and entropy.k)
 for _name, _doc, _src, _fn, _needs, _better in (
     ("catalog_coverage_pad", "|∪ top k| / (|catalogue| + 1) (RecBole itemcoverage@k)", "ItemCoverage", _coverage_pad,
@@ -299,12 +304,13 @@ def _tail_items(ctx: Context, ratio: float) -> pl.Series:
     return pop.head(max(int(pop.height * ratio), 1)).get_column(ITEM)
 
 
-def _tail_percentage(ctx: Context, param) -> pl.DataFrame:
+def _least_rated_share(ctx: Context, param) -> pl.DataFrame:
     """The share of the top K in RecBole's tail T: |L_K ∩ T| / K (|L| without a cutoff); 0 for an empty
     ranking.
 
     RecBole's ``TailPercentage`` (``metrics.py`` ``get_tail``, then ``cumsum / arange``; config
-    ``tail_ratio``, default 0.1). ``tail_percentage.K,R``: K = 0 the whole ranking, R = ``tail_ratio``.
+    ``tail_ratio``, default 0.1), reached as ``recbole:tailpercentage@k``. ``least_rated_share.K,R``: K = 0
+    the whole ranking, R = ``tail_ratio``. (``tail_percentage.k`` is ``aplt.k``, the short-head rule's tail.)
     """
     k, ratio = param
     kk = None if k == 0 else int(k)
@@ -316,26 +322,26 @@ def _tail_percentage(ctx: Context, param) -> pl.DataFrame:
     return st.select(QUERY, safe_div(pl.col("t"), den).alias(VALUE))
 
 
-def _tail_percentage_validate(param) -> None:
+def _least_rated_share_validate(param) -> None:
     k, ratio = param
     if k < 0 or k != int(k):
-        raise UsageError(f"measure tail_percentage: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
+        raise UsageError(f"measure least_rated_share: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
     if ratio <= 0:
-        raise UsageError(f"measure tail_percentage: the tail ratio must be positive, got {ratio:g}")
+        raise UsageError(f"measure least_rated_share: the tail ratio must be positive, got {ratio:g}")
 
 
 register(
     ExtraMeasure(
-        "tail_percentage",
+        "least_rated_share",
         "beyond",
         "share of the top K in RecBole's tail (the least-rated R share of training items, or count <= R if R > 1); "
-        "tail_percentage.K,R (defaults: whole ranking (K=0), R=0.1)",
+        "least_rated_share.K,R (defaults: whole ranking (K=0), R=0.1; recbole:tailpercentage@k)",
         f"{RECBOLE} TailPercentage",
-        _tail_percentage,
+        _least_rated_share,
         params=VALUES,
         param_names=("k", "ratio"),
         defaults=(0, 0.1),
-        validate=_tail_percentage_validate,
+        validate=_least_rated_share_validate,
         needs=("train",),
         better=NEITHER,
     )

@@ -17,6 +17,7 @@ training user rated has no EFD and is left out of both of EFD's sums.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -25,7 +26,18 @@ import polars as pl
 from ...data.popularity import short_head
 from ...schema import DOC, GROUP, ITEM, QUERY, RANK, USER
 from ..trec_eval import LOWER
-from .registry import CUTOFFS, GLOBAL, RELEVANT, VALUE, Context, ExtraMeasure, register, undefined_unless
+from . import beyond  # noqa: F401 - registers arp before its RecBole name below
+from .registry import (
+    CUTOFFS,
+    GLOBAL,
+    REGISTRY,
+    RELEVANT,
+    VALUE,
+    Context,
+    ExtraMeasure,
+    register,
+    undefined_unless,
+)
 
 F = pl.Float64
 DISCOUNT = 0.85  # Vargas & Castells 2011's rank discount base: disc(j) = 0.85^(j-1)
@@ -124,9 +136,11 @@ def _pop_reo(ctx: Context, k: int | None, frame) -> float:
 def _item_mad(ctx: Context, k: int | None, frame) -> float:
     """ItemMADranking: the mean absolute difference between item groups (head, tail; or ``item_groups``)
     of the mean number of times an item of the group is recommended in a top k (Deldjoo et al. 2020;
-    Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out."""
+    Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out.
+    The training ratings are needed for head/tail only: given item groups replace them."""
     if ctx.item_groups is not None:
         return _item_groups_mad(ctx, k)
+    ctx.require("train", "item_mad" if k is None else f"item_mad_{k}")
     rec = _recommended(ctx, k)
     in_head = int(rec.get_column(HEAD).sum())
     n_head, n_tail = _group_sizes(ctx)
@@ -202,6 +216,14 @@ for _name, _kind, _aware, _doc in (
         _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
         undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else "")))  # fmt: skip
 register(ExtraMeasure(
-    "item_mad", "beyond", "MAD between item groups (head/tail, or item_groups) of the mean times an item is in a top k",
-    DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, needs=("train",), better=LOWER,
+    "item_mad", "beyond", "MAD between item groups (head/tail: needs --train; or --item-groups) of the mean times an "
+    "item is in a top k", DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, better=LOWER,
     aggregate="global: MAD between the item groups"))  # fmt: skip
+
+# RecBole's names for two of them, one implementation each: TailPercentage is APLT (here with the short-head
+# rule's tail; RecBole's own least-rated tail is least_rated_share), AveragePopularity is ARP
+RECBOLE = "RecBole 1.2.1 recbole/evaluator/metrics.py"
+register(replace(REGISTRY["aplt"], name="tail_percentage", source=f"{RECBOLE} TailPercentage; {ABDOLLAHPOURI}",
+                 doc="RecBole's TailPercentage under the short-head rule's tail: |L_u@k ∩ tail| / |L_u@k| (= aplt.k)"))
+register(replace(REGISTRY["arp"], name="average_popularity", source=f"{RECBOLE} AveragePopularity; {ABDOLLAHPOURI}",
+                 doc="RecBole's AveragePopularity: mean training ratings count of the top k (= arp.k)"))
