@@ -17,6 +17,7 @@ import pytest
 import trecrs
 from tests.conftest import GOLDEN
 from tests.fuzz.binaries import Unavailable, binary
+from tests.warned import warned
 
 # judged 2, 1, 0, -1 (pooled but unjudged) and unjudged documents, ties, a query judged 0 only
 QRELS = "1 0 d1 0\n1 0 d2 1\n1 0 d3 -1\n1 0 d4 2\n1 0 d6 1\n2 0 d1 0\n2 0 d7 3\n3 0 d2 0\n"
@@ -74,9 +75,11 @@ def test_the_library_and_every_engine_answer_level_0_and_depth_0(files):
         result = trecrs.evaluate(trecrs.read_qrels(qrels), trecrs.read_run(run), ["all_trec"], relevance_level=-1,
                                  depth=0, engine=engine)  # fmt: skip
         assert result.to_trec(per_query=True) == expected
-    with pytest.raises(trecrs.errors.UsageError, match="pytrec_eval refuses it"):
+    with (pytest.raises(trecrs.errors.UsageError, match="pytrec_eval refuses it"),
+          warned("2 of 3 .* retrieve fewer than 5 documents")):
         trecrs.evaluate(qrels, run, ["P.5"], relevance_level=0, engine="pytrec_eval")
-    with pytest.raises(trecrs.errors.UsageError, match="cannot rank nothing"):
+    with (pytest.raises(trecrs.errors.UsageError, match="cannot rank nothing"),
+          warned("1 of 3 .* no relevant document at relevance level 1", "3 of 3 .* retrieve fewer than 5")):
         trecrs.evaluate(trecrs.read_qrels(qrels), trecrs.read_run(run), ["P.5"], depth=0, engine="pytrec_eval")
 
 

@@ -13,6 +13,8 @@ from trecrs import evaluate, evaluate_matrix
 from trecrs.errors import InputError, UsageError
 from trecrs.files.trec import write_qrels, write_run
 
+from ..warned import recorded, warned
+
 
 def _case(seed: int, n_users: int = 7, n_items: int = 23):
     rng = np.random.default_rng(seed)
@@ -56,7 +58,8 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
     qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
     write_qrels(qrels, qpath)
     write_run(_as_run(scores, users, items, exclude), rpath)
-    expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags).tidy()
+    with recorded():  # whether the generated case warns (users without scores, short rankings) varies
+        expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags).tidy()
     got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags).tidy()
     assert got.get_column("query").to_list() == expected.get_column("query").to_list()
     assert got.get_column("measure").to_list() == expected.get_column("measure").to_list()
@@ -67,8 +70,10 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
 def test_float32_matrix_and_no_exclusions():
     qrels, scores, users, items, _ = _case(3)
     got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"]).tidy()
-    expected = evaluate(qrels, _as_run(scores.astype(np.float32), users, items, np.zeros(scores.shape, bool)),
-                        ["P.5", "map"], engine="pytrec_eval").tidy()  # fmt: skip
+    # users and the qrels' queries differ by one each way
+    with warned("1 of 7 .* qrels queries have no line in the run", "1 of 7 .* run queries have no qrels"):
+        expected = evaluate(qrels, _as_run(scores.astype(np.float32), users, items, np.zeros(scores.shape, bool)),
+                            ["P.5", "map"], engine="pytrec_eval").tidy()  # fmt: skip
     assert got.equals(expected)
 
 

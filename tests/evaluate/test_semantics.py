@@ -12,6 +12,7 @@ import trecrs
 from trecrs.ordering import trec_order
 
 from ..conftest import write
+from ..warned import warned
 
 
 def run_df(rows):
@@ -88,10 +89,18 @@ RUN = [
     ("q3", "x", 1.0),
     ("q9", "a", 1.0),  # q9 is not in the qrels
 ]
+# what evaluate says of QRELS and RUN: q2 left out, q9 not evaluated, q3 has no relevant document; and, for a
+# cutoff beyond q1's three documents, short rankings
+MISSING = "1 of 3 .* qrels queries have no line in the run"
+NO_QRELS = "1 of 3 .* run queries have no qrels"
+NO_REL = "1 of 2 .* have no relevant document"
+SHORT = "evaluated queries retrieve fewer than"
+SELECTION = (MISSING, NO_QRELS, NO_REL)
 
 
 def test_queries_evaluated_are_run_and_qrels_intersection():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "num_ret", "num_rel"]).tidy()
+    with warned(*SELECTION):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "num_ret", "num_rel"]).tidy()
     assert value(res, "num_q") == 2  # q1 and q3; q2 (qrels only) and q9 (run only) ignored
     # q1: relevant a at 1, b at 3 -> AP = (1/1 + 2/3)/2 = 0.8333; q3: no relevant -> 0
     assert value(res, "map", "q1") == pytest.approx((1 + 2 / 3) / 2)
@@ -104,8 +113,9 @@ def test_queries_evaluated_are_run_and_qrels_intersection():
 
 @pytest.mark.parametrize("version", [9, 10])
 def test_average_all_counts_missing_queries_as_zero(version):
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "gm_map", "num_rel", "num_ret", "P.5"],
-                          average_all=True, trec_eval_version=version).tidy()  # fmt: skip
+    with warned(NO_QRELS, NO_REL, SHORT):  # -c counts q2
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_q", "map", "gm_map", "num_rel", "num_ret", "P.5"],
+                              average_all=True, trec_eval_version=version).tidy()  # fmt: skip
     assert value(res, "num_q") == 3  # q1, q2 (missing from the run) and q3
     assert value(res, "map") == pytest.approx((1 + 2 / 3) / 2 / 3)
     assert value(res, "num_rel") == 3  # q2's relevant document still counts
@@ -120,7 +130,8 @@ def test_average_all_counts_missing_queries_as_zero(version):
 
 
 def test_relevance_level():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2).tidy()
+    with warned(MISSING, NO_QRELS, "1 of 2 .* no relevant document at relevance level 2", SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2).tidy()
     # only q1/a (rel 2) is relevant at level 2
     assert value(res, "P_1", "q1") == 1.0
     assert value(res, "P_3", "q1") == pytest.approx(1 / 3)
@@ -132,18 +143,21 @@ def test_relevance_level():
 
 
 def test_depth_keeps_first_n_after_ordering():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2).tidy()
+    with warned(*SELECTION, SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2).tidy()
     assert value(res, "num_ret", "q1") == 2  # a, z
     assert value(res, "num_rel_ret", "q1") == 1
     assert value(res, "recall_5", "q1") == 0.5
 
 
 def test_judged_only_removes_unjudged_documents():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2", "num_ret"], judged_only=True).tidy()
+    with warned(*SELECTION, SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2", "num_ret"], judged_only=True).tidy()
     # q1 without z: a, b -> P_2 = 1
     assert value(res, "P_2", "q1") == 1.0
     assert value(res, "num_ret", "q1") == 2
-    plain = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2"]).tidy()
+    with warned(*SELECTION, SHORT):
+        plain = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.2"]).tidy()
     assert value(plain, "P_2", "q1") == 0.5
 
 
@@ -171,23 +185,29 @@ def test_pandas_frames_are_accepted():
 )
 def test_ir_measures_names(ir, trec):
     # an alias gives its target's values under the name as typed (docs/measures.md, Aliases)
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [ir]).tidy()
-    ref = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [trec]).tidy()
+    expected = (*SELECTION, SHORT) if "@" in ir else SELECTION  # a cutoff beyond q1's three documents
+    with warned(*expected):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [ir]).tidy()
+    with warned(*expected):
+        ref = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [trec]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == [ir]
     assert res["value"].to_list() == ref["value"].to_list()
 
 
 @pytest.mark.parametrize("spec,trec", [("P_10", "P_10"), ("ndcg_cut.50", "ndcg_cut_50")])
 def test_trec_eval_names(spec, trec):
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [spec]).tidy()
+    with warned(*SELECTION, SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), [spec]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == [trec]
 
 
 def test_ir_measures_cutoffs_accumulate_and_trec_first_params_win():
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P@10", "P@5"]).tidy()
+    with warned(*SELECTION, SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P@10", "P@5"]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P@5", "P@10"]
     # trec_eval keeps the first parameter list given for a measure
-    res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.5", "P.10"]).tidy()
+    with warned(*SELECTION, SHORT):
+        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.5", "P.10"]).tidy()
     assert res.filter(pl.col("query") == "all")["measure"].to_list() == ["P_5"]
 
 

@@ -36,6 +36,8 @@ from scipy import stats
 
 from trecrs import evaluate
 
+from ..warned import warned
+
 PATTERN = [1, 1, 0, 1, 0, 0, 1, 0, 0, 0]
 TPR = [1 / 4, 2 / 4, 2 / 4, 3 / 4, 3 / 4, 3 / 4, 1, 1, 1, 1]
 FPR = [0, 0, 1 / 6, 1 / 6, 2 / 6, 3 / 6, 3 / 6, 4 / 6, 5 / 6, 1]
@@ -59,10 +61,12 @@ def make(patterns: dict[str, list[int]], grades: dict[str, list[int]] | None = N
     )
 
 
-def values(qrels, run, measures, **kw) -> dict[tuple[str, str], float]:
-    """{(query, measure): value}; trec_eval measures, used as references, come from trec_eval's own code."""
+def values(qrels, run, measures, *, said=(), **kw) -> dict[tuple[str, str], float]:
+    """{(query, measure): value}; trec_eval measures, used as references, come from trec_eval's own code.
+    ``said``: the patterns of the warnings the inputs give (:func:`tests.warned.warned`)."""
     kw.setdefault("engine", "pytrec_eval")
-    out = evaluate(qrels, run, measures, **kw).tidy()
+    with warned(*said):
+        out = evaluate(qrels, run, measures, **kw).tidy()
     return {(q, m): v for q, m, v in out.iter_rows()}
 
 
@@ -291,7 +295,8 @@ def test_ndcg_variants_hand_values():
 def test_reciprocal_rank_and_hit_rate_match_trec_eval():
     qrels, run = make({"a": [0, 0, 1, 0], "b": [1, 0, 0, 0], "c": [0, 0, 0, 0, 0, 1]})
     got = values(
-        qrels, run, ["recip_rank_cut.2,5", "recip_rank_cut", "recip_rank", "hit_rate.1,5", "success.1,5"]
+        qrels, run, ["recip_rank_cut.2,5", "recip_rank_cut", "recip_rank", "hit_rate.1,5", "success.1,5"],
+        said=["2 of 3 .* retrieve fewer than 5 documents"],
     )
     assert got[("a", "recip_rank_cut_2")] == 0.0 and got[("a", "recip_rank_cut_5")] == pytest.approx(1 / 3)
     for q in "abc":

@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import run_command, run_in_process, write
+from tests.warned import warned
 from trecrs import evaluate
 from trecrs.errors import InputError, UsageError
 from trecrs.files.scores import read_scores
@@ -54,12 +55,14 @@ def test_missing_policies():
     partial = scores([s for s in FULL if s[:2] not in {("b", "4"), ("d", "3")}] + [("a", "1", -3.0)])
     with pytest.raises(InputError, match="2 of 11 candidates have no score .*query 'b', user 'b', item '4'"):
         build_run(cs(), partial)
-    last = build_run(cs(), partial, missing="last")
+    with warned("2 of 11 candidates .* have no score: ranked last with score -6.0"):
+        last = build_run(cs(), partial, missing="last")
     # fill = min - max(1, |min|) over the score file: -3 - 3 = -6, below every score
     assert ranking(last.run, "b") == [("5", 1, 2.0), ("1", 2, 1.0), ("4", 3, -6.0)]
     assert ranking(last.run, "d")[-1] == ("3", 5, -6.0)
     assert last.info["missing"] == 2 and last.info["missing_score_value"] == -6.0
-    drop = build_run(cs(), partial, missing="drop")
+    with warned("2 of 11 candidates .* have no score: left out"):
+        drop = build_run(cs(), partial, missing="drop")
     assert drop.run.height == 9 and [d for d, _, _ in ranking(drop.run, "b")] == ["5", "1"]
 
 
@@ -67,7 +70,8 @@ def test_missing_fill_is_below_every_score_as_float32():
     for low in (0.0, 1e-50, 0.3, 5.0, 1e9, -0.5, -7.0, -1e30):
         cs = candidate_set("all-items", TRAIN, TEST)
         rows = [s for s in FULL if s[:2] != ("d", "3")] + [("c", "5", low)]
-        run = build_run(cs, scores(rows), missing="last").run
+        with warned("1 of 11 candidates .* have no score: ranked last"):
+            run = build_run(cs, scores(rows), missing="last").run
         d = ranking(run, "d")
         assert d[-1][0] == "3"
         assert np.float32(d[-1][2]) < np.float32(min(low, 0.5))
@@ -76,7 +80,8 @@ def test_missing_fill_is_below_every_score_as_float32():
 def test_top_n_lists_as_ranks():
     cs = candidate_set("test-items", TRAIN, TEST)  # a {3,4}, b {1,4}, d {1,2,3,4}
     ranks = pl.DataFrame({"user": ["a", "a", "d", "d", "d"], "item": ["4", "3", "2", "9", "1"], "rank": [1, 2, 1, 2, 3]})
-    r = build_run(cs, ranks, kind="rank", missing="drop")
+    with warned("4 of 8 candidates .* have no score: left out"):
+        r = build_run(cs, ranks, kind="rank", missing="drop")
     assert ranking(r.run, "a") == [("4", 1, 3.0), ("3", 2, 2.0)]  # score = max rank + 1 - rank
     assert ranking(r.run, "d") == [("2", 1, 3.0), ("1", 2, 1.0)]
     assert r.info["missing"] == 4 and r.info["scores_outside_candidates"] == 1
@@ -151,12 +156,16 @@ def equivalence(train: pl.DataFrame, test: pl.DataFrame, threshold: int, seed: i
     all_items = build_run(candidate_set("all-items", train, test), sc).run
     test_ratings = build_run(candidate_set("test-ratings", train, test), sc).run
     judged = methodology_qrels("all-items", train, test, threshold=threshold, nonrelevant=True).qrels
-    a = evaluate(judged, all_items, "all_trec", judged_only=True).tidy()
-    b = evaluate(judged, test_ratings, "all_trec").tidy()
+    # users whose test ratings are all below the threshold have no relevant item
+    with warned("evaluated queries have no relevant document"):
+        a = evaluate(judged, all_items, "all_trec", judged_only=True).tidy()
+    with warned("evaluated queries have no relevant document"):
+        b = evaluate(judged, test_ratings, "all_trec").tidy()
     assert a.height == b.height and a.height > 100
     assert a.equals(b)
     # without -J the AllItems ranking interleaves unjudged items: the values differ
-    c = evaluate(judged, all_items, "all_trec").tidy()
+    with warned("evaluated queries have no relevant document"):
+        c = evaluate(judged, all_items, "all_trec").tidy()
     assert not c.equals(b)
     return a
 

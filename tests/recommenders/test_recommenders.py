@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import GOLDEN, ML100K, need
+from tests.warned import warned
 from trecrs.errors import InputError, UsageError
 from trecrs.files.scores import read_pairs
 from trecrs.recommenders.base import RatingData, baseline_estimates
@@ -426,7 +427,8 @@ def test_fallback_ranks_below_the_model_most_popular_first():
 
     mf = BiasedMF(seed=1, factors=2, regularization=0.01, iterations=30).fit(frame(A))
     ask = pairs(("u1", "i4"), ("ghost", "i1"), ("ghost", "i5"), ("ghost", "i2"), ("ghost", "zzz"))
-    res = mf.score(ask, unscored="fallback")
+    with warned("mf: 4 of 5 distinct pairs .* could not be scored by the model and got the fallback score"):
+        res = mf.score(ask, unscored="fallback")
     s = {(u, i): v for u, i, v in res.frame.iter_rows()}
     lo = s[("u1", "i4")]  # the only pair mf scores
     # popularity ranks among the fallback pairs: i1 (4) 0, i2 (3) 1, i5 (2) 2, zzz (0) 3
@@ -436,7 +438,8 @@ def test_fallback_ranks_below_the_model_most_popular_first():
 
 def test_fallback_with_nothing_scored_starts_below_zero_and_random_needs_none():
     knn = make_recommender("UB50").fit(frame(A))
-    res = knn.score(pairs(("ghost", "i1"), ("ghost", "i5")), unscored="fallback")
+    with warned("userknn: 2 of 2 distinct pairs .* could not be scored by the model and got the fallback score"):
+        res = knn.score(pairs(("ghost", "i1"), ("ghost", "i5")), unscored="fallback")
     assert dict(((u, i), v) for u, i, v in res.frame.iter_rows()) == {("ghost", "i1"): -1.0, ("ghost", "i5"): -2.0}
     rnd = make_recommender("random", seed=7).fit(frame(A))
     many = pairs(("u1", "x"), ("ghost", "i1"))

@@ -15,6 +15,8 @@ from trecrs import evaluate
 from trecrs.errors import TrecrsWarning, UsageError
 from trecrs.report.compare import COLUMNS, FORMATS, compare
 
+from ..warned import warned
+
 QRELS = "q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq2 0 e 1\nq3 0 d 1\nq3 0 f 1\nq4 0 a 1\nq5 0 b 1\n"
 BASE = ("q1 Q0 a 1 3 base\nq1 Q0 c 2 2 base\nq1 Q0 b 3 1 base\nq2 Q0 d 1 2 base\nq2 Q0 c 2 1 base\n"
         "q3 Q0 d 1 2 base\nq3 Q0 a 2 1 base\nq4 Q0 b 1 1 base\nq5 Q0 a 1 2 base\nq5 Q0 b 2 1 base\n")
@@ -48,8 +50,9 @@ def test_each_group_is_the_comparison_on_its_users_qrels_alone(files):
         alone = _compare(files, str(files / "sub"))
         assert g.rows == alone.rows and g.measures == c.measures and g.baseline == "base"
         # by hand: evaluate's per-query values, the query missing from sys scored 0, t test, Holm over 2 pairs
-        a = np.array([evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"]).to_dict().get(q, {}).get("AP", 0.0)
-                      for q in queries])
+        with warned("1 of 5 .* qrels queries have no line in the run"):  # q4
+            sys_values = evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"]).to_dict()
+        a = np.array([sys_values.get(q, {}).get("AP", 0.0) for q in queries])
         b = np.array([evaluate(str(files / "qrels"), str(files / "base.run"), ["AP"]).to_dict()[q]["AP"] for q in queries])
         row = g.row("AP", "sys")
         assert (row["mean"], row["baseline_mean"]) == pytest.approx((a.mean(), b.mean()))
@@ -86,7 +89,8 @@ def test_group_means_are_evals_group_means(files):
     """The baseline (which answers every query) of each group has eval's ``all:GROUP`` mean."""
     groups = {u: g for u, g in GROUPS.items() if g}
     c = _compare(files, user_groups=groups)
-    got = evaluate(str(files / "qrels"), str(files / "base.run"), ["P@2", "AP"], user_groups=groups).groups
+    with warned("1 of 5 .* retrieve fewer than 2 documents"):  # q4
+        got = evaluate(str(files / "qrels"), str(files / "base.run"), ["P@2", "AP"], user_groups=groups).groups
     want = {(q, m): v for q, m, v in got.iter_rows()}
     for g in c.groups:
         for m in c.measures:
