@@ -101,3 +101,15 @@ def test_golden_runs_at_the_flag_edges(cli, flags):
         code, out, err = cli("eval", "--trec-eval-version", version, *args)
         assert code == 0, err
         assert out == reference(version, *args)
+
+
+def test_depth_0_with_recommender_measures_only(cli, files, tmp_path):
+    """Found by the memory sweep: -M 0 with recommender measures alone (no engine ranking) was an internal
+    error; the recommender measures see the empty rankings (gini of no list is undefined)."""
+    qrels, run = files
+    (tmp_path / "train").write_text("1\td1\t4\t1\n2\td7\t3\t2\n")
+    for version in ("9", "10"):
+        code, out, err = cli("eval", "--trec-eval-version", version, "-M", "0", "-m", "gini.1", "--train",
+                             tmp_path / "train", qrels, run)  # fmt: skip
+        assert (code, out) == (0, ""), err
+        assert "gini_1: undefined for every query; no summary value" in err
