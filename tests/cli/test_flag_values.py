@@ -113,3 +113,15 @@ def test_depth_0_with_recommender_measures_only(cli, files, tmp_path):
                              tmp_path / "train", qrels, run)  # fmt: skip
         assert (code, out) == (0, ""), err
         assert "gini_1: undefined for every query; no summary value" in err
+
+
+@pytest.mark.parametrize("measure", ["relstring.5", "all_trec"])
+def test_depth_0_cuts_the_stand_in_rankings_of_10(cli, files, measure):
+    """10.0's -c ranks a query missing from the run on one stand-in document; -M 0 cuts it too (relstring
+    '' rather than '-')."""
+    qrels, run = files
+    qrels.write_text(QRELS + "4 0 d1 1\n")
+    args = ["-q", "-c", "-M", "0", "-m", measure, qrels, run]
+    code, out, err = cli("eval", "--trec-eval-version", "10", *args)
+    assert code == 0, err
+    assert out == reference("10", *args)

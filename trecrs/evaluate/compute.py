@@ -48,7 +48,8 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
     if request.relstring_length() is not None:
         rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings.judged_only)
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
-            rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus, request, settings.judged_only))
+            rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus.clear() if f.empty else bogus, request,
+                                  settings.judged_only))
     return Computed(per_query, f.missing, rs)
 
 
