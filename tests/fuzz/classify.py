@@ -52,8 +52,11 @@ def for_engine(known: tuple[Known, ...], engine: str) -> tuple[Known, ...]:
 def _gain_pairs_and_negative_only_query(case: Case) -> bool:
     """A ``level=gain`` measure, and a query of both files judged only negatively (trec_eval fails on such a
     query alone: ``Can't calculate measure``)."""
-    if not any("=" in case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m"):
-        return False
+    return any("=" in case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m") and negative_only_query(case)
+
+
+def negative_only_query(case: Case) -> bool:
+    """Some query of both files has only negative relevance values (nothing judged)."""
     best: dict[str, int] = {}
     for line in case.qrels:
         q, _, _, rel = line.split()[:4]

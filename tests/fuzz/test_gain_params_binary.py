@@ -14,22 +14,12 @@ import pytest
 
 from tests.engines.test_gain_params import GAIN_REQUESTS
 
-from .classify import REFERENCE_CRASHED, for_engine, signature
+from .classify import REFERENCE_CRASHED, for_engine, negative_only_query, signature
 from .generate import Case, make_case
 from .test_differential import _known
 
 SEED = 7077
 CASES = 60
-
-
-def _all_negative_query(case: Case) -> bool:
-    """Some query of both files has only negative relevance values (nothing judged)."""
-    best: dict[str, int] = {}
-    for line in case.qrels:
-        q, _, _, rel = line.split()[:4]
-        best[q] = max(best.get(q, int(rel)), int(rel))
-    run = {line.split()[0] for line in case.run}
-    return any(v < 0 and q in run for q, v in best.items())
 
 
 def _with_measures(case: Case, measures: list[str]) -> Case:
@@ -51,7 +41,7 @@ def test_gain_parameters_match_the_binary(differ, measures):
     unexplained = []
     for k in range(CASES):
         case = _with_measures(make_case(SEED, k), measures)
-        if _all_negative_query(case):
+        if negative_only_query(case):
             continue  # trec_eval reads num_rel_levels left over from the query before: known class
         te, rs = differ.outcomes(case, ("vectorized",))
         sig = signature(case, te, rs["vectorized"], for_engine(differ.known, "vectorized"))

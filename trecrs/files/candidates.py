@@ -19,6 +19,7 @@ from .lines import (
     read_lines,
     split_fields,
     take_fields,
+    utf8_or_each_line,
 )
 from .output import write_chunks
 from .parquet import is_parquet, read_parquet
@@ -38,20 +39,16 @@ def _ids_only(data: bytes) -> bytes:
     ``movies.dat``, which are Latin-1, read as they are, while an id must be UTF-8 like any other text.
     Lines that are UTF-8 are kept as they are.
     """
-    try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError:
-        pass
-    out = []
-    for line in data.split(b"\n"):
+
+    def fix(line: bytes) -> bytes:
         try:
             line.decode("utf-8")
+            return line
         except UnicodeDecodeError:
             head = _FIRST_FIELD.match(line).group()
-            line = head if head == line else head + b"x"
-        out.append(line)
-    return b"\n".join(out)
+            return head if head == line else head + b"x"
+
+    return utf8_or_each_line(data, fix)
 
 
 def read_items(path: PathLike) -> pl.Series:

@@ -42,7 +42,17 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..schema import CATEGORY, GROUP, ITEM, ITEM_FEATURES_SCHEMA, USER, USER_GROUPS_SCHEMA
 from .columns import HEADER_NAMES, header_key
-from .lines import LINE, LINENO, Check, _open_bytes, content_lines, describe, first_duplicate, raise_first
+from .lines import (
+    LINE,
+    LINENO,
+    Check,
+    _open_bytes,
+    content_lines,
+    describe,
+    first_duplicate,
+    raise_first,
+    utf8_or_each_line,
+)
 from .parquet import is_parquet, parquet_columns, read_parquet
 
 PathLike = str | os.PathLike
@@ -70,16 +80,12 @@ def _base_name(path: PathLike) -> str:
 def _masked(data: bytes, sep: bytes, read: Callable[[int, int], bool]) -> bytes:
     """``data`` with every field that is not read (``read(index, count)`` false) and is not UTF-8 replaced
     by ``x``: MovieLens' Latin-1 titles pass, a bad byte in an id or a category is still an error."""
-    try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError:
-        pass
-    out = []
-    for line in data.split(b"\n"):
+
+    def fix(line: bytes) -> bytes:
         fields = line.split(sep)
-        out.append(sep.join(f if read(k, len(fields)) or _utf8(f) else b"x" for k, f in enumerate(fields)))
-    return b"\n".join(out)
+        return sep.join(f if read(k, len(fields)) or _utf8(f) else b"x" for k, f in enumerate(fields))
+
+    return utf8_or_each_line(data, fix)
 
 
 def _utf8(field: bytes) -> bool:

@@ -282,3 +282,15 @@ def take_fields(
         )
     f = pl.col("fields")
     return lines.select(pl.col(LINENO), pl.col(LINE), *[f.list.get(k).alias(c) for k, c in enumerate(columns)])
+
+
+def utf8_or_each_line(data: bytes, fix_line: Callable[[bytes], bytes]) -> bytes:
+    """``data`` as it is when it is UTF-8, else each line through ``fix_line``: the readers of MovieLens files
+    whose titles are Latin-1 (``u.item``, ``movies.dat``) mask the fields they never read, so that an id or a
+    category must still be UTF-8 like any other text."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        pass
+    return b"\n".join(fix_line(line) for line in data.split(b"\n"))
