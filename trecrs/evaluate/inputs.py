@@ -83,8 +83,10 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
 
 def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,
                  settings: EvalSettings) -> None:
-    """:func:`warn_coverage` on frames (the run already cut at ``depth``)."""
+    """:func:`warn_coverage` on frames (the run already cut at ``depth``; at -M 0 every query retrieves none)."""
     retrieved = dict(run.group_by(QUERY).len().iter_rows())
+    if settings.depth == 0:
+        retrieved = dict.fromkeys(retrieved, 0)
     vocab = sorted(qrels_queries | set(retrieved))
     in_qrels = np.array([q in qrels_queries for q in vocab], bool)
     in_run = np.array([q in retrieved for q in vocab], bool)
