@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 import trecrs
+from tests.warned import warned
 from trecrs.engines import Computed
 from trecrs.errors import UsageError
 from trecrs.evaluate import finalize
@@ -82,7 +83,8 @@ def test_depth_message_names_the_argument():
     """depth 0 retrieves nothing (trec_eval's -M 0); a negative depth crashes trec_eval and is refused."""
     qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "rel": [1]})
     run = pl.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
-    nothing = trecrs.evaluate(qrels, run, ["P.1", "num_ret", "num_rel"], depth=0)
+    with warned("1 of 1 .* evaluated queries retrieve fewer than 1 documents"):
+        nothing = trecrs.evaluate(qrels, run, ["P.1", "num_ret", "num_rel"], depth=0)
     assert (nothing.summary["P_1"], nothing.summary["num_ret"], nothing.summary["num_rel"]) == (0.0, 0, 1)
     with pytest.raises(UsageError, match=r"^depth must be 0 or more documents, got -1 \(trec_eval crashes on a negative -M\)$"):
         trecrs.evaluate(qrels, run, ["P.1"], depth=-1)
