@@ -10,10 +10,20 @@ the functions here give the rule and the wording.
 from __future__ import annotations
 
 import math
+import re
 
 from .errors import UsageError
 
 INT64_MAX = 2**63 - 1  # a C long on the 64-bit systems trec_eval runs on: what its atol() returns
+# what C's atol reads: leading white space (isspace), a sign, digits
+ATOL_PREFIX = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def c_atol(text: str) -> int:
+    """A number as trec_eval reads it with C's ``atol`` (glibc ``strtol``): the leading integer, saturated to
+    a C long, 0 when there is none (``2x`` is 2, ``x`` is 0, ``1e3`` is 1)."""
+    m = ATOL_PREFIX.match(text)
+    return 0 if not m else max(-INT64_MAX - 1, min(INT64_MAX, int(m.group(1))))
 
 # Relevance of a qrels line. trec_eval 9.0.8 keeps it in a C long but allocates one counter per grade
 # from 0 to the largest (form_res_rels.c), so a grade of 2**31 asks for 16 GB, fails ("Can't calculate

@@ -10,7 +10,7 @@ import sys
 import warnings
 
 from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError
-from ..ranges import INT64_MAX, SEED_MAX, check_finite, check_int, check_seed
+from ..ranges import INT64_MAX, SEED_MAX, c_atol, check_finite, check_int, check_seed
 
 _QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
 _PARSED_NOTES: list[str] = []  # warnings found while parsing the options, shown once the command runs
@@ -193,8 +193,6 @@ def c_long(text: str) -> int:
     """A trec_eval number option (``-l``, ``-M``, ``-N``) read as trec_eval reads it, with C's ``atol``: the
     leading integer (``2x`` is 2, ``x`` is 0), saturated to a C long. Text that is not a plain integer in
     range gets one warning line saying how it was read."""
-    from ..engines.vectorized.gains import c_atol  # the one atol
-
     value = c_atol(text)
     try:
         plain = int(text) == value

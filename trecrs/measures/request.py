@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..errors import TrecrsWarning, UsageError
-from ..ranges import INT64_MAX
+from ..ranges import ATOL_PREFIX, INT64_MAX, c_atol
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
 from .dialects import parse_dialect
@@ -129,17 +129,13 @@ def long_cutoffs(base: str, p: str | None) -> list[int]:
     return vals
 
 
-_ATOL_RE = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)")
-
-
 def _atol(text: str) -> int:
     """A cutoff as C's ``atol`` reads it (``get_long_cutoffs`` in ``meas_init.c``): the leading integer,
     0 when there is none. ``23.4`` is 23, as trec_eval prints ``ndcg_cut.23.4`` as ``ndcg_cut_23``; what
     ``atol`` ignores is reported in one warning, since a cutoff typed as ``23.4`` is rarely meant as 23."""
-    m = _ATOL_RE.match(text)
-    typed = int(m.group(1)) if m else 0
-    value = max(-INT64_MAX - 1, min(INT64_MAX, typed))  # glibc's atol (strtol) saturates to a C long
-    if (text.strip() != (m.group(1) if m else None) or value != typed) and value > 0:
+    m = ATOL_PREFIX.match(text)
+    value = c_atol(text)  # saturated to a C long, as glibc's atol (strtol) does
+    if (text.strip() != (m.group(1) if m else None) or value != int(m.group(1))) and value > 0:
         warnings.warn(TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2)
     return value
 

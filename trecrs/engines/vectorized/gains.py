@@ -23,6 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ...ranges import c_atol
 from .cmath import c_log2, segmented
 from .rank import Ranked, Sparse
 
@@ -32,7 +33,6 @@ _ATOF = re.compile(
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)",
     re.IGNORECASE,
 )
-_ATOL = re.compile(r"\s*[+-]?\d+")
 # Up to this many judged levels an inconsistent comparator's order is built entry by entry, as qsort does;
 # above, from the pairs and runs of default entries (_entries_fast), in memory independent of the levels.
 FULL_SORT_MAX = 4096
@@ -51,12 +51,6 @@ def c_atof(text: str) -> float:
     if body[:3].lower() == "nan":
         return -math.nan if s.startswith("-") else math.nan
     return float(s)
-
-
-def c_atol(text: str) -> int:
-    """C ``atol`` (glibc ``strtol``): the leading integer, saturated to a C long, 0 when there is none."""
-    m = _ATOL.match(text)
-    return 0 if not m else max(-(2**63), min(2**63 - 1, int(m.group(0))))
 
 
 def parse_pairs(p: str) -> list[tuple[int, float]]:
