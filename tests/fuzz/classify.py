@@ -50,19 +50,20 @@ def for_engine(known: tuple[Known, ...], engine: str) -> tuple[Known, ...]:
 
 
 def _gain_pairs_and_negative_only_query(case: Case) -> bool:
-    """A ``level=gain`` measure, and a query of both files judged only negatively (trec_eval fails on such a
-    query alone: ``Can't calculate measure``)."""
-    return any("=" in case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m") and negative_only_query(case)
+    """A ``level=gain`` measure, and an evaluated query judged only negatively (trec_eval fails on such a
+    query alone: ``Can't calculate measure``); under ``-c`` 10.0 evaluates the qrels-only queries too."""
+    gains = any("=" in case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m")
+    return gains and negative_only_query(case, qrels_only="-c" in case.flags)
 
 
-def negative_only_query(case: Case) -> bool:
-    """Some query of both files has only negative relevance values (nothing judged)."""
+def negative_only_query(case: Case, qrels_only: bool = False) -> bool:
+    """Some query of both files (with ``qrels_only``: of the qrels) has only negative relevance values."""
     best: dict[str, int] = {}
     for line in case.qrels:
         q, _, _, rel = line.split()[:4]
         best[q] = max(best.get(q, int(rel)), int(rel))
     run = {line.split()[0] for line in case.run}
-    return any(v < 0 and q in run for q, v in best.items())
+    return any(v < 0 and (qrels_only or q in run) for q, v in best.items())
 
 
 def _rbp_after_yaap(case: Case) -> bool:
