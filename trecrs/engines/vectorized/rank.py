@@ -385,10 +385,29 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     return _Blocks(bstart, bq, blens, rel)
 
 
-def _cut(b: _Blocks, judged_q: np.ndarray, *, depth: int | None, judged_only: bool) -> np.ndarray:
+@dataclass
+class Prepared:
+    """An encoded pair ordered (trec_eval's rule) and looked up: what every evaluation of the pair shares,
+    whatever its flags (``-l``, ``-J``, ``-M``, ``-c``). Read only: :func:`rank_prepared` copies what it cuts."""
+
+    enc: Encoded  # the qrels arrays and the vocabularies (the run arrays are released)
+    blocks: _Blocks
+    judged_q: np.ndarray  # per query code: in the qrels
+
+
+def prepare(enc: Encoded, *, check_duplicates: bool = False) -> Prepared:
+    """Order the run and look every row's relevance up (:class:`DuplicateEntry` with ``check_duplicates``);
+    the run arrays of ``enc`` are released."""
+    judged_q = np.zeros(len(enc.qvocab), dtype=bool)
+    judged_q[enc.qq] = True
+    return Prepared(enc, _blocks(enc, check_duplicates=check_duplicates), judged_q)
+
+
+def _cut(b: _Blocks, judged_q: np.ndarray, *, depth: int | None, judged_only: bool):
     """Drop rows of queries absent from the qrels, beyond ``depth`` (-M) and unjudged under -J.
 
-    Updates ``b.rel`` and ``b.lens`` in place; returns the mask of evaluated blocks (queries in the qrels).
+    Returns the rows' relevance and the blocks' lengths after the cut (``b`` is left as it is) and the mask
+    of evaluated blocks (queries in the qrels).
     """
     keep_block = judged_q[b.query]
     keep = None
@@ -400,22 +419,22 @@ def _cut(b: _Blocks, judged_q: np.ndarray, *, depth: int | None, judged_only: bo
         del pos
     if judged_only:
         keep = b.rel >= 0 if keep is None else keep & (b.rel >= 0)
-    if keep is not None:
-        b.lens = np.add.reduceat(keep, b.start, dtype=np.int64) if b.rel.size else b.lens
-        b.rel = b.rel[keep]
-    return keep_block
+    if keep is None:
+        return b.rel, b.lens, keep_block
+    lens = np.add.reduceat(keep, b.start, dtype=np.int64) if b.rel.size else b.lens
+    return b.rel[keep], lens, keep_block
 
 
-def _stand_ins(b: _Blocks, judged_q: np.ndarray, seg_q, lens, *, judged_only: bool):
+def _stand_ins(b: _Blocks, judged_q: np.ndarray, seg_q, lens, rel, *, judged_only: bool):
     """-c: every qrels query missing from the run, ranked as one document that is in no qrels (gone
     under -J), appended after the run's queries (``trec_eval.c``). Returns (seg_q, lens, rel, n_missing)."""
     in_run = np.zeros(judged_q.size, dtype=bool)
     in_run[b.query] = True
     missing = np.flatnonzero(judged_q & ~in_run)
     if not missing.size:
-        return seg_q, lens, b.rel, 0
+        return seg_q, lens, rel, 0
     stand_in = 0 if judged_only else 1
-    rel = np.concatenate([b.rel, np.full(missing.size * stand_in, NONPOOL, dtype=b.rel.dtype)])
+    rel = np.concatenate([rel, np.full(missing.size * stand_in, NONPOOL, dtype=rel.dtype)])
     lens = np.concatenate([lens, np.full(missing.size, stand_in, dtype=lens.dtype)])
     return np.concatenate([seg_q, missing]), lens, rel, int(missing.size)
 
@@ -455,13 +474,21 @@ def rank_encoded(
     check_duplicates: bool = False,
 ) -> Ranked:
     """:func:`rank` on an :class:`Encoded` pair; the run arrays of ``enc`` are released as they are used."""
-    judged_q = np.zeros(len(enc.qvocab), dtype=bool)
-    judged_q[enc.qq] = True
-    b = _blocks(enc, check_duplicates=check_duplicates)
-    present = np.flatnonzero(_cut(b, judged_q, depth=depth, judged_only=judged_only))  # in run order
-    seg_q, lens, rel, n_missing = b.query[present], b.lens[present], b.rel, 0
+    return rank_prepared(prepare(enc, check_duplicates=check_duplicates), relevance_level=relevance_level,
+                         judged_only=judged_only, depth=depth, complete=complete)  # fmt: skip
+
+
+def rank_prepared(
+    p: Prepared, *, relevance_level: int = 1, judged_only: bool = False, depth: int | None = None,
+    complete: bool = False,
+) -> Ranked:  # fmt: skip
+    """The :class:`Ranked` of a :class:`Prepared` pair under trec_eval's flags (``p`` is not changed)."""
+    enc, b = p.enc, p.blocks
+    rel, lens, evaluated = _cut(b, p.judged_q, depth=depth, judged_only=judged_only)
+    present = np.flatnonzero(evaluated)  # in run order
+    seg_q, lens, n_missing = b.query[present], lens[present], 0
     if complete:
-        seg_q, lens, rel, n_missing = _stand_ins(b, judged_q, seg_q, lens, judged_only=judged_only)
+        seg_q, lens, rel, n_missing = _stand_ins(b, p.judged_q, seg_q, lens, rel, judged_only=judged_only)
     S = seg_q.size
     starts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])
