@@ -48,45 +48,69 @@ def graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
 
 
 def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
-    """The pair as frames, the run cut at ``settings.depth``, then trec_eval's checks and trecrs's warnings:
-    no query evaluated (trec_eval exits), 10.0's stop on an uncovered query (:func:`stop_uncovered`), the
-    coverage warnings, :func:`~trecrs.evaluate.finalize.check_judged`."""
+    """The pair as frames, the run cut at ``settings.depth``, after :func:`check_pair`'s checks and warnings."""
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
+    facts = pair_facts(qrels, run)
+    evaluated, missing = check_pair(facts, qrels, request, settings)
     tag = run_tag(run)
     if settings.depth is not None:
         # at -M 0 trec_eval still evaluates every run query, on an empty ranking: one document is kept so
         # that the query stays, and the engine cuts it (Frames.empty)
         keep = max(settings.depth, 1)
         run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= keep)
-    qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
-    run_queries = set(run.get_column(QUERY).unique().to_list())
+    return Frames(qrels, run, tag, evaluated, missing, facts.totals, empty=settings.depth == 0)
+
+
+@dataclass(frozen=True)
+class PairFacts:
+    """What the checks and warnings of a qrels/run pair read, whatever the flags (``-M`` included)."""
+
+    qrels_queries: frozenset[str]
+    run_lines: dict[str, int]  # lines of each run query, before any -M cut
+    top: dict[str, int]  # highest relevance value of each qrels query
+    totals: QrelsTotals
+
+
+def pair_facts(qrels: pl.DataFrame, run: pl.DataFrame) -> PairFacts:
+    """:class:`PairFacts` of a pair read as frames (:func:`~trecrs.files.trec.as_polars`)."""
+    qrels_queries = frozenset(qrels.get_column(QUERY).unique().to_list())
+    run_lines = dict(run.group_by(QUERY).len().iter_rows())
+    top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+    return PairFacts(qrels_queries, run_lines, top, QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum())))
+
+
+def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,
+               settings: EvalSettings) -> tuple[list[str], list[str]]:
+    """The queries evaluated (in both) and missing (-c in 10.0: qrels only, scored on the stand-in ranking),
+    after trec_eval's checks and trecrs's warnings: no query evaluated (trec_eval exits), 10.0's stop on an
+    uncovered query (:func:`stop_uncovered`), the coverage warnings,
+    :func:`~trecrs.evaluate.finalize.check_judged` (also for each ``Name(params)@k`` pass, on ``qrels``)."""
+    qrels_queries, run_queries, top = facts.qrels_queries, facts.run_lines.keys(), facts.top
     evaluated = run_queries & qrels_queries
     stand_ins = settings.average_all and request.version.number == 10
     if not evaluated and not stand_ins:
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
-    if not evaluated and run.height == 0:
+    if not evaluated and not run_queries:
         raise SemanticError("the run is empty")
     missing = sorted(qrels_queries - run_queries) if stand_ins else []
     if request.version.uncovered_query_fatal and not settings.average_all:
         stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
-    top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
-    _warn_frames(qrels_queries, run, top, request, settings)
+    _warn_frames(facts, request, settings)
     order = bytewise_sorted([*evaluated, *missing])
     check_judged([(q, top[q]) for q in order], request)
     for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
         tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
         check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
-    totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
-    return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0)
+    return list(evaluated), missing
 
 
-def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,
-                 settings: EvalSettings) -> None:
-    """:func:`warn_coverage` on frames (the run already cut at ``depth``; at -M 0 every query retrieves none)."""
-    retrieved = dict(run.group_by(QUERY).len().iter_rows())
-    if settings.depth == 0:
-        retrieved = dict.fromkeys(retrieved, 0)
+def _warn_frames(facts: PairFacts, request: MeasureRequest, settings: EvalSettings) -> None:
+    """:func:`warn_coverage` on frames: each run query retrieves its lines, at most ``depth`` (-M; none at 0)."""
+    retrieved = facts.run_lines
+    if settings.depth is not None:
+        retrieved = {q: min(n, settings.depth) for q, n in retrieved.items()}
+    qrels_queries, top = facts.qrels_queries, facts.top
     vocab = sorted(qrels_queries | set(retrieved))
     in_qrels = np.array([q in qrels_queries for q in vocab], bool)
     in_run = np.array([q in retrieved for q in vocab], bool)
