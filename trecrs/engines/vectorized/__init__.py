@@ -11,6 +11,7 @@ Agreement with pytrec_eval on every query and measure is a property test (``test
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from ...measures.request import MeasureRequest
@@ -20,12 +21,23 @@ from .encoded import compute_encoded
 from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
-from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
+from .rank import (
+    DuplicateEntry,
+    Encoded,
+    Prepared,
+    Ranked,
+    encode,
+    prepare,
+    rank,
+    rank_encoded,
+    rank_prepared,
+    relstrings,
+)
 
 __all__ = [
-    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "compute",
-    "compute_encoded", "compute_files", "compute_ranked", "encode", "encoded_stats", "encode_matrix", "rank",
-    "rank_encoded", "relstrings", "supports",
+    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Prepared", "Ranked", "compute",
+    "compute_encoded", "compute_files", "compute_prepared", "compute_ranked", "encode", "encoded_stats",
+    "encode_matrix", "prepare", "rank", "rank_encoded", "rank_prepared", "relstrings", "supports",
 ]  # fmt: skip
 
 
@@ -44,10 +56,20 @@ def compute(
     if not bases or run.height == 0:
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
-    r = rank(
-        qrels, run, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-        score_dtype=request.version.score_dtype,
-    )
+    enc = encode(qrels, run, score_dtype=request.version.score_dtype)
+    return compute_prepared(prepare(enc), request, relevance_level=relevance_level, judged_only=judged_only,
+                            depth=depth)  # fmt: skip
+
+
+def compute_prepared(p: Prepared, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
+                     depth: int | None = None) -> pl.DataFrame:  # fmt: skip
+    """:func:`compute` on a :class:`~.rank.Prepared` pair (``p`` is not changed, so it serves any flags): one
+    row per run query that is in the qrels, in bytewise query order."""
+    if not [b for b in request.names if b not in HANDLED_ELSEWHERE]:
+        blocks = p.blocks.query
+        codes = np.sort(blocks[p.judged_q[blocks]])
+        return pl.DataFrame({QUERY: p.enc.qvocab.gather(codes)})
+    r = rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only, depth=depth)
     if r.S == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
     return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
