@@ -77,7 +77,8 @@ def pair_facts(qrels: pl.DataFrame, run: pl.DataFrame) -> PairFacts:
     qrels_queries = frozenset(qrels.get_column(QUERY).unique().to_list())
     run_lines = dict(run.group_by(QUERY).len().iter_rows())
     top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
-    return PairFacts(qrels_queries, run_lines, top, QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum())))
+    totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
+    return PairFacts(qrels_queries, run_lines, top, totals)
 
 
 def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,

@@ -325,12 +325,10 @@ class _Export:
             self.key = None
 
     def release(self) -> None:
-        import ctypes
-
         while self.arrays:
             array = self.arrays.pop()
             if array.release:
-                array.release(ctypes.byref(array))
+                array.release(array)  # ctypes passes a structure by reference where a pointer is expected
 
     def __del__(self) -> None:
         self.release()
