@@ -166,7 +166,7 @@ def _pair(qrels: pl.DataFrame, run: pl.DataFrame) -> _Pair | None:
         if pair is not None and pair.qrels is q and pair.run is r:
             _PAIRS.move_to_end(key)
             return pair
-    pair = _Pair(q, r, pair_facts(q.checked, r.checked), run_tag(r.checked))
+    pair = _Pair(q, r, _read_only(pair_facts(q.checked, r.checked)), run_tag(r.checked))
     with _LOCK:
         _PAIRS[key] = pair
         q.pairs.add(key)
