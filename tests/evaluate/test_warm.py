@@ -18,6 +18,7 @@ from trecrs.engines import vectorized
 from trecrs.errors import TrecrsError
 from trecrs.evaluate import warm
 from trecrs.evaluate.api import evaluate_full
+from trecrs.evaluate.inputs import pair_facts
 from trecrs.evaluate.result import EvaluationResult
 
 from ..warned import recorded
@@ -100,6 +101,16 @@ def test_the_prepared_pair_is_made_once_per_score_type(monkeypatch):
         _outcome(qrels, run, MEASURES[0], **flags)
     assert made.count(run.height) == 2  # C floats (9.0.8) and doubles (10.0); the rest: -c stand-in rankings
     assert len(made) == made.count(run.height) + sum(f["average_all"] and f["trec_eval_version"] == 10 for f in FLAGS) * 2
+
+
+def test_the_facts_read_from_the_prepared_pair_are_the_frames_facts():
+    for seed in range(4):
+        qrels, run = _pair(seed)
+        p = vectorized.prepare(vectorized.encode(qrels, run, score_dtype=np.float64 if seed % 2 else np.float32))
+        got, want = warm._facts(p), pair_facts(qrels, run)
+        assert got.queries == want.queries and got.totals == want.totals
+        for name in ("in_qrels", "in_run", "top", "lines"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
 
 
 def test_a_kept_pair_is_read_only():

@@ -3,10 +3,10 @@
 Notebook work evaluates the same qrels and run frames again and again (``trecrs.read_qrels`` /
 ``trecrs.read_run`` once, then :func:`~trecrs.evaluate.api.evaluate` with other measures or flags). While
 both frames live and stay unchanged, the first evaluation with the vectorized engine keeps: each frame
-as read and checked (:func:`~trecrs.files.trec.as_polars`), the pair's facts
-(:class:`~trecrs.evaluate.inputs.PairFacts`: queries, lines, top grades), the run tag, and the pair encoded
-and prepared once per score type (:class:`~trecrs.engines.vectorized.rank.Prepared`: trec_eval's order and
-each line's relevance; C ``float`` for trec_eval 9.0.8, ``double`` for 10.0). A later evaluation checks its
+as read and checked (:func:`~trecrs.files.trec.as_polars`), the run tag, the pair encoded and prepared once
+per score type (:class:`~trecrs.engines.vectorized.rank.Prepared`: trec_eval's order and each line's
+relevance; C ``float`` for trec_eval 9.0.8, ``double`` for 10.0) and the pair's facts read from it
+(:class:`~trecrs.evaluate.inputs.PairFacts`: queries, lines, top grades). A later evaluation checks its
 own flags, gives its warnings and errors, ranks the prepared pair under its flags (``-l``, ``-J``, ``-M``,
 ``-c``) and computes its measures: the same result, warnings and errors as reading the frames again.
 
@@ -49,7 +49,7 @@ from ..ranges import REL_MAX
 from ..schema import ITER, QRELS_SCHEMA, RANK, RUN_SCHEMA
 from .compute import compute_frames as compute_cold
 from .finalize import QrelsTotals
-from .inputs import Frames, PairFacts, check_pair, pair_facts, unwrap
+from .inputs import Frames, PairFacts, check_pair, unwrap
 from .settings import EvalSettings
 
 MAX_FRAMES = 8  # frames kept (a run's numeric columns are copied: 8 bytes a line each)
@@ -85,8 +85,8 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     pair = _pair(qrels, run)
     if pair is None:
         return None
-    evaluated, missing = check_pair(pair.facts, pair.qrels.checked, request, settings)
     p = pair.prepared(request.version.score_dtype)
+    evaluated, missing = check_pair(pair.facts, pair.qrels.checked, request, settings)
     depth, judged_only = settings.depth, settings.judged_only
     parts = []
     if evaluated:
@@ -126,8 +126,8 @@ class _Pair:
 
     qrels: _Frame
     run: _Frame
-    facts: PairFacts
     tag: str
+    facts: PairFacts | None = None  # from the first prepared pair
     by_score: dict[str, vectorized.Prepared] = field(default_factory=dict)
 
     def prepared(self, score_dtype) -> vectorized.Prepared:
@@ -138,7 +138,27 @@ class _Pair:
             enc = vectorized.encode(self.qrels.checked, self.run.checked, score_dtype=score_dtype)
             p = _read_only(vectorized.prepare(enc))
             self.by_score[key] = p
+            if self.facts is None:
+                self.facts = _read_only(_facts(p))
         return p
+
+
+def _facts(p: vectorized.Prepared) -> PairFacts:
+    """The :class:`~trecrs.evaluate.inputs.PairFacts` of a prepared pair (what
+    :func:`~trecrs.evaluate.inputs.pair_facts` gives on its frames, read from the codes: no pass over ids).
+
+    The query vocabulary holds every query of either frame in bytewise order; each run query is one block.
+    """
+    enc, b = p.enc, p.blocks
+    n = len(enc.qvocab)
+    in_run = np.zeros(n, dtype=bool)
+    in_run[b.query] = True
+    lines = np.zeros(n, dtype=np.int64)
+    lines[b.query] = b.lens
+    top = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(top, enc.qq, enc.qv)
+    totals = QrelsTotals(int(p.judged_q.sum()), int((enc.qv > 0).sum()))
+    return PairFacts(enc.qvocab.to_list(), p.judged_q.copy(), in_run, top, lines, totals)
 
 
 def _read_only(obj):
@@ -166,7 +186,7 @@ def _pair(qrels: pl.DataFrame, run: pl.DataFrame) -> _Pair | None:
         if pair is not None and pair.qrels is q and pair.run is r:
             _PAIRS.move_to_end(key)
             return pair
-    pair = _Pair(q, r, _read_only(pair_facts(q.checked, r.checked)), run_tag(r.checked))
+    pair = _Pair(q, r, run_tag(r.checked))
     with _LOCK:
         _PAIRS[key] = pair
         q.pairs.add(key)
