@@ -18,8 +18,10 @@ from trecrs.engines import vectorized
 from trecrs.errors import TrecrsError
 from trecrs.evaluate import warm
 from trecrs.evaluate.api import evaluate_full
+from trecrs.evaluate.compute import request_for
 from trecrs.evaluate.inputs import pair_facts
 from trecrs.evaluate.result import EvaluationResult
+from trecrs.evaluate.settings import EvalSettings
 
 from ..warned import recorded
 
@@ -232,6 +234,17 @@ def test_other_engines_and_recommender_measures_read_again(monkeypatch):
              (["map", "auc"], dict(depth=3)))  # fmt: skip
     for measures, flags in cases:
         assert _outcome(qrels, run, measures, **flags) == _cold(monkeypatch, qrels, run, measures, **flags)
+
+
+def test_a_setting_it_does_not_apply_goes_to_the_frames_path(monkeypatch):
+    """A field added to EvalSettings is computed by the frames path unless at its default (here judged_only
+    plays that field)."""
+    qrels, run = _pair(14)
+    monkeypatch.setattr(warm, "_APPLIED", warm._APPLIED - {"judged_only"})
+    request = request_for(["map"])
+    with recorded():
+        assert warm.compute_frames(qrels, run, vectorized.ENGINE, request, EvalSettings(judged_only=True)) is None
+        assert warm.compute_frames(qrels, run, vectorized.ENGINE, request, EvalSettings()) is not None
 
 
 def test_threads_share_the_kept_pair():

@@ -50,10 +50,16 @@ from ..schema import ITER, QRELS_SCHEMA, RANK, RUN_SCHEMA
 from .compute import compute_frames as compute_cold
 from .finalize import QrelsTotals
 from .inputs import Frames, PairFacts, check_pair, unwrap
-from .settings import EvalSettings
+from .settings import FIELDS, EvalSettings
 
-MAX_FRAMES = 8  # frames kept (a run's numeric columns are copied: 8 bytes a line each)
-MAX_PAIRS = 4  # prepared pairs kept (a 6M-line run: about 20 MB per score type)
+MAX_FRAMES = 6  # frames kept (a run's numeric columns are copied: 8 bytes a line each)
+MAX_PAIRS = 4  # prepared pairs kept (a 6M-line run: about 15 MB per score type)
+# the settings this path applies, or that do not concern it (the caller's `plain` covers opr_average; no
+# recommender measure: head_share; frames: engine_options, rel_info_format, results_format). A field added
+# to EvalSettings later is computed by the frames path whenever it is not at its default, until added here.
+_APPLIED = frozenset({"relevance_level", "judged_only", "average_all", "depth", "trec_eval_version", "engine",
+                      "engine_options", "zscores", "num_docs_in_coll", "rel_info_format", "results_format",
+                      "opr_average", "head_share"})  # fmt: skip
 
 _LOCK = threading.RLock()
 _FRAMES: OrderedDict[tuple[int, str], _Frame] = OrderedDict()  # (id(frame), "qrels" | "run"), oldest first
@@ -79,6 +85,8 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     """
     if eng is not vectorized.ENGINE or not request.params or request.variants or request.extras:
         return None
+    if not all(_at_default(getattr(settings, name), f.default) for name, f in FIELDS.items() if name not in _APPLIED):
+        return None
     qrels, run = unwrap(qrels), unwrap(run)
     if not (isinstance(qrels, pl.DataFrame) and isinstance(run, pl.DataFrame)):
         return None
@@ -102,6 +110,10 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
         parts.append(stand_ins.per_query)
         rs.update(stand_ins.relstrings)
     return Computed(pl.concat(parts, how="vertical_relaxed"), missing, rs), pair.tag, pair.facts.totals
+
+
+def _at_default(value, default) -> bool:
+    return value is default or (type(value) is type(default) and value == default)
 
 
 def forget() -> None:
