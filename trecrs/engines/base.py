@@ -42,6 +42,9 @@ class Engine:
     #: ``compute`` also takes ``depth`` (``-M``) and answers ``depth=0``: every query ranked on nothing, as
     #: trec_eval answers ``-M 0``. The frames reach such an engine cut at one document per query.
     empty_rankings: bool = False
+    #: the tie modes (:data:`trecrs.measures.ties.TIE_MODES`) ``compute`` and ``compute_files`` take as ``ties``
+    #: (the default mode, ``trec_eval``, is not passed): trec_eval's own order only, unless the engine says more.
+    tie_modes: tuple[str, ...] = ("trec_eval",)
 
 
 @dataclass

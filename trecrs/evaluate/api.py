@@ -32,6 +32,7 @@ from .compute import (
     add_recsys,
     check_depth,
     check_stats,
+    check_ties,
     choose_engine,
     compute_files,
     compute_frames,
@@ -91,6 +92,7 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     check_depth(s.depth)
     check_share(s.head_share, "head_share")
     eng = choose_engine(s.engine, request)
+    check_ties(eng, request, s)
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader

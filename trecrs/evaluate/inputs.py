@@ -16,6 +16,7 @@ from ..files.lines import is_stdin, read_through_file
 from ..files.trec import as_polars, read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
 from ..measures.request import MeasureRequest, variant_passes
+from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..ordering import bytewise_sorted, trec_order
 from ..protocol.qrels import QrelsResult
 from ..protocol.runs import RunResult
@@ -37,6 +38,7 @@ class Frames:
     missing: list[str]  # -c in trec_eval 10.0: in the qrels only (evaluated on the stand-in ranking)
     totals: QrelsTotals
     empty: bool = False  # -M 0: each run query cut at its first document, which the engine cuts again to none
+    depth: int | None = None  # -M not applied to ``run`` yet (a tie mode: cut after ordering the tie groups)
 
     def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
         return frame.filter(pl.col(QUERY).is_in(queries))
@@ -54,7 +56,8 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
     tag = run_tag(run)
-    if settings.depth is not None:
+    later = settings.depth if settings.ties != DEFAULT_TIES else None  # tie groups decide what -M keeps
+    if settings.depth is not None and later is None:
         # at -M 0 trec_eval still evaluates every run query, on an empty ranking: one document is kept so
         # that the query stays, and the engine cuts it (Frames.empty)
         keep = max(settings.depth, 1)
@@ -78,15 +81,17 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
         tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
         check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
     totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
-    return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0)
+    return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0 and later is None,
+                  depth=later)
 
 
 def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,
                  settings: EvalSettings) -> None:
-    """:func:`warn_coverage` on frames (the run already cut at ``depth``; at -M 0 every query retrieves none)."""
+    """:func:`warn_coverage` on frames (the run already cut at ``depth``, or cut later under a tie mode; at -M 0
+    every query retrieves none)."""
     retrieved = dict(run.group_by(QUERY).len().iter_rows())
-    if settings.depth == 0:
-        retrieved = dict.fromkeys(retrieved, 0)
+    if settings.depth is not None:
+        retrieved = {q: min(n, settings.depth) for q, n in retrieved.items()}
     vocab = sorted(qrels_queries | set(retrieved))
     in_qrels = np.array([q in qrels_queries for q in vocab], bool)
     in_run = np.array([q in retrieved for q in vocab], bool)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...measures.request import MeasureRequest
+from ...measures.ties import TIE_MODES
 from ...schema import QUERY
 from ..base import Computed, Engine, register_engine
 from .encoded import compute_encoded
@@ -21,9 +22,10 @@ from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
 from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
+from .ties import check as check_ties
 
 __all__ = [
-    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "compute",
+    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "check_ties", "compute",
     "compute_encoded", "compute_files", "compute_ranked", "encode", "encoded_stats", "encode_matrix", "rank",
     "rank_encoded", "relstrings", "supports",
 ]  # fmt: skip
@@ -37,20 +39,21 @@ def compute(
     relevance_level: int = 1,
     judged_only: bool = False,
     depth: int | None = None,
+    ties: str = "trec_eval",
 ) -> pl.DataFrame:
     """Engine entry point (see :class:`trecrs.engines.base.Engine`): one row per query in both run and qrels,
-    each ranking cut at ``depth`` (0: empty rankings, which trec_eval still evaluates)."""
+    each ranking cut at ``depth`` (0: empty rankings, which trec_eval still evaluates); ``ties``: the tie
+    mode (:mod:`trecrs.measures.ties`)."""
     bases = [b for b in request.names if b not in HANDLED_ELSEWHERE]
     if not bases or run.height == 0:
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
-    r = rank(
-        qrels, run, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-        score_dtype=request.version.score_dtype,
-    )
-    if r.S == 0:
+    enc = encode(qrels, run, score_dtype=request.version.score_dtype)
+    values = compute_encoded(enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
+                             ties=ties).per_query  # fmt: skip
+    if values.height == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-    return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
+    return values.sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
 
 
 ENGINE = register_engine(
@@ -61,5 +64,6 @@ ENGINE = register_engine(
         description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
         compute_files=compute_files,
         empty_rankings=True,
+        tie_modes=tuple(TIE_MODES),
     )
 )
