@@ -18,7 +18,7 @@ import trecrs
 from trecrs.errors import UsageError
 
 from ..ties_reference import ORDERS_MAX, assert_close, count, enumerate_modes, groups
-from ..warned import recorded
+from ..warned import recorded, warned
 
 DOCS = ["1", "2", "9", "10", "11", "a", "B", "é"]
 SCORES = [0.0, -0.0, 0.5, 1.0, 1.0000000001, 2.0]
@@ -142,5 +142,11 @@ def test_refusals():
 
 
 def test_default_mode_is_trec_eval():
+    """trec_eval's order ("b" first) and the tie report, which no other mode gives."""
     q, r = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}
-    assert trecrs.evaluate(q, r, ["P.1"]).to_dict() == trecrs.evaluate(q, r, ["P.1"], ties="trec_eval").to_dict()
+    report = r"ties straddle cutoff 1 in 1 of 1 queries \(100.0%\): P_1 lies between 0.0000 and 1.0000"
+    with warned(report):
+        default = trecrs.evaluate(q, r, ["P.1"]).to_dict()
+    with warned(report):
+        assert trecrs.evaluate(q, r, ["P.1"], ties="trec_eval").to_dict() == default == {"q": {"P_1": 0.0}}
+    assert trecrs.evaluate(q, r, ["P.1"], ties="best").to_dict() == {"q": {"P_1": 1.0}}

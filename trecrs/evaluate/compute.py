@@ -48,13 +48,17 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
         frames.append(_with_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs))
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
+    report = None
+    if settings.ties == DEFAULT_TIES and f.evaluated and not f.empty and request.params:
+        report = vectorized.tie_report_frames(sub_qrels, sub_run, request, relevance_level=settings.relevance_level,
+                                              judged_only=settings.judged_only, depth=settings.depth)  # fmt: skip
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
         rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings)
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
             rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus.clear() if f.empty else bogus, request,
                                   settings))
-    return Computed(per_query, f.missing, rs)
+    return Computed(per_query, f.missing, rs, report)
 
 
 def _ties(settings: EvalSettings) -> dict:

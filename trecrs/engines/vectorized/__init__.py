@@ -23,11 +23,12 @@ from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
 from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
 from .ties import check as check_ties
+from .ties import report_frames as tie_report_frames
 
 __all__ = [
     "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "check_ties", "compute",
     "compute_encoded", "compute_files", "compute_ranked", "encode", "encoded_stats", "encode_matrix", "rank",
-    "rank_encoded", "relstrings", "supports",
+    "rank_encoded", "relstrings", "supports", "tie_report_frames",
 ]  # fmt: skip
 
 

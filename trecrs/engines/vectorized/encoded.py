@@ -10,7 +10,7 @@ from ...schema import QUERY
 from ..base import Computed
 from .measures import compute_ranked
 from .rank import Encoded, Prepared, prepare, rank_prepared, relstrings
-from .ties import check, compute_expected
+from .ties import check, compute_expected, tie_report
 
 
 def compute_encoded(
@@ -23,6 +23,7 @@ def compute_encoded(
     complete: bool = False,
     check_duplicates: bool = False,
     ties: str = "trec_eval",
+    report_ties: bool = True,
 ) -> Computed:
     """Everything for an encoded qrels/run pair at once: ``-M`` (``depth``), ``-J``, ``-c`` (``complete``:
     stand-in rankings for qrels queries missing from the run), ``ties`` (:mod:`trecrs.measures.ties`) and
@@ -33,14 +34,15 @@ def compute_encoded(
     """
     p = prepare(enc, check_duplicates=check_duplicates)
     return compute_prepared(p, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-                            complete=complete, ties=ties)  # fmt: skip
+                            complete=complete, ties=ties, report_ties=report_ties)  # fmt: skip
 
 
 def compute_prepared(
     p: Prepared, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-    depth: int | None = None, complete: bool = False, ties: str = "trec_eval",
+    depth: int | None = None, complete: bool = False, ties: str = "trec_eval", report_ties: bool = True,
 ) -> Computed:  # fmt: skip
-    """:func:`compute_encoded` on a :class:`~.rank.Prepared` pair (which it does not change)."""
+    """:func:`compute_encoded` on a :class:`~.rank.Prepared` pair (which it does not change); in trec_eval's
+    order, with ``report_ties``, where ties straddle a cutoff (:func:`~.ties.tie_report`)."""
     flags = dict(relevance_level=relevance_level, judged_only=judged_only, complete=complete)
     if ties == "expected":  # the closed forms count the positions above -M themselves
         r = rank_prepared(p, **flags)
@@ -52,4 +54,7 @@ def compute_prepared(
         values = compute_ranked(r, request)
     stand_in = [r.queries[s] for s in np.flatnonzero(r.bogus)] if r.bogus is not None else []
     length = request.relstring_length()
-    return Computed(values, stand_in, {} if length is None else relstrings(r, length))
+    report = None
+    if ties == "trec_eval" and report_ties:  # values over the tie orders only without -M (as on frames)
+        report = tie_report(r, request, depth)
+    return Computed(values, stand_in, {} if length is None else relstrings(r, length), report)

@@ -441,7 +441,7 @@ def reorder_ties(rel: np.ndarray, tied: np.ndarray, *, descending: bool) -> np.n
     idx = np.flatnonzero(member)
     if idx.size == 0:
         return rel
-    group = np.cumsum(~tied)[idx]
+    group = np.cumsum(~tied[idx])  # a member that is not tied starts its group
     v = rel[idx]
     order = np.lexsort((-v if descending else v, group))
     out = rel.copy()

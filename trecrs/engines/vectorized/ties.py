@@ -14,19 +14,23 @@ positions counted); ``-J`` removes unjudged documents first (its documents were 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import polars as pl
 
 from ...errors import UsageError
 from ...measures.request import MeasureRequest, long_cutoffs
 from ...measures.ties import ap_terms, expected_count, expected_first
+from ...schema import QUERY
+from ..base import TieReport
 from .cmath import c_log2
 from .gains import c_atof, gain_view
-from .measures import HANDLED_ELSEWHERE
-from .rank import Ranked, Sparse
+from .measures import HANDLED_ELSEWHERE, compute_ranked
+from .rank import Ranked, Sparse, reorder_ties
 
 
 @dataclass
@@ -365,7 +369,7 @@ def check(request: MeasureRequest, mode: str, levels=None) -> None:
     """A :class:`UsageError` naming the first measure without a form for ``mode``."""
     missing = unsupported(request, mode, levels)
     if missing:
-        raise UsageError(f"measure {missing[0]} has no tie-aware form for --ties {mode} (docs/measures.md, Ties)",
+        raise UsageError(f"measure {missing[0]} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
                          arguments=["ties"])
 
 
@@ -384,3 +388,90 @@ def compute_expected(r: Ranked, request: MeasureRequest, depth: int | None) -> d
         for name, v in zip(output_names(request, base), values, strict=True):
             data[name] = np.asarray(v, dtype=np.float64)
     return data
+
+
+# --------------------------------------------------------------------------------------------- the report
+
+#: trec_eval's measures with a rank cutoff (``P.10``): where a tie group straddles one, the value depends on
+#: trec_eval's order of the tied documents.
+CUTOFF_MEASURES = ("P", "recall", "success", "relative_P", "ndcg_cut", "map_cut")
+
+
+def report_cutoffs(request: MeasureRequest) -> list[int]:
+    """The cutoffs the request asks for (trec_eval's cutoff measures, aliases included), ascending."""
+    ks: set[int] = set()
+    for base in request.names:
+        if base in CUTOFF_MEASURES:
+            ks.update(k for k in long_cutoffs(base, request.params[base]) if k > 0)
+    return sorted(ks)
+
+
+def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
+    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the best and worst
+    values of the request's cutoff measures for the queries where the order of tied documents moves them
+    (without ``-M`` only: ``depth`` cuts groups the file's order then decides). None when the request has no
+    cutoff. Only each ranking's top is looked at: up to the end of the tie group at the deepest cutoff."""
+    ks = report_cutoffs(request)
+    if not ks or r.tied is None:
+        return None
+    top = _top(r, ks[-1])
+    straddled = _straddled(top, ks)
+    sub = MeasureRequest({b: request.params[b] for b in request.names if b in CUTOFF_MEASURES},
+                         trec_eval_version=request.trec_eval_version)  # fmt: skip
+    empty = pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+    if depth is not None or not top.tied.any():
+        return TieReport(straddled, empty, empty)
+    best, worst = (compute_ranked(reordered(top, mode), sub) for mode in ("best", "worst"))
+    columns = [c for c in best.columns if c != QUERY]
+    moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
+    return TieReport(straddled, best.filter(moved), worst.filter(moved))
+
+
+def _top(r: Ranked, k: int) -> Ranked:
+    """``r`` with each ranking cut after the tie group holding its ``k``-th document (the places that decide
+    every measure at a cutoff up to ``k``, whatever the order of the tied documents)."""
+    heads = np.append(np.flatnonzero(~r.tied), r.rel.size)  # each group's first row, then the end
+    last = r.first + np.minimum(r.lens, k) - 1
+    end = heads[np.minimum(np.searchsorted(heads, last, "right"), heads.size - 1)]
+    keep = np.where(r.lens > 0, np.minimum(end, r.first + r.lens) - r.first, 0)
+    starts = np.zeros(r.S + 1, dtype=np.int64)
+    np.cumsum(keep, out=starts[1:])
+    rows = np.repeat(r.first - starts[:-1], keep) + np.arange(int(starts[-1]))
+    return dataclasses.replace(r, starts=starts, rel=r.rel[rows], tied=r.tied[rows], _cache={})
+
+
+def _straddled(r: Ranked, ks: list[int]) -> dict[int, int]:
+    """Per cutoff k, the queries whose document at rank k is tied with the one at k + 1 in a group whose
+    documents are not all alike (the non-relevant ones alike, each relevance value of the relevant ones its
+    own): a group of equals changes nothing whatever its order."""
+    out = dict.fromkeys(ks, 0)
+    found = {k: np.flatnonzero(r.lens > k) for k in ks}
+    found = {k: q[r.tied[r.first[q] + k]] for k, q in found.items()}
+    if not any(q.size for q in found.values()):
+        return out
+    heads = np.flatnonzero(~r.tied)
+    value = np.where(r.rel >= r.level, r.rel, min(r.level, 0) - 3)  # the non-relevant ones alike
+    low = np.minimum.reduceat(value, heads)
+    high = np.maximum.reduceat(value, heads)
+    for k, q in found.items():
+        g = np.searchsorted(heads, r.first[q] + k, "right") - 1
+        out[k] = int((low[g] != high[g]).sum())
+    return out
+
+
+def reordered(r: Ranked, mode: str) -> Ranked:
+    """``r`` with each tie group ordered by ``mode`` (best, worst): exact when no ``-M`` cut (``-J`` and the
+    order commute)."""
+    return dataclasses.replace(r, rel=reorder_ties(r.rel, r.tied, descending=mode == "best"), _cache={})
+
+
+def report_frames(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
+                  judged_only: bool = False, depth: int | None = None) -> TieReport | None:  # fmt: skip
+    """:func:`tie_report` of a qrels/run pair given as frames (the run already cut at ``depth``: no values
+    then, as on the files)."""
+    from .rank import encode, prepare, rank_prepared
+
+    if not report_cutoffs(request) or run.height == 0:
+        return None
+    p = prepare(encode(qrels, run, score_dtype=request.version.score_dtype))
+    return tie_report(rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only), request, depth)

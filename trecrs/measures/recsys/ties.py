@@ -50,7 +50,7 @@ def check(outputs, mode: str, depth: int | None = None) -> None:
     """A :class:`UsageError` naming the first output without a form for ``mode``."""
     for out in outputs:
         if not supports(out.measure, out.param, mode, depth):
-            raise UsageError(f"measure {out.name} has no tie-aware form for --ties {mode} (docs/measures.md, Ties)",
+            raise UsageError(f"measure {out.name} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
                              arguments=["ties"])
 
 
