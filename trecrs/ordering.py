@@ -93,6 +93,17 @@ def query_blocks(qcode: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
+def tied_with_previous(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Per row of a run in trec_eval order: True when the row has the query and the score (as trec_eval
+    compares it: :func:`c_floats`) of the row above it, i.e. trec_eval breaks a tie between the two by
+    document id. A tie group is a row that is not tied followed by the tied rows below it."""
+    tied = np.zeros(qcode.size, dtype=bool)
+    if qcode.size > 1:
+        np.equal(scores[1:], scores[:-1], out=tied[1:])
+        tied[1:] &= qcode[1:] == qcode[:-1]
+    return tied
+
+
 def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> bool:
     """True when each query's rows are contiguous and in trec_eval order (checked in linear time)."""
     n = qcode.size

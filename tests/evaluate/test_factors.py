@@ -116,6 +116,35 @@ def test_equals_evaluate_matrix(case):
     assert got.to_trec(per_query=True) == want.to_trec(per_query=True)
 
 
+TIE_FLAGS = [{}, *(pytest.param(f, marks=pytest.mark.slow) for f in
+                   ({"depth": 40}, {"judged_only": True}, {"relevance_level": 2, "average_all": True}))]
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+@pytest.mark.parametrize("mode", ["expected", "best", "worst"])
+@pytest.mark.parametrize("flags", TIE_FLAGS)
+def test_tie_modes_equal_the_written_run(case, mode, flags):
+    """Items 0-99 tie with items 100-199 and user 5 ties every item: each tie mode gives what it gives on the
+    written run (the expected values to rounding: the closed forms add in another order)."""
+    measures = ["P.10", "recall.50", "ndcg_cut.50", "map", "recip_rank", "Rprec", "success.5"]
+    got = evaluate_factors(case["qrels"], case["train"], case["p"], case["q"], case["users"], case["items"],
+                           measures=measures, block_users=100, tag="f", ties=mode, **flags)  # fmt: skip
+    want = evaluate(case["qrels_path"], case["run_path"], measures, ties=mode, **flags)
+    a, b = got.per_query.sort("query"), want.per_query.sort("query")
+    assert a.get_column("query").to_list() == b.get_column("query").to_list()
+    for column in a.columns[1:]:
+        np.testing.assert_allclose(a.get_column(column).to_numpy(), b.get_column(column).to_numpy(), rtol=1e-12,
+                                   atol=1e-15, err_msg=column)  # fmt: skip
+    matrix = evaluate_matrix(case["qrels"], case["scores"], case["users"], case["items"], exclude=case["exclude"],
+                             measures=measures, ties=mode, **flags)  # fmt: skip
+    c = matrix.per_query.sort("query")
+    for column in a.columns[1:]:
+        np.testing.assert_allclose(c.get_column(column).to_numpy(), b.get_column(column).to_numpy(), rtol=1e-12,
+                                   atol=1e-15, err_msg=column)  # fmt: skip
+    if mode != "expected":
+        assert got.summary != evaluate(case["qrels_path"], case["run_path"], measures, **flags).summary
+
+
 def test_scores_do_not_depend_on_the_block(case):
     whole = factor_scores(case["p"], case["q"])
     for lo, hi in ((0, 1), (5, 300), (900, 941)):

@@ -58,20 +58,26 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
     qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
     write_qrels(qrels, qpath)
     write_run(_as_run(scores, users, items, exclude), rpath)
-    with recorded():  # whether the generated case warns (users without scores, short rankings) varies
+    with recorded() as file_warnings:  # whether the generated case warns (users without scores, short rankings) varies
         expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags).tidy()
-    got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags).tidy()
+    with recorded() as matrix_warnings:  # the tie report only: the matrix path checks no coverage
+        got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags).tidy()
+    assert matrix_warnings == [w for w in file_warnings if w.startswith("ties straddle")]
     assert got.get_column("query").to_list() == expected.get_column("query").to_list()
     assert got.get_column("measure").to_list() == expected.get_column("measure").to_list()
     x, y = expected.get_column("value").to_numpy(), got.get_column("value").to_numpy()
     assert ((x == y) | (np.isnan(x) & np.isnan(y))).all()
 
 
+TIES = r"ties straddle cutoff 5 in 1 of 6 queries \(16.7%\): P_5 lies between 0.1667 and 0.2667"
+
+
 def test_float32_matrix_and_no_exclusions():
     qrels, scores, users, items, _ = _case(3)
-    got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"]).tidy()
+    with warned(TIES):
+        got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"]).tidy()
     # users and the qrels' queries differ by one each way
-    with warned("1 of 7 .* qrels queries have no line in the run", "1 of 7 .* run queries have no qrels"):
+    with warned("1 of 7 .* qrels queries have no line in the run", "1 of 7 .* run queries have no qrels", TIES):
         expected = evaluate(qrels, _as_run(scores.astype(np.float32), users, items, np.zeros(scores.shape, bool)),
                             ["P.5", "map"], engine="pytrec_eval").tidy()  # fmt: skip
     assert got.equals(expected)
@@ -89,7 +95,8 @@ def test_bad_inputs():
         evaluate_matrix(qrels, bad, users, items)
     ex = np.zeros(scores.shape, bool)
     ex[3, 4] = True  # an excluded NaN is not a candidate: fine
-    evaluate_matrix(qrels, bad, users, items, exclude=ex, measures=["P.5"])
+    with warned("ties straddle cutoff 5 in 1 of 6 queries .*: P_5 lies between 0.1333 and 0.2333"):
+        evaluate_matrix(qrels, bad, users, items, exclude=ex, measures=["P.5"])
     with pytest.raises(UsageError, match="vectorized engine"):
         evaluate_matrix(qrels, scores, users, items, measures=["utility.1,2"])
 

@@ -97,8 +97,12 @@ def test_agreement_with_trec_eval_on_the_authors_runs(golden):
     run = golden / "runs_test_ratings" / "UB50.txt"
     ms = ["recall.5,10", "tpr.5,10", "success.1,10", "hit_rate.1,10", "recip_rank", "recip_rank_cut", "gm_map", "gmap",
           "P.10", "precision.10", "num_ret"]  # fmt: skip
+    # the authors' runs tie often (ratings predicted as 5.0): which tied item trec_eval puts first decides
+    # success_1 in 187 queries
     with warned("1 of 456 .* qrels queries have no line in the run", "1 of 456 .* run queries have no qrels",
-                "88 of 455 .* retrieve fewer than 10 documents"):
+                "88 of 455 .* retrieve fewer than 10 documents",
+                r"ties straddle cutoff 1 in 187 of 455 queries \(41.1%\); cutoff 5 in 125 .* success_1 lies between "
+                "0.4901 and 0.8132"):  # fmt: skip
         out = evaluate(qrels, run, ms, relevance_level=4, engine="pytrec_eval").tidy()
     got = {(q, m): v for q, m, v in out.iter_rows()}
     queries = {q for q, _ in got if q != "all"}

@@ -232,3 +232,21 @@ def finite_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     except UsageError:
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}") from None
+
+
+def add_ties_option(p: argparse.ArgumentParser) -> None:
+    """``--ties MODE``: how tied scores are valued (:data:`trecrs.measures.ties.TIE_MODES`), for the commands
+    that score runs."""
+    from ..measures.ties import DEFAULT, TIE_MODES
+
+    p.add_argument("--ties", choices=list(TIE_MODES), default=DEFAULT,
+                   help="how documents with tied scores are valued: " + "; ".join(
+                       f"{m.name}: {m.help}" for m in TIE_MODES.values()))  # fmt: skip
+
+
+def ties_parameters(args: argparse.Namespace) -> dict:
+    """``{"ties": mode}`` for a manifest when the mode is not trec_eval's order (whose manifests stay as they were)."""
+    from ..measures.ties import DEFAULT
+
+    return {} if args.ties == DEFAULT else {"ties": args.ties}
+

@@ -11,7 +11,7 @@ from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, c_long, command, int_range, note, seed
+from .common import add_ties_option, argv, c_long, command, int_range, note, seed, ties_parameters
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -64,6 +64,7 @@ def register(sub) -> None:
     p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
+    add_ties_option(p)
     p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
 
@@ -89,7 +90,8 @@ def run(args) -> int:
     settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
                         resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
     evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
-                              engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number)
+                              engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number,
+                              ties=args.ties)  # fmt: skip
     result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
                      allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation,
                      user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
@@ -120,4 +122,5 @@ def _manifest(args, path: str, kind: str) -> None:
     params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
                                             "resamples", "common_queries", "allow_mixed", "level", "depth",
                                             "judged_only", "engine", "trec_eval_version", "group_by")}  # fmt: skip
+    params.update(ties_parameters(args))
     write_manifest(path, kind, inputs=inputs, parameters=params, command=argv())

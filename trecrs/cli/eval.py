@@ -20,7 +20,7 @@ from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import argv, c_long, command, int64, int_range, note
+from .common import add_ties_option, argv, c_long, command, int64, int_range, note, ties_parameters
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -122,8 +122,10 @@ def add_trec_eval_options(p) -> None:
     p.add_argument("-T", "--Results_format", dest="results_format", choices=list(RESULTS_FORMATS),
                    default="trec_results", metavar="FORMAT",
                    help=f"format of RUN: {', '.join(RESULTS_FORMATS)} (the default; trec_eval's -T)")
+    add_ties_option(p)
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: trec for one run, tsv for several)")
+                   help="output format (default: trec for one run, tsv for several; json and parquet add a "
+                   "'ties' field when --ties is not trec_eval)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
 
 
@@ -183,6 +185,10 @@ def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: d
     table = tidy_table(evaluations, per_query=args.per_query or args.no_summary, groups=not args.no_summary)
     if args.no_summary:
         table = table.filter(table["query"] != "all")
+    if fmt in ("json", "parquet") and ties_parameters(args):  # structured outputs say how ties were valued
+        import polars as pl
+
+        table = table.with_columns(pl.lit(args.ties).alias("ties"))
     if fmt == "parquet":
         from ..files.manifest import write_manifest
         from ..files.output import atomic_path
@@ -223,7 +229,7 @@ def trec_eval_settings(args, **choices) -> EvalSettings:
     """The settings of trec_eval's flags as :func:`add_trec_eval_options` reads them (``-l``, ``-J``, ``-c``,
     ``-M``), with ``choices`` (the other fields of :class:`~trecrs.evaluate.EvalSettings`)."""
     return EvalSettings(relevance_level=args.level, judged_only=args.judged_only, average_all=args.average_all,
-                        depth=args.depth, **choices)  # fmt: skip
+                        depth=args.depth, ties=args.ties, **choices)  # fmt: skip
 
 
 def _settings(args) -> EvalSettings:
@@ -271,6 +277,7 @@ def _params(args) -> dict:
         **({"num_docs_in_coll": args.num_docs} if args.num_docs else {}),
         **({"head_share": args.head_share} if args.head_share != HEAD_SHARE else {}),
         **({"group_by": args.group_by} if args.group_by else {}),
+        **ties_parameters(args),
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..evaluate import evaluate_factors
-from .common import command, int64, note
+from .common import command, int64, note, ties_parameters
 from .eval import add_trec_eval_options, print_evaluations, trec_eval_settings
 
 EXAMPLES = """examples:
@@ -53,5 +53,6 @@ def run(args) -> int:
     inputs = {"qrels": args.qrels, "train": args.train, "user_factors": args.user_factors,
               "item_factors": args.item_factors}  # fmt: skip
     params = {"measures": args.measures or ["official"], "relevance_level": args.level, "judged_only": args.judged_only,
-              "average_all": args.average_all, "depth": args.depth, "per_query": args.per_query}  # fmt: skip
+              "average_all": args.average_all, "depth": args.depth, "per_query": args.per_query,
+              **ties_parameters(args)}  # fmt: skip
     return print_evaluations(args, {args.user_factors: ev.evaluation}, fmt, inputs, params)

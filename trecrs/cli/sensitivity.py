@@ -12,7 +12,7 @@ from .candidates import (
     methodology_help,
     read_split_ratings,
 )
-from .common import argv, command, finite_float, note
+from .common import add_ties_option, argv, command, finite_float, note, ties_parameters
 
 EXAMPLES = """examples:
   trecrs sensitivity --train u1.base --test u1.test --scores svd=svd.scores --scores knn=knn.scores \\
@@ -84,6 +84,7 @@ def register(sub) -> None:
     p.add_argument("--missing", choices=MISSING_POLICIES, default="drop",
                    help="candidates a system did not score: drop (default: left out of its run), last, fail")
     add_ratings_options(p)
+    add_ties_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
@@ -91,8 +92,8 @@ def register(sub) -> None:
 
 
 def _parameters(args) -> dict:
-    return {k: getattr(args, k) for k in ("measures", "methodologies", "threshold", "relevant_threshold", "n",
-                                          "seed", "missing", "format")}
+    return {**{k: getattr(args, k) for k in ("measures", "methodologies", "threshold", "relevant_threshold", "n",
+                                             "seed", "missing", "format")}, **ties_parameters(args)}
 
 
 def _inputs(args) -> dict:
@@ -104,6 +105,7 @@ def _inputs(args) -> dict:
 
 def run(args) -> int:
     from ..errors import UsageError
+    from ..evaluate import EvalSettings
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
     from ..report.sensitivity import FORMATS, plot, sensitivity
@@ -115,6 +117,7 @@ def run(args) -> int:
         predictions=dict(args.predictions) if args.predictions else None, methodologies=args.methodologies,
         items=args.items, threshold=args.threshold, relevant_threshold=args.relevant_threshold, n=args.n,
         seed=args.seed, missing=args.missing, paths={"train": args.train, "test": args.test, "items": args.items},
+        evaluation=EvalSettings(ties=args.ties),
     )
     text = FORMATS[args.format](result)
     if args.output:

@@ -42,6 +42,30 @@ class Engine:
     #: ``compute`` also takes ``depth`` (``-M``) and answers ``depth=0``: every query ranked on nothing, as
     #: trec_eval answers ``-M 0``. The frames reach such an engine cut at one document per query.
     empty_rankings: bool = False
+    #: the tie modes (:data:`trecrs.measures.ties.TIE_MODES`) ``compute`` and ``compute_files`` take as ``ties``
+    #: (the default mode, ``trec_eval``, is not passed): trec_eval's own order only, unless the engine says more.
+    tie_modes: tuple[str, ...] = ("trec_eval",)
+
+
+@dataclass
+class TieReport:
+    """Where trec_eval's order of tied documents decides a value (:mod:`trecrs.measures.ties`): per cutoff
+    asked for, the queries whose documents tied with the one at that rank also stand below it, and the
+    best and worst values over the tie orders of the queries with a tie (the others keep theirs)."""
+
+    straddled: dict[int, int]  # cutoff -> queries where a tie group straddles it
+    best: pl.DataFrame  # query + the tie-aware value columns, for the queries with a tie
+    worst: pl.DataFrame
+
+    @classmethod
+    def concat(cls, parts: list[TieReport]) -> TieReport | None:
+        """One report from the reports of disjoint sets of queries."""
+        if not parts:
+            return None
+        straddled = {k: sum(p.straddled.get(k, 0) for p in parts) for k in parts[0].straddled}
+        frames = {side: [getattr(p, side) for p in parts if getattr(p, side).height] for side in ("best", "worst")}
+        best, worst = (pl.concat(f, how="diagonal_relaxed") if f else parts[0].best.clear() for f in frames.values())
+        return cls(straddled, best, worst)
 
 
 @dataclass
@@ -51,13 +75,16 @@ class Computed:
     per_query: pl.DataFrame  # query + one column per output value, any query order
     stand_in: list[str] = field(default_factory=list)  # -c: queries evaluated on the stand-in ranking
     relstrings: dict[str, str] = field(default_factory=dict)  # filled when relstring is requested
+    ties: TieReport | None = None  # trec_eval's order: where ties straddle a cutoff (None: not looked at)
 
     @classmethod
     def concat(cls, parts: list[Computed]) -> Computed:
         """One answer from the answers of disjoint sets of queries (blocks, partitions), in any order."""
         frames = [p.per_query for p in parts if p.per_query.height]
         per_query = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-        return cls(per_query, [q for p in parts for q in p.stand_in], {k: v for p in parts for k, v in p.relstrings.items()})
+        reports = [p.ties for p in parts if p.ties is not None]
+        return cls(per_query, [q for p in parts for q in p.stand_in], {k: v for p in parts for k, v in p.relstrings.items()},
+                   TieReport.concat(reports))  # fmt: skip
 
 
 @dataclass

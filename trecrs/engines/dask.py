@@ -36,6 +36,7 @@ from ..errors import InputError, UsageError
 from ..files.trec import read_qrels, read_run_for_scoring
 from ..ids import hash_ids
 from ..measures.request import MeasureRequest
+from ..measures.ties import TIE_MODES
 from ..ranges import PARTITIONS_MAX
 from ..schema import DOC, QUERY, REL, SCORE
 from .base import Computed, Engine, FileComputed, QueryStats, register_engine
@@ -208,13 +209,14 @@ def _threads(client) -> int:
 def compute_files(
     qrels, run, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
     depth: int | None = None, complete: bool = False, scheduler=None, partitions: int | None = None,
+    ties: str = "trec_eval",
 ) -> FileComputed:  # fmt: skip
     """Partition, evaluate every part on the cluster (one task each), combine (:attr:`Engine.compute_files`)."""
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be a positive number, got {partitions}", arguments=["partitions"])
     if partitions is not None and partitions > PARTITIONS_MAX:  # every part is a file and a task
         raise UsageError(f"partitions must be at most {PARTITIONS_MAX}, got {partitions}", arguments=["partitions"])
-    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete)
+    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete, ties=ties)
     with connected(scheduler) as client, tempfile.TemporaryDirectory(prefix="trecrs-dask-") as tmp:
         n = partitions or 2 * _threads(client)
         qparts, rparts, tag = _partitioned(qrels, run, n, tmp)
@@ -240,7 +242,7 @@ def combine(parts: list[FileComputed], tag: str | None = None) -> FileComputed:
 
 
 def compute(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
-            judged_only: bool = False, depth: int | None = None) -> pl.DataFrame:  # fmt: skip
+            judged_only: bool = False, depth: int | None = None, ties: str = "trec_eval") -> pl.DataFrame:  # fmt: skip
     """Frames (:attr:`Engine.compute`): split by :func:`partition_of`, the vectorized engine's ``compute``
     on each part on the current client (or a LocalCluster), rows in bytewise query order."""
     with connected() as client:
@@ -248,7 +250,8 @@ def compute(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, 
         qpart, rpart = (partition_of(f.get_column(QUERY), n) for f in (qrels, run))
         futures = [
             client.submit(vectorized_compute, qrels.filter(qpart == i), run.filter(rpart == i), request,
-                          relevance_level=relevance_level, judged_only=judged_only, depth=depth, pure=False)
+                          relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties,
+                          pure=False)
             for i in np.unique(rpart).tolist()
         ]  # fmt: skip
         frames = [f for f in client.gather(futures) if f.height]
@@ -265,5 +268,6 @@ ENGINE = register_engine(
         description="the vectorized engine on query partitions, on a dask.distributed cluster (pip install trecrs[dask])",
         compute_files=compute_files,
         empty_rankings=True,
+        tie_modes=tuple(TIE_MODES),
     )
 )

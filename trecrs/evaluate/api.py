@@ -33,6 +33,7 @@ from .compute import (
     add_recsys,
     check_depth,
     check_stats,
+    check_ties,
     choose_engine,
     compute_files,
     compute_frames,
@@ -53,6 +54,7 @@ from .inputs import (
 )
 from .result import Evaluation, EvaluationResult
 from .settings import ALL_FIELDS, RANKING_FIELDS, EvalSettings, takes_settings
+from .ties import warn_ties
 
 
 @takes_settings(*ALL_FIELDS)
@@ -92,6 +94,7 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     check_depth(s.depth)
     check_share(s.head_share, "head_share")
     eng = choose_engine(s.engine, request)
+    check_ties(eng, request, s)
     ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
@@ -101,17 +104,23 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     plain = not request.extras and not request.variants and s.opr_average != "user" and groups is None
     if lean and plain and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
-        return finalize(request, computed, tag, totals=totals, **ends)
+        ev = finalize(request, computed, tag, totals=totals, **ends)
+        warn_ties(ev, computed.ties)
+        return ev
     kept = warm.compute_frames(qrels, run, eng, request, s) if plain else None  # polars frames, kept for next time
     if kept is not None:
         computed, tag, totals = kept
-        return finalize(request, computed, tag, totals=totals, **ends)
+        ev = finalize(request, computed, tag, totals=totals, **ends)
+        warn_ties(ev, computed.ties)
+        return ev
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
     max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
     f = read_frames(qrels, run, request, s, max_rel=max_rel)
     if not request.params and not request.variants:  # only extras asked for: no trec_eval measure to compute
         eng = NoTrecMeasures
-    ev = finalize(request, compute_frames(f, eng, request, s), f.tag, totals=f.totals, **ends)
+    computed = compute_frames(f, eng, request, s)
+    ev = finalize(request, computed, f.tag, totals=f.totals, **ends)
+    warn_ties(ev, computed.ties)
     add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features,
                item_groups=item_groups)
     if groups is not None:
@@ -215,14 +224,16 @@ def evaluate_matrix(qrels, scores, user_ids, item_ids, *, exclude=None, measures
             "as doubles: write the run and use evaluate(..., trec_eval_version=10)", arguments=["trec_eval_version"]
         )
     request = _vectorized_request("evaluate_matrix", measures, s, version)
+    check_ties(vectorized.ENGINE, request, s)
     pandas = is_pandas(qrels)
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
     stand_ins = s.average_all and version.number == 10
     totals = check_stats(vectorized.encoded_stats(enc, depth=s.depth), request, s, stand_ins=stand_ins, warn=False)
     computed = vectorized.compute_encoded(enc, request, relevance_level=s.relevance_level, judged_only=s.judged_only,
-                                          depth=s.depth, complete=stand_ins)  # fmt: skip
+                                          depth=s.depth, complete=stand_ins, ties=s.ties)  # fmt: skip
     ev = finalize(request, computed, tag, average_all=s.average_all, totals=totals, trec_eval_version=version.number)
+    warn_ties(ev, computed.ties)
     return EvaluationResult(ev, pandas=pandas)
 
 
@@ -254,6 +265,7 @@ def evaluate_factors(qrels, train, user_factors, item_factors, user_ids, item_id
 
     s = settings
     request = _vectorized_request("evaluate_factors", measures, s)
+    check_ties(vectorized.ENGINE, request, s)
     if block_users < 1:
         raise UsageError(f"block_users must be at least 1, got {block_users}", arguments=["block_users"])
     pandas = is_pandas(qrels)
@@ -264,7 +276,8 @@ def evaluate_factors(qrels, train, user_factors, item_factors, user_ids, item_id
     totals = check_stats(factors.factor_stats(pairs, s.depth), request, s, stand_ins=False)
     computed = factors.compute_factors(
         pairs, p, q, users, items, request, relevance_level=s.relevance_level, judged_only=s.judged_only,
-        depth=s.depth, block_users=block_users, threads=threads,
+        depth=s.depth, block_users=block_users, threads=threads, ties=s.ties,
     )  # fmt: skip
     ev = finalize(request, computed, tag, average_all=s.average_all, totals=totals)
+    warn_ties(ev, computed.ties)
     return EvaluationResult(ev, pandas=pandas)

@@ -14,10 +14,12 @@ from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
 from ..measures.dialects import DialectVariant
-from ..measures.recsys.evaluation import evaluate_extras
+from ..measures.recsys.evaluation import check_extras_ties, evaluate_extras
 from ..measures.recsys.opr import summarize_trec_by_user
 from ..measures.recsys.registry import parse_spec
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
+from ..measures.ties import DEFAULT as DEFAULT_TIES
+from ..measures.ties import check_mode
 from ..ordering import bytewise_sorted
 from ..schema import DOC, QUERY, SCORE
 from ..trec_eval_versions import TrecEvalVersion
@@ -30,12 +32,14 @@ from .settings import EvalSettings
 
 def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettings) -> Computed:
     """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
-    kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, **_ties(settings))
     if f.empty:
         if not eng.empty_rankings:
             raise UsageError(f"the {eng.name} engine cannot rank nothing (depth=0; pytrec_eval crashes on an empty "
                              "ranking): use engine=vectorized", arguments=["depth"])
         kwargs["depth"] = 0
+    if f.depth is not None:  # a tie mode: the engine cuts after ordering or counting the tie groups
+        kwargs["depth"] = f.depth
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
     frames = [_with_variants(eng, sub_qrels, sub_run, request, kwargs)] if f.evaluated else []
     if f.missing:
@@ -44,13 +48,22 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
         frames.append(_with_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs))
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
+    report = None
+    if settings.ties == DEFAULT_TIES and f.evaluated and not f.empty and request.params:
+        report = vectorized.tie_report_frames(sub_qrels, sub_run, request, relevance_level=settings.relevance_level,
+                                              judged_only=settings.judged_only, depth=settings.depth)  # fmt: skip
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
-        rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings.judged_only)
+        rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings)
         if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
             rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus.clear() if f.empty else bogus, request,
-                                  settings.judged_only))
-    return Computed(per_query, f.missing, rs)
+                                  settings))
+    return Computed(per_query, f.missing, rs, report)
+
+
+def _ties(settings: EvalSettings) -> dict:
+    """The engines' ``ties`` keyword: given only for a mode other than trec_eval's order, which every engine takes."""
+    return {} if settings.ties == DEFAULT_TIES else {"ties": settings.ties}
 
 
 def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs) -> pl.DataFrame:
@@ -63,16 +76,19 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
         sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
         values = eng.compute(graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
-                             judged_only=p.judged_only, **{k: v for k, v in kwargs.items() if k == "depth"})
+                             judged_only=p.judged_only, **{k: v for k, v in kwargs.items() if k in ("depth", "ties")})
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
 
 
-def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, judged_only: bool) -> dict[str, str]:
+def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings) -> dict[str, str]:
+    """The relstrings, in the order the tie mode ranks (trec_eval's, or best/worst's reordered groups)."""
     if run.height == 0:
         return {}
-    ranked = vectorized.rank(qrels, run, judged_only=judged_only, score_dtype=request.version.score_dtype)
+    order = None if settings.ties == DEFAULT_TIES else settings.ties
+    ranked = vectorized.rank(qrels, run, judged_only=settings.judged_only, score_dtype=request.version.score_dtype,
+                             tie_order=order)  # fmt: skip
     return vectorized.relstrings(ranked, request.relstring_length())
 
 
@@ -81,7 +97,8 @@ def compute_files(eng, qrels, run, request: MeasureRequest, settings: EvalSettin
     checks :func:`~trecrs.evaluate.inputs.read_frames` makes on frames: the coverage warnings and
     :func:`~trecrs.evaluate.finalize.check_judged`."""
     stand_ins = settings.average_all and request.version.number == 10
-    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, depth=settings.depth)
+    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, depth=settings.depth,
+                 **_ties(settings))  # fmt: skip
     out = eng.compute_files(qrels, run, request, complete=stand_ins, **flags, **(settings.engine_options or {}))
     totals = check_stats(out.stats, request, settings, stand_ins=stand_ins)
     return out.computed, out.tag, totals
@@ -123,7 +140,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
     common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
                   head_share=settings.head_share, run=f.restricted(f.run.clear() if f.empty else f.run, f.evaluated),
-                  **data)
+                  ties=settings.ties, depth=f.depth, **data)
     qrels = f.restricted(f.qrels, f.evaluated)
     if request.extras:
         res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,
@@ -217,6 +234,34 @@ class NoTrecMeasures:
     @staticmethod
     def compute(qrels, run, request, **kwargs) -> pl.DataFrame:
         return pl.DataFrame({QUERY: run.get_column(QUERY).unique()}, schema={QUERY: pl.Utf8})
+
+
+def check_ties(eng, request: MeasureRequest, settings: EvalSettings) -> None:
+    """A tie mode other than trec_eval's order: the engine must take it, every measure must have a form for
+    it (:mod:`trecrs.engines.vectorized.ties`, the recommender measures' ``ties``), and ``-J`` with ``-M`` is
+    refused (which documents ``-M`` keeps from a tie group it cuts decides which ``-J`` removes)."""
+    mode = check_mode(settings.ties)
+    if mode == DEFAULT_TIES:
+        return
+    if mode not in eng.tie_modes:
+        raise UsageError(f"engine {eng.name!r} ranks ties in trec_eval's order only: use engine auto or vectorized "
+                         f"for ties={mode!r}", arguments=["engine", "ties"])  # fmt: skip
+    if settings.judged_only and settings.depth is not None:
+        raise UsageError(f"ties={mode!r} with both judged_only (-J) and depth (-M): the documents -M keeps from a tie "
+                         "group it cuts decide which -J removes; use one of them", arguments=["ties"])
+    vectorized.check_ties(request, mode)
+    for p in variant_passes(request):
+        vectorized.check_ties(MeasureRequest(p.params), mode)
+        if p.judged_only and settings.depth is not None:
+            raise UsageError(f"ties={mode!r}: {', '.join(s for s, _ in p.columns)} judges only judged documents "
+                             "and depth (-M) cuts: the documents -M keeps from a tie group it cuts decide which "
+                             "are judged; drop one of them", arguments=["ties"])
+    judged = [v.spec for v in request.variants if v.recsys and getattr(v, "judged_only", False)]
+    if judged and settings.depth is not None:
+        raise UsageError(f"ties={mode!r}: {judged[0]} judges only judged documents and depth (-M) cuts: the "
+                         "documents -M keeps from a tie group it cuts decide which are judged; drop one of them",
+                         arguments=["ties"])
+    check_extras_ties(request, mode, settings.depth)
 
 
 def choose_engine(name: str, request: MeasureRequest):

@@ -16,6 +16,7 @@ from ..files.lines import is_stdin, read_through_file
 from ..files.trec import as_polars, read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
 from ..measures.request import MeasureRequest, variant_passes
+from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..ordering import trec_order
 from ..protocol.qrels import QrelsResult
 from ..protocol.runs import RunResult
@@ -37,6 +38,7 @@ class Frames:
     missing: list[str]  # -c in trec_eval 10.0: in the qrels only (evaluated on the stand-in ranking)
     totals: QrelsTotals
     empty: bool = False  # -M 0: each run query cut at its first document, which the engine cuts again to none
+    depth: int | None = None  # -M not applied to ``run`` yet (a tie mode: cut after ordering the tie groups)
 
     def restricted(self, frame: pl.DataFrame, queries: list[str]) -> pl.DataFrame:
         return frame.filter(pl.col(QUERY).is_in(queries))
@@ -54,12 +56,14 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
     facts = pair_facts(qrels, run)
     evaluated, missing = check_pair(facts, qrels, request, settings)
     tag = run_tag(run)
-    if settings.depth is not None:
+    later = settings.depth if settings.ties != DEFAULT_TIES else None  # tie groups decide what -M keeps
+    if settings.depth is not None and later is None:
         # at -M 0 trec_eval still evaluates every run query, on an empty ranking: one document is kept so
         # that the query stays, and the engine cuts it (Frames.empty)
         keep = max(settings.depth, 1)
         run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= keep)
-    return Frames(qrels, run, tag, evaluated, missing, facts.totals, empty=settings.depth == 0)
+    return Frames(qrels, run, tag, evaluated, missing, facts.totals, empty=settings.depth == 0 and later is None,
+                  depth=later)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,10 @@ class EvalSettings:
     head_share: float = HEAD_SHARE
     """The short head's share of the training items, for the head/tail measures
     (:mod:`trecrs.data.popularity`)."""
+    ties: str = "trec_eval"
+    """How tied scores are valued (:data:`trecrs.measures.ties.TIE_MODES`): trec_eval's order (``trec_eval``,
+    the default), the mean over every order of the tied documents (``expected``), or the largest or smallest
+    value over them (``best``, ``worst``)."""
 
     def replace(self, **changes) -> EvalSettings:
         """A copy with ``changes`` applied (``dataclasses.replace``)."""
@@ -117,5 +121,5 @@ def takes_settings(*names: str) -> Callable:
 
 #: Every field: what :func:`~trecrs.evaluate.api.evaluate` and ``evaluate_full`` read.
 ALL_FIELDS: tuple[str, ...] = tuple(FIELDS)
-#: The fields of trec_eval's ranking flags, read by every entry point.
-RANKING_FIELDS: tuple[str, ...] = ("relevance_level", "judged_only", "average_all", "depth")
+#: The fields of trec_eval's ranking flags and the tie mode, read by every entry point.
+RANKING_FIELDS: tuple[str, ...] = ("relevance_level", "judged_only", "average_all", "depth", "ties")

@@ -42,11 +42,13 @@ import numpy as np
 import polars as pl
 
 from ..engines import Computed, vectorized
+from ..engines.vectorized.ties import unsupported as tie_unsupported
 from ..errors import UsageError
 from ..files.trec import as_polars, frame_sources, run_tag
 from ..measures.request import MeasureRequest
+from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..ranges import REL_MAX
-from ..schema import ITER, QRELS_SCHEMA, RANK, RUN_SCHEMA
+from ..schema import ITER, QRELS_SCHEMA, QUERY, RANK, RUN_SCHEMA
 from .compute import compute_frames as compute_cold
 from .finalize import QrelsTotals
 from .inputs import Frames, PairFacts, check_pair, unwrap
@@ -59,7 +61,7 @@ MAX_PAIRS = 4  # prepared pairs kept (a 6M-line run: about 15 MB per score type)
 # to EvalSettings later is computed by the frames path whenever it is not at its default, until added here.
 _APPLIED = frozenset({"relevance_level", "judged_only", "average_all", "depth", "trec_eval_version", "engine",
                       "engine_options", "zscores", "num_docs_in_coll", "rel_info_format", "results_format",
-                      "opr_average", "head_share"})  # fmt: skip
+                      "opr_average", "head_share", "ties"})  # fmt: skip
 
 _LOCK = threading.RLock()
 _FRAMES: OrderedDict[tuple[int, str], _Frame] = OrderedDict()  # (id(frame), "qrels" | "run"), oldest first
@@ -77,11 +79,11 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     :func:`~trecrs.evaluate.compute.compute_files` gives them. None when the pair is not kept (see the
     module): the caller reads the frames as before.
 
-    The same checks, warnings and errors as :func:`~trecrs.evaluate.inputs.read_frames`
-    (:func:`~trecrs.evaluate.inputs.check_pair` on the kept facts); the evaluated queries ranked from the
-    prepared pair under the flags (the values of :func:`~trecrs.engines.vectorized.compute` on the frames);
-    10.0's ``-c`` stand-in rankings and the relstrings as :func:`~trecrs.evaluate.compute.compute_frames`
-    gives them.
+    What :func:`~trecrs.evaluate.inputs.read_frames` and :func:`~trecrs.evaluate.compute.compute_frames`
+    give: the same checks, warnings and errors (:func:`~trecrs.evaluate.inputs.check_pair` on the kept
+    facts); the evaluated queries' values, relstrings and tie report from the prepared pair under the flags
+    (:func:`~trecrs.engines.vectorized.compute_prepared`, as the engine computes them on the frames); 10.0's
+    ``-c`` stand-in rankings by the frames path itself (one line each).
     """
     if eng is not vectorized.ENGINE or not request.params or request.variants or request.extras:
         return None
@@ -94,22 +96,38 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     if pair is None:
         return None
     p = pair.prepared(request.version.score_dtype)
+    if settings.ties in ("best", "worst") and tie_unsupported(request, settings.ties, p.enc.qv):
+        return None  # gains checked against the grades of the evaluated queries only: the frames path decides
     evaluated, missing = check_pair(pair.facts, pair.qrels.checked, request, settings)
-    depth, judged_only = settings.depth, settings.judged_only
-    parts = []
+    computed = Computed(pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8}))
     if evaluated:
-        parts.append(vectorized.compute_prepared(p, request, relevance_level=settings.relevance_level,
-                                                 judged_only=judged_only, depth=depth))  # fmt: skip
-    length = request.relstring_length()
-    rs = {} if length is None else vectorized.relstrings(vectorized.rank_prepared(p, judged_only=judged_only,
-                                                                                  depth=depth), length)  # fmt: skip
+        computed = _evaluated(p, request, settings)
     if missing:  # only the stand-in rankings, as the frames path computes them (cheap: one line each)
+        later = settings.depth if settings.ties != DEFAULT_TIES else None
         f = Frames(pair.qrels.checked, pair.run.checked.clear(), pair.tag, [], missing, pair.facts.totals,
-                   empty=depth == 0)  # fmt: skip
+                   empty=settings.depth == 0 and later is None, depth=later)  # fmt: skip
         stand_ins = compute_cold(f, eng, request, settings)
-        parts.append(stand_ins.per_query)
-        rs.update(stand_ins.relstrings)
-    return Computed(pl.concat(parts, how="vertical_relaxed"), missing, rs), pair.tag, pair.facts.totals
+        parts = [computed.per_query] if evaluated else []
+        computed.per_query = pl.concat([*parts, stand_ins.per_query], how="vertical_relaxed")
+        computed.stand_in = missing
+        computed.relstrings.update(stand_ins.relstrings)
+    return computed, pair.tag, pair.facts.totals
+
+
+def _evaluated(p: vectorized.Prepared, request: MeasureRequest, settings: EvalSettings) -> Computed:
+    """The evaluated queries' values (bytewise order), relstrings and tie report, as
+    :func:`~trecrs.evaluate.compute.compute_frames` gets them from the engine on the frames: the run cut at
+    ``depth`` (a tie mode cuts after ordering the tie groups), the report only in trec_eval's order and
+    not at ``-M 0``; under a tie mode the relstrings of the ranking before ``-M``, as it gives them."""
+    ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
+    out = vectorized.compute_prepared(p, request, relevance_level=settings.relevance_level, judged_only=judged_only,
+                                      depth=depth, ties=ties, report_ties=depth != 0)  # fmt: skip
+    out.per_query = out.per_query.sort(QUERY)
+    length = request.relstring_length()
+    if ties != DEFAULT_TIES and length is not None:
+        ranked = vectorized.rank_prepared(p, judged_only=judged_only, tie_order=ties)
+        out.relstrings = vectorized.relstrings(ranked, length)
+    return out
 
 
 def _at_default(value, default) -> bool:

@@ -301,6 +301,9 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
         qrels = read_through_file(read_qrels, qrels)
     # every run, and the precision-recall curves, scored with one record: -c follows the query rule
     evaluation = (evaluation or EvalSettings()).replace(average_all=settings.query_rule == "all", **eval_flags)
+    if pr_curves and evaluation.ties != "trec_eval":  # checked before any run is scored
+        raise UsageError(f"the precision-recall curves are trec_eval's iprec_at_recall, which has no tie-aware "
+                         f"form for ties={evaluation.ties!r}", arguments=["pr_curves", "ties"])
     evs = [_evaluate(qrels, r, measures, evaluation) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
     _name_systems(infos)

@@ -11,13 +11,13 @@ Agreement with pytrec_eval on every query and measure is a property test (``test
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from ...measures.request import MeasureRequest
+from ...measures.ties import TIE_MODES
 from ...schema import QUERY
 from ..base import Computed, Engine, register_engine
-from .encoded import compute_encoded
+from .encoded import compute_encoded, compute_prepared
 from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
@@ -33,11 +33,14 @@ from .rank import (
     rank_prepared,
     relstrings,
 )
+from .ties import check as check_ties
+from .ties import report_frames as tie_report_frames
 
 __all__ = [
-    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Prepared", "Ranked", "compute",
-    "compute_encoded", "compute_files", "compute_prepared", "compute_ranked", "encode", "encoded_stats",
+    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Prepared", "Ranked", "check_ties",
+    "compute", "compute_encoded", "compute_files", "compute_prepared", "compute_ranked", "encode", "encoded_stats",
     "encode_matrix", "prepare", "rank", "rank_encoded", "rank_prepared", "relstrings", "supports",
+    "tie_report_frames",
 ]  # fmt: skip
 
 
@@ -49,30 +52,21 @@ def compute(
     relevance_level: int = 1,
     judged_only: bool = False,
     depth: int | None = None,
+    ties: str = "trec_eval",
 ) -> pl.DataFrame:
     """Engine entry point (see :class:`trecrs.engines.base.Engine`): one row per query in both run and qrels,
-    each ranking cut at ``depth`` (0: empty rankings, which trec_eval still evaluates)."""
+    each ranking cut at ``depth`` (0: empty rankings, which trec_eval still evaluates); ``ties``: the tie
+    mode (:mod:`trecrs.measures.ties`)."""
     bases = [b for b in request.names if b not in HANDLED_ELSEWHERE]
     if not bases or run.height == 0:
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
     enc = encode(qrels, run, score_dtype=request.version.score_dtype)
-    return compute_prepared(prepare(enc), request, relevance_level=relevance_level, judged_only=judged_only,
-                            depth=depth)  # fmt: skip
-
-
-def compute_prepared(p: Prepared, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-                     depth: int | None = None) -> pl.DataFrame:  # fmt: skip
-    """:func:`compute` on a :class:`~.rank.Prepared` pair (``p`` is not changed, so it serves any flags): one
-    row per run query that is in the qrels, in bytewise query order."""
-    if not [b for b in request.names if b not in HANDLED_ELSEWHERE]:
-        blocks = p.blocks.query
-        codes = np.sort(blocks[p.judged_q[blocks]])
-        return pl.DataFrame({QUERY: p.enc.qvocab.gather(codes)})
-    r = rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only, depth=depth)
-    if r.S == 0:
+    values = compute_encoded(enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
+                             ties=ties).per_query  # fmt: skip
+    if values.height == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-    return compute_ranked(r, request).sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
+    return values.sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives
 
 
 ENGINE = register_engine(
@@ -83,5 +77,6 @@ ENGINE = register_engine(
         description="numpy/polars implementation of trec_eval 9.x, bitwise equal to pytrec_eval (default)",
         compute_files=compute_files,
         empty_rankings=True,
+        tie_modes=tuple(TIE_MODES),
     )
 )

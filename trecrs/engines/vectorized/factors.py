@@ -25,10 +25,12 @@ import polars as pl
 
 from ...errors import InputError
 from ...measures.request import MeasureRequest
+from ...schema import QUERY
 from ...threads import one_thread
 from ..base import Computed, QueryStats
 from .measures import compute_ranked
-from .rank import NONPOOL, UNJUDGED, Encoded, Ranked, _qrels_counts, relstrings
+from .rank import NONPOOL, UNJUDGED, Encoded, Ranked, _qrels_counts, relstrings, reorder_ties
+from .ties import compute_expected, tie_report
 
 
 def factor_scores(user_factors: np.ndarray, item_factors: np.ndarray) -> np.ndarray:
@@ -157,11 +159,14 @@ class _Block:
     row: np.ndarray  # block-local row
     rank: np.ndarray
     val: np.ndarray  # relevance value (UNJUDGED for negative qrels values)
+    group: np.ndarray  # 0-based rank of the first candidate with the item's score (its tie group's first place)
+    size: np.ndarray  # candidates with the item's score (its tie group's size)
 
 
 def _judged_ranks(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_cand: np.ndarray,
-                  item_rank: np.ndarray) -> np.ndarray:  # fmt: skip
-    """0-based rank of each (row, col) candidate; non-candidates of ``scores`` are NaN (sorted last)."""
+                  item_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """0-based rank of each (row, col) candidate, and its tie group's first rank and size; non-candidates
+    of ``scores`` are NaN (sorted last)."""
     ordered = np.sort(scores, axis=1)
     s = scores[rows, cols]
     above = np.empty(rows.size, dtype=np.int64)
@@ -173,10 +178,11 @@ def _judged_ranks(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_cand
         hi = np.searchsorted(ordered[r], s[a:b], "right")
         above[a:b] = n_cand[r] - hi
         ties[a:b] = hi - lo
+    first = above.copy()
     for k in np.flatnonzero(ties > 1):  # equal C floats: the bytewise greater item id ranks first
         tied = np.flatnonzero(scores[rows[k]] == s[k])
         above[k] += int((item_rank[tied] > item_rank[cols[k]]).sum())
-    return above
+    return above, first, ties
 
 
 def _block(pairs: FactorPairs, lo: int, hi: int, scores: np.ndarray, n_cand: np.ndarray) -> _Block:
@@ -189,8 +195,8 @@ def _block(pairs: FactorPairs, lo: int, hi: int, scores: np.ndarray, n_cand: np.
     rows, cols, vals = rows[inside], cols[inside], vals[inside]
     cand = ~np.isnan(scores[rows, cols])  # a judged training item is no candidate
     rows, cols, vals = rows[cand], cols[cand], vals[cand]
-    ranks = _judged_ranks(scores, rows, cols, n_cand, pairs.item_rank)
-    return _Block(rows, ranks, np.where(vals < 0, UNJUDGED, vals))
+    ranks, group, size = _judged_ranks(scores, rows, cols, n_cand, pairs.item_rank)
+    return _Block(rows, ranks, np.where(vals < 0, UNJUDGED, vals), group, size)
 
 
 def _scores(local: threading.local, p64: np.ndarray, q64t: np.ndarray) -> np.ndarray:
@@ -215,27 +221,46 @@ def _check_finite(scores: np.ndarray, users: np.ndarray, user_ids: pl.Series, it
 
 
 def _ranked(pairs: FactorPairs, lo: int, hi: int, b: _Block, n_cand: np.ndarray, *, level: int,
-            judged_only: bool, depth: int | None) -> Ranked:  # fmt: skip
-    """The block as trec_eval's ranked lists: -M keeps the first N, -J the judged candidates among them."""
+            judged_only: bool, depth: int | None, ties: str = "trec_eval") -> Ranked:  # fmt: skip
+    """The block as trec_eval's ranked lists: -M keeps the first N, -J the judged candidates among them.
+
+    Every list carries its tie flags for the tie groups holding a judged item (a group of unjudged items
+    alone changes no measure, whatever its order). Under ``ties`` best or worst those groups are first
+    reordered by relevance value (:func:`~.rank.reorder_ties`); under ``expected`` the lists are not cut at
+    ``depth`` (:func:`~.ties.compute_expected` counts the places).
+    """
     n = hi - lo
+    full = np.zeros(n + 1, dtype=np.int64)  # each row's first place, every candidate place in a row
+    np.cumsum(n_cand, out=full[1:])
+    gstart, gsize = _groups(b, full)
     row, pos, val = b.row, b.rank, b.val
+    if ties in ("best", "worst"):
+        row, pos, val = _reordered(b, full, gstart, gsize, ties)
+    elif ties == "expected":
+        depth = None
     lens = n_cand.astype(np.int64)
     if depth is not None:  # -M cuts the ranking first, then -J drops from what is left (as rank.py does)
         keep = pos < depth
         row, pos, val = row[keep], pos[keep], val[keep]
         lens = np.minimum(lens, depth)
+    seg = np.flatnonzero(n_cand > 0)  # a user without candidates retrieves nothing: absent from the run
+    seg_of = np.full(n, -1, dtype=np.int64)
+    seg_of[seg] = np.arange(seg.size)
     if judged_only:
         keep = val >= 0
         row, pos, val = row[keep], pos[keep], val[keep]
         o = np.lexsort((pos, row))
-        row, val = row[o], val[o]
+        row, pos, val = row[o], pos[o], val[o]
+        group = _group_of(full[row] + pos, gstart, gsize)
+        tied = np.zeros(row.size, dtype=bool)
+        tied[1:] = (row[1:] == row[:-1]) & (group[1:] == group[:-1]) & (group[1:] >= 0)
         lens = np.bincount(row, minlength=n).astype(np.int64)
         pos = np.arange(row.size) - np.repeat(np.cumsum(lens) - lens, lens)
-    seg = np.flatnonzero(n_cand > 0)  # a user without candidates retrieves nothing: absent from the run
-    seg_of = np.full(n, -1, dtype=np.int64)
-    seg_of[seg] = np.arange(seg.size)
     starts = np.zeros(seg.size + 1, dtype=np.int64)
     np.cumsum(lens[seg], out=starts[1:])
+    if not judged_only:
+        grow = np.searchsorted(full, gstart, "right") - 1
+        tied = _flags(int(starts[-1]), starts[seg_of[grow]], gstart - full[grow], gsize, lens[grow])
     small = val.size == 0 or (-32768 < int(val.min()) and int(val.max()) < 32767)
     rel = np.full(int(starts[-1]), NONPOOL, dtype=np.int16 if small else np.int64)
     rel[starts[seg_of[row]] + pos] = val
@@ -247,8 +272,48 @@ def _ranked(pairs: FactorPairs, lo: int, hi: int, b: _Block, n_cand: np.ndarray,
     return Ranked(
         queries=pairs.qvocab.gather(seg_q).to_list(), starts=starts, rel=rel, level=level, num_rel=num_rel,
         num_nonrel=num_nonrel, ideal_starts=istarts, ideal=ideal, bogus=np.zeros(seg.size, dtype=bool),
-        num_zero=num_zero,
+        num_zero=num_zero, tied=tied,
     )  # fmt: skip
+
+
+def _groups(b: _Block, full: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tie groups of more than one candidate that hold a judged item: first place (counting every
+    candidate place of the block, row after row) and size, once each, ascending."""
+    many = b.size > 1
+    first = full[b.row[many]] + b.group[many]
+    first, at = np.unique(first, return_index=True)
+    return first, b.size[many][at]
+
+
+def _group_of(place: np.ndarray, gstart: np.ndarray, gsize: np.ndarray) -> np.ndarray:
+    """The group (its first place) of each place, -1 - place for a place in no group."""
+    k = np.searchsorted(gstart, place, "right") - 1
+    kk = np.maximum(k, 0)
+    inside = (k >= 0) & (place < gstart[kk] + gsize[kk]) if gstart.size else np.zeros(place.size, dtype=bool)
+    return np.where(inside, gstart[kk] if gstart.size else 0, -1 - place)
+
+
+def _flags(total: int, offset: np.ndarray, first: np.ndarray, size: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Tie flags of ``total`` places: each group (its first place ``first`` and ``size`` within a list whose
+    places start at ``offset`` and are cut at ``cap``) flags its places after the first."""
+    lo, hi = first + 1, np.minimum(first + size, cap)
+    n = np.maximum(hi - lo, 0)
+    out = np.zeros(total, dtype=bool)
+    if n.sum():
+        base = np.repeat(offset + lo - (np.cumsum(n) - n), n)
+        out[base + np.arange(int(n.sum()))] = True
+    return out
+
+
+def _reordered(b: _Block, full: np.ndarray, gstart: np.ndarray, gsize: np.ndarray, ties: str):
+    """The judged items' (row, rank, value) after ``ties``'s order (best, worst) of each tie group."""
+    rel = np.full(int(full[-1]), NONPOOL, dtype=b.val.dtype if b.val.size else np.int16)
+    rel[full[b.row] + b.rank] = b.val
+    tied = _flags(rel.size, np.zeros(gstart.size, dtype=np.int64), gstart, gsize, np.full(gstart.size, rel.size))
+    rel = reorder_ties(rel, tied, descending=ties == "best")
+    idx = np.flatnonzero(rel != NONPOOL)
+    row = np.searchsorted(full, idx, "right") - 1
+    return row, idx - full[row], rel[idx]
 
 
 def compute_factors(
@@ -264,6 +329,7 @@ def compute_factors(
     depth: int | None = None,
     block_users: int = 512,
     threads: int = 2,
+    ties: str = "trec_eval",
 ) -> Computed:
     """Every judged factor user's trec_eval values over AllItems, ``block_users`` users per block.
 
@@ -283,8 +349,14 @@ def compute_factors(
         _check_finite(scores, users, user_ids, item_ids)
         n_cand = pairs.n_cand[lo:hi]
         r = _ranked(pairs, lo, hi, _block(pairs, lo, hi, scores, n_cand), n_cand, level=relevance_level,
-                    judged_only=judged_only, depth=depth)  # fmt: skip
-        return Computed(compute_ranked(r, request), [], {} if length is None else relstrings(r, length))
+                    judged_only=judged_only, depth=depth, ties=ties)  # fmt: skip
+        if ties == "expected":
+            values = compute_expected(r, request, depth)
+            return Computed(pl.DataFrame({QUERY: pl.Series(QUERY, r.queries, dtype=pl.Utf8), **values}))
+        report = None
+        if ties == "trec_eval":  # values over the tie orders only without -M, as for a run file
+            report = tie_report(r, request, depth)
+        return Computed(compute_ranked(r, request), [], {} if length is None else relstrings(r, length), report)
 
     n = pairs.factor_row.size
     spans = [(lo, min(n, lo + block_users)) for lo in range(0, n, block_users)]

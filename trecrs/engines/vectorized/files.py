@@ -55,12 +55,12 @@ def encoded_stats(enc: Encoded, *, depth: int | None = None) -> QueryStats:
 
 def compute_files(
     qrels, run, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-    depth: int | None = None, complete: bool = False, block_lines: int = BLOCK_LINES,
+    depth: int | None = None, complete: bool = False, block_lines: int = BLOCK_LINES, ties: str = "trec_eval",
 ) -> FileComputed:  # fmt: skip
     """The run in blocks of whole queries of about ``block_lines`` lines (module docstring); the same
     answer, tag and counts as reading it whole (a repeated (query, doc) names both lines)."""
     _check_block_lines(block_lines)
-    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth)
+    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties)
     qrels_df = _lean_qrels(read_qrels(qrels))
     try:
         try:
@@ -98,7 +98,7 @@ def _warn_partitioned(run, parts: int) -> None:
 
 
 def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int,
-           judged_only: bool, depth: int | None) -> tuple[Computed, pl.DataFrame]:  # fmt: skip
+           judged_only: bool, depth: int | None, ties: str = "trec_eval") -> tuple[Computed, pl.DataFrame]:  # fmt: skip
     """One block of whole queries with the qrels of its queries: its answer and its run counts."""
     counts = query_lines(block).rename({"lines": "retrieved"})
     queries = counts.get_column(QUERY).cast(pl.Categorical)
@@ -109,6 +109,7 @@ def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureReq
     try:
         computed = compute_encoded(
             enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, check_duplicates=True,
+            ties=ties,
         )  # fmt: skip
     except DuplicateEntry:
         read_run(run)  # raises the error naming both lines
@@ -126,7 +127,7 @@ def _merge_stats(qrels_df: pl.DataFrame, counts: list[pl.DataFrame]) -> QuerySta
 
 
 def _stand_ins(qrels_df: pl.DataFrame, stats: QueryStats, request: MeasureRequest, *, relevance_level: int,
-               judged_only: bool, depth: int | None) -> Computed:  # fmt: skip
+               judged_only: bool, depth: int | None, ties: str = "trec_eval") -> Computed:  # fmt: skip
     """-c (10.0): the qrels queries the run never names, on trec_eval's stand-in ranking."""
     missing = qrels_df.filter(~pl.col(QUERY).cast(pl.Utf8).is_in(stats.run.get_column(QUERY).implode()))
     if missing.height == 0:
@@ -134,12 +135,12 @@ def _stand_ins(qrels_df: pl.DataFrame, stats: QueryStats, request: MeasureReques
     empty = pl.DataFrame(schema={QUERY: pl.Utf8, DOC: pl.Utf8, SCORE: pl.Float32})
     return compute_encoded(
         encode(missing, empty), request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-        complete=True,
+        complete=True, ties=ties,
     )  # fmt: skip
 
 
 def _whole(qrels_df: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int, judged_only: bool,
-           depth: int | None, complete: bool) -> FileComputed:  # fmt: skip
+           depth: int | None, complete: bool, ties: str = "trec_eval") -> FileComputed:  # fmt: skip
     """The whole run at once: read, encode, rank, compute (a repeated (query, doc) names both lines)."""
     run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
     enc = encode(qrels_df, run_df)
@@ -148,7 +149,7 @@ def _whole(qrels_df: pl.DataFrame, run, request: MeasureRequest, *, relevance_le
     try:
         computed = compute_encoded(
             enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete,
-            check_duplicates=True,
+            check_duplicates=True, ties=ties,
         )  # fmt: skip
     except DuplicateEntry:
         read_run(run)  # raises the error naming both lines

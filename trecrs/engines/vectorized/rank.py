@@ -24,7 +24,7 @@ import polars as pl
 
 from ...errors import TrecrsError
 from ...ids import IdCodes
-from ...ordering import ROWS_PER_PASS, c_floats, order_rows, query_blocks
+from ...ordering import ROWS_PER_PASS, c_floats, order_rows, query_blocks, tied_with_previous
 from ...schema import DOC, QUERY, REL, SCORE
 from .cmath import c_log2, segmented
 
@@ -54,6 +54,7 @@ class Ranked:
     ideal: np.ndarray  # float64: positive judged values, descending within each query
     bogus: np.ndarray | None = None  # -c: queries absent from the run (evaluated on a stand-in ranking)
     num_zero: np.ndarray | None = None  # judged documents with rel == 0 (rel_levels[0]; gain parameters)
+    tied: np.ndarray | None = None  # per ranked document: same score as the one above it (False at each query's first)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -113,7 +114,7 @@ class Ranked:
         rel = self.rel.copy()
         rel[sp.idx[sp.rank <= extra[sp.seg]]] = min(self.level, 0) - 1  # below the level, and not judged
         out = Ranked(self.queries, self.starts, rel, self.level, self.num_rel, self.num_nonrel, self.ideal_starts,
-                     self.ideal, self.bogus, self.num_zero)  # fmt: skip
+                     self.ideal, self.bogus, self.num_zero, self.tied)  # fmt: skip
         out.__dict__["num_rel_ret"] = self.num_rel_ret
         return out
 
@@ -362,6 +363,7 @@ class _Blocks:
     query: np.ndarray  # query code of each block
     lens: np.ndarray  # rows per block
     rel: np.ndarray  # relevance value of each row (NONPOOL, UNJUDGED or the qrels value)
+    tied: np.ndarray  # per row: the same score as the row above, in the same query (a tie trec_eval breaks)
 
 
 def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
@@ -369,11 +371,13 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     qcode, dcode, s32 = enc.qcode, enc.dcode, enc.s32
     enc.qcode = enc.dcode = enc.s32 = None
     perm = order_rows(qcode, s32, dcode)
-    del s32
     if perm is not None:
         qcode = qcode[perm]
         dcode = dcode[perm]
+        s32 = s32[perm]
         del perm
+    tied = tied_with_previous(qcode, s32)
+    del s32
     # one block of rows per query, in the order the run lists them: rows never move again
     bstart = query_blocks(qcode)
     bq = qcode[bstart]
@@ -382,7 +386,7 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     block_of = np.full(len(enc.qvocab), -1, dtype=np.int32)
     block_of[bq] = np.arange(bstart.size, dtype=np.int32)
     rel = _lookup(bstart, dcode, block_of[enc.qq], enc.qd, enc.qv, len(enc.dvocab), check_duplicates=check_duplicates)
-    return _Blocks(bstart, bq, blens, rel)
+    return _Blocks(bstart, bq, blens, rel, tied)
 
 
 @dataclass
@@ -403,40 +407,62 @@ def prepare(enc: Encoded, *, check_duplicates: bool = False) -> Prepared:
     return Prepared(enc, _blocks(enc, check_duplicates=check_duplicates), judged_q)
 
 
-def _cut(b: _Blocks, judged_q: np.ndarray, *, depth: int | None, judged_only: bool):
+def _cut(b: _Blocks, rel: np.ndarray, judged_q: np.ndarray, *, depth: int | None, judged_only: bool):
     """Drop rows of queries absent from the qrels, beyond ``depth`` (-M) and unjudged under -J.
 
-    Returns the rows' relevance and the blocks' lengths after the cut (``b`` is left as it is) and the mask
-    of evaluated blocks (queries in the qrels).
+    ``rel``: the rows' relevance (``b.rel``, or its tie groups reordered). Returns the relevance, the tie
+    flags and the blocks' lengths after the cut (``b`` is left as it is) and the mask of evaluated blocks
+    (queries in the qrels). A kept row is tied when it shares its tie group with the kept row above it.
     """
     keep_block = judged_q[b.query]
     keep = None
     if not keep_block.all():
         keep = np.repeat(keep_block, b.lens)
     if depth is not None and (b.lens > depth).any():
-        pos = np.arange(b.rel.size, dtype=np.int64) - np.repeat(b.start, b.lens)
+        pos = np.arange(rel.size, dtype=np.int64) - np.repeat(b.start, b.lens)
         keep = pos < depth if keep is None else keep & (pos < depth)
         del pos
     if judged_only:
-        keep = b.rel >= 0 if keep is None else keep & (b.rel >= 0)
+        keep = rel >= 0 if keep is None else keep & (rel >= 0)
     if keep is None:
-        return b.rel, b.lens, keep_block
-    lens = np.add.reduceat(keep, b.start, dtype=np.int64) if b.rel.size else b.lens
-    return b.rel[keep], lens, keep_block
+        return rel, b.tied, b.lens, keep_block
+    lens = np.add.reduceat(keep, b.start, dtype=np.int64) if rel.size else b.lens
+    group = np.cumsum(~b.tied)[keep]
+    tied = np.zeros(group.size, dtype=bool)
+    np.equal(group[1:], group[:-1], out=tied[1:])
+    return rel[keep], tied, lens, keep_block
 
 
-def _stand_ins(b: _Blocks, judged_q: np.ndarray, seg_q, lens, rel, *, judged_only: bool):
+def reorder_ties(rel: np.ndarray, tied: np.ndarray, *, descending: bool) -> np.ndarray:
+    """``rel`` with each tie group sorted by relevance value, descending (``--ties best``: the most relevant
+    first) or ascending (``worst``); rows of equal value keep trec_eval's order. Groups of one row stay."""
+    member = tied.copy()
+    member[:-1] |= tied[1:]
+    idx = np.flatnonzero(member)
+    if idx.size == 0:
+        return rel
+    group = np.cumsum(~tied[idx])  # a member that is not tied starts its group
+    v = rel[idx]
+    order = np.lexsort((-v if descending else v, group))
+    out = rel.copy()
+    out[idx] = v[order]
+    return out
+
+
+def _stand_ins(b: _Blocks, judged_q: np.ndarray, seg_q, lens, rel, tied, *, judged_only: bool):
     """-c: every qrels query missing from the run, ranked as one document that is in no qrels (gone
-    under -J), appended after the run's queries (``trec_eval.c``). Returns (seg_q, lens, rel, n_missing)."""
+    under -J), appended after the run's queries (``trec_eval.c``). Returns (seg_q, lens, rel, tied,
+    n_missing)."""
     in_run = np.zeros(judged_q.size, dtype=bool)
     in_run[b.query] = True
     missing = np.flatnonzero(judged_q & ~in_run)
     if not missing.size:
-        return seg_q, lens, rel, 0
+        return seg_q, lens, rel, tied, 0
     stand_in = 0 if judged_only else 1
     rel = np.concatenate([rel, np.full(missing.size * stand_in, NONPOOL, dtype=rel.dtype)])
+    tied = np.concatenate([tied, np.zeros(missing.size * stand_in, dtype=bool)])
     lens = np.concatenate([lens, np.full(missing.size, stand_in, dtype=lens.dtype)])
-    return np.concatenate([seg_q, missing]), lens, rel, int(missing.size)
+    return np.concatenate([seg_q, missing]), lens, rel, tied, int(missing.size)
 
 
 def _qrels_counts(enc: Encoded, seg_q: np.ndarray, level: int):
@@ -472,23 +498,30 @@ def rank_encoded(
     depth: int | None = None,
     complete: bool = False,
     check_duplicates: bool = False,
+    tie_order: str | None = None,
 ) -> Ranked:
     """:func:`rank` on an :class:`Encoded` pair; the run arrays of ``enc`` are released as they are used."""
     return rank_prepared(prepare(enc, check_duplicates=check_duplicates), relevance_level=relevance_level,
-                         judged_only=judged_only, depth=depth, complete=complete)  # fmt: skip
+                         judged_only=judged_only, depth=depth, complete=complete, tie_order=tie_order)  # fmt: skip
 
 
 def rank_prepared(
     p: Prepared, *, relevance_level: int = 1, judged_only: bool = False, depth: int | None = None,
-    complete: bool = False,
+    complete: bool = False, tie_order: str | None = None,
 ) -> Ranked:  # fmt: skip
-    """The :class:`Ranked` of a :class:`Prepared` pair under trec_eval's flags (``p`` is not changed)."""
+    """The :class:`Ranked` of a :class:`Prepared` pair under trec_eval's flags (``p`` is not changed).
+
+    ``tie_order``: None keeps trec_eval's order; ``"best"`` / ``"worst"`` order each tie group by relevance
+    value, descending / ascending, before ``-M`` and ``-J`` apply (:func:`reorder_ties`).
+    """
     enc, b = p.enc, p.blocks
-    rel, lens, evaluated = _cut(b, p.judged_q, depth=depth, judged_only=judged_only)
+    rel = b.rel if tie_order is None else reorder_ties(b.rel, b.tied, descending=tie_order == "best")
+    rel, tied, lens, evaluated = _cut(b, rel, p.judged_q, depth=depth, judged_only=judged_only)
     present = np.flatnonzero(evaluated)  # in run order
     seg_q, lens, n_missing = b.query[present], lens[present], 0
     if complete:
-        seg_q, lens, rel, n_missing = _stand_ins(b, p.judged_q, seg_q, lens, rel, judged_only=judged_only)
+        seg_q, lens, rel, tied, n_missing = _stand_ins(b, p.judged_q, seg_q, lens, rel, tied,
+                                                       judged_only=judged_only)  # fmt: skip
     S = seg_q.size
     starts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])
@@ -505,6 +538,7 @@ def rank_prepared(
         ideal_starts=istarts,
         ideal=ideal,
         num_zero=num_zero,
+        tied=tied,
     )
 
 

@@ -30,6 +30,7 @@ from .registry import (
     safe_div,
     undefined_unless,
 )
+from .ties import FREE, FREE_WHOLE
 
 F = pl.Float64
 
@@ -236,17 +237,18 @@ CREMONESI = "Cremonesi, Koren, Turrin 2010 (Performance of recommender algorithm
 
 
 def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAMS, needs=(),
-            better: str = HIGHER) -> None:  # fmt: skip
+            better: str = HIGHER, ties: str = FREE_WHOLE) -> None:  # fmt: skip
     """Register a measure of the whole evaluation (no per-query value): coverages, Gini, entropy."""
     register(
         ExtraMeasure(
             name, "beyond", doc, source, None, summary=GLOBAL, global_summary=summary, params=params, needs=needs,
-            aggregate="global", better=better,
+            aggregate="global", better=better, ties=ties,
         )  # fmt: skip
     )
 
 
-_global("user_coverage", "share of the qrels queries with at least one recommendation", f"{HERLOCKER}; {GE}", _user_coverage)
+_global("user_coverage", "share of the qrels queries with at least one recommendation", f"{HERLOCKER}; {GE}", _user_coverage,
+        ties=FREE)
 _global(
     "catalog_coverage", "share of the catalogue (training items + run items) in some top k", GE, _catalog_coverage,
     params=CUTOFFS, needs=("train",),
@@ -263,6 +265,7 @@ register(
         needs=("test",),
         aggregate="pooled: scored test ratings / test ratings",
         undefined_when="the user has no test rating",
+        ties=FREE,
     )
 )
 # Gini and entropy describe how concentrated the recommendations are: neither way is better by definition
@@ -284,6 +287,7 @@ register(
         params=CUTOFFS,
         needs=("train",),
         undefined_when="no recommended item has training ratings",
+        ties=FREE_WHOLE,
     )
 )
 register(
@@ -297,6 +301,7 @@ register(
         needs=("train",),
         undefined_when="no recommendation",
         better=NEITHER,  # popularity bias described, not judged: the goal decides which way is better
+        ties=FREE_WHOLE,
     )
 )
 for _s in (HEAD, TAIL):
@@ -310,6 +315,7 @@ for _s in (HEAD, TAIL):
             _stratified(_s, "precision"),
             params=CUTOFFS,
             needs=("train",),
+            ties=FREE_WHOLE,
         )
     )
     register(
@@ -322,6 +328,7 @@ for _s in (HEAD, TAIL):
             params=CUTOFFS,
             needs=("train",),
             undefined_when=f"the query has no relevant {_s} item",
+            ties=FREE_WHOLE,
         )
     )
 

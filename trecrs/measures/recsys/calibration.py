@@ -12,6 +12,7 @@ import polars as pl
 from ...schema import CATEGORY, DOC, ITEM, QUERY, USER
 from ..trec_eval import LOWER
 from .registry import CUTOFFS, VALUE, Context, ExtraMeasure, register
+from .ties import FREE_WHOLE
 
 F = pl.Float64
 ALPHA = 0.01  # Steck 2018's smoothing of q towards p: q~ = (1 - alpha) q + alpha p
@@ -47,4 +48,4 @@ def _miscalibration(ctx: Context, k: int | None) -> pl.DataFrame:
 register(ExtraMeasure(
     "miscalibration", "beyond", "KL(p_u || 0.99 q_u + 0.01 p_u) in nats: training vs top-k category shares",
     "Steck 2018 (Calibrated recommendations)", _miscalibration, params=CUTOFFS, needs=("train", "item_features"),
-    better=LOWER, undefined_when="no categorised training item or top-k item"))  # fmt: skip
+    better=LOWER, undefined_when="no categorised training item or top-k item", ties=FREE_WHOLE))  # fmt: skip

@@ -31,7 +31,8 @@ from ...errors import UsageError
 from ...ranges import INT64_MAX
 from ...schema import QUERY, RANK
 from ..trec_eval import HIGHER, LOWER
-from .registry import CUTOFFS, RELEVANT, VALUE, VALUES, Context, ExtraMeasure, register, safe_div
+from .registry import CUTOFFS, RELEVANT, VALUES, Context, ExtraMeasure, register, safe_div
+from .ties import MONOTONE, WEIGHT, per_outcome, tp_law
 
 F = pl.Float64
 TP, FP, FN, TN = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
@@ -41,14 +42,22 @@ def confusion(ctx: Context, k: int | None) -> pl.DataFrame:
     """``query, tp, fp, fn, tn`` (float) of every evaluated query at cutoff ``k`` (None = whole list)."""
 
     def make() -> pl.DataFrame:
-        top = ctx.top(k).group_by(QUERY).agg(pl.col(RELEVANT).sum().alias("tp"), pl.len().alias("kk"))
-        st = ctx.stats.join(top, on=QUERY, how="left", maintain_order="left").fill_null(0)
+        if ctx.ties == "expected":  # one row per possible tp, with its probability (.ties.tp_law)
+            kk = pl.col("num_ret") if k is None else pl.min_horizontal(pl.col("num_ret"), pl.lit(k))
+            st = ctx.stats.with_columns(kk.alias("kk")).join(tp_law(ctx, k), on=QUERY, how="left",
+                                                             maintain_order="left")  # fmt: skip
+            extra = [pl.col(WEIGHT)]
+        else:
+            top = ctx.top(k).group_by(QUERY).agg(pl.col(RELEVANT).sum().alias("tp"), pl.len().alias("kk"))
+            st = ctx.stats.join(top, on=QUERY, how="left", maintain_order="left").fill_null(0)
+            extra = []
         return st.select(
             QUERY,
             pl.col("tp").cast(F).alias("tp"),
             (pl.col("kk") - pl.col("tp")).cast(F).alias("fp"),
             (pl.col("num_rel") - pl.col("tp")).cast(F).alias("fn"),
             (pl.col("num_nonrel_ret") - (pl.col("kk") - pl.col("tp"))).cast(F).alias("tn"),
+            *extra,
         )
 
     return ctx.cached(("confusion", k), make)
@@ -56,7 +65,7 @@ def confusion(ctx: Context, k: int | None) -> pl.DataFrame:
 
 def _measure(expr_of: callable):
     def per_query(ctx: Context, k):
-        return confusion(ctx, k).select(QUERY, expr_of().alias(VALUE))
+        return per_outcome(confusion(ctx, k), expr_of())
 
     return per_query
 
@@ -85,7 +94,7 @@ def _mcc() -> pl.Expr:
 def _f_beta_per_query(ctx: Context, param):
     k, beta = int(param[0]), param[1]
     b2 = beta * beta
-    return confusion(ctx, k).select(QUERY, safe_div((1 + b2) * TP, (1 + b2) * TP + b2 * FN + FP).alias(VALUE))
+    return per_outcome(confusion(ctx, k), safe_div((1 + b2) * TP, (1 + b2) * TP + b2 * FN + FP))
 
 
 def _f_beta_validate(param) -> None:
@@ -124,12 +133,16 @@ _SIMPLE = (
     ),
 )
 
+# TN counts the non-relevant documents of the list -M leaves, which a tie group straddling the -M cut makes
+# depend on the order: the tie modes refuse these under -M
+_NEGATIVES = ("fpr", "npv", "tnr")
 for _name, _doc, _expr, _aliases in _SIMPLE:
     _source = f"{POWERS}; {SCHRODER}"
     # fallout and miss rate count mistakes: lower is better
     _better = LOWER if _name in ("fpr", "fnr") else HIGHER
     register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, aliases=_aliases,
-                          better=_better))  # fmt: skip
+                          better=_better, ties=MONOTONE, expected=_measure(_expr),
+                          ties_depth=_name not in _NEGATIVES))  # fmt: skip
 
 register(
     ExtraMeasure(
@@ -142,6 +155,8 @@ register(
         param_names=("k", "beta"),
         defaults=(10, 1),
         validate=_f_beta_validate,
+        ties=MONOTONE,
+        expected=_f_beta_per_query,
     )
 )
 # Combinations of the rates above (Powers 2007): one row each, registered after f_beta.
@@ -156,13 +171,14 @@ _COMBINED = (
     ),
 )
 for _name, _doc, _source, _expr in _COMBINED:
-    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS))
+    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, ties=MONOTONE,
+                          expected=_measure(_expr), ties_depth=False))  # fmt: skip
 
 
 def _f1_cut_per_query(ctx: Context, k: int | None) -> pl.DataFrame:
     """2 P.k recall.k / (P.k + recall.k) = 2TP/(k + R): trec_eval's P.k divides by k, not by min(k, n)."""
     retrieved_or_k = TP + FP if k is None else pl.lit(float(k))
-    return confusion(ctx, k).select(QUERY, safe_div(2 * TP, retrieved_or_k + TP + FN).alias(VALUE))
+    return per_outcome(confusion(ctx, k), safe_div(2 * TP, retrieved_or_k + TP + FN))
 
 
 # F1@k as ranx, RecBole and Elliot compute it: the harmonic mean of P@k and recall@k, P@k dividing by k
@@ -174,6 +190,8 @@ register(
         f"van Rijsbergen 1979; {SCHRODER}",
         _f1_cut_per_query,
         params=CUTOFFS,
+        ties=MONOTONE,
+        expected=_f1_cut_per_query,
     )
 )
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from ...schema import CATEGORY, DOC, ITEM, QUERY, REL
 from .registry import CUTOFFS, GLOBAL, RELEVANT, VALUE, Context, ExtraMeasure, register, undefined_unless
+from .ties import FREE_WHOLE
 
 F = pl.Float64
 SET = "_set"
@@ -105,11 +106,13 @@ ZHAI = "Zhai, Cohen & Lafferty 2003 (Beyond independent relevance); Elliot's SRe
 register(ExtraMeasure(
     "ild", "beyond", "intra-list diversity: mean over pairs of the top k of 1 - Jaccard(cats(i), cats(j))", ZIEGLER,
     _ild, params=CUTOFFS, needs=("item_features",), undefined_when="fewer than two recommended items with "
-    "categories"))  # fmt: skip
+    "categories", ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "srecall", "beyond", "subtopic recall: categories of the relevant top k / categories of the relevant items",
-    ZHAI, _srecall, params=CUTOFFS, needs=("item_features",), undefined_when="no relevant item has a category"))  # fmt: skip
+    ZHAI, _srecall, params=CUTOFFS, needs=("item_features",), undefined_when="no relevant item has a category",
+    ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "category_coverage", "beyond", "share of every category found in the top k", "Elliot; Ziegler et al. 2005",
     _category_coverage, summary=GLOBAL, global_summary=_category_coverage_summary, params=CUTOFFS,
-    needs=("item_features",), aggregate="global: categories of the union of every top k / all categories"))  # fmt: skip
+    needs=("item_features",), aggregate="global: categories of the union of every top k / all categories",
+    ties=FREE_WHOLE))  # fmt: skip

@@ -189,6 +189,7 @@ def _observed_range(test) -> tuple[float, float]:
 
 from ..trec_eval import LOWER  # noqa: E402
 from .registry import GLOBAL, VALUE, VALUES, Context, ExtraMeasure, register  # noqa: E402
+from .ties import FREE  # noqa: E402
 
 
 def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
@@ -281,6 +282,7 @@ for _kind in ("mae", "rmse"):
             aggregate="pooled over every test rating with a prediction",
             undefined_when="the user has no predicted test rating",
             better=LOWER,
+            ties=FREE,
         )
     )
     register(
@@ -299,6 +301,7 @@ for _kind in ("mae", "rmse"):
             aggregate="pooled over every test rating with a prediction",
             undefined_when="the user has no predicted test rating",
             better=LOWER,
+            ties=FREE,
         )
     )
 for _kind in ("mae", "rmse"):
@@ -315,5 +318,6 @@ for _kind in ("mae", "rmse"):
                 needs=("predictions", "test"),
                 aggregate=f"mean over {_word}",
                 better=LOWER,
+                ties=FREE,
             )
         )

@@ -19,6 +19,7 @@ from ...protocol.one_plus_random import check_average
 from ...schema import ITEM, SCORE, USER
 from .error import _frame
 from .registry import Context, ExtrasResult, compute, resolve
+from .ties import check as check_ties
 
 
 def _predictions_frame(data) -> pl.DataFrame:
@@ -43,6 +44,8 @@ def evaluate_extras(
     head_share: float = HEAD_SHARE,
     item_features=None,
     item_groups=None,
+    ties: str = "trec_eval",
+    depth: int | None = None,
 ) -> ExtrasResult:
     """Compute the requested extras for one run (the hook :func:`trecrs.evaluate.evaluate_full` calls).
 
@@ -51,9 +54,12 @@ def evaluate_extras(
     :func:`trecrs.files.ratings.read_ratings`); ``predictions``: a ``user, item, score`` frame or a prediction file;
     ``item_features``: an ``item, category`` frame or a file (:func:`trecrs.files.features.read_item_features`);
     ``item_groups``: an ``item, group`` frame or a file (``item_mad``'s groups instead of head and tail).
+    ``ties``: the tie mode (:mod:`.ties`); ``depth``: a ``-M`` the run is not cut at yet (tie modes cut after
+    ordering the tie groups).
     """
     check_average(opr_average)
     outputs = resolve(specs)
+    check_ties(outputs, ties, depth)
     ctx = Context(
         qrels=qrels,
         run=run,
@@ -67,5 +73,15 @@ def evaluate_extras(
         head_share=head_share,
         item_features=None if item_features is None else as_item_features(item_features),
         item_groups=None if item_groups is None else as_item_groups(item_groups),
+        ties=ties,
+        depth=depth,
     )
     return compute(outputs, ctx, opr_average=opr_average)
+
+
+def check_extras_ties(request, mode: str, depth: int | None = None) -> None:
+    """A :class:`~trecrs.errors.UsageError` naming the first recommender measure of ``request`` (its extras
+    and recommender ``Name(params)@k`` names) without a form for tie mode ``mode``."""
+    specs = [*request.extras, *(v.target() for v in request.variants if v.recsys)]
+    if specs:
+        check_ties(resolve(specs), mode, depth)

@@ -39,6 +39,7 @@ from .registry import (
     safe_div,
     undefined_unless,
 )
+from .ties import FREE_WHOLE, MONOTONE, WEIGHT, ap_sums, mean_gain, mean_relevant, per_outcome
 
 F = pl.Float64
 LENSKIT = "LensKit 2025.8.1 src/lenskit/metrics/ranking"
@@ -48,7 +49,8 @@ ELLIOT = "Elliot 0.3.1 elliot/evaluation/metrics/accuracy"
 
 def _hits(ctx: Context, k: int | None) -> pl.DataFrame:
     """Every evaluated query's stats with ``tp`` (relevant in L_k) and ``kk`` (|L_k|), as floats."""
-    c = confusion(ctx, k).select(QUERY, "tp", (pl.col("tp") + pl.col("fp")).alias("kk"))
+    c = confusion(ctx, k)
+    c = c.select(QUERY, "tp", (pl.col("tp") + pl.col("fp")).alias("kk"), *[w for w in (WEIGHT,) if w in c.columns])
     return ctx.stats.join(c, on=QUERY, how="left", maintain_order="left").with_columns(
         pl.col("num_rel").cast(F), pl.col("num_ret").cast(F))
 
@@ -61,7 +63,7 @@ def _recall_cap(ctx: Context, k: int | None) -> pl.DataFrame:
     """
     st = _hits(ctx, k)
     den = pl.col("num_rel") if k is None else pl.min_horizontal(pl.col("num_rel"), pl.lit(float(k)))
-    return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, pl.col("tp") / den).alias(VALUE))
+    return per_outcome(st, undefined_unless(pl.col("num_rel") > 0, pl.col("tp") / den))
 
 
 def _precision_cut(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -72,11 +74,15 @@ def _precision_cut(ctx: Context, k: int | None) -> pl.DataFrame:
     """
     st = _hits(ctx, k)
     den = pl.col("kk") if k is None else pl.lit(float(k))
-    return st.select(QUERY, safe_div(pl.col("tp"), den).alias(VALUE))
+    return per_outcome(st, safe_div(pl.col("tp"), den))
 
 
 def _ap_sum(ctx: Context, k: int | None) -> pl.DataFrame:
-    """Every evaluated query's stats with ``s`` = Σ over relevant ranks j <= k of (relevant at ranks <= j)/j."""
+    """Every evaluated query's stats with ``s`` = Σ over relevant ranks j <= k of (relevant at ranks <= j)/j
+    (its expectation over the tie orders under ``--ties expected``)."""
+    if ctx.ties == "expected":
+        hits = _hits(ctx, k).group_by(QUERY, maintain_order=True).first().drop(WEIGHT)  # kk does not vary
+        return hits.join(ap_sums(ctx, k), on=QUERY, how="left", maintain_order="left")
     c = cumulative(ctx).filter(pl.col(RELEVANT))
     if k is not None:
         c = c.filter(pl.col(RANK) <= k)
@@ -158,6 +164,8 @@ def _dcg_jk(ctx: Context, k: int | None) -> pl.DataFrame:
     the qrels value of relevant documents. The numerator of ``ndcg_jk.k,2``.
     """
     gain = pl.when(pl.col(RELEVANT)).then(pl.col(REL).cast(F)).otherwise(0.0)
+    if ctx.ties == "expected":
+        gain = mean_gain()
     disc = pl.max_horizontal(pl.lit(1.0), pl.col(RANK).cast(F).log(2))
     agg = ctx.top(k).group_by(QUERY).agg((gain / disc).sum().alias("dcg"))
     st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left")
@@ -172,8 +180,9 @@ def _rbp_cut(ctx: Context, param) -> pl.DataFrame:
     K = 0: the whole ranking.
     """
     k, p = param
-    top = ctx.top(None if k == 0 else int(k)).filter(pl.col(RELEVANT))
-    agg = top.group_by(QUERY).agg(pl.lit(p).pow(pl.col(RANK).cast(F) - 1).sum().alias("s"))
+    top = ctx.top(None if k == 0 else int(k))
+    weight = mean_relevant() if ctx.ties == "expected" else pl.col(RELEVANT).cast(F)
+    agg = top.group_by(QUERY).agg((weight * pl.lit(p).pow(pl.col(RANK).cast(F) - 1)).sum().alias("s"))
     st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left")
     return st.select(QUERY, ((1 - p) * pl.col("s").fill_null(0.0)).alias(VALUE))
 
@@ -201,8 +210,10 @@ _CUT = (
     ("dcg_jk", "unnormalised DCG Σ rel_j / max(1, log2 j) of the top k (LensKit DCG@k)",
      f"Järvelin & Kekäläinen 2002; {LENSKIT}/_dcg.py DCG", _dcg_jk, ""),
 )  # fmt: skip
+_NO_EXPECTED = ("mean_p_cut", "mean_r_cut")  # means of P@1..k: best and worst only
 for _name, _doc, _src, _fn, _undefined in _CUT:
-    register(ExtraMeasure(_name, "ranking", _doc, _src, _fn, params=CUTOFFS, undefined_when=_undefined))
+    register(ExtraMeasure(_name, "ranking", _doc, _src, _fn, params=CUTOFFS, undefined_when=_undefined,
+                          ties=MONOTONE, expected=None if _name in _NO_EXPECTED else _fn))  # fmt: skip
 register(
     ExtraMeasure(
         "rbp_cut",
@@ -214,6 +225,8 @@ register(
         param_names=("k", "p"),
         defaults=(0, 0.85),
         validate=_rbp_cut_validate,
+        ties=MONOTONE,
+        expected=_rbp_cut,
     )
 )
 
@@ -275,6 +288,8 @@ register(
         global_summary=lambda ctx, p, frame: _auc_weighted(ctx, frame),
         undefined_when=NO_POS_NEG,
         aggregate="Σ |R_u| AUC_u / Σ |R_u| over the queries with an AUC",
+        ties=MONOTONE,
+        ties_depth=False,
     )
 )
 # the same measure under RecBole's own name (its relevant documents are qrels documents, so judged)
@@ -290,7 +305,7 @@ for _name, _doc, _src, _fn, _needs, _better in (
      "ShannonEntropy", _entropy_per_item, (), NEITHER),
 ):  # fmt: skip
     register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_fn,
-                          params=CUTOFFS, needs=_needs, aggregate="global", better=_better))  # fmt: skip
+                          params=CUTOFFS, needs=_needs, aggregate="global", better=_better, ties=FREE_WHOLE))  # fmt: skip
 
 
 def _tail_items(ctx: Context, ratio: float) -> pl.Series:
@@ -344,6 +359,7 @@ register(
         validate=_least_rated_share_validate,
         needs=("train",),
         better=NEITHER,
+        ties=FREE_WHOLE,
     )
 )
 
@@ -366,7 +382,8 @@ def _pop_quantile(ctx: Context, k: int | None) -> pl.DataFrame:
 
 register(ExtraMeasure("pop_quantile", "beyond", "mean popularity quantile (training users, ties averaged) of the "
                       "top k (LensKit MeanPopRank)", f"{LENSKIT}/_pop.py MeanPopRank", _pop_quantile, params=CUTOFFS,
-                      needs=("train",), undefined_when="no recommendation", better=NEITHER))  # fmt: skip
+                      needs=("train",), undefined_when="no recommendation", better=NEITHER,
+                      ties=FREE_WHOLE))  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------- Elliot's AUC
@@ -422,11 +439,11 @@ def _auc_n1_pooled(ctx: Context, param, frame) -> float:
 _ELLIOT_AUC = f"{ELLIOT}/AUC"
 register(ExtraMeasure("gauc_n1", "ranking", "per-user AUC with N+1 negatives, (1/|R|) Σ (N+1-above)/(N+1) "
                       "(Elliot GAUC)", f"{_ELLIOT_AUC}/gauc.py GAUC", _gauc_n1, needs=("train",),
-                      undefined_when="no relevant document"))  # fmt: skip
+                      undefined_when="no relevant document", ties=MONOTONE))  # fmt: skip
 register(ExtraMeasure("auc_n1", "ranking", "mean of (N+1-above)/(N+1) over every retrieved relevant document "
                       "(Elliot AUC)", f"{_ELLIOT_AUC}/auc.py AUC", lambda ctx, p: _gauc_n1(ctx, p), summary=GLOBAL,
                       global_summary=_auc_n1_pooled, needs=("train",), undefined_when="no relevant document",
-                      aggregate="pooled over (query, retrieved relevant document) pairs"))  # fmt: skip
+                      aggregate="pooled over (query, retrieved relevant document) pairs", ties=MONOTONE))  # fmt: skip
 register(ExtraMeasure("lauc_n1", "ranking", "Σ_{relevant j<=k} (N+1-above)/(N+1) / min(k, |R|) (Elliot LAUC)",
                       f"{_ELLIOT_AUC}/lauc.py LAUC", _lauc_n1, params=CUTOFFS, needs=("train",),
-                      undefined_when="no relevant document"))  # fmt: skip
+                      undefined_when="no relevant document", ties=MONOTONE))  # fmt: skip

@@ -38,6 +38,7 @@ from .registry import (
     register,
     undefined_unless,
 )
+from .ties import FREE_WHOLE
 
 F = pl.Float64
 DISCOUNT = 0.85  # Vargas & Castells 2011's rank discount base: disc(j) = 0.85^(j-1)
@@ -194,18 +195,18 @@ DELDJOO = "Deldjoo, Anelli, Zamani, Bellogín & Di Noia 2020 (A flexible framewo
 
 register(ExtraMeasure(
     "aplt", "beyond", "share of long-tail items in the top k: |L_u@k ∩ tail| / |L_u@k|", ABDOLLAHPOURI, _aplt,
-    params=CUTOFFS, needs=("train",), undefined_when="no recommendation"))  # fmt: skip
+    params=CUTOFFS, needs=("train",), undefined_when="no recommendation", ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "aclt", "beyond", "number of long-tail items in the top k: |L_u@k ∩ tail|", ABDOLLAHPOURI, _aclt,
-    params=CUTOFFS, needs=("train",)))  # fmt: skip
+    params=CUTOFFS, needs=("train",), ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "pop_rsp", "beyond", "std/mean over head and tail of Σ recommended / Σ not-trained items (PopRSP)", ZHU, None,
     summary=GLOBAL, global_summary=_pop_rsp, params=CUTOFFS, needs=("train",), better=LOWER,
-    aggregate="global: std/mean of the two pooled shares"))  # fmt: skip
+    aggregate="global: std/mean of the two pooled shares", ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "pop_reo", "beyond", "std/mean over head and tail of Σ relevant recommended / Σ relevant (PopREO)", ZHU, None,
     summary=GLOBAL, global_summary=_pop_reo, params=CUTOFFS, needs=("train",), better=LOWER,
-    aggregate="global: std/mean of the two pooled shares"))  # fmt: skip
+    aggregate="global: std/mean of the two pooled shares", ties=FREE_WHOLE))  # fmt: skip
 for _name, _kind, _aware, _doc in (
     ("epc", "epc", False, "expected popularity complement: mean of 1 - n_i/|U| over the top k"),
     ("epc_rel", "epc", True, "EPC with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(1 - n_i/|U|) / Σ disc"),
@@ -214,11 +215,12 @@ for _name, _kind, _aware, _doc in (
 ):
     register(ExtraMeasure(
         _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
-        undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else "")))  # fmt: skip
+        undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else ""),
+        ties="" if _aware else FREE_WHOLE))  # rank-discounted: the order counts over the whole list  # fmt: skip
 register(ExtraMeasure(
     "item_mad", "beyond", "MAD between item groups (head/tail: needs --train; or --item-groups) of the mean times an "
     "item is in a top k", DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, better=LOWER,
-    aggregate="global: MAD between the item groups"))  # fmt: skip
+    aggregate="global: MAD between the item groups", ties=FREE_WHOLE))  # fmt: skip
 
 # RecBole's names for two of them, one implementation each: TailPercentage is APLT (here with the short-head
 # rule's tail; RecBole's own least-rated tail is least_rated_share), AveragePopularity is ARP

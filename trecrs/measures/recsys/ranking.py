@@ -31,6 +31,7 @@ from .registry import (
     safe_div,
     undefined_unless,
 )
+from .ties import MONOTONE, TIE_GAIN, TIE_GAIN_EXP, first_relevant, mean_gain, per_outcome
 
 F = pl.Float64
 
@@ -291,6 +292,13 @@ def _halflife_validate(param) -> None:
 # --------------------------------------------------------------------------------------------- top-k
 
 
+def _hit_rate_expected(ctx: Context, k: int | None) -> pl.DataFrame:
+    """The probability of a relevant document in the top k over the orders of the tie group k cuts."""
+    from .classification import confusion
+
+    return per_outcome(confusion(ctx, k), (pl.col("tp") > 0).cast(F))
+
+
 def _recip_rank_cut(ctx: Context, k: int | None) -> pl.DataFrame:
     """1/j for the first relevant document at rank j <= k, 0 if none (Voorhees 1999; MRR@k)."""
     agg = ctx.top(k).filter(pl.col(RELEVANT)).group_by(QUERY).agg(pl.col(RANK).min().alias("first"))
@@ -317,8 +325,12 @@ def _judgment_rate(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, rate.cast(F).alias(VALUE))
 
 
-def _dcg_parts(ctx: Context, k: int | None, gain: pl.Expr, discount) -> pl.DataFrame:
+def _dcg_parts(ctx: Context, k: int | None, gain: pl.Expr, discount, tie_gain: str = TIE_GAIN) -> pl.DataFrame:
+    """nDCG of the top k with ``gain`` of the relevant documents and ``discount(rank)``; under ``--ties
+    expected`` each position holds its tie group's mean gain (``tie_gain``, the group's sum of ``gain``)."""
     graded = pl.when(pl.col(RELEVANT)).then(gain).otherwise(0.0)
+    if ctx.ties == "expected":
+        graded = mean_gain(tie_gain)
     got = ctx.top(k).group_by(QUERY).agg((graded / discount(pl.col(RANK).cast(F))).sum().alias("dcg"))
     ideal = (
         ctx.qrels.filter(pl.col(REL) >= ctx.level)
@@ -339,7 +351,7 @@ def _ndcg_exp(ctx: Context, k: int | None) -> pl.DataFrame:
     query's relevant qrels documents by value. 0 when the query has no relevant document.
     """
     gain = pl.lit(2.0).pow(pl.col(REL).cast(F)) - 1
-    return _dcg_parts(ctx, k, gain, lambda j: (j + 1).log(2))
+    return _dcg_parts(ctx, k, gain, lambda j: (j + 1).log(2), TIE_GAIN_EXP)
 
 
 def _ndcg_jk(ctx: Context, param) -> pl.DataFrame:
@@ -414,6 +426,8 @@ register(
         f"Hanley & McNeil 1982; {SCHRODER}",
         _auc,
         undefined_when=NO_POS_NEG,
+        ties=MONOTONE,
+        ties_depth=False,
     )
 )
 register(
@@ -425,6 +439,8 @@ register(
         _lauc,
         params=CUTOFFS,
         undefined_when=NO_POS_NEG,
+        ties=MONOTONE,
+        ties_depth=False,
     )
 )
 register(
@@ -436,6 +452,8 @@ register(
         _ktau_bool,
         params=CUTOFFS,
         undefined_when=NO_POS_NEG,
+        ties=MONOTONE,
+        ties_depth=False,
     )
 )
 register(
@@ -497,6 +515,8 @@ register(
         "Voorhees 1999 (TREC-8 QA)",
         _recip_rank_cut,
         params=CUTOFFS,
+        ties=MONOTONE,
+        expected=lambda ctx, k: first_relevant(ctx, k),
     )
 )
 register(
@@ -517,6 +537,8 @@ register(
         "Deshpande & Karypis 2004; Cremonesi, Koren, Turrin 2010",
         _hit_rate,
         params=CUTOFFS,
+        ties=MONOTONE,
+        expected=_hit_rate_expected,
     )
 )
 register(
@@ -527,6 +549,8 @@ register(
         "Burges et al. 2005; Järvelin & Kekäläinen 2002",
         _ndcg_exp,
         params=CUTOFFS,
+        ties=MONOTONE,
+        expected=_ndcg_exp,
     )
 )
 register(
@@ -541,6 +565,8 @@ register(
         defaults=(0, 2),
         validate=_ndcg_jk_validate,
         aliases=("ndcg_breese",),
+        ties=MONOTONE,
+        expected=_ndcg_jk,
     )
 )
 for _name, _fn, _doc, _src in (
@@ -564,6 +590,7 @@ for _name, _fn, _doc, _src in (
             reduce=_fn,
             print_per_query=False,
             aggregate=_doc.split(",")[0],
+            ties=MONOTONE,
         )
     )
 

@@ -39,9 +39,8 @@ import polars as pl
 
 from ...data.popularity import HEAD_SHARE
 from ...errors import UsageError
-from ...ordering import trec_order
 from ...protocol.one_plus_random import case_ids, user_means
-from ...schema import DOC, ITEM, QUERY, RANK, REL, SCORE, USER
+from ...schema import DOC, ITEM, QUERY, RANK, REL, USER
 from ..trec_eval import HIGHER, LOWER, NEITHER
 
 # parameter styles
@@ -92,6 +91,10 @@ class ExtraMeasure:
     aggregate: str = "mean over queries"  # how the summary is formed, in words (docs, --list-measures)
     validate: Callable | None = None  # validate(param) raises UsageError
     better: str = HIGHER  # which way the measure improves (trecrs.measures.direction.better)
+    ties: str = ""  # how tied scores touch it (.ties: FREE, FREE_WHOLE, MONOTONE; "" no tie-aware form)
+    expected: Callable | None = None  # expected(ctx, param) -> (query, value) under --ties expected (MONOTONE)
+    ties_depth: bool = True  # False: it counts the non-relevant documents -M leaves, which the order of a tie group
+    # the -M cut straddles decides: its tie-aware forms are refused with -M
 
 
 REGISTRY: dict[str, ExtraMeasure] = {}
@@ -266,6 +269,8 @@ class Context:
     head_share: float = HEAD_SHARE
     item_features: pl.DataFrame | None = None  # item, category (one row per pair)
     item_groups: pl.DataFrame | None = None  # item, group (item_mad's groups instead of head/tail)
+    ties: str = "trec_eval"  # the tie mode (trecrs.measures.ties); other than trec_eval's, see .ties
+    depth: int | None = None  # -M still to apply (tie modes: after the tie groups are ordered or counted)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
@@ -277,17 +282,13 @@ class Context:
 
     @cached_property
     def ranked(self) -> pl.DataFrame:
-        """``query, doc, rank, rel, relevant``: the run in trec_eval order, 1-based ranks, qrels joined."""
-        run = self.run.select(QUERY, DOC, SCORE)
-        joined = trec_order(run, rank=False).join(
-            self.qrels.select(QUERY, DOC, REL), on=[QUERY, DOC], how="left", maintain_order="left"
-        )
-        if self.judged_only:
-            joined = joined.filter(pl.col(REL).is_not_null() & (pl.col(REL) >= 0))
-        return joined.with_columns(
-            (pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK),
-            (pl.col(REL).fill_null(-1) >= self.level).alias(RELEVANT),
-        ).select(QUERY, DOC, RANK, REL, RELEVANT)
+        """``query, doc, rank, rel, relevant``: the run in trec_eval order, 1-based ranks, qrels joined; under
+        another tie mode the order (or the tie columns) of :func:`.ties.ranked`."""
+        from .ties import ranked
+
+        out = ranked(self.run, self.qrels, level=self.level, judged_only=self.judged_only, mode=self.ties,
+                     depth=self.depth, score_dtype=np.float32)  # fmt: skip
+        return out.select(QUERY, DOC, RANK, REL, RELEVANT, *[c for c in out.columns if c.startswith("tie_")])
 
     @cached_property
     def stats(self) -> pl.DataFrame:
@@ -402,7 +403,8 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
             ctx.require(need, out.name)
         frame = None
         if m.per_query is not None:
-            got = m.per_query(ctx, out.param).select(QUERY, pl.col(VALUE).cast(pl.Float64))
+            fn = m.expected if ctx.ties == "expected" and m.ties == "monotone" else m.per_query
+            got = fn(ctx, out.param).select(QUERY, pl.col(VALUE).cast(pl.Float64))
             frame = qframe.join(got, on=QUERY, how="left", maintain_order="left")
             undefined = int(frame.get_column(VALUE).is_null().sum())
             if undefined:
