@@ -30,7 +30,7 @@ def _study(cli, folder, files, *extra):
     return cli(*args, *extra)
 
 
-def _eval_tsv(cli, folder, methodology: str, system: str, scores: str) -> dict[str, float]:
+def _eval_tsv(cli, folder, methodology: str, system: str, scores: str, *extra) -> dict[str, float]:
     qrels, run = folder / f"{methodology}.qrels", folder / f"{system}.{methodology}.run"
     code, _, err = cli("qrels", "--quiet", "--test", folder / "test.txt", *QRELS_OPTIONS[methodology], "-o", qrels)
     assert code == 0, err
@@ -39,22 +39,23 @@ def _eval_tsv(cli, folder, methodology: str, system: str, scores: str) -> dict[s
                        "-o", run)
     assert code == 0, err
     args = [a for m in MEASURES for a in ("-m", m)]
-    code, out, err = cli("eval", "--quiet", *args, "--format", "tsv", qrels, run)
+    code, out, err = cli("eval", "--quiet", *args, *extra, "--format", "tsv", qrels, run)
     assert code == 0, err
     rows = csv.DictReader(io.StringIO(out), delimiter="\t")
     return {r["measure"]: float(r["value"]) for r in rows if r["query"] == "all"}
 
 
-def test_table_equals_eval_of_the_runs_run_writes(cli, tmp_path):
+@pytest.mark.parametrize("ties", [[], ["--ties", "expected"]], ids=["trec_eval", "expected"])
+def test_table_equals_eval_of_the_runs_run_writes(cli, tmp_path, ties):
     files = write_split(tmp_path)
-    code, out, err = _study(cli, tmp_path, files, "--format", "csv")
+    code, out, err = _study(cli, tmp_path, files, "--format", "csv", *ties)
     assert code == 0, err
     values = {(r["measure"], r["row"], r["column"]): float(r["value"])
               for r in csv.DictReader(io.StringIO(out)) if r["section"] == "value"}
     assert len(values) == 3 * 5 * len(MEASURES)
     for methodology in QRELS_OPTIONS:
         for system, (scores, _) in files.items():
-            for measure, v in _eval_tsv(cli, tmp_path, methodology, system, scores).items():
+            for measure, v in _eval_tsv(cli, tmp_path, methodology, system, scores, *ties).items():
                 assert values[measure, system, methodology] == v, (measure, system, methodology)
 
 

@@ -76,6 +76,15 @@ def test_golden_files_byte_identical(golden, client, run, flags):
     assert _text(qrels, path, ["all_trec"], client=client, options={"partitions": 7}, **flags) == expected
 
 
+@pytest.mark.parametrize("ties", ["expected", "best", "worst"])
+def test_tie_modes_give_the_vectorized_text(golden, client, ties):
+    """The authors' runs tie often (ratings predicted as 5.0): every tie mode, on the cluster as on one machine."""
+    folder = golden / "runs_test_ratings"
+    measures = ["P.5,10", "recall.10", "ndcg_cut.10", "map", "recip_rank"]
+    expected = _reference(folder / "urels_th4.txt", folder / "UB50.txt", measures, ties=ties)
+    assert _text(folder / "urels_th4.txt", folder / "UB50.txt", measures, client=client, ties=ties) == expected
+
+
 def test_partitioned_datasets_give_the_same_text(golden, client, tmp_path):
     """Both inputs as partitioned Parquet (docs/scaling.md layout), and one of each: same text, same runid."""
     folder = golden / "runs_test_ratings"

@@ -66,6 +66,17 @@ def test_every_measure_equals_the_enumeration(mode, data, f):
     _check(qrels, run, MEASURES, f, mode)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["expected", "best", "worst"])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pairs(), f=flags())
+def test_every_measure_equals_the_enumeration_at_length(mode, data, f):
+    qrels, run = data
+    if count(run) > ORDERS_MAX:
+        return
+    _check(qrels, run, MEASURES, f, mode)
+
+
 @pytest.mark.parametrize("mode", ["expected", "best", "worst"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=pairs(), f=flags())

@@ -34,6 +34,10 @@ def _check(qrels, run, measures, f, mode):
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=pairs(), f=flags())
 def test_recommender_measures_equal_the_enumeration(mode, data, f):
+    _enumerated(mode, data, f)
+
+
+def _enumerated(mode, data, f):
     qrels, run = data
     if count(run) > ORDERS_MAX:
         return
@@ -42,6 +46,14 @@ def test_recommender_measures_equal_the_enumeration(mode, data, f):
         negatives = ("fpr", "npv", "tnr", "informedness", "markedness", "mcc", "auc", "lauc", "ktau_bool", "gauc")
         measures = [m for m in measures if "judged_only" not in m and m.split(".")[0] not in negatives]
     _check(qrels, run, measures, f, mode)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["expected", "best", "worst"])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pairs(), f=flags())
+def test_recommender_measures_equal_the_enumeration_at_length(mode, data, f):
+    _enumerated(mode, data, f)
 
 
 def test_order_free_measures_are_unchanged():

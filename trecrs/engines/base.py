@@ -50,12 +50,18 @@ class Engine:
 @dataclass
 class TieReport:
     """Where trec_eval's order of tied documents decides a value (:mod:`trecrs.measures.ties`): per cutoff
-    asked for, the queries whose documents tied with the one at that rank also stand below it, and the
-    best and worst values over the tie orders of the queries with a tie (the others keep theirs)."""
+    asked for, the queries whose documents tied with the one at that rank also stand below it; and the
+    parts that give, when asked (:meth:`extremes`), the best and worst values over the tie orders."""
 
     straddled: dict[int, int]  # cutoff -> queries where a tie group straddles it
-    best: pl.DataFrame  # query + the tie-aware value columns, for the queries with a tie
-    worst: pl.DataFrame
+    parts: list = field(default_factory=list)  # each with extremes() -> (best, worst) frames of its queries
+
+    def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """``query`` + value columns: the best and the worst values of the queries the tie orders move."""
+        pairs = [p.extremes() for p in self.parts]
+        empty = pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+        return tuple(pl.concat(f, how="diagonal_relaxed") if f else empty  # type: ignore[return-value]
+                     for f in ([b for b, _ in pairs if b.height], [w for _, w in pairs if w.height]))  # fmt: skip
 
     @classmethod
     def concat(cls, parts: list[TieReport]) -> TieReport | None:
@@ -63,9 +69,7 @@ class TieReport:
         if not parts:
             return None
         straddled = {k: sum(p.straddled.get(k, 0) for p in parts) for k in parts[0].straddled}
-        frames = {side: [getattr(p, side) for p in parts if getattr(p, side).height] for side in ("best", "worst")}
-        best, worst = (pl.concat(f, how="diagonal_relaxed") if f else parts[0].best.clear() for f in frames.values())
-        return cls(straddled, best, worst)
+        return cls(straddled, [x for p in parts for x in p.parts])
 
 
 @dataclass

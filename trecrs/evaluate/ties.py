@@ -33,28 +33,31 @@ def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
     if ranges:
         tail = ", ".join(f"{name} lies between {lo:.4f} and {hi:.4f}" for name, lo, hi in ranges)
         tail += " over tie orders (--ties best/worst)"
+    elif report.parts:  # values computed: no mean moves in its fourth decimal
+        tail = "no mean moves in its fourth decimal over tie orders (--ties best/worst)"
     else:
         tail = "the values depend on trec_eval's order of the tied documents (--ties best/worst give their range)"
     warnings.warn(TrecrsWarning(f"ties straddle {where}: {tail}"), stacklevel=4)
 
 
 def _ranges(ev: Evaluation, report: TieReport) -> list[tuple[str, float, float]]:
-    """(printed name, worst mean, best mean) of each column at a straddled cutoff that the orders move, in
-    the summary's order."""
+    """(printed name, worst mean, best mean) of each column at a straddled cutoff whose printed mean the
+    orders move, in the summary's order."""
+    best, worst = report.extremes()
     cut = {f"_{k}" for k, c in report.straddled.items() if c}
-    columns = [c for c in report.best.columns if c != QUERY and c in ev.summary and c[c.rfind("_"):] in cut]
-    if not columns or report.best.height == 0:
+    columns = [c for c in best.columns if c != QUERY and c in ev.summary and c[c.rfind("_"):] in cut]
+    if not columns or best.height == 0:
         return []
     means = {}
-    for side in ("best", "worst"):
+    for side, extreme in (("best", best), ("worst", worst)):
         frame = ev.per_query.select(QUERY, *columns)
-        values = getattr(report, side).select(QUERY, *columns)
+        values = extreme.select(QUERY, *columns)
         frame = frame.join(values, on=QUERY, how="left", suffix="__r", maintain_order="left").select(
             QUERY, *[pl.coalesce(f"{c}__r", c).alias(c) for c in columns])  # fmt: skip
         means[side] = summarize(frame, ev.num_q)
     out = []
     for c in (c for c in ev.summary if c in columns):
         lo, hi = means["worst"][c], means["best"][c]
-        if lo != hi:
+        if f"{lo:.4f}" != f"{hi:.4f}":
             out.append((ev.printed_names(c)[0], lo, hi))
     return out

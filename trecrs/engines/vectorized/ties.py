@@ -27,48 +27,63 @@ from ...measures.request import MeasureRequest, long_cutoffs
 from ...measures.ties import ap_terms, expected_count, expected_first
 from ...schema import QUERY
 from ..base import TieReport
-from .cmath import c_log2
+from .cmath import c_log2, segmented
 from .gains import c_atof, gain_view
 from .measures import HANDLED_ELSEWHERE, compute_ranked
-from .rank import Ranked, Sparse, reorder_ties
+from .rank import Ranked, reorder_ties
 
 
 @dataclass
 class TieGroups:
-    """The tie groups of a :class:`Ranked` and, per group, what the closed forms need.
+    """The tie groups of more than one document of a :class:`Ranked` and, per group, what the closed forms
+    need; a document in no such group keeps its place in every order.
 
     ``limit`` (per query): the positions that count, ``min(retrieved, depth)``. ``mask``: which rows count
-    as relevant (``rel >= level`` unless given).
+    as relevant (None: ``rel >= level``). Everything is computed from the tied rows and the relevant rows,
+    never row by row over the whole ranking, so the closed forms cost about what trec_eval's order does.
     """
 
     r: Ranked
     limit: np.ndarray
-    mask: np.ndarray
+    mask: np.ndarray | None = None
 
     @classmethod
     def of(cls, r: Ranked, depth: int | None, mask: np.ndarray | None = None) -> TieGroups:
         limit = r.lens if depth is None else np.minimum(r.lens, depth)
-        return cls(r, limit, r.rel >= r.level if mask is None else mask)
+        return cls(r, limit, mask)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Relevant rows, ascending."""
+        return self.r.relrows.idx if self.mask is None else np.flatnonzero(self.mask)
+
+    def relevant_before(self, rows) -> np.ndarray:
+        """Relevant rows above each of ``rows`` (row indices into the whole ranking)."""
+        return np.searchsorted(self.relevant, rows)
+
+    @cached_property
+    def members(self) -> np.ndarray:
+        """Rows in a tie group of two documents or more, ascending."""
+        tied = self.r.tied
+        if tied is None or tied.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        member = tied.copy()
+        member[:-1] |= tied[1:]
+        return np.flatnonzero(member)
 
     @cached_property
     def heads(self) -> np.ndarray:
         """First row of each group."""
-        tied = self.r.tied if self.r.tied is not None else np.zeros(self.r.rel.size, dtype=bool)
-        return np.flatnonzero(~tied)
+        return self.members[~self.r.tied[self.members]]
 
     @cached_property
     def size(self) -> np.ndarray:
-        return np.diff(np.append(self.heads, self.r.rel.size))
-
-    @cached_property
-    def group(self) -> np.ndarray:
-        """Group of each row."""
-        return np.repeat(np.arange(self.heads.size, dtype=np.int64), self.size)
+        return np.diff(np.append(np.searchsorted(self.members, self.heads), self.members.size))
 
     @cached_property
     def seg(self) -> np.ndarray:
         """Query of each group."""
-        return np.repeat(np.arange(self.r.S, dtype=np.int64), self.r.lens)[self.heads]
+        return np.searchsorted(self.r.starts, self.heads, "right") - 1
 
     @cached_property
     def above(self) -> np.ndarray:
@@ -76,32 +91,34 @@ class TieGroups:
         return self.heads - self.r.first[self.seg]
 
     @cached_property
-    def _cum(self) -> np.ndarray:
-        cum = np.zeros(self.mask.size + 1, dtype=np.int64)
-        np.cumsum(self.mask, out=cum[1:])
-        return cum
-
-    @cached_property
     def rel(self) -> np.ndarray:
         """Relevant rows of each group."""
-        return self._cum[self.heads + self.size] - self._cum[self.heads]
+        return self.relevant_before(self.heads + self.size) - self.relevant_before(self.heads)
 
     @cached_property
     def rel_above(self) -> np.ndarray:
         """Relevant rows above each group, in its query."""
-        return self._cum[self.heads] - self._cum[self.r.first[self.seg]]
+        return self.relevant_before(self.heads) - self.relevant_before(self.r.first[self.seg])
+
+    def group_of(self, rows: np.ndarray) -> np.ndarray:
+        """The group of each of ``rows``, -1 for a row in none."""
+        g = np.searchsorted(self.heads, rows, "right") - 1
+        inside = (g >= 0) & (rows < self.heads[np.maximum(g, 0)] + self.size[np.maximum(g, 0)]) if self.heads.size \
+            else np.zeros(rows.size, dtype=bool)  # fmt: skip
+        return np.where(inside, g, -1)
 
     def at(self, k) -> tuple[np.ndarray, ...]:
         """Per query, the count of relevant documents among the first ``min(k, limit)``: the relevant rows
         of the groups wholly above, and the group cut there (size ``t``, relevant ``r``, ``m`` of its
-        places above the cut); ``t = 1, r = m = 0`` where nothing counts."""
-        S = self.r.S
+        places above the cut); ``t = 1, r = m = 0`` where the cut splits no group."""
+        S, first = self.r.S, self.r.first
         K = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), (S,)), self.limit)
-        c0, t, r, m = np.zeros(S, np.int64), np.ones(S, np.int64), np.zeros(S, np.int64), np.zeros(S, np.int64)
-        has = K > 0
-        g = self.group[self.r.first[has] + K[has] - 1]
-        c0[has], t[has], r[has] = self.rel_above[g], self.size[g], self.rel[g]
-        m[has] = K[has] - self.above[g]
+        c0 = self.relevant_before(first + K) - self.relevant_before(first)
+        t, r, m = np.ones(S, np.int64), np.zeros(S, np.int64), np.zeros(S, np.int64)
+        q = np.flatnonzero(K > 0)
+        g = self.group_of(first[q] + K[q] - 1)
+        q, g = q[g >= 0], g[g >= 0]
+        c0[q], t[q], r[q], m[q] = self.rel_above[g], self.size[g], self.rel[g], K[q] - self.above[g]
         return c0, t, r, m
 
     def count(self, k) -> np.ndarray:
@@ -112,28 +129,26 @@ class TieGroups:
         """Expected ``g(count, query)`` of the relevant documents among the first ``min(k, limit)``."""
         return expected_count(*self.at(k), g=g)
 
-    def position_sums(self, rows: np.ndarray, contrib: np.ndarray, k=None) -> np.ndarray:
-        """Per query, the sum (sequential, in rank order) of ``contrib`` over ``rows`` (sorted row indices)
+    def sums(self, rows: np.ndarray, contrib: np.ndarray, k=None) -> np.ndarray:
+        """Per query, the sum (sequential, in rank order) of ``contrib`` over ``rows`` (row indices, any order)
         at positions below ``min(k, limit)``."""
+        o = np.argsort(rows, kind="stable")
+        rows, contrib = rows[o], contrib[o]
         r = self.r
-        sp = Sparse.of(r, _mask(r.rel.size, rows))
+        bounds = np.searchsorted(rows, r.starts)
+        lens = np.diff(bounds)
         K = self.limit if k is None else np.minimum(k, self.limit)
-        cut = sp.count_at(K)
-        pref = np.zeros(rows.size, dtype=np.float64)
-        if rows.size:
-            from .cmath import segmented
-
-            pref = segmented(contrib, sp.starts, sp.lens, "sum")
+        cut = np.searchsorted(rows, r.first + K) - bounds[:-1]
+        pref = segmented(contrib, bounds[:-1], lens, "sum") if rows.size else contrib
         out = np.zeros(r.S, dtype=np.float64)
         has = cut > 0
-        out[has] = pref[(sp.starts + cut - 1)[has]]
+        out[has] = pref[(bounds[:-1] + cut - 1)[has]]
         return out
 
-
-def _mask(n: int, rows: np.ndarray) -> np.ndarray:
-    m = np.zeros(n, dtype=bool)
-    m[rows] = True
-    return m
+    def split(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` (ascending) in no group, and the rows of every group (ascending) with their group."""
+        g = self.group_of(rows)
+        return rows[g < 0], self.members, np.searchsorted(self.heads, self.members, "right") - 1
 
 
 def _f(x) -> np.ndarray:
@@ -240,14 +255,21 @@ def e_Rprec(r, tg, p):
 
 
 def _ap_sum(tg: TieGroups, k=None) -> np.ndarray:
-    """Expected sum of precision at each relevant document (AP's numerator), positions below ``min(k, limit)``."""
+    """Expected sum of precision at each relevant document (AP's numerator), positions below ``min(k, limit)``:
+    a relevant document in no group adds what it adds in any order, a group's places their expected terms."""
     if "ap" not in tg.__dict__:
-        rows = np.flatnonzero(np.repeat(tg.rel > 0, tg.size))
-        gr = tg.group[rows]
-        j = rows - tg.heads[gr] + 1
-        tg.__dict__["ap"] = (rows, ap_terms(tg.above[gr], tg.rel_above[gr], tg.size[gr], tg.rel[gr], j))
+        r = tg.r
+        single, rows, group = tg.split(tg.relevant)
+        seg = np.searchsorted(r.starts, single, "right") - 1
+        pos = single - r.first[seg]
+        own = (tg.relevant_before(single) - tg.relevant_before(r.first[seg]) + 1) / (pos + 1.0)
+        keep = tg.rel[group] > 0
+        rows, group = rows[keep], group[keep]
+        j = rows - tg.heads[group] + 1
+        terms = ap_terms(tg.above[group], tg.rel_above[group], tg.size[group], tg.rel[group], j)
+        tg.__dict__["ap"] = (np.concatenate([single, rows]), np.concatenate([own, terms]))
     rows, terms = tg.__dict__["ap"]
-    return tg.position_sums(rows, terms, k)
+    return tg.sums(rows, terms, k)
 
 
 def e_map(r, tg, p):
@@ -264,52 +286,67 @@ def e_recip_rank(r, tg, p):
 
 def _first_relevant(tg: TieGroups, limit) -> np.ndarray:
     """Expected 1 / rank of the first relevant document, 0 when it is below ``limit`` (per query)."""
-    out = np.zeros(tg.r.S, dtype=np.float64)
-    g = np.flatnonzero(tg.rel > 0)
-    seg, first = np.unique(tg.seg[g], return_index=True)
-    g = g[first]
-    out[seg] = expected_first(tg.above[g], tg.size[g], tg.rel[g], np.asarray(limit)[seg])
+    r = tg.r
+    out = np.zeros(r.S, dtype=np.float64)
+    lo = np.searchsorted(tg.relevant, r.first)
+    q = np.flatnonzero(np.searchsorted(tg.relevant, r.first + r.lens) > lo)
+    row = tg.relevant[lo[q]]  # the first relevant row of the query, in trec_eval's order
+    g = tg.group_of(row)
+    lim = np.broadcast_to(np.asarray(limit), (r.S,))[q]
+    pos = row - r.first[q] + 1
+    out[q] = np.where(pos <= lim, 1.0 / pos, 0.0)
+    ing = g >= 0
+    gq, gg = q[ing], g[ing]
+    out[gq] = expected_first(tg.above[gg], tg.size[gg], tg.rel[gg], lim[ing])
     return out
 
 
-def _dcg(tg: TieGroups, gains: np.ndarray, k=None) -> np.ndarray:
-    """Expected DCG: each position holds its group's mean gain, over log2(position + 1), below ``min(k, limit)``."""
-    cum = np.zeros(gains.size + 1)
-    np.cumsum(gains, out=cum[1:])
-    mean = (cum[tg.heads + tg.size] - cum[tg.heads]) / tg.size
-    rows = np.flatnonzero(np.repeat(mean != 0, tg.size))
-    pos = rows - tg.r.first[tg.seg[tg.group[rows]]]
-    return tg.position_sums(rows, mean[tg.group[rows]] / c_log2(pos + 2), k)
+def _dcg(tg: TieGroups, gain: Callable, gain_rows: np.ndarray, k=None) -> np.ndarray:
+    """Expected DCG below ``min(k, limit)``: a document in no group adds its gain over log2(rank + 1), each
+    place of a group its group's mean gain (``gain(rows)``: the gains of rows; ``gain_rows``: the rows with a
+    non-zero gain, ascending)."""
+    r = tg.r
+    single, rows, group = tg.split(gain_rows)
+    total = np.zeros(tg.heads.size)
+    np.add.at(total, group, gain(rows))
+    mean = (total / tg.size)[group]
+    keep = mean != 0
+    every = np.concatenate([single, rows[keep]])
+    contrib = np.concatenate([gain(single), mean[keep]])
+    pos = every - r.first[np.searchsorted(r.starts, every, "right") - 1]
+    return tg.sums(every, contrib / c_log2(pos + 2), k)
 
 
-def _gained(r: Ranked, p) -> tuple[np.ndarray, Ranked]:
-    """Per-row gains and the ranking carrying the ideal ones: relevance values above 0, or ``p``'s gains."""
+def _gained(r: Ranked, p) -> tuple[Callable, np.ndarray, Ranked]:
+    """The gains of rows, the rows with a non-zero gain and the ranking carrying the ideal gains: the
+    relevance values above 0, or ``p``'s gains (:func:`.gains.gain_view`)."""
     if p is None:
-        return np.where(r.rel > 0, r.rel, 0).astype(np.float64), r
+        return lambda rows: np.maximum(r.rel[rows], 0).astype(np.float64), r.gainrows.idx, r
     gv = gain_view(r, p)
-    return gv.gain.astype(np.float64), gv
+    return lambda rows: gv.gain[rows].astype(np.float64), gv.gainrows.idx, gv
 
 
 def e_ndcg(r, tg, p):
-    gains, gr = _gained(r, p)
+    gains, rows, gr = _gained(r, p)
     idg = gr.ideal_at(gr.ideal_lens)
-    return [np.where(idg > 0, _div(_dcg(tg, gains), idg), 0.0)]
+    return [np.where(idg > 0, _div(_dcg(tg, gains, rows), idg), 0.0)]
 
 
 def e_dcg(r, tg, p):
-    return [_dcg(tg, _gained(r, p)[0])]
+    gains, rows, _ = _gained(r, p)
+    return [_dcg(tg, gains, rows)]
 
 
 def e_ideal_dcg(r, tg, p):
-    gr = _gained(r, p)[1]
+    gr = _gained(r, p)[2]
     return [gr.ideal_at(gr.ideal_lens)]
 
 
 def e_ndcg_cut(r, tg, p):
-    gains = _gained(r, None)[0]
+    gains, rows, _ = _gained(r, None)
     out = []
     for k in long_cutoffs("ndcg_cut", p):
-        dcg = _dcg(tg, gains, k)
+        dcg = _dcg(tg, gains, rows, k)
         idg = r.ideal_at(np.full(r.S, k, dtype=np.int64))
         out.append(np.where(idg > 0, _div(dcg, idg), dcg))
     return out
@@ -407,33 +444,43 @@ def report_cutoffs(request: MeasureRequest) -> list[int]:
 
 
 def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
-    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the best and worst
-    values of the request's cutoff measures for the queries where the order of tied documents moves them
-    (without ``-M`` only: ``depth`` cuts groups the file's order then decides). None when the request has no
-    cutoff. Only each ranking's top is looked at: up to the end of the tie group at the deepest cutoff."""
+    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the top of each ranking
+    that gives the best and worst values of the request's cutoff measures when they are asked for (without
+    ``-M`` only: ``depth`` cuts groups whose order the file then decides). None when the request has no
+    cutoff. Only each ranking's top is kept: up to the end of the tie group at the deepest cutoff."""
     ks = report_cutoffs(request)
     if not ks or r.tied is None:
         return None
     top = _top(r, ks[-1])
-    straddled = _straddled(top, ks)
     sub = MeasureRequest({b: request.params[b] for b in request.names if b in CUTOFF_MEASURES},
                          trec_eval_version=request.trec_eval_version)  # fmt: skip
-    empty = pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-    if depth is not None or not top.tied.any():
-        return TieReport(straddled, empty, empty)
-    best, worst = (compute_ranked(reordered(top, mode), sub) for mode in ("best", "worst"))
-    columns = [c for c in best.columns if c != QUERY]
-    moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
-    return TieReport(straddled, best.filter(moved), worst.filter(moved))
+    parts = [] if depth is not None or not top.tied.any() else [TopRankings(top, sub)]
+    return TieReport(_straddled(top, ks), parts)
+
+
+@dataclass
+class TopRankings:
+    """The tops of a block's rankings (:func:`_top`) and the cutoff measures to value on them."""
+
+    top: Ranked
+    request: MeasureRequest
+
+    def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The best and the worst values of the queries whose values the tie orders move."""
+        best, worst = (compute_ranked(reordered(self.top, mode), self.request) for mode in ("best", "worst"))
+        columns = [c for c in best.columns if c != QUERY]
+        moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
+        return best.filter(moved), worst.filter(moved)
 
 
 def _top(r: Ranked, k: int) -> Ranked:
     """``r`` with each ranking cut after the tie group holding its ``k``-th document (the places that decide
     every measure at a cutoff up to ``k``, whatever the order of the tied documents)."""
-    heads = np.append(np.flatnonzero(~r.tied), r.rel.size)  # each group's first row, then the end
+    tg = TieGroups.of(r, None)
     last = r.first + np.minimum(r.lens, k) - 1
-    end = heads[np.minimum(np.searchsorted(heads, last, "right"), heads.size - 1)]
-    keep = np.where(r.lens > 0, np.minimum(end, r.first + r.lens) - r.first, 0)
+    g = tg.group_of(last)
+    end = np.where(g >= 0, tg.heads[np.maximum(g, 0)] + tg.size[np.maximum(g, 0)] if tg.heads.size else 0, last + 1)
+    keep = np.where(r.lens > 0, end - r.first, 0)
     starts = np.zeros(r.S + 1, dtype=np.int64)
     np.cumsum(keep, out=starts[1:])
     rows = np.repeat(r.first - starts[:-1], keep) + np.arange(int(starts[-1]))
