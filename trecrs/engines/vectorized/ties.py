@@ -145,8 +145,8 @@ class TieGroups:
         out[has] = pref[(bounds[:-1] + cut - 1)[has]]
         return out
 
-    def split(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``rows`` (ascending) in no group, and the rows of every group (ascending) with their group."""
+    def split(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Those of ``rows`` (ascending) in no group; every group's rows (ascending); the group of each."""
         g = self.group_of(rows)
         return rows[g < 0], self.members, np.searchsorted(self.heads, self.members, "right") - 1
 
