@@ -8,7 +8,8 @@ per score type (:class:`~trecrs.engines.vectorized.rank.Prepared`: trec_eval's o
 relevance; C ``float`` for trec_eval 9.0.8, ``double`` for 10.0) and the pair's facts read from it
 (:class:`~trecrs.evaluate.inputs.PairFacts`: queries, lines, top grades). A later evaluation checks its
 own flags, gives its warnings and errors, ranks the prepared pair under its flags (``-l``, ``-J``, ``-M``,
-``-c``) and computes its measures: the same result, warnings and errors as reading the frames again.
+``-c``, the tie mode) and computes its measures and tie report: the same result, warnings and errors as
+reading the frames again.
 
 A kept frame is used only when it is unchanged (otherwise it is read again):
 
@@ -26,9 +27,11 @@ A kept frame is used only when it is unchanged (otherwise it is read again):
   reads neither).
 
 Not kept (read each time, as before): paths, pandas frames and dicts (converted anew by each call),
-columns of other dtypes, other engines, recommender and ``Name(params)@k`` measures, user groups. At most
-:data:`MAX_PAIRS` pairs (about 2 bytes a run line each, plus the qrels as integers) and :data:`MAX_FRAMES`
-frames are kept, the least recently used dropped first.
+columns of other dtypes, other engines, recommender and ``Name(params)@k`` measures, user groups. Outside
+the rule: a string column over memory written outside polars (an Arrow buffer made on a writable Python
+buffer). At most :data:`MAX_PAIRS` pairs (about 2.5 bytes a run line each, plus the qrels as integers) and
+:data:`MAX_FRAMES` frames are kept, the least recently used dropped first; a frame changed since keeps its
+old columns' memory held until it is evaluated again or gone.
 """
 
 from __future__ import annotations
