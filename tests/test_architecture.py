@@ -34,7 +34,8 @@ LAYERS: dict[str, int] = {
 
 # The modules of trecrs/evaluate/ (layer 7) in their own order: each imports only those before it
 # (docs/architecture.md), so the settings record and the result types never depend on how values are computed.
-EVALUATE_ORDER = ("formats", "settings", "result", "finalize", "ties", "coverage", "inputs", "compute", "groups", "api")
+EVALUATE_ORDER = ("formats", "settings", "result", "finalize", "ties", "coverage", "inputs", "compute", "warm", "groups",
+                  "api")
 
 MAX_FUNCTION_LINES = 80  # body lines, docstring excluded
 

@@ -27,6 +27,7 @@ from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from ..schema import QRELS_SCHEMA
 from ..trec_eval_versions import get as trec_eval_version_entry
+from . import warm
 from .compute import (
     NoTrecMeasures,
     add_recsys,
@@ -103,6 +104,12 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     plain = not request.extras and not request.variants and s.opr_average != "user" and groups is None
     if lean and plain and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
+        ev = finalize(request, computed, tag, totals=totals, **ends)
+        warn_ties(ev, computed.ties)
+        return ev
+    kept = warm.compute_frames(qrels, run, eng, request, s) if plain else None  # polars frames, kept for next time
+    if kept is not None:
+        computed, tag, totals = kept
         ev = finalize(request, computed, tag, totals=totals, **ends)
         warn_ties(ev, computed.ties)
         return ev

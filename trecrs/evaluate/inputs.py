@@ -17,7 +17,7 @@ from ..files.trec import as_polars, read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
 from ..measures.request import MeasureRequest, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
-from ..ordering import bytewise_sorted, trec_order
+from ..ordering import trec_order
 from ..protocol.qrels import QrelsResult
 from ..protocol.runs import RunResult
 from ..ranges import REL_MAX
@@ -50,11 +50,11 @@ def graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
 
 
 def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
-    """The pair as frames, the run cut at ``settings.depth``, then trec_eval's checks and trecrs's warnings:
-    no query evaluated (trec_eval exits), 10.0's stop on an uncovered query (:func:`stop_uncovered`), the
-    coverage warnings, :func:`~trecrs.evaluate.finalize.check_judged`."""
+    """The pair as frames, the run cut at ``settings.depth``, after :func:`check_pair`'s checks and warnings."""
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
+    facts = pair_facts(qrels, run)
+    evaluated, missing = check_pair(facts, qrels, request, settings)
     tag = run_tag(run)
     later = settings.depth if settings.ties != DEFAULT_TIES else None  # tie groups decide what -M keeps
     if settings.depth is not None and later is None:
@@ -62,43 +62,64 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
         # that the query stays, and the engine cuts it (Frames.empty)
         keep = max(settings.depth, 1)
         run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= keep)
-    qrels_queries = set(qrels.get_column(QUERY).unique().to_list())
-    run_queries = set(run.get_column(QUERY).unique().to_list())
-    evaluated = run_queries & qrels_queries
-    stand_ins = settings.average_all and request.version.number == 10
-    if not evaluated and not stand_ins:
-        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
-    if not evaluated and run.height == 0:
-        raise SemanticError("the run is empty")
-    missing = sorted(qrels_queries - run_queries) if stand_ins else []
-    if request.version.uncovered_query_fatal and not settings.average_all:
-        stop_uncovered(bytewise_sorted(qrels_queries - run_queries), request.version)
-    top = dict(qrels.group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
-    _warn_frames(qrels_queries, run, top, request, settings)
-    order = bytewise_sorted([*evaluated, *missing])
-    check_judged([(q, top[q]) for q in order], request)
-    for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
-        tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
-        check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
-    totals = QrelsTotals(len(qrels_queries), int((qrels.get_column(REL) > 0).sum()))
-    return Frames(qrels, run, tag, list(evaluated), missing, totals, empty=settings.depth == 0 and later is None,
+    return Frames(qrels, run, tag, evaluated, missing, facts.totals, empty=settings.depth == 0 and later is None,
                   depth=later)
 
 
-def _warn_frames(qrels_queries: set, run: pl.DataFrame, top: dict, request: MeasureRequest,
-                 settings: EvalSettings) -> None:
-    """:func:`warn_coverage` on frames (the run already cut at ``depth``, or cut later under a tie mode; at -M 0
-    every query retrieves none)."""
-    retrieved = dict(run.group_by(QUERY).len().iter_rows())
-    if settings.depth is not None:
-        retrieved = {q: min(n, settings.depth) for q, n in retrieved.items()}
-    vocab = sorted(qrels_queries | set(retrieved))
-    in_qrels = np.array([q in qrels_queries for q in vocab], bool)
-    in_run = np.array([q in retrieved for q in vocab], bool)
-    tops = np.array([top.get(q, np.iinfo(np.int64).min) for q in vocab], np.int64)
-    counts = np.array([retrieved.get(q, 0) for q in vocab], np.int64)
-    cov = coverage(in_qrels, in_run, tops, counts, request, relevance_level=settings.relevance_level)
+@dataclass(frozen=True)
+class PairFacts:
+    """What the checks and warnings of a qrels/run pair read, whatever the flags (``-M`` included): per query
+    of either frame, in trec_eval's (bytewise) order, whether it is in each and its counts."""
+
+    queries: list[str]
+    in_qrels: np.ndarray  # bool
+    in_run: np.ndarray  # bool
+    top: np.ndarray  # int64: highest relevance value in the qrels (int64's minimum when not there)
+    lines: np.ndarray  # int64: lines in the run, before any -M cut (0 when not there)
+    totals: QrelsTotals
+
+
+def pair_facts(qrels: pl.DataFrame, run: pl.DataFrame) -> PairFacts:
+    """:class:`PairFacts` of a pair read as frames (:func:`~trecrs.files.trec.as_polars`)."""
+    tops = qrels.group_by(QUERY).agg(pl.col(REL).max().alias("top"))
+    both = tops.join(run.group_by(QUERY).len("lines"), on=QUERY, how="full", coalesce=True)
+    both = both.sort(QUERY)  # polars sorts strings bytewise: trec_eval's query order
+    in_qrels = both.get_column("top").is_not_null().to_numpy()
+    totals = QrelsTotals(int(in_qrels.sum()), int((qrels.get_column(REL) > 0).sum()))
+    return PairFacts(both.get_column(QUERY).to_list(), in_qrels, both.get_column("lines").is_not_null().to_numpy(),
+                     both.get_column("top").fill_null(np.iinfo(np.int64).min).cast(pl.Int64).to_numpy(),
+                     both.get_column("lines").fill_null(0).cast(pl.Int64).to_numpy(), totals)  # fmt: skip
+
+
+def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,
+               settings: EvalSettings) -> tuple[list[str], list[str]]:  # fmt: skip
+    """The queries evaluated (in both) and missing (-c in 10.0: qrels only, scored on the stand-in ranking),
+    after trec_eval's checks and trecrs's warnings: no query evaluated (trec_eval exits), 10.0's stop on an
+    uncovered query (:func:`stop_uncovered`), the coverage warnings (each run query retrieving its lines, at
+    most ``depth``), :func:`~trecrs.evaluate.finalize.check_judged` (also for each ``Name(params)@k`` pass,
+    on ``qrels``). Both lists in bytewise order."""
+    queries = facts.queries
+    both = facts.in_qrels & facts.in_run
+    uncovered = facts.in_qrels & ~facts.in_run
+    stand_ins = settings.average_all and request.version.number == 10
+    if not both.any() and not stand_ins:
+        raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
+    if not both.any() and not facts.in_run.any():
+        raise SemanticError("the run is empty")
+    missing = [queries[i] for i in np.flatnonzero(uncovered)] if stand_ins else []
+    if request.version.uncovered_query_fatal and not settings.average_all:
+        stop_uncovered([queries[i] for i in np.flatnonzero(uncovered)], request.version)
+    retrieved = facts.lines if settings.depth is None else np.minimum(facts.lines, settings.depth)
+    cov = coverage(facts.in_qrels, facts.in_run, facts.top, retrieved, request, relevance_level=settings.relevance_level)
     warn_coverage(cov, average_all=settings.average_all, relevance_level=settings.relevance_level)
+    judged = facts.in_qrels if stand_ins else both  # the evaluated queries and the missing ones
+    order = [queries[i] for i in np.flatnonzero(judged)]
+    top = dict(zip(order, facts.top[judged].tolist(), strict=True))
+    check_judged(list(top.items()), request)
+    for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
+        tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+        check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
+    return [queries[i] for i in np.flatnonzero(both)], missing
 
 
 def unwrap(data):

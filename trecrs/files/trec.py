@@ -421,16 +421,11 @@ def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int =
         return read_qrels(data, max_rel=max_rel) if what == "qrels" else read_run(data)
     value = REL if what == "qrels" else SCORE
     data = _as_frame(data, what, value)
-    roles = (QUERY, DOC, value) if what == "qrels" else (QUERY, DOC, value, RANK)
-    found = find_roles(data.columns, roles, (QUERY, DOC, value), what=f"the {what} DataFrame",
-                       mapping_hint=f"name them {QUERY}, {DOC}, {value} (or qid, docno, ...)")
+    sources = frame_sources(data.columns, schema, what)
     fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
-    cols = []
-    for name, dtype in schema.items():
-        source = found.get(name, name)
-        expr = pl.col(source) if source in data.columns else fill[name]
-        cols.append(expr.cast(dtype).alias(name))
-    _check_values(data, found[value], what)
+    cols = [(pl.col(sources[name]) if name in sources else fill[name]).cast(dtype).alias(name)
+            for name, dtype in schema.items()]
+    _check_values(data, sources[value], what)
     try:
         out = data.select(cols)
     except pl.exceptions.PolarsError as exc:
@@ -442,6 +437,17 @@ def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int =
         check_relevance(out, None, max_rel=max_rel)
     _check_duplicates(out, None, what)
     return out
+
+
+def frame_sources(columns: list[str], schema: dict[str, pl.DataType], what: str) -> dict[str, str]:
+    """The column of a frame (with ``columns``) that each field of ``schema`` is read from by
+    :func:`as_polars`: query, document, value (and a run's rank) by role, the others by their own name;
+    a field without one is filled. :class:`UsageError` when a role is missing or ambiguous."""
+    value = REL if what == "qrels" else SCORE
+    roles = (QUERY, DOC, value) if what == "qrels" else (QUERY, DOC, value, RANK)
+    found = find_roles(columns, roles, (QUERY, DOC, value), what=f"the {what} DataFrame",
+                       mapping_hint=f"name them {QUERY}, {DOC}, {value} (or qid, docno, ...)")
+    return {name: found.get(name, name) for name in schema if found.get(name, name) in columns}
 
 
 def _as_frame(data, what: str, value: str) -> pl.DataFrame:

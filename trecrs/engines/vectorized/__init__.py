@@ -17,18 +17,30 @@ from ...measures.request import MeasureRequest
 from ...measures.ties import TIE_MODES
 from ...schema import QUERY
 from ..base import Computed, Engine, register_engine
-from .encoded import compute_encoded
+from .encoded import compute_encoded, compute_prepared
 from .files import compute_files, encoded_stats
 from .matrix import encode_matrix
 from .measures import HANDLED_ELSEWHERE, VECTOR_MEASURES, compute_ranked, supports
-from .rank import DuplicateEntry, Encoded, Ranked, encode, rank, rank_encoded, relstrings
+from .rank import (
+    DuplicateEntry,
+    Encoded,
+    Prepared,
+    Ranked,
+    encode,
+    prepare,
+    rank,
+    rank_encoded,
+    rank_prepared,
+    relstrings,
+)
 from .ties import check as check_ties
 from .ties import report_frames as tie_report_frames
 
 __all__ = [
-    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Ranked", "check_ties", "compute",
-    "compute_encoded", "compute_files", "compute_ranked", "encode", "encoded_stats", "encode_matrix", "rank",
-    "rank_encoded", "relstrings", "supports", "tie_report_frames",
+    "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Prepared", "Ranked", "check_ties",
+    "compute", "compute_encoded", "compute_files", "compute_prepared", "compute_ranked", "encode", "encoded_stats",
+    "encode_matrix", "prepare", "rank", "rank_encoded", "rank_prepared", "relstrings", "supports",
+    "tie_report_frames",
 ]  # fmt: skip
 
 
