@@ -41,24 +41,44 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
     if f.depth is not None:  # a tie mode: the engine cuts after ordering or counting the tie groups
         kwargs["depth"] = f.depth
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
-    frames = [_with_variants(eng, sub_qrels, sub_run, request, kwargs)] if f.evaluated else []
+    main = _main_pass(eng, sub_qrels, sub_run, request, kwargs, settings, report=not f.empty) if f.evaluated else None
+    frames = [] if main is None else [_variants(eng, sub_qrels, sub_run, request, kwargs, main.per_query)]
     if f.missing:
         # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
-        frames.append(_with_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs))
+        stand_in = _main_pass(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, settings, report=False)
+        frames.append(_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, stand_in.per_query))
+        if request.relstring_length() is not None:  # their own (finalize() empties them where 10.0 does)
+            main_rs = {} if main is None else main.relstrings
+            main = Computed(pl.DataFrame(), relstrings={**main_rs, **stand_in.relstrings},
+                            ties=None if main is None else main.ties)  # fmt: skip
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
-    report = None
-    if settings.ties == DEFAULT_TIES and f.evaluated and not f.empty and request.params:
-        report = vectorized.tie_report_frames(sub_qrels, sub_run, request, relevance_level=settings.relevance_level,
-                                              judged_only=settings.judged_only, depth=settings.depth)  # fmt: skip
-    rs: dict[str, str] = {}
+    return Computed(per_query, f.missing, {} if main is None else main.relstrings, None if main is None else main.ties)
+
+
+def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs, settings: EvalSettings,
+               *, report: bool) -> Computed:  # fmt: skip
+    """The request's trec_eval values of a pair, its relstrings and (in trec_eval's order, with ``report``)
+    its tie report: the vectorized engine gives all three from one ranking; another engine the values, the
+    vectorized engine's code the rest."""
+    depth = kwargs.get("depth")
+    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    if eng is vectorized.ENGINE and request.params and run.height:
+        enc = vectorized.encode(qrels, run, score_dtype=request.version.score_dtype)
+        out = vectorized.compute_encoded(enc, request, depth=depth, ties=settings.ties, report_ties=report, **flags)
+        out.per_query = out.per_query.sort(QUERY)  # bytewise query order, as the engine's compute gives
+        if out.ties is not None and settings.depth is not None:  # run cut at -M already: no range, as on files
+            out.ties.parts = []
+        return out
+    values = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
+    ties = None
+    if report and settings.ties == DEFAULT_TIES and request.params:
+        ties = vectorized.tie_report_frames(qrels, run, request, depth=settings.depth, **flags)
+    rs = {}
     if request.relstring_length() is not None:
-        rs = _relstrings(sub_qrels, sub_run.clear() if f.empty else sub_run, request, settings)
-        if f.missing:  # the stand-in rankings' own relstrings (finalize() empties them where 10.0 does)
-            rs.update(_relstrings(f.restricted(f.qrels, f.missing), bogus.clear() if f.empty else bogus, request,
-                                  settings))
-    return Computed(per_query, f.missing, rs, report)
+        rs = _relstrings(qrels, run.clear() if depth == 0 else run, request, settings)
+    return Computed(values, relstrings=rs, ties=ties)
 
 
 def _ties(settings: EvalSettings) -> dict:
@@ -66,12 +86,12 @@ def _ties(settings: EvalSettings) -> dict:
     return {} if settings.ties == DEFAULT_TIES else {"ties": settings.ties}
 
 
-def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs) -> pl.DataFrame:
-    """The request's values, then one column per ``Name(params)@k`` variant named as typed, computed in the
-    engine passes of :func:`~trecrs.measures.request.variant_passes` (each with its relevance level,
+def _variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs,
+              out: pl.DataFrame) -> pl.DataFrame:  # fmt: skip
+    """The request's values ``out``, then one column per ``Name(params)@k`` variant named as typed, computed
+    in the engine passes of :func:`~trecrs.measures.request.variant_passes` (each with its relevance level,
     judged-only flag and gains: each qrels grade mapped, an unmapped one kept), as ir_measures'
     pytrec_eval provider groups them."""
-    out = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
     for p in variant_passes(request):
         sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
                              num_docs_in_coll=request.num_docs_in_coll)
@@ -83,12 +103,13 @@ def _with_variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: Measure
 
 
 def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings) -> dict[str, str]:
-    """The relstrings, in the order the tie mode ranks (trec_eval's, or best/worst's reordered groups)."""
+    """The relstrings, in the order the tie mode ranks (trec_eval's, or best/worst's reordered groups: the
+    run is cut at ``-M`` after reordering them, as the measures see it)."""
     if run.height == 0:
         return {}
     order = None if settings.ties == DEFAULT_TIES else settings.ties
     ranked = vectorized.rank(qrels, run, judged_only=settings.judged_only, score_dtype=request.version.score_dtype,
-                             tie_order=order)  # fmt: skip
+                             tie_order=order, depth=None if order is None else settings.depth)  # fmt: skip
     return vectorized.relstrings(ranked, request.relstring_length())
 
 

@@ -121,15 +121,11 @@ def _evaluated(p: vectorized.Prepared, request: MeasureRequest, settings: EvalSe
     """The evaluated queries' values (bytewise order), relstrings and tie report, as
     :func:`~trecrs.evaluate.compute.compute_frames` gets them from the engine on the frames: the run cut at
     ``depth`` (a tie mode cuts after ordering the tie groups), the report only in trec_eval's order and
-    not at ``-M 0``; under a tie mode the relstrings of the ranking before ``-M``, as it gives them."""
+    not at ``-M 0``."""
     ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
     out = vectorized.compute_prepared(p, request, relevance_level=settings.relevance_level, judged_only=judged_only,
                                       depth=depth, ties=ties, report_ties=depth != 0)  # fmt: skip
     out.per_query = out.per_query.sort(QUERY)
-    length = request.relstring_length()
-    if ties != DEFAULT_TIES and length is not None:
-        ranked = vectorized.rank_prepared(p, judged_only=judged_only, tie_order=ties)
-        out.relstrings = vectorized.relstrings(ranked, length)
     return out
 
 
