@@ -104,8 +104,9 @@ def tied_with_previous(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return tied
 
 
-def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> bool:
-    """True when each query's rows are contiguous and in trec_eval order (checked in linear time)."""
+def _grouped_descending(qcode: np.ndarray, scores: np.ndarray) -> bool:
+    """True when each query's rows are contiguous (in any query order) with scores non-increasing: only
+    the rows of equal score may then be out of trec_eval's order (checked in linear time)."""
     n = qcode.size
     bstart = query_blocks(qcode)
     if np.unique(qcode[bstart]).size != bstart.size:
@@ -114,11 +115,38 @@ def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> b
     same[bstart[1:] - 1] = False
     for a in range(0, n - 1, ROWS_PER_PASS):  # in slices: temporaries stay small
         b = min(n - 1, a + ROWS_PER_PASS)
-        sp, sn = s32[a:b], s32[a + 1 : b + 1]
-        bad = (sn > sp) | ((sn == sp) & (dcode[a + 1 : b + 1] >= dcode[a:b]))
-        if (same[a:b] & bad).any():
+        if (same[a:b] & (scores[a + 1 : b + 1] > scores[a:b])).any():
             return False
     return True
+
+
+def _tie_moves(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """For rows grouped by query with scores non-increasing: the rows of the tie groups that are not in
+    doc-code-descending order, and where each of them goes; None when every tie group is in order.
+
+    Returns ``(at, rows)``: positions ``at`` (ascending) are to hold rows ``rows``. Each such group is
+    sorted alone, by doc code descending, its rows staying in the positions it occupies, so the cost
+    follows the tied rows (a reversed group is what recommenders write), not the run.
+    """
+    tied = tied_with_previous(qcode, scores)
+    second = np.flatnonzero(tied)  # rows tied with the row above them
+    if second.size == 0:
+        return None
+    wrong = dcode[second] >= dcode[second - 1]
+    if not wrong.any():
+        return None
+    opens = ~tied[second - 1]  # a tied row right below its group's first row
+    first = np.flatnonzero(opens)  # per tie group: its first tied row, as an index into `second`
+    bad = np.unique((np.cumsum(opens) - 1)[wrong])  # the groups holding a wrong pair
+    head = second[first[bad]] - 1
+    lens = second[np.append(first[1:], second.size)[bad] - 1] + 1 - head
+    offsets = np.cumsum(lens) - lens
+    at = np.repeat(head - offsets, lens) + np.arange(int(lens.sum()))
+    d = dcode[at].astype(np.uint64)
+    dbits = int(d.max()).bit_length()
+    key = np.repeat(np.arange(head.size, dtype=np.uint64), lens) << np.uint64(dbits)
+    key |= np.uint64((1 << dbits) - 1) - d
+    return at, at[np.argsort(key, kind="stable")]
 
 
 def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
@@ -126,11 +154,25 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
 
     ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies; ``s32`` are C floats or doubles
     (:func:`c_floats`). Returns None when nothing has to move: each query's rows contiguous (in any
-    query order), scores non-increasing and equal scores with decreasing doc ids — the runs recommenders
-    and ``trecrs run`` write. Otherwise a sort by (query, score, doc).
+    query order), scores non-increasing and equal scores with decreasing doc ids — the runs ``trecrs
+    run`` writes. When only equal scores are out of order (recommenders write ties by item id
+    ascending), only those tie groups are reordered (:func:`_tie_moves`). Otherwise (queries not
+    contiguous, a score rising within a query) a sort by (query, score, doc).
     """
-    if qcode.size == 0 or _already_ordered(qcode, s32, dcode):
+    if qcode.size == 0:
         return None
+    if _grouped_descending(qcode, s32):
+        moves = _tie_moves(qcode, s32, dcode)
+        if moves is None:
+            return None
+        perm = np.arange(qcode.size, dtype=np.intp)
+        perm[moves[0]] = moves[1]
+        return perm
+    return _sorted_rows(qcode, s32, dcode)
+
+
+def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray:
+    """The full sort by (query, score descending, doc descending), for rows in no usable order."""
     qbits = int(qcode.max()).bit_length()
     dbits = int(dcode.max()).bit_length()
     if s32.dtype == np.float32 and qbits + 32 + dbits <= 64:
