@@ -9,8 +9,10 @@ run file is never trusted. Queries are evaluated, printed and averaged in bytewi
 trec_eval 10.0 compares scores as C ``double``s instead (``trec_format.h``); every function here takes
 the score type (``score_dtype``, :attr:`trecrs.trec_eval_versions.TrecEvalVersion.score_dtype`), float32
 by default. The score comparison is one key, :func:`descending_key`; :func:`trec_order` applies the rule to a polars
-frame of string ids, :func:`order_rows` to integer-coded rows (ids replaced by their rank in a bytewise
-sorted vocabulary, so comparing codes compares ids).
+frame of string ids, :func:`order_rows` and :func:`in_trec_order` to integer-coded rows (ids replaced by
+their rank in a bytewise sorted vocabulary, so comparing codes compares ids). Rows grouped by query with
+scores non-increasing, as recommenders write them, are not sorted: only their tie groups (rows of equal
+score, :func:`tied_with_previous`) are put in doc id descending order.
 """
 
 from __future__ import annotations
@@ -169,6 +171,27 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
         perm[moves[0]] = moves[1]
         return perm
     return _sorted_rows(qcode, s32, dcode)
+
+
+def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+    """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them.
+
+    Rows already in order come back as they are. When only tie groups are out of order, ``dcode`` is
+    reordered in place (a copy if it is read-only) and the other two are returned unchanged: a tie group shares its query and its
+    score, so the rows stay the same rows and no copy of the run is made. Otherwise the three are
+    gathered after the full sort.
+    """
+    if qcode.size == 0:
+        return qcode, scores, dcode
+    if _grouped_descending(qcode, scores):
+        moves = _tie_moves(qcode, scores, dcode)
+        if moves is not None:
+            if not dcode.flags.writeable:  # a zero-copy view of a polars column
+                dcode = dcode.copy()
+            dcode[moves[0]] = dcode[moves[1]]
+        return qcode, scores, dcode
+    perm = _sorted_rows(qcode, scores, dcode)
+    return qcode[perm], scores[perm], dcode[perm]
 
 
 def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray:

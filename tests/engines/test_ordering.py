@@ -1,4 +1,4 @@
-"""trec_eval's order on integer-coded rows (``trecrs.ordering.order_rows``): the tie-group reorder against
+"""trec_eval's order on integer-coded rows (``trecrs.ordering.order_rows``, ``in_trec_order``): the tie-group reorder against
 the full sort, and evaluations that do not depend on the order the run writes its ties in.
 
 A run grouped by query with scores non-increasing (what recommenders write) is brought into trec_eval's
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.warned import warned
 from trecrs import evaluate
-from trecrs.ordering import c_floats, order_rows, tied_with_previous, trec_order
+from trecrs.ordering import c_floats, in_trec_order, order_rows, tied_with_previous, trec_order
 
 # 1.0 and 1.0000000001 are one C float and two doubles; -0.0 and 0.0 compare equal in C
 SCORES = [2.5, 1.0000000001, 1.0, 0.5, 0.0, -0.0, -1.5]
@@ -47,6 +47,10 @@ def _expected(rows: list[tuple[str, str, float]], dtype) -> dict[str, list[str]]
 def _applied(rows: list[tuple[str, str, float]], dtype) -> tuple[np.ndarray | None, dict[str, list[str]]]:
     qcode, s, dcode = _arrays(rows, dtype)
     perm = order_rows(qcode, s, dcode)
+    # in_trec_order: the same rows in the same order, without a permutation (dcode moved in place)
+    got = in_trec_order(qcode.copy(), s.copy(), dcode.copy())
+    for a, b in zip(got, (qcode, s, dcode) if perm is None else (qcode[perm], s[perm], dcode[perm]), strict=True):
+        assert a.tobytes() == b.tobytes()
     ordered = rows if perm is None else [rows[i] for i in perm]
     out: dict[str, list[str]] = {}
     for q, d, _ in ordered:
@@ -182,3 +186,11 @@ def test_evaluation_does_not_depend_on_the_order_of_ties(tmp_path, version):
                           trec_eval_version=version)  # fmt: skip
         texts[name + " (frames)"] = frames.to_trec(per_query=True)
     assert len(set(texts.values())) == 1, texts
+
+
+def test_in_trec_order_leaves_a_read_only_column_alone():
+    qcode, s, dcode = _arrays([("1", "a", 1.0), ("1", "b", 1.0), ("1", "c", 0.5)], np.float32)
+    dcode.setflags(write=False)  # as a zero-copy view of a polars column comes
+    q2, s2, d2 = in_trec_order(qcode, s, dcode)
+    assert d2.tolist() == [1, 0, 2] and dcode.tolist() == [0, 1, 2]
+    assert q2 is qcode and s2 is s
