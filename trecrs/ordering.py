@@ -111,7 +111,8 @@ def _grouped_descending(qcode: np.ndarray, scores: np.ndarray) -> bool:
     the rows of equal score may then be out of trec_eval's order (checked in linear time)."""
     n = qcode.size
     bstart = query_blocks(qcode)
-    if np.unique(qcode[bstart]).size != bstart.size:
+    # more runs of equal codes than codes (rows in no order): a query comes back, no need to sort the runs
+    if bstart.size > int(qcode.max()) + 1 or np.unique(qcode[bstart]).size != bstart.size:
         return False
     same = np.ones(n - 1, dtype=bool)
     same[bstart[1:] - 1] = False
@@ -177,9 +178,11 @@ def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
     """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them.
 
     Rows already in order come back as they are. When only tie groups are out of order, ``dcode`` is
-    reordered in place (a copy if it is read-only) and the other two are returned unchanged: a tie group shares its query and its
-    score, so the rows stay the same rows and no copy of the run is made. Otherwise the three are
-    gathered after the full sort.
+    reordered in place (a copy if it is read-only) and the other two are returned unchanged: a tie group
+    shares its query and its score, so the rows stay the same rows and no copy of the run is made.
+    Otherwise the rows are sorted: float32 scores and codes that fit one 64-bit key per row are sorted as
+    those keys and decoded from them (no gather; a -0.0 comes back as 0.0, which C compares equal),
+    else the three columns are gathered after the sort.
     """
     if qcode.size == 0:
         return qcode, scores, dcode
@@ -190,19 +193,36 @@ def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
                 dcode = dcode.copy()
             dcode[moves[0]] = dcode[moves[1]]
         return qcode, scores, dcode
+    keyed = _row_keys(qcode, scores, dcode)
+    if keyed is not None:
+        key, dbits = keyed
+        key = pl.Series(key).sort().to_numpy()
+        low = np.uint64((1 << dbits) - 1)
+        asc = ~(key >> np.uint64(dbits)).astype(np.uint32)  # descending_key undone
+        bits = np.where(asc & np.uint32(0x80000000), asc & np.uint32(0x7FFFFFFF), ~asc)
+        return ((key >> np.uint64(32 + dbits)).astype(qcode.dtype), bits.view(np.float32),
+                (low - (key & low)).astype(dcode.dtype))  # fmt: skip
     perm = _sorted_rows(qcode, scores, dcode)
     return qcode[perm], scores[perm], dcode[perm]
 
 
-def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray:
-    """The full sort by (query, score descending, doc descending), for rows in no usable order."""
+def _row_keys(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """One uint64 key per row ordering by (query, score descending, doc descending) and the doc codes'
+    width, or None when the scores are doubles or the codes too wide for 64 bits."""
     qbits = int(qcode.max()).bit_length()
     dbits = int(dcode.max()).bit_length()
-    if s32.dtype == np.float32 and qbits + 32 + dbits <= 64:
-        # one 64-bit key per line (query, score descending, doc descending): a single integer sort
-        key = score_doc_key(s32, dcode, dbits)
-        key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)
-        return pl.Series(key).arg_sort().to_numpy()
+    if s32.dtype != np.float32 or qbits + 32 + dbits > 64:
+        return None
+    key = score_doc_key(s32, dcode, dbits)
+    key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)
+    return key, dbits
+
+
+def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray:
+    """The full sort by (query, score descending, doc descending), for rows in no usable order."""
+    keyed = _row_keys(qcode, s32, dcode)
+    if keyed is not None:  # one 64-bit key per line: a single integer sort
+        return pl.Series(keyed[0]).arg_sort().to_numpy()
     frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
     return frame.select(
         pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)
