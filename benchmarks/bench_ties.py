@@ -12,8 +12,12 @@ Floors: polars' bare read of the same file (6 columns, ids as strings), pytrec_e
 evaluate, ``reference_eval.py``) and trec_eval 9.0.8's C binary (``tests/fuzz/binaries.py``), same measures.
 Then, untimed: trecrs's output on the three orders and trec_eval's on ``t-asc`` must be the same bytes.
 
-    python benchmarks/bench_ties.py --runs 3          # ~25 minutes on 2 cores; results/ties.json
+    python benchmarks/bench_ties.py --runs 3          # ~15 minutes on 2 cores; results/ties.json
     python benchmarks/bench_ties.py --runs 3 --no-4x  # without the 89.5M-line run (2.9 GB of text)
+    python benchmarks/bench_ties.py --baseline /tmp/base   # + another trecrs tree on t-asc and t-shuf
+
+``--baseline DIR``: a folder holding another version's ``trecrs`` package (``git archive REV trecrs | tar
+-x -C DIR``), timed in the first group beside this one (``baseline`` rows).
 """
 
 from __future__ import annotations
@@ -36,17 +40,30 @@ PY = sys.executable
 REFERENCE = [PY, str(HERE / "reference_eval.py"), "pytrec_eval"]
 
 
-def sitting(runs: int, reference_runs: int, four: bool) -> dict[str, dict]:
+def baseline_cmd(tree: str, qrels: Path, run: Path) -> list[str]:
+    """``trecrs eval`` of the package in ``tree`` (put first on the path: ``-m trecrs`` would take the
+    current folder's)."""
+    args = trecrs_cmd(qrels, run)[3:]
+    code = f"import runpy, sys; sys.path.insert(0, {tree!r}); sys.argv = ['trecrs', *sys.argv[1:]]; " \
+           "runpy.run_module('trecrs', run_name='__main__')"  # fmt: skip
+    return [PY, "-c", code, *args]
+
+
+def sitting(runs: int, reference_runs: int, four: bool, baseline: str | None) -> dict[str, dict]:
     """Every row, in groups alternated run by run (a group's rows see the same load)."""
     files = {case: ensure_data(case) for case in ("t-asc", "t", "t-shuf", "a-asc")}
     (qt, rt, _), (qa, ra, _) = files["t-asc"], files["a-asc"]
-    rows = timed({
+    first = {
         "t-asc: trecrs eval": trecrs_cmd(qt, rt),
         "t-asc: polars read_csv, ids as strings": [PY, "-c", READ_CSV, str(rt)],
         "t: trecrs eval": trecrs_cmd(*files["t"][:2]),
         "t-shuf: trecrs eval": trecrs_cmd(*files["t-shuf"][:2]),
         "a-asc: trecrs eval": trecrs_cmd(qa, ra),
-    }, runs)  # fmt: skip
+    }
+    if baseline:
+        first["t-asc: trecrs eval, baseline"] = baseline_cmd(baseline, qt, rt)
+        first["t-shuf: trecrs eval, baseline"] = baseline_cmd(baseline, *files["t-shuf"][:2])
+    rows = timed(first, runs)
     rows |= timed({
         "t-asc: trec_eval 9.0.8 (C)": trec_eval_cmd(qt, rt),
         "t-asc: pytrec_eval": [*REFERENCE, str(qt), str(rt)],
@@ -92,6 +109,9 @@ def ratios(rows: dict[str, dict]) -> dict[str, float]:
         "pytrec_eval / trecrs, a-asc (peak memory)": m["a-asc: pytrec_eval"] / m["a-asc: trecrs eval"],
         "peak MB t-asc": m["t-asc: trecrs eval"],
     }
+    for case in ("t-asc", "t-shuf"):
+        if f"{case}: trecrs eval, baseline" in t:
+            out[f"{case}: baseline / this"] = t[f"{case}: trecrs eval, baseline"] / t[f"{case}: trecrs eval"]
     if "t4-asc: trecrs eval" in m:
         out["peak memory t4-asc / t-asc (4x the lines)"] = m["t4-asc: trecrs eval"] / m["t-asc: trecrs eval (beside t4-asc)"]
     return {k: round(v, 3) for k, v in out.items()}
@@ -102,11 +122,12 @@ def main(argv=None) -> None:
     p.add_argument("--runs", type=int, default=3, help="runs of each trecrs row and of the bare read")
     p.add_argument("--reference-runs", type=int, default=3, help="runs of trec_eval (C) and pytrec_eval")
     p.add_argument("--no-4x", action="store_true", help="skip the 89.5M-line run (t4-asc)")
+    p.add_argument("--baseline", metavar="DIR", help="a folder holding another version's trecrs package")
     args = p.parse_args(argv)
     load = os.getloadavg()[0]
-    rows = sitting(args.runs, args.reference_runs, not args.no_4x)
+    rows = sitting(args.runs, args.reference_runs, not args.no_4x, args.baseline)
     doc = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                       "load1_before": load, "load1_after": os.getloadavg()[0]},
+                       "load1_before": load, "load1_after": os.getloadavg()[0]}, "baseline": args.baseline,
            "rows": rows, "ratios": ratios(rows), "output_sha256": same_output()}  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ties.json").write_text(json.dumps(doc, indent=1) + "\n")
