@@ -42,6 +42,15 @@ CASES = {
     "c": dict(users=480_000, items=17_770, per_user=100, max_rel=20),
     # issue 14: case b copied 10 times with new user ids (generate.py --replicate): 223,480,000 lines
     "b10": dict(users=60_400, items=3706, per_user=3700, max_rel=60, replicate=("b", 10)),
+    # issue 30, score ties: 6,040 x 3,706 (22,384,240 lines), 1% of the lines tied with the line above,
+    # the ties written in trec_eval's order (t), in item-id ascending order as recommenders write them
+    # (t-asc), or every line shuffled (t-shuf); the same lines in all three
+    "t": dict(users=6040, items=3706, per_user=3706, max_rel=60, ties=0.01),
+    "t-asc": dict(users=6040, items=3706, per_user=3706, max_rel=60, ties=0.01, tie_order="ascending"),
+    "t-shuf": dict(users=6040, items=3706, per_user=3706, max_rel=60, ties=0.01, shuffle=True),
+    "a-asc": dict(users=6040, items=3706, per_user=1000, max_rel=60, ties=0.01, tie_order="ascending"),
+    # t-asc 4 times (89,536,960 lines): peak memory as the run grows
+    "t4-asc": dict(users=24_160, items=3706, per_user=3706, max_rel=60, replicate=("t-asc", 4)),
 }
 
 
@@ -62,9 +71,12 @@ def ensure_data(case: str) -> tuple[Path, Path, Path]:
         sys.path.insert(0, str(HERE))
         import generate
 
+        extra = ["--ties", str(c["ties"])] if "ties" in c else []
+        extra += ["--tie-order", c["tie_order"]] if "tie_order" in c else []
+        extra += ["--shuffle"] if c.get("shuffle") else []
         generate.main(
             ["--name", case, "--users", str(c["users"]), "--items", str(c["items"]),
-             "--per-user", str(c["per_user"]), "--max-rel", str(c["max_rel"])]
+             "--per-user", str(c["per_user"]), "--max-rel", str(c["max_rel"]), *extra]
         )  # fmt: skip
     return files
 

@@ -6,13 +6,22 @@ of the line ranked just above them (so about that fraction of lines are tied, wh
 document id). Each user has between 1 and ``--max-rel`` judged test items, graded 1..5 like ratings,
 about half of them among the user's ranked items. Ids are decimal strings (``"1"`` .. ``"N"``), so
 ``"9"`` vs ``"10"`` tie-breaking is exercised. The run is written in trec_eval order (queries ascending
-numerically, ranks 1..n), as a recommender writes it; ``--shuffle`` writes the lines in random order.
+numerically, ranks 1..n); ``--shuffle`` writes the lines in random order.
+
+``--tie-order`` orders the lines of equal score within a user: ``trec_eval`` (the default) by document id
+descending bytewise, trec_eval's own tie-break, so the run needs no reordering; ``ascending`` by item id
+ascending *as a number*, as a recommender writes them (a stable sort of its score vector by item index).
+Numeric ascending is not simply the reverse of trec_eval's order: ``"9"`` comes before ``"10"`` in both
+(bytewise, ``"9" > "10"``), while two ids of the same length (``"1234"``, ``"1235"``) come in the reverse
+of trec_eval's order; with a 3,706-item catalogue most tied pairs are of the second kind. Both orders
+hold the same lines (same draws), ranks renumbered 1..n in file order.
 
 Same arguments and seed give byte-identical files. The files go under ``benchmarks/data/`` (git-ignored).
 
     python benchmarks/generate.py --name a --users 6040 --items 3706 --per-user 1000
     python benchmarks/generate.py --name b --users 6040 --items 3706 --per-user 3700
     python benchmarks/generate.py --name c --users 480000 --items 17770 --per-user 100
+    python benchmarks/generate.py --name t-asc --users 6040 --items 3706 --per-user 3706 --ties 0.01 --tie-order ascending
 """
 
 from __future__ import annotations
@@ -78,9 +87,14 @@ def generate(args) -> None:
     users = np.repeat(np.arange(1, U + 1, dtype=np.int64), L)
     items = ranked.reshape(-1).astype(np.int64) + 1
     run = pl.DataFrame({"query": users, "doc": items, "score": scores.reshape(-1)})
-    # trec_eval order within a user: score desc, then doc id desc compared as strings
-    run = run.with_columns(pl.col("doc").cast(pl.Utf8))
-    run = run.sort(["query", "score", "doc"], descending=[False, True, True])
+    if args.tie_order == "ascending":
+        # as a recommender writes ties: item ids ascending as numbers (so "9" before "10"), then as strings
+        run = run.sort(["query", "score", "doc"], descending=[False, True, False])
+        run = run.with_columns(pl.col("doc").cast(pl.Utf8))
+    else:
+        # trec_eval order within a user: score desc, then doc id desc compared as strings
+        run = run.with_columns(pl.col("doc").cast(pl.Utf8))
+        run = run.sort(["query", "score", "doc"], descending=[False, True, True])
     run = run.with_columns(
         pl.col("query").cast(pl.Utf8),
         pl.lit("Q0").alias("iter"),
@@ -144,6 +158,9 @@ def main(argv=None) -> None:
     p.add_argument("--per-user", type=int, required=True, help="ranked items per user")
     p.add_argument("--ties", type=float, default=0.02, help="fraction of lines tied with the line above")
     p.add_argument("--max-rel", type=int, default=60, help="max judged items per user")
+    p.add_argument("--tie-order", choices=["trec_eval", "ascending"], default="trec_eval",
+                   help="order of the lines of equal score within a user: trec_eval's (doc id descending "
+                   "bytewise) or item id ascending as a number, as recommenders write them")  # fmt: skip
     p.add_argument("--shuffle", action="store_true", help="write the run lines in random order")
     p.add_argument("--seed", type=int, default=20110923)
     generate(p.parse_args(argv))

@@ -9,8 +9,10 @@ run file is never trusted. Queries are evaluated, printed and averaged in bytewi
 trec_eval 10.0 compares scores as C ``double``s instead (``trec_format.h``); every function here takes
 the score type (``score_dtype``, :attr:`trecrs.trec_eval_versions.TrecEvalVersion.score_dtype`), float32
 by default. The score comparison is one key, :func:`descending_key`; :func:`trec_order` applies the rule to a polars
-frame of string ids, :func:`order_rows` to integer-coded rows (ids replaced by their rank in a bytewise
-sorted vocabulary, so comparing codes compares ids).
+frame of string ids, :func:`order_rows` and :func:`in_trec_order` to integer-coded rows (ids replaced by
+their rank in a bytewise sorted vocabulary, so comparing codes compares ids). Rows grouped by query with
+scores non-increasing, as recommenders write them, are not sorted: only their tie groups (rows of equal
+score, :func:`tied_with_previous`) are put in doc id descending order.
 """
 
 from __future__ import annotations
@@ -104,21 +106,50 @@ def tied_with_previous(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return tied
 
 
-def _already_ordered(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> bool:
-    """True when each query's rows are contiguous and in trec_eval order (checked in linear time)."""
+def _grouped_descending(qcode: np.ndarray, scores: np.ndarray) -> bool:
+    """True when each query's rows are contiguous (in any query order) with scores non-increasing: only
+    the rows of equal score may then be out of trec_eval's order (checked in linear time)."""
     n = qcode.size
     bstart = query_blocks(qcode)
-    if np.unique(qcode[bstart]).size != bstart.size:
+    # more runs of equal codes than codes (rows in no order): a query comes back, no need to sort the runs
+    if bstart.size > int(qcode.max()) + 1 or np.unique(qcode[bstart]).size != bstart.size:
         return False
     same = np.ones(n - 1, dtype=bool)
     same[bstart[1:] - 1] = False
     for a in range(0, n - 1, ROWS_PER_PASS):  # in slices: temporaries stay small
         b = min(n - 1, a + ROWS_PER_PASS)
-        sp, sn = s32[a:b], s32[a + 1 : b + 1]
-        bad = (sn > sp) | ((sn == sp) & (dcode[a + 1 : b + 1] >= dcode[a:b]))
-        if (same[a:b] & bad).any():
+        if (same[a:b] & (scores[a + 1 : b + 1] > scores[a:b])).any():
             return False
     return True
+
+
+def _tie_moves(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """For rows grouped by query with scores non-increasing: the rows of the tie groups that are not in
+    doc-code-descending order, and where each of them goes; None when every tie group is in order.
+
+    Returns ``(at, rows)``: positions ``at`` (ascending) are to hold rows ``rows``. Each such group is
+    sorted alone, by doc code descending, its rows staying in the positions it occupies, so the cost
+    follows the tied rows (a reversed group is what recommenders write), not the run.
+    """
+    tied = tied_with_previous(qcode, scores)
+    second = np.flatnonzero(tied)  # rows tied with the row above them
+    if second.size == 0:
+        return None
+    wrong = dcode[second] >= dcode[second - 1]
+    if not wrong.any():
+        return None
+    opens = ~tied[second - 1]  # a tied row right below its group's first row
+    first = np.flatnonzero(opens)  # per tie group: its first tied row, as an index into `second`
+    bad = np.unique((np.cumsum(opens) - 1)[wrong])  # the groups holding a wrong pair
+    head = second[first[bad]] - 1
+    lens = second[np.append(first[1:], second.size)[bad] - 1] + 1 - head
+    offsets = np.cumsum(lens) - lens
+    at = np.repeat(head - offsets, lens) + np.arange(int(lens.sum()))
+    d = dcode[at].astype(np.uint64)
+    dbits = int(d.max()).bit_length()
+    key = np.repeat(np.arange(head.size, dtype=np.uint64), lens) << np.uint64(dbits)
+    key |= np.uint64((1 << dbits) - 1) - d
+    return at, at[np.argsort(key, kind="stable")]
 
 
 def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
@@ -126,18 +157,72 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
 
     ``qcode``/``dcode`` are ranks in bytewise-sorted id vocabularies; ``s32`` are C floats or doubles
     (:func:`c_floats`). Returns None when nothing has to move: each query's rows contiguous (in any
-    query order), scores non-increasing and equal scores with decreasing doc ids — the runs recommenders
-    and ``trecrs run`` write. Otherwise a sort by (query, score, doc).
+    query order), scores non-increasing and equal scores with decreasing doc ids — the runs ``trecrs
+    run`` writes. When only equal scores are out of order (recommenders write ties by item id
+    ascending), only those tie groups are reordered (:func:`_tie_moves`). Otherwise (queries not
+    contiguous, a score rising within a query) a sort by (query, score, doc).
     """
-    if qcode.size == 0 or _already_ordered(qcode, s32, dcode):
+    if qcode.size == 0:
         return None
+    if _grouped_descending(qcode, s32):
+        moves = _tie_moves(qcode, s32, dcode)
+        if moves is None:
+            return None
+        perm = np.arange(qcode.size, dtype=np.intp)
+        perm[moves[0]] = moves[1]
+        return perm
+    return _sorted_rows(qcode, s32, dcode)
+
+
+def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+    """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them.
+
+    Rows already in order come back as they are. When only tie groups are out of order, ``dcode`` is
+    reordered in place (a copy if it is read-only) and the other two are returned unchanged: a tie group
+    shares its query and its score, so the rows stay the same rows and no copy of the run is made.
+    Otherwise the rows are sorted: float32 scores and codes that fit one 64-bit key per row are sorted as
+    those keys and decoded from them (no gather; a -0.0 comes back as 0.0, which C compares equal),
+    else the three columns are gathered after the sort.
+    """
+    if qcode.size == 0:
+        return qcode, scores, dcode
+    if _grouped_descending(qcode, scores):
+        moves = _tie_moves(qcode, scores, dcode)
+        if moves is not None:
+            if not dcode.flags.writeable:  # a zero-copy view of a polars column
+                dcode = dcode.copy()
+            dcode[moves[0]] = dcode[moves[1]]
+        return qcode, scores, dcode
+    keyed = _row_keys(qcode, scores, dcode)
+    if keyed is not None:
+        key, dbits = keyed
+        key = pl.Series(key).sort().to_numpy()
+        low = np.uint64((1 << dbits) - 1)
+        asc = ~(key >> np.uint64(dbits)).astype(np.uint32)  # descending_key undone
+        bits = np.where(asc & np.uint32(0x80000000), asc & np.uint32(0x7FFFFFFF), ~asc)
+        return ((key >> np.uint64(32 + dbits)).astype(qcode.dtype), bits.view(np.float32),
+                (low - (key & low)).astype(dcode.dtype))  # fmt: skip
+    perm = _sorted_rows(qcode, scores, dcode)
+    return qcode[perm], scores[perm], dcode[perm]
+
+
+def _row_keys(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """One uint64 key per row ordering by (query, score descending, doc descending) and the doc codes'
+    width, or None when the scores are doubles or the codes too wide for 64 bits."""
     qbits = int(qcode.max()).bit_length()
     dbits = int(dcode.max()).bit_length()
-    if s32.dtype == np.float32 and qbits + 32 + dbits <= 64:
-        # one 64-bit key per line (query, score descending, doc descending): a single integer sort
-        key = score_doc_key(s32, dcode, dbits)
-        key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)
-        return pl.Series(key).arg_sort().to_numpy()
+    if s32.dtype != np.float32 or qbits + 32 + dbits > 64:
+        return None
+    key = score_doc_key(s32, dcode, dbits)
+    key |= qcode.astype(np.uint64) << np.uint64(32 + dbits)
+    return key, dbits
+
+
+def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndarray:
+    """The full sort by (query, score descending, doc descending), for rows in no usable order."""
+    keyed = _row_keys(qcode, s32, dcode)
+    if keyed is not None:  # one 64-bit key per line: a single integer sort
+        return pl.Series(keyed[0]).arg_sort().to_numpy()
     frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
     return frame.select(
         pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)

@@ -80,8 +80,9 @@ def test_blocks_print_what_one_block_prints(cli, tmp_path, seed, kind, flags):
 
 
 @pytest.mark.parametrize("seed", [4, 5])
-def test_ungrouped_run_is_partitioned_with_one_warning(cli, tmp_path, seed):
-    qrels, run = _files(tmp_path, seed, grouped=False)
+@pytest.mark.parametrize("kind", ["text", "parquet"])
+def test_ungrouped_run_is_partitioned_with_one_warning(cli, tmp_path, seed, kind):
+    qrels, run = _files(tmp_path, seed, grouped=False, kind=kind)
     whole_out, whole_err = _eval(cli, qrels, run, BIG, [])
     out, err = _eval(cli, qrels, run, 7, [])
     assert out == whole_out

@@ -52,8 +52,9 @@ def _arrow():
 
 
 def _partition_schema():
+    """Partition files hold the ids' categorical codes: they are this process's, which alone reads them."""
     pa, _ = _arrow()
-    return pa.schema([(QUERY, pa.large_string()), (DOC, pa.large_string()), (SCORE, pa.float32())])
+    return pa.schema([(QUERY, pa.uint32()), (DOC, pa.uint32()), (SCORE, pa.float32())])
 
 
 class NotRegular(TrecrsError):
@@ -210,7 +211,9 @@ def query_lines(block: pl.DataFrame) -> pl.DataFrame:
     """The distinct queries of a block (``query`` as strings) and their number of lines (``lines``).
 
     Counted on the categorical codes at the starts of the block's runs of equal queries (a grouped block
-    has one run per query), so no hash table over the lines is built and only distinct ids become strings.
+    has one run per query, a partition of a run in no order about one per line), so no hash table over
+    the lines is built and only distinct ids become strings; the runs are counted per code (one pass)
+    unless the codes are sparse against them, then sorted.
     """
     global _last
     seen, answer = _last
@@ -220,8 +223,15 @@ def query_lines(block: pl.DataFrame) -> pl.DataFrame:
     # one contiguous copy of the codes: converting a many-chunk column straight to numpy costs more
     phys = (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().rechunk().to_numpy()
     starts = query_blocks(phys)
-    codes, which = np.unique(phys[starts], return_inverse=True)
-    lines = np.bincount(which, weights=np.diff(np.append(starts, phys.size)), minlength=codes.size)
+    heads, lens = phys[starts], np.diff(np.append(starts, phys.size))
+    top = int(heads.max()) if heads.size else -1
+    if top < 4 * heads.size + 1024:
+        per_code = np.bincount(heads, weights=lens, minlength=top + 1)
+        codes = np.flatnonzero(per_code)
+        lines = per_code[codes]
+    else:
+        codes, which = np.unique(heads, return_inverse=True)
+        lines = np.bincount(which, weights=lens, minlength=codes.size)
     ids = pl.Series(QUERY, codes.astype(np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
     out = pl.DataFrame({QUERY: ids, "lines": lines.astype(np.int64)})
     _last = (weakref.ref(block), out)
@@ -284,24 +294,43 @@ class Partitions:
             raise NotRegular(f"{self.path}: empty")
 
     def _flush(self, pending: list[pl.DataFrame], writers: dict) -> None:
-        """Append the pending lines to their partitions' files (file order kept within each)."""
-        if not pending:
+        """Append the pending lines to their partitions' files (file order kept within each), ids as their
+        categorical codes, so that no id becomes a string but the distinct query ids (to be hashed)."""
+        df = pl.concat(pending).rechunk() if pending else None
+        if df is None or df.height == 0:
             return
-        df = pl.concat(pending).select(pl.col(QUERY).cast(pl.Utf8), pl.col(DOC).cast(pl.Utf8), SCORE)
-        queries = df.get_column(QUERY).unique()
+        q, d = (df.get_column(c).to_physical().to_numpy() for c in (QUERY, DOC))
+        codes = _distinct(q)
+        queries = pl.Series(QUERY, codes.astype(np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
         self.totals.seen.update(queries.to_list())
-        part = pl.DataFrame({QUERY: queries, "_part": (hash_ids(queries) % np.uint64(self.parts)).astype(np.int64)})
-        df = df.join(part, on=QUERY, how="left", maintain_order="left")
-        _, pq = _arrow()
+        part_of = np.zeros(int(codes[-1]) + 1, dtype=np.uint16)  # PARTITIONS_MAX parts at most
+        part_of[codes] = (hash_ids(queries) % np.uint64(self.parts)).astype(np.uint16)
+        part = part_of[q]
+        order = np.argsort(part, kind="stable")  # by partition, file order kept within each
+        counts = np.bincount(part, minlength=self.parts)
+        ends = np.cumsum(counts)
+        pa, pq = _arrow()
         schema = _partition_schema()
-        for (k,), piece in df.partition_by("_part", as_dict=True, maintain_order=True).items():
+        score = df.get_column(SCORE).to_numpy()
+        for k in np.flatnonzero(counts):
+            rows = order[ends[k] - counts[k] : ends[k]]
             if k not in writers:
-                writers[k] = pq.ParquetWriter(self.files[k], schema)
-            writers[k].write_table(piece.drop("_part").to_arrow().cast(schema))
+                writers[k] = pq.ParquetWriter(self.files[k], schema, compression="none", use_dictionary=False)
+            writers[k].write_table(pa.table([q[rows], d[rows], score[rows]], schema=schema))
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
+        ids = [pl.col(c).cat.to(pl.Categorical) for c in (QUERY, DOC)]
         for f in self.files:
             if f.exists():
-                df = pl.read_parquet(f)
+                df = pl.read_parquet(f).select(*ids, SCORE)
                 f.unlink()  # release the disk as the partitions are evaluated
                 yield df
+
+
+def _distinct(codes: np.ndarray) -> np.ndarray:
+    """The distinct values of non-negative integer codes, ascending: counted in one pass when they are
+    dense, else sorted."""
+    top = int(codes.max())
+    if top < 4 * codes.size + 1024:
+        return np.flatnonzero(np.bincount(codes, minlength=top + 1))
+    return np.unique(codes)

@@ -24,7 +24,7 @@ import polars as pl
 
 from ...errors import TrecrsError
 from ...ids import IdCodes
-from ...ordering import ROWS_PER_PASS, c_floats, order_rows, query_blocks, tied_with_previous
+from ...ordering import ROWS_PER_PASS, c_floats, in_trec_order, query_blocks, tied_with_previous
 from ...schema import DOC, QUERY, REL, SCORE
 from .cmath import c_log2, segmented
 
@@ -370,12 +370,7 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     """Order the run's rows (trec_eval's rule) and look their relevance up; ``enc``'s run arrays are released."""
     qcode, dcode, s32 = enc.qcode, enc.dcode, enc.s32
     enc.qcode = enc.dcode = enc.s32 = None
-    perm = order_rows(qcode, s32, dcode)
-    if perm is not None:
-        qcode = qcode[perm]
-        dcode = dcode[perm]
-        s32 = s32[perm]
-        del perm
+    qcode, s32, dcode = in_trec_order(qcode, s32, dcode)  # tie groups reordered in place, no copy
     tied = tied_with_previous(qcode, s32)
     del s32
     # one block of rows per query, in the order the run lists them: rows never move again
