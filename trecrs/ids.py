@@ -89,7 +89,7 @@ class IdCodes:
         at = 0
         for chunk in self.col.get_chunks():
             phys = chunk.to_physical().to_numpy()
-            np.take(lut, phys, out=out[at : at + phys.size])
+            np.take(lut, phys, out=out[at : at + phys.size], mode="clip")  # codes < lut.size: no bounds check
             at += phys.size
         return out
 

@@ -123,15 +123,18 @@ def _grouped_descending(qcode: np.ndarray, scores: np.ndarray) -> bool:
     return True
 
 
-def _tie_moves(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _tie_moves(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray,
+               tied: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """For rows grouped by query with scores non-increasing: the rows of the tie groups that are not in
     doc-code-descending order, and where each of them goes; None when every tie group is in order.
 
     Returns ``(at, rows)``: positions ``at`` (ascending) are to hold rows ``rows``. Each such group is
     sorted alone, by doc code descending, its rows staying in the positions it occupies, so the cost
-    follows the tied rows (a reversed group is what recommenders write), not the run.
+    follows the tied rows (a reversed group is what recommenders write), not the run. ``tied``: the
+    rows' :func:`tied_with_previous` flags, when the caller has them.
     """
-    tied = tied_with_previous(qcode, scores)
+    if tied is None:
+        tied = tied_with_previous(qcode, scores)
     second = np.flatnonzero(tied)  # rows tied with the row above them
     if second.size == 0:
         return None
@@ -175,7 +178,13 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
 
 
 def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
-    """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them.
+    """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them."""
+    return ordered_with_ties(qcode, scores, dcode)[:3]
+
+
+def ordered_with_ties(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+    """``(qcode, scores, dcode, tied)``: the rows in trec_eval order and their :func:`tied_with_previous`
+    flags (computed once: reordering a tie group leaves its flags as they are).
 
     Rows already in order come back as they are. When only tie groups are out of order, ``dcode`` is
     reordered in place (a copy if it is read-only) and the other two are returned unchanged: a tie group
@@ -185,14 +194,21 @@ def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
     else the three columns are gathered after the sort.
     """
     if qcode.size == 0:
-        return qcode, scores, dcode
+        return qcode, scores, dcode, np.zeros(0, dtype=bool)
     if _grouped_descending(qcode, scores):
-        moves = _tie_moves(qcode, scores, dcode)
+        tied = tied_with_previous(qcode, scores)
+        moves = _tie_moves(qcode, scores, dcode, tied)
         if moves is not None:
             if not dcode.flags.writeable:  # a zero-copy view of a polars column
                 dcode = dcode.copy()
             dcode[moves[0]] = dcode[moves[1]]
-        return qcode, scores, dcode
+        return qcode, scores, dcode, tied
+    qcode, scores, dcode = _sorted_columns(qcode, scores, dcode)
+    return qcode, scores, dcode, tied_with_previous(qcode, scores)
+
+
+def _sorted_columns(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+    """The three columns sorted by (query, score descending, doc descending)."""
     keyed = _row_keys(qcode, scores, dcode)
     if keyed is not None:
         key, dbits = keyed

@@ -24,7 +24,7 @@ import polars as pl
 
 from ...errors import TrecrsError
 from ...ids import IdCodes
-from ...ordering import ROWS_PER_PASS, c_floats, in_trec_order, query_blocks, tied_with_previous
+from ...ordering import ROWS_PER_PASS, c_floats, ordered_with_ties, query_blocks
 from ...schema import DOC, QUERY, REL, SCORE
 from .cmath import c_log2, segmented
 
@@ -370,8 +370,7 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     """Order the run's rows (trec_eval's rule) and look their relevance up; ``enc``'s run arrays are released."""
     qcode, dcode, s32 = enc.qcode, enc.dcode, enc.s32
     enc.qcode = enc.dcode = enc.s32 = None
-    qcode, s32, dcode = in_trec_order(qcode, s32, dcode)  # tie groups reordered in place, no copy
-    tied = tied_with_previous(qcode, s32)
+    qcode, s32, dcode, tied = ordered_with_ties(qcode, s32, dcode)  # tie groups reordered in place, no copy
     del s32
     # one block of rows per query, in the order the run lists them: rows never move again
     bstart = query_blocks(qcode)
