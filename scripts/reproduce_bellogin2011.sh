@@ -8,7 +8,7 @@
 #   DATA_DIR  a folder with u.data (MovieLens 100K, or any ratings file in its layout, such as
 #             sample_data/synth-100k-like)
 #   OUT_DIR   where everything goes: OUT_DIR/results.tsv, OUT_DIR/report.md, OUT_DIR/bellogin2011_fig2.png,
-#             and per fold OUT_DIR/D1/u1/... (qrels, scores, runs, evaluations, log.txt)
+#             and per fold OUT_DIR/D1/u1/... (qrels, scores, runs, evaluations, audits, log.txt)
 # environment:
 #   JOBS=2        folds run at the same time
 #   FOLDS="D1:u1 D1:u2 D1:u3 D1:u4 D1:u5 D2:ua D2:ub"   the folds to run (a subset gives a quick look)
@@ -41,7 +41,7 @@ RECOMMENDERS=(SVD50 IB UB50)
 METHODOLOGIES=(TR:test-ratings TeI:test-items TrI:training-items AI:all-items OPR:one-plus-random)
 read -r -a FOLDS <<< "${FOLDS:-D1:u1 D1:u2 D1:u3 D1:u4 D1:u5 D2:ua D2:ub}"
 METRICS=(-m P.50 -m recall.50 -m ndcg_cut.50)
-STEPS_PER_FOLD=$((5 + ${#RECOMMENDERS[@]} * (1 + ${#METHODOLOGIES[@]}) + 6))
+STEPS_PER_FOLD=$((5 + ${#RECOMMENDERS[@]} * (1 + ${#METHODOLOGIES[@]}) + 6 + 2))
 
 if [[ ! -f $DATA/u.data ]]; then
   echo "$0: $DATA/u.data not found (DATA_DIR must hold a MovieLens 100K u.data)" >&2
@@ -74,7 +74,7 @@ fold() {
     cmd qrels --methodology one-plus-random --test "$test" --relevant-threshold 5 -o "$dir/opr.qrels"
     # AllItems' candidates contain every other methodology's: score them once per recommender
     cmd candidates --methodology all-items --train "$train" --test "$test" -o "$dir/all-items.pairs"
-    local rec m runs_tr=() runs_opr=() runs_other=()
+    local rec m runs_tr=() runs_opr=() runs_other=() runs_ai=()
     for rec in "${RECOMMENDERS[@]}"; do
       # --unscored drop: the candidates the model cannot score are left out (as in the authors' runs)
       cmd recommend --algorithm "$rec" --seed "$SEED" --train "$train" --candidates "$dir/all-items.pairs" \
@@ -89,6 +89,7 @@ fold() {
       runs_tr+=("$dir/$rec.TR.run")
       runs_opr+=("$dir/$rec.OPR.run")
       runs_other+=("$dir/$rec.TeI.run" "$dir/$rec.TrI.run" "$dir/$rec.AI.run")
+      runs_ai+=("$dir/$rec.AI.run")
     done
     cmd eval "${METRICS[@]}" --format tsv -o "$dir/eval.TR_3.tsv" "$dir/th3.qrels" "${runs_tr[@]}"
     cmd eval "${METRICS[@]}" --format tsv -o "$dir/eval.TR_4.tsv" "$dir/th4.qrels" "${runs_tr[@]}"
@@ -97,6 +98,13 @@ fold() {
       cmd eval "${METRICS[@]}" -l "$level" --format tsv -o "$dir/eval.l$level.tsv" "$dir/all.qrels" "${runs_other[@]}"
     done
     cmd eval "${METRICS[@]}" --format tsv -o "$dir/eval.OPR.tsv" "$dir/opr.qrels" "${runs_opr[@]}"
+    # is the evaluation sound? leakage, seen items, dropped users, ties at 50, power, TopPop and Random
+    # (docs/audit.md): the TestRatings runs against TR_4's qrels (baselines over each run's own items), the
+    # AllItems runs against every test rating at -l 4 (baselines over the AllItems candidates)
+    cmd audit --train "$train" --test "$test" --qrels "$dir/th4.qrels" -m P.50 -m ndcg_cut.50 --seed "$SEED" \
+      --format json -o "$dir/audit.TR.json" "${runs_tr[@]}"
+    cmd audit --train "$train" --test "$test" --qrels "$dir/all.qrels" -l 4 -m P.50 -m ndcg_cut.50 --seed "$SEED" \
+      --candidates "$dir/all-items.pairs" --format json -o "$dir/audit.AI.json" "${runs_ai[@]}"
   } > "$cmds"
   "$TRECRS" batch --log "$dir/log.txt" --progress "$dir/progress" "$cmds" &
   local batch=$!

@@ -72,6 +72,8 @@ REFUSED = {
     ("run", "tag"): ("a b", {}),
     ("recommend", "algorithm"): ("x", {}),
     ("recommend", "param"): ("k=0", {}),
+    ("audit", "measures"): ("P.0", {}),
+    ("audit", "columns"): ("x", {}),
 }  # fmt: skip
 
 PATH = "a path: a file that cannot be read or written is an I/O or input error naming the file (status 5 or 3)"
@@ -94,6 +96,10 @@ NOT_REFUSED = {
     ("compare", "resamples"): "argparse's type takes exactly the valid range [1, 10^7]",
     ("eval-factors", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("compare", "level"): "any C long is a relevance level, as trec_eval reads -l",
+    ("audit", "level"): "any C long is a relevance level, as trec_eval reads -l",
+    ("audit", "qrels"): PATH,
+    ("audit", "threshold"): "every finite threshold is valid (argparse refuses NaN and infinities): one above "
+                            "every rating finds no negative that is a positive",
     ("sensitivity", "methodologies"): "argparse's type checks each name and repeats",
     ("datasets synthetic", "users"): "argparse's type takes exactly the valid range [1, 10^6]",
     ("split", "cut"): "every C long is a time; a cut that leaves a side empty is a semantic error (status 4)",

@@ -358,7 +358,14 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     assert (out / "results.tsv.manifest.json").is_file()
     assert "[D1] TrI equals AI" in proc.stdout
     lines = [x for x in (out / "D1" / "u1" / "commands.txt").read_text().splitlines() if x and x[0] != "#"]
-    assert len(lines) == 29 and all(x.startswith("trecrs ") for x in lines)
+    assert len(lines) == 31 and all(x.startswith("trecrs ") for x in lines)
+    # the audit of each fold, in the report: the split files' manifests declare ML-100K's predefined
+    # (random) splits, so future-training is a note; the AllItems runs keep no training item
+    assert "## Audit of every fold (`trecrs audit`, docs/audit.md)" in md
+    audit = json.loads((out / "D1" / "u1" / "audit.AI.json").read_text())
+    found = {(f["id"], f.get("run", "")): f for f in audit["findings"]}
+    assert found[("future-training", "")]["severity"] == "info"
+    assert all(found[("seen-items", str(out / "D1" / "u1" / f"{r}.AI.run"))]["count"] == 0 for r in bellogin.RECOMMENDERS)
 
 
 @pytest.mark.slow

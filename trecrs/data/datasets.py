@@ -294,6 +294,7 @@ def ml100k_splits(u_data: PathLike, out_dir: PathLike) -> dict[str, Path]:
     after all 14 are computed, each atomically.
     """
     from ..files.manifest import write_manifest
+    from .splits import ML100K_PREDEFINED
 
     ratings = read_ratings(u_data, fmt="ml100k")
     frames = ml100k_split_frames(ratings)
@@ -306,7 +307,7 @@ def ml100k_splits(u_data: PathLike, out_dir: PathLike) -> dict[str, Path]:
             path,
             "ratings-split",
             inputs={"ratings": u_data},
-            parameters={"method": "ml100k-predefined", "file": name, "rule": "mku.sh/allbut.pl of ML-100K"},
+            parameters={"method": ML100K_PREDEFINED, "file": name, "rule": "mku.sh/allbut.pl of ML-100K"},
         )
         paths[name] = path
     return paths

@@ -90,6 +90,21 @@ def register(name: str, options: tuple[str, ...], *, random: bool, doc: str):
     return deco
 
 
+#: The method name in the manifests of MovieLens 100K's predefined splits (:func:`trecrs.data.datasets.ml100k_splits`):
+#: u1..u5 are consecutive parts of u.data and ua/ub each user's first ratings in its line order, which is
+#: not chronological, so they count as random splits.
+ML100K_PREDEFINED = "ml100k-predefined"
+
+
+def declared_random(parameters: dict | None) -> bool:
+    """Whether a split file's manifest parameters declare a split that ignores time: a method that draws
+    at random (:data:`SPLITTERS`; leave-one-out only with ``pick`` random) or ML-100K's predefined splits."""
+    method = (parameters or {}).get("method")
+    if method == ML100K_PREDEFINED:
+        return True
+    return method in SPLITTERS and SPLITTERS[method].random and parameters.get("pick", "random") == "random"
+
+
 # --------------------------------------------------------------------------------------------- helpers
 
 

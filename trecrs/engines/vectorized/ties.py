@@ -25,7 +25,7 @@ import polars as pl
 from ...errors import UsageError
 from ...measures.request import MeasureRequest, long_cutoffs
 from ...measures.ties import ap_terms, expected_count, expected_first
-from ...schema import QUERY
+from ...schema import DOC, QUERY, REL
 from ..base import TieReport
 from .cmath import c_log2, segmented
 from .gains import c_atof, gain_view
@@ -496,14 +496,51 @@ def _straddled(r: Ranked, ks: list[int]) -> dict[int, int]:
     found = {k: q[r.tied[r.first[q] + k]] for k, q in found.items()}
     if not any(q.size for q in found.values()):
         return out
-    heads = np.flatnonzero(~r.tied)
-    value = np.where(r.rel >= r.level, r.rel, min(r.level, 0) - 3)  # the non-relevant ones alike
-    low = np.minimum.reduceat(value, heads)
-    high = np.maximum.reduceat(value, heads)
+    heads, mixed = _mixed_groups(r.rel, r.tied, r.level)
     for k, q in found.items():
         g = np.searchsorted(heads, r.first[q] + k, "right") - 1
-        out[k] = int((low[g] != high[g]).sum())
+        out[k] = int(mixed[g].sum())
     return out
+
+
+def _mixed_groups(rel: np.ndarray, tied: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each tie group and whether the group's documents differ (the non-relevant ones
+    alike, each relevance value of the relevant ones its own): only then does their order move a value."""
+    heads = np.flatnonzero(~tied)
+    value = np.where(rel >= level, rel, min(level, 0) - 3)
+    return heads, np.minimum.reduceat(value, heads) != np.maximum.reduceat(value, heads)
+
+
+@dataclass(frozen=True)
+class Straddles:
+    """Where the tie group holding a run's ``k``-th document continues below rank ``k`` (trec_eval's order)."""
+
+    queries: int  # queries in the run
+    straddled: list[str]  # queries whose k-th and (k+1)-th documents are tied, bytewise id order
+    mixed: int  # of those, the queries whose group holds documents of different relevance (values move)
+    group: dict[str, tuple[int, int]]  # per straddled query: rank of its group's first document, group size
+
+
+def straddles(run: pl.DataFrame, k: int, *, qrels: pl.DataFrame | None = None, relevance_level: int = 1,
+              score_dtype=np.float32) -> Straddles:  # fmt: skip
+    """:class:`Straddles` of every query of ``run`` at cutoff ``k`` (queries absent from ``qrels`` too:
+    with no qrels, every document is non-relevant and ``mixed`` is 0)."""
+    from .rank import encode, prepare
+
+    if qrels is None:
+        qrels = pl.DataFrame(schema={QUERY: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64})
+    p = prepare(encode(qrels, run, score_dtype=score_dtype))
+    b, names = p.blocks, p.enc.qvocab
+    at = b.start + k  # the (k+1)-th document of each block
+    q = np.flatnonzero(b.lens > k)
+    q = q[b.tied[at[q]]]
+    heads, mixed = _mixed_groups(b.rel, b.tied, relevance_level)
+    g = np.searchsorted(heads, at[q], "right") - 1
+    ends = np.append(heads[1:], b.rel.size)
+    order = np.argsort(b.query[q], kind="stable")  # query codes are ranks in the bytewise-sorted ids
+    group = {names[int(b.query[i])]: (int(heads[j] - b.start[i] + 1), int(ends[j] - heads[j]))
+             for i, j in zip(q[order], g[order], strict=True)}  # fmt: skip
+    return Straddles(int(b.query.size), list(group), int(mixed[g].sum()), group)
 
 
 def reordered(r: Ranked, mode: str) -> Ranked:

@@ -22,6 +22,7 @@ from .constants import (
     RESULTS_COLUMNS,
     SPLITS,
 )
+from .audit import audit_section
 from .reference import comparison
 from .results import level_sensitivity, value
 
@@ -46,6 +47,7 @@ def markdown(
     for split in SPLITS:
         lines += _our_values(res, coverage, split)
     lines += _sensitivity(level_sensitivity(out))
+    lines += audit_section(out)
     return "\n".join(lines + _files(with_published=ref is not None))
 
 
@@ -216,8 +218,8 @@ def _files(*, with_published: bool) -> list[str]:
         "",
         f"- `{RESULTS_NAME}`: every number (per fold and `mean`), columns `{' '.join(RESULTS_COLUMNS)}`.",
         f"- `{FIGURE_NAME}`: the figure ({drawn}).",
-        "- `D1/u1/...`: each fold's qrels, score files, runs (depth 50), predictions and `trecrs eval` outputs, "
-        "each with its `.manifest.json`; `log.txt` holds every command's report.",
+        "- `D1/u1/...`: each fold's qrels, score files, runs (depth 50), predictions, `trecrs eval` outputs and "
+        "`trecrs audit` findings (`audit.*.json`), each with its `.manifest.json`; `log.txt` holds every command's report.",
         "",
         f"![Figure 2 reproduced]({FIGURE_NAME})",
         "",

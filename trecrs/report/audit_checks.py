@@ -1,0 +1,290 @@
+"""The checks of ``trecrs audit``, each registered with its finding's definition, severity, source and advice.
+
+A check is a function of the audit's inputs (:class:`AuditInputs`), and of one run when it looks at runs,
+returning an :class:`Outcome`: a count, what it is out of, and one concrete example. The registry
+(:data:`CHECKS`) holds what the report prints beside the count; the definitions, sources and advice are
+also in docs/audit.md. The measures' checks (``power``, ``baselines``) are in :mod:`.audit_measures`.
+
+Examples are chosen without regard to the files' line order (the smallest ids, bytewise), so the same
+inputs give the same report however their lines are ordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from ..protocol.one_plus_random import CASE_SEPARATOR
+from ..schema import DOC, ITEM, QUERY, RATING, REL, TIMESTAMP, USER
+
+#: Severities, worst first.
+SEVERITIES = ("error", "warning", "info")
+
+#: What each input is called on the command line (the report says which a skipped check needs).
+NEEDS = {
+    "train": "--train", "test": "--test", "qrels": "--qrels", "runs": "a RUN", "candidates": "--candidates",
+    "items": "--items", "timestamps": "timestamps on every rating of --train and --test",
+    "opr": "One-Plus-Random candidates (queries USER:ITEM)",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one check found: ``count`` of ``of``, one offending example (empty when nothing was found)."""
+
+    count: int
+    of: int
+    example: str = ""
+    severity: str | None = None  # when the check's own severity depends on what it found
+    measure: str | None = None  # the measure of a per-measure check
+    values: dict = field(default_factory=dict)  # further numbers (the report prints them in JSON)
+
+
+@dataclass
+class AuditInputs:
+    """Everything an audit may look at; each check runs when the inputs it needs are here."""
+
+    train: pl.DataFrame | None = None  # ratings: user, item, rating, timestamp
+    test: pl.DataFrame | None = None
+    qrels: pl.DataFrame | None = None
+    candidates: pl.DataFrame | None = None  # query, user, item
+    items: pl.Series | None = None  # the catalogue
+    runs: dict[str, pl.DataFrame] = field(default_factory=dict)  # name -> run (query, doc, score, ...)
+    measures: list[str] = field(default_factory=list)
+    cutoff: int = 10  # ties-at-cutoff's k
+    relevance_level: int = 1  # trec_eval's -l
+    threshold: float = 4.0  # a test rating >= threshold is relevant (negative-is-positive)
+    random_split: bool = False  # the split is declared random (future-training is then info)
+    seed: int = 0  # the Random baseline's
+    trec_eval_version: int = 9
+    cache: dict = field(default_factory=dict, repr=False)
+
+    def has(self, need: str) -> bool:
+        if need == "runs":
+            return bool(self.runs)
+        if need == "timestamps":
+            return all(df is not None and df.height and df.get_column(TIMESTAMP).null_count() == 0
+                       for df in (self.train, self.test))  # fmt: skip
+        if need == "opr":
+            return self.candidates is not None and _opr(self.candidates).height > 0
+        return getattr(self, need) is not None
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: what it counts, out of what, its source and the advice that fixes it."""
+
+    id: str
+    severity: str
+    needs: tuple[str, ...]
+    per_run: bool
+    count: str  # what ``count`` counts
+    of: str  # what ``of`` counts (plural noun: "test pairs")
+    source: str
+    advice: str
+    func: Callable[..., Outcome | list[Outcome]]
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(id: str, severity: str, needs: tuple[str, ...], *, count: str, of: str, source: str, advice: str,
+          per_run: bool = False):  # fmt: skip
+    """Decorator adding a check to :data:`CHECKS` (an id registered twice is refused)."""
+
+    def deco(func):
+        if id in CHECKS:
+            raise ValueError(f"audit check {id!r} registered twice")
+        CHECKS[id] = Check(id, severity, needs, per_run, count, of, source, advice, func)
+        return func
+
+    return deco
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _pairs(df: pl.DataFrame) -> pl.DataFrame:
+    return df.select(USER, ITEM).unique()
+
+
+def _distinct_pairs(df: pl.DataFrame) -> int:
+    return df.height if df.height < 2 else df.select(USER, ITEM).n_unique()
+
+
+def _smallest(df: pl.DataFrame, by: list[str]) -> dict:
+    """The row with the smallest ``by`` values (bytewise), as a dict; {} for an empty frame."""
+    return df.bottom_k(1, by=by).row(0, named=True) if df.height else {}
+
+
+def _pair_example(df: pl.DataFrame, what: str = "") -> str:
+    r = _smallest(df, [USER, ITEM])
+    return f"user {r[USER]}, item {r[ITEM]}{what}" if r else ""
+
+
+def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
+    """``query, doc, user`` of a run: a query's user is its user in the candidates file, else the query id."""
+    out = run.select(QUERY, DOC)
+    if a.candidates is None:
+        return out.with_columns(pl.col(QUERY).alias(USER))
+    users = a.candidates.select(QUERY, USER).unique(QUERY, keep="any")
+    return out.join(users, on=QUERY, how="left").with_columns(pl.col(USER).fill_null(pl.col(QUERY)))
+
+
+def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
+    """One-Plus-Random candidates (query ``USER:ITEM``) with their case's target item."""
+    head = pl.col(USER) + CASE_SEPARATOR
+    return candidates.filter(pl.col(QUERY).str.starts_with(head)).with_columns(
+        pl.col(QUERY).str.slice(pl.col(USER).str.len_chars() + 1).alias("_target")
+    )
+
+
+# --------------------------------------------------------------------------------------------- the split
+
+LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommender system offline evaluation', "
+           "TOIS 2023; Hidasi & Czapp, 'Widespread flaws in offline evaluation of recommender systems', RecSys 2023")  # fmt: skip
+
+
+@check("overlap", "error", ("train", "test"), count="distinct (user, item) pairs in both train and test",
+       of="test pairs", source="a test rating the model was trained on (" + LEAKAGE + ")",
+       advice="split again so that each (user, item) pair is in one part only (trecrs split)")  # fmt: skip
+def overlap(a: AuditInputs) -> Outcome:
+    # a semi join needs no distinct pass over train (a right side's repeats are harmless); test's pairs
+    # are distinct when read from a file (the readers refuse a pair given twice), so their count is cheap
+    both = _pairs(a.test.join(a.train.select(USER, ITEM), on=[USER, ITEM], how="semi"))
+    return Outcome(both.height, _distinct_pairs(a.test), _pair_example(both))
+
+
+@check("test-before-train-user", "warning", ("train", "test", "timestamps"),
+       count="test ratings older than the same user's latest training rating", of="test ratings", source=LEAKAGE,
+       advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)")  # fmt: skip
+def test_before_train_user(a: AuditInputs) -> Outcome:
+    last = a.train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
+    bad = a.test.join(last, on=USER, how="inner").filter(pl.col(TIMESTAMP) < pl.col("_last"))
+    r = _smallest(bad, [USER, ITEM])
+    ex = r and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
+    return Outcome(bad.height, a.test.height, ex or "")
+
+
+@check("future-training", "warning", ("train", "test", "timestamps"),
+       count="training ratings newer than the oldest test rating", of="training ratings", source=LEAKAGE,
+       advice="cut train and test at one point in time (trecrs split --method temporal --cut T); a random split "
+       "is declared with --random-split (or by its manifest) and makes this a note")  # fmt: skip
+def future_training(a: AuditInputs) -> Outcome:
+    oldest = a.test.get_column(TIMESTAMP).min()
+    bad = a.train.filter(pl.col(TIMESTAMP) > oldest)
+    r = _smallest(bad, [USER, ITEM])
+    ex = f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})" if r else ""
+    return Outcome(bad.height, a.train.height, ex, severity="info" if a.random_split else None,
+                   values={"random_split": a.random_split})  # fmt: skip
+
+
+@check("cold-users", "warning", ("train", "test"), count="test users without a training rating", of="test users",
+       source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
+       advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set")  # fmt: skip
+def cold_users(a: AuditInputs) -> Outcome:
+    users = a.test.select(USER).unique()
+    cold = users.join(a.train.select(USER), on=USER, how="anti")
+    return Outcome(cold.height, users.height, f"user {cold.get_column(USER).min()}" if cold.height else "")
+
+
+@check("cold-items", "info", ("train", "test"), count="test ratings on items without a training rating",
+       of="test ratings", source="an item no training rating mentions cannot be scored by collaborative models",
+       advice="expect collaborative models to miss these items; count them in the report or filter them")  # fmt: skip
+def cold_items(a: AuditInputs) -> Outcome:
+    cold = a.test.join(a.train.select(ITEM), on=ITEM, how="anti")
+    return Outcome(cold.height, a.test.height, _pair_example(cold))
+
+
+# --------------------------------------------------------------------------------------------- runs
+
+
+@check("missing-users", "warning", ("qrels", "runs"), per_run=True,
+       count="qrels queries with a relevant document that the run does not rank", of="queries with a relevant document",
+       source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
+       advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped")  # fmt: skip
+def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    relevant = a.qrels.filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
+    missing = relevant.join(run.select(QUERY).unique(), on=QUERY, how="anti")
+    return Outcome(missing.height, relevant.height, f"query {missing.get_column(QUERY).min()}" if missing.height else "")
+
+
+@check("extra-users", "info", ("qrels", "runs"), per_run=True, count="run queries absent from the qrels",
+       of="run queries", source="trec_eval ignores the queries the qrels do not judge",
+       advice="check that the run and the qrels come from the same split (ids, One-Plus-Random case names)")  # fmt: skip
+def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    queries = run.select(QUERY).unique()
+    extra = queries.join(a.qrels.select(QUERY).unique(), on=QUERY, how="anti")
+    return Outcome(extra.height, queries.height, f"query {extra.get_column(QUERY).min()}" if extra.height else "")
+
+
+@check("seen-items", "error", ("train", "runs"), per_run=True,
+       count="run lines whose (user, item) is a training pair (a query's user: its user in --candidates, else the query id)",
+       of="run lines", source="items the user already rated, left in the ranking (Bellogín, Castells & Cantador, "
+       "RecSys 2011: every methodology but TestRatings removes Tr_u from L_u)",
+       advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)")  # fmt: skip
+def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    lines = query_users(a, run)
+    seen = lines.join(a.train.select(USER, pl.col(ITEM).alias(DOC)), on=[USER, DOC], how="semi")
+    r = _smallest(seen, [QUERY, DOC])
+    ex = r and f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})")
+    return Outcome(seen.height, run.height, ex or "")
+
+
+@check("ties-at-cutoff", "warning", ("runs",), per_run=True,
+       count="queries where documents tied with the one at rank k also stand below rank k (trec_eval's order; "
+       "k the deepest cutoff among -m, default 10)", of="run queries",
+       source="the order of tied documents decides the value (McSherry & Najork, ECIR 2008); trec_eval breaks "
+       "ties by document id, other tools by file order",
+       advice="break ties in the recommender, or report trecrs eval --ties expected (and best/worst for the range)")  # fmt: skip
+def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    from ..engines.vectorized.ties import straddles
+    from ..trec_eval_versions import get
+
+    s = straddles(run, a.cutoff, qrels=a.qrels, relevance_level=a.relevance_level,
+                  score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
+    ex = ""
+    if s.straddled:
+        q = s.straddled[0]
+        top, size = s.group[q]
+        ex = f"query {q}: {size} documents tied at ranks {top} to {top + size - 1}, across rank {a.cutoff}"
+    values = {"cutoff": a.cutoff} | ({"values_move": s.mixed} if a.qrels is not None else {})
+    return Outcome(len(s.straddled), s.queries, ex, values=values)
+
+
+@check("unknown-items", "warning", ("items", "runs"), per_run=True, count="run lines whose item is not in the catalogue",
+       of="run lines", source="coverage and novelty measures divide by the catalogue; an item outside it is a wrong id",
+       advice="check the item ids (leading zeros, a prefix) or give the catalogue the run was made from")  # fmt: skip
+def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    items = a.items.to_frame(DOC).unique()
+    bad = run.select(QUERY, DOC).join(items, on=DOC, how="anti")
+    r = _smallest(bad, [QUERY, DOC])
+    return Outcome(bad.height, run.height, f"query {r[QUERY]}, doc {r[DOC]}" if r else "")
+
+
+# --------------------------------------------------------------------------------------------- candidates
+
+
+@check("candidate-in-train", "error", ("candidates", "train"), count="candidate pairs whose (user, item) is a training pair",
+       of="candidate pairs", source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
+       advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
+def candidate_in_train(a: AuditInputs) -> Outcome:
+    bad = a.candidates.join(a.train.select(USER, ITEM), on=[USER, ITEM], how="semi")
+    r = _smallest(bad, [QUERY, ITEM])
+    return Outcome(bad.height, a.candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "")
+
+
+@check("negative-is-positive", "error", ("candidates", "test", "opr"),
+       count="One-Plus-Random candidates that are a relevant test item (rating >= --threshold) of the user other "
+       "than the query's own", of="One-Plus-Random candidates besides the targets",
+       source="the N random items are assumed not relevant (Cremonesi, Koren & Turrin, RecSys 2010)",
+       advice="draw the random items among the items the user did not rate (trecrs candidates --methodology one-plus-random)")  # fmt: skip
+def negative_is_positive(a: AuditInputs) -> Outcome:
+    negatives = _opr(a.candidates).filter(pl.col(ITEM) != pl.col("_target"))
+    relevant = a.test.filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING)
+    bad = negatives.join(relevant, on=[USER, ITEM], how="inner")
+    r = _smallest(bad, [QUERY, ITEM])
+    ex = f"query {r[QUERY]}: item {r[ITEM]}, rated {r[RATING]:g} in the test set" if r else ""
+    return Outcome(bad.height, negatives.height, ex, values={"threshold": a.threshold})

@@ -1,0 +1,139 @@
+"""The audit's checks on the measures' values: ``power`` and ``baselines`` (registered in :data:`.audit_checks.CHECKS`).
+
+Both evaluate each run as ``trecrs eval -m ... [-l N]`` does (warnings silenced: the audit reports ties and
+missing users itself) and look at the per-user values of each measure asked for.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+
+from ..errors import TrecrsWarning
+from ..evaluate import EvalSettings, Evaluation, evaluate_full
+from ..measures.direction import NEITHER, better, sign
+from ..schema import DOC, ITEM, QUERY, REL, SCORE, USER
+from .audit_checks import AuditInputs, Outcome, check, query_users
+from .stats import detectable_dz
+
+ALPHA = 0.05
+POWER = 0.8
+#: The baselines every run is set beside: label -> trecrs recommender (trecrs.recommenders).
+BASELINES = {"TopPop": "toppop", "Random": "random"}
+
+
+def evaluation(a: AuditInputs, run: pl.DataFrame) -> Evaluation:
+    """``run`` evaluated on the audit's qrels and measures, as ``trecrs eval`` evaluates it."""
+    settings = EvalSettings(relevance_level=a.relevance_level, trec_eval_version=a.trec_eval_version)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrecrsWarning)
+        return evaluate_full(a.qrels, run, a.measures, settings=settings)
+
+
+def _evaluated(a: AuditInputs, name: str, run: pl.DataFrame) -> Evaluation:
+    key = ("evaluation", name)
+    if key not in a.cache:
+        a.cache[key] = evaluation(a, run)
+    return a.cache[key]
+
+
+def _relevant_queries(a: AuditInputs) -> int:
+    return a.qrels.filter(pl.col(REL) >= a.relevance_level).get_column(QUERY).n_unique()
+
+
+@check("power", "info", ("qrels", "runs"), per_run=True,
+       count="users with a value of the measure (sd of their values, and the smallest difference a paired t test "
+       "at alpha 0.05 detects with power 0.8 against another run of the same variance)",
+       of="queries with a relevant document",
+       source="Cohen, 'Statistical power analysis for the behavioral sciences', 1988 (noncentral t); "
+       "Sakai, 'Statistical significance, power, and sample sizes', SIGIR 2014",
+       advice="a difference between two runs smaller than the detectable one is not evidence either way: "
+       "add users (more folds, a larger split) or compare fewer systems")  # fmt: skip
+def power(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
+    """Per measure: n users, the sd of their values and the detectable difference delta = dz * sd_d with
+    sd_d = sqrt(2) * sd (the other run independent, with the same sd: the conservative case; a correlation
+    rho between the two runs' values shrinks sd_d by sqrt(1 - rho)) and dz from :func:`.stats.detectable_dz`."""
+    ev = _evaluated(a, name, run)
+    dz = None
+    out = []
+    for col in ev.columns():
+        v = ev.per_query.get_column(col).drop_nulls().to_numpy().astype(np.float64)
+        n = v.size
+        sd = float(v.std(ddof=1)) if n > 1 else math.nan
+        if dz is None or dz[0] != n:
+            dz = (n, detectable_dz(n, ALPHA, POWER))
+        delta = dz[1] * math.sqrt(2.0) * sd
+        label = ev.printed_names(col)[0]
+        ex = (f"{label}: mean {v.mean():.4f}, sd {sd:.4f} over {n} users: a paired t test detects a difference of "
+              f"{delta:.4f} (alpha {ALPHA}, power {POWER})") if n > 1 else f"{label}: {n} users, no test possible"  # fmt: skip
+        out.append(Outcome(n, _relevant_queries(a), ex, measure=label, values={
+            "mean": float(v.mean()) if n else None, "sd": _num(sd), "detectable_difference": _num(delta),
+            "alpha": ALPHA, "power": POWER}))  # fmt: skip
+    return out
+
+
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def _baseline_pairs(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
+    """``query, user, item``: the candidates of the run's queries (--candidates), else the run's own lines."""
+    if a.candidates is not None:
+        return a.candidates.join(run.select(QUERY).unique(), on=QUERY, how="semi")
+    return query_users(a, run).select(QUERY, USER, pl.col(DOC).alias(ITEM))
+
+
+def baseline_run(a: AuditInputs, label: str, pairs: pl.DataFrame) -> pl.DataFrame:
+    """The run of baseline ``label`` (:data:`BASELINES`, fitted on --train, seeded) over ``pairs``."""
+    from ..recommenders import make_recommender
+
+    key = ("model", label)
+    if key not in a.cache:
+        a.cache[key] = make_recommender(BASELINES[label], seed=a.seed).fit(a.train)
+    scores = a.cache[key].score(pairs.select(USER, ITEM)).frame
+    return pairs.join(scores, on=[USER, ITEM], how="inner").select(QUERY, pl.col(ITEM).alias(DOC), SCORE)
+
+
+@check("baselines", "info", ("qrels", "train", "runs"), per_run=True,
+       count="baselines (TopPop, a seeded Random) whose mean the run does not beat; a warning when TopPop is one",
+       of="baselines", source="Cremonesi, Koren & Turrin, RecSys 2010 (TopPop beats many models on top-N); "
+       "Ferrari Dacrema, Cremonesi & Jannach, 'Are we really making much progress?', RecSys 2019",
+       advice="a run that does not beat the most popular items learns nothing the counts do not give: check the model, "
+       "its training data and the candidates it scores")  # fmt: skip
+def baselines(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
+    """Per measure: the run's mean beside TopPop's and Random's over the same candidates (the candidates of
+    the run's queries when --candidates is given, else the run's own items), evaluated the same way. Over
+    the run's own items, a measure every order of them gives the same value (P@k of a k-item list) has
+    nothing to compare: count 0, ``same_items`` in the values."""
+    ev = _evaluated(a, name, run)
+    base = _baseline_summaries(a, run)
+    out = []
+    for col in ev.columns():
+        label = ev.printed_names(col)[0]
+        mine = ev.summary.get(col)
+        if mine is None or better(col) == NEITHER:
+            continue
+        s = sign(col)
+        theirs = {b: base[b].get(col, 0.0) for b in BASELINES}
+        ex = f"{label}: this run {mine:.4f}, " + ", ".join(f"{b} {v:.4f}" for b, v in theirs.items())
+        if a.candidates is None and all(v == mine for v in theirs.values()):
+            # every order of the run's own items gives this value (P@k over a list of k): nothing to compare
+            out.append(Outcome(0, len(BASELINES), ex, measure=label, values={"run": mine, **theirs, "same_items": True}))
+            continue
+        beaten = [b for b in BASELINES if not s * mine > s * theirs[b]]
+        out.append(Outcome(len(beaten), len(BASELINES), ex, severity="warning" if "TopPop" in beaten else "info",
+                           measure=label, values={"run": mine, **theirs, "not_beaten": beaten}))  # fmt: skip
+    return out
+
+
+def _baseline_summaries(a: AuditInputs, run: pl.DataFrame) -> dict[str, dict[str, float]]:
+    """Each baseline's summary over the run's candidates; runs answering the same queries of one
+    candidates file share them (computed once)."""
+    key = ("baselines", tuple(run.get_column(QUERY).unique().sort()) if a.candidates is not None else id(run))
+    if key not in a.cache:
+        pairs = _baseline_pairs(a, run)
+        a.cache[key] = {label: evaluation(a, baseline_run(a, label, pairs)).summary for label in BASELINES}
+    return a.cache[key]

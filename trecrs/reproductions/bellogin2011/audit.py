@@ -1,0 +1,72 @@
+"""The audit section of the Bellogín et al. (2011) report: what ``trecrs audit`` found in each fold.
+
+Read from ``OUT/{split}/{fold}/audit.TR.json`` (the TestRatings runs against TR_4's qrels) and
+``audit.AI.json`` (the AllItems runs against every test rating at ``-l 4``, baselines over the AllItems
+candidates), written by
+``scripts/reproduce_bellogin2011.sh`` (docs/audit.md defines each finding).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from ...report.markdown import fmt, md_table
+from .constants import SPLITS
+
+AUDITS = {"TR": "audit.TR.json", "AI": "audit.AI.json"}
+_SEVERITY = {"error": 0, "warning": 1, "info": 2}
+
+
+def audit_rows(out: Path) -> pl.DataFrame:
+    """One row per finding of every fold's audits (runs named by their file name)."""
+    rows = []
+    for split, folds in SPLITS.items():
+        for fold in folds:
+            for label, name in AUDITS.items():
+                path = out / split / fold / name
+                if not path.is_file():
+                    continue
+                for f in json.loads(path.read_text(encoding="utf-8"))["findings"]:
+                    rows.append({"split": split, "fold": fold, "runs": label, "id": f["id"], "severity": f["severity"],
+                                 "run": Path(f["run"]).name if f.get("run") else "", "measure": f.get("measure", ""),
+                                 "count": f["count"], "of": f["of"], "example": f["example"],
+                                 "detectable": f.get("values", {}).get("detectable_difference")})  # fmt: skip
+    return pl.DataFrame(rows, schema={"split": pl.Utf8, "fold": pl.Utf8, "runs": pl.Utf8, "id": pl.Utf8,
+                                      "severity": pl.Utf8, "run": pl.Utf8, "measure": pl.Utf8, "count": pl.Int64,
+                                      "of": pl.Int64, "example": pl.Utf8, "detectable": pl.Float64})  # fmt: skip
+
+
+def audit_section(out: Path) -> list[str]:
+    """The findings over the folds of each split (worst first), and the differences the folds can detect."""
+    rows = audit_rows(out)
+    if not rows.height:
+        return []
+    found = rows.filter((pl.col("count") > 0) & (pl.col("id") != "power"))
+    keys = ["split", "runs", "id", "run", "measure"]
+    table = (found.group_by(keys, maintain_order=True)
+             .agg(pl.col("severity").first(), pl.len().alias("folds"), pl.col("count").sum(), pl.col("of").sum(),
+                  pl.col("example").first())
+             .sort(pl.col("severity").replace_strict(_SEVERITY, return_dtype=pl.Int64), "split", "runs", "id", "run",
+                   "measure"))  # fmt: skip
+    lines = ["## Audit of every fold (`trecrs audit`, docs/audit.md)", ""]
+    if table.height:
+        body = [[r["severity"], r["split"], r["runs"], f"`{r['id']}`", r["run"], r["measure"],
+                 f"{r['folds']} of {len(SPLITS[r['split']])}", f"{r['count']} of {r['of']}", r["example"]]
+                for r in table.iter_rows(named=True)]  # fmt: skip
+        header = ["severity", "split", "runs", "finding", "run", "measure", "folds", "count (all folds)", "example"]
+        lines += [md_table(header, body, "llllllrrl"), ""]
+    else:
+        lines += ["No finding in any fold.", ""]
+    power = (rows.filter(pl.col("id") == "power").group_by("split", "runs", "measure", maintain_order=True)
+             .agg(pl.col("count").mean().alias("users"), pl.col("detectable").min().alias("low"),
+                  pl.col("detectable").max().alias("high")))  # fmt: skip
+    if power.height:
+        lines += ["The smallest difference a paired t test detects between two runs of a fold (alpha 0.05, power "
+                  "0.8, the runs' own spread): ", ""]  # fmt: skip
+        body = [[r["split"], r["runs"], r["measure"], f"{r['users']:.0f}", f"{fmt(r['low'], 4)} to {fmt(r['high'], 4)}"]
+                for r in power.iter_rows(named=True)]  # fmt: skip
+        lines += [md_table(["split", "runs", "measure", "users (mean)", "detectable difference"], body, "lllrr"), ""]
+    return lines
