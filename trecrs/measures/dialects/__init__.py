@@ -1,0 +1,125 @@
+"""Framework dialects: ``prefix:Name@k`` names a measure as a recommender framework defines it.
+
+``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
+Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
+prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
+names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
+cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC`` take none). Each name resolves to a recommender measure of
+:mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
+its test data:
+
+* the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
+  its ``relevance_threshold``) are the qrels documents with rel >= the global ``-l``;
+* :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
+  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``);
+* ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
+  framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN).
+
+The ranking is trec_eval's (score descending, ties by docno descending); the frameworks leave ties in an
+unspecified order. This module is data and parsing only: :func:`trecrs.evaluate.compute.add_recsys`
+computes each :class:`DialectVariant` with the recommender measures, its column named as typed.
+Definitions and sources: docs/measures.md, "Framework dialects".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from ...errors import UsageError
+from ...schema import QUERY, REL
+from ..grammar import Variant
+from . import elliot, lenskit, recbole
+from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
+
+#: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
+FRAMEWORKS: dict[str, Framework] = {m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot)}
+
+__all__ = [
+    "AS_IS",
+    "BINARY",
+    "FRAMEWORKS",
+    "SHIFTED",
+    "Dialect",
+    "DialectVariant",
+    "Framework",
+    "listing",
+    "parse_dialect",
+]
+
+
+@dataclass(frozen=True)
+class DialectVariant(Variant):
+    """A ``prefix:Name@k`` measure: a :class:`~trecrs.measures.grammar.Variant` whose target is a recommender
+    measure, computed at the global ``-l`` on the qrels the framework sees (:meth:`inputs`)."""
+
+    qrels: str = BINARY
+    needs_relevant: bool = True
+
+    def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
+               queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
+        """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
+        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; only the
+        queries the run ranks (the frameworks measure the users they have a list for, so ``-c`` adds none)
+        and with :attr:`needs_relevant` only those with a relevant document."""
+        relevant = pl.col(REL) >= level
+        keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
+        gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: pl.col(REL) - level + 1}[self.qrels]
+        if gains is not None:
+            qrels = qrels.with_columns(
+                pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL)
+            )
+            level = 1
+        have = set(run.get_column(QUERY).unique().to_list())
+        if self.needs_relevant:
+            have &= set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
+            run = run.filter(pl.col(QUERY).is_in(list(have)))
+        return qrels, run, level, [q for q in queries if q in have]
+
+
+_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<name>[^@]*)(?:@(?P<k>.*))?$")
+
+
+def parse_dialect(spec: str) -> DialectVariant | None:
+    """``lenskit:NDCG@10`` as a :class:`DialectVariant` named as typed; None when ``spec`` is not written
+    ``prefix:...``. An unknown prefix or name, or a missing or bad cutoff, is a UsageError listing the
+    prefixes or the prefix's names."""
+    m = _SPEC.match(spec)
+    if m is None:
+        return None
+    prefix, name, k = m.group("prefix"), m.group("name"), m.group("k")
+    framework = FRAMEWORKS.get(prefix.lower())
+    if framework is None:
+        raise UsageError(
+            f"measure {spec!r}: unknown framework prefix {prefix!r} (known: {', '.join(FRAMEWORKS)})"
+        )
+    dialect = framework.find(name)
+    if dialect is None:
+        raise UsageError(
+            f"measure {spec!r}: no {framework.label} measure {name!r} (known: "
+            f"{', '.join(framework.prefix + ':' + d.name + ('@k' if d.cutoff else '') for d in framework.names)})"
+        )
+    if not dialect.cutoff and k is not None:
+        raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} takes no cutoff")
+    if dialect.cutoff and (k is None or not re.fullmatch(r"[1-9][0-9]*", k)):
+        raise UsageError(
+            f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k"
+        )
+    base, _, param = dialect.target.format(k=k).partition(".")
+    return DialectVariant(
+        spec, base, param or None, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant
+    )
+
+
+def listing() -> list[str]:
+    """One line per prefixed name for ``trecrs eval --list-measures``: the name, what it equals, its definition."""
+    out = []
+    for f in FRAMEWORKS.values():
+        case = ", any case" if f.case_insensitive else ""
+        out.append(f"  {f.prefix}: {f.label} ({f.source}{case})")
+        for d in f.names:
+            name = f"    {f.prefix}:{d.name}" + ("@k" if d.cutoff else "")
+            out.append(name.ljust(34) + f" = {d.equals}: {d.definition}")
+    return out

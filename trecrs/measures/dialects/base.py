@@ -1,0 +1,49 @@
+"""What a framework dialect is: a framework (prefix, version, source) and its names, each a recommender measure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AS_IS = "as is"  # qrels values unchanged, relevant = rel >= -l
+BINARY = "binary"  # rel >= -l becomes 1, evaluated at level 1
+SHIFTED = "shifted"  # rel >= -l becomes rel - l + 1, evaluated at level 1
+
+#: What a name measures, across frameworks (``trecrs definitions`` lists every definition of one):
+#: concept -> the trec_eval measure (``{k}`` = the cutoff) that is the reference for it, "" when none.
+CONCEPTS: dict[str, str] = {
+    "precision": "P.{k}", "recall": "recall.{k}", "ndcg": "ndcg_cut.{k}", "map": "map_cut.{k}", "mrr": "",
+    "hit": "success.{k}", "f1": "", "dcg": "", "rbp": "", "auc": "", "coverage": "", "gini": "", "popularity": "",
+    "tail": "", "entropy": "",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One framework measure: its name as the framework spells it, the recommender measure computing it
+    (``{k}`` = the cutoff), the qrels it is computed on, whether a query without relevant documents is
+    undefined, and for docs/--list-measures its definition and the trecrs measure it equals (or "new")."""
+
+    name: str
+    target: str
+    definition: str
+    equals: str
+    qrels: str = BINARY
+    needs_relevant: bool = True
+    cutoff: bool = True  # whether the name takes @k (required) or none
+    concept: str = ""  # what the name measures, one of CONCEPTS ("" none): trecrs definitions groups by it
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A prefix: the framework, the version whose source defines its names, the source files, the names."""
+
+    prefix: str
+    label: str
+    source: str
+    case_insensitive: bool
+    names: tuple[Dialect, ...]
+
+    def find(self, name: str) -> Dialect | None:
+        """The dialect spelled ``name`` (any case for a case-insensitive framework), or None."""
+        same = (lambda a, b: a.lower() == b.lower()) if self.case_insensitive else str.__eq__
+        return next((d for d in self.names if same(d.name, name)), None)
