@@ -74,6 +74,7 @@ REFUSED = {
     ("recommend", "param"): ("k=0", {}),
     ("audit", "measures"): ("P.0", {}),
     ("audit", "columns"): ("x", {}),
+    ("definitions", "measure"): ("foo@3", {}),
 }  # fmt: skip
 
 PATH = "a path: a file that cannot be read or written is an I/O or input error naming the file (status 5 or 3)"
@@ -97,6 +98,7 @@ NOT_REFUSED = {
     ("eval-factors", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("compare", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("audit", "level"): "any C long is a relevance level, as trec_eval reads -l",
+    ("definitions", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("audit", "qrels"): PATH,
     ("audit", "threshold"): "every finite threshold is valid (argparse refuses NaN and infinities): one above "
                             "every rating finds no negative that is a positive",

@@ -10,6 +10,7 @@ import polars as pl
 from ..._version import __version__
 from ...report.markdown import MISSING, findings_table, fmt, md_table, signed
 from ...report.records import RESULTS_NAME, Finding
+from .audit import audit_section
 from .constants import (
     FIGURE_NAME,
     LEVEL,
@@ -22,7 +23,6 @@ from .constants import (
     RESULTS_COLUMNS,
     SPLITS,
 )
-from .audit import audit_section
 from .reference import comparison
 from .results import level_sensitivity, value
 
