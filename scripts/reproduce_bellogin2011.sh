@@ -8,7 +8,8 @@
 #   DATA_DIR  a folder with u.data (MovieLens 100K, or any ratings file in its layout, such as
 #             sample_data/synth-100k-like)
 #   OUT_DIR   where everything goes: OUT_DIR/results.tsv, OUT_DIR/report.md, OUT_DIR/bellogin2011_fig2.png,
-#             and per fold OUT_DIR/D1/u1/... (qrels, scores, runs, evaluations, audits, log.txt)
+#             OUT_DIR/study/ (each methodology's study file and trecrs study's table), and per fold
+#             OUT_DIR/D1/u1/... (qrels, scores, runs, evaluations, audits, log.txt)
 # environment:
 #   JOBS=2        folds run at the same time
 #   FOLDS="D1:u1 D1:u2 D1:u3 D1:u4 D1:u5 D2:ua D2:ub"   the folds to run (a subset gives a quick look)
@@ -192,6 +193,28 @@ if ((failed)); then
   done
   exit 1
 fi
+
+# The five-fold table through trecrs study (docs/study.md): per methodology, each recommender's mean over the
+# folds of each split with its t interval, the paired t test against SVD50, the average ranks across splits
+mkdir -p "$OUT/study"
+for m in TR_3:th3:TR TR_4:th4:TR TeI:all:TeI TrI:all:TrI AI:all:AI OPR:opr:OPR; do
+  IFS=: read -r label qrels tag <<< "$m"
+  level=()
+  if [[ $qrels == all ]]; then
+    level=(-l 4)
+  fi
+  {
+    printf 'dataset\tfold\tsystem\tqrels\trun\n'
+    for job in "${FOLDS[@]}"; do
+      for rec in "${RECOMMENDERS[@]}"; do
+        d="../${job%%:*}/${job#*:}"
+        printf '%s\t%s\t%s\t%s\t%s\n' "${job%%:*}" "${job#*:}" "$rec" "$d/$qrels.qrels" "$d/$rec.$tag.run"
+      done
+    done
+  } > "$OUT/study/$label.tsv"
+  "$TRECRS" study "$OUT/study/$label.tsv" "${METRICS[@]}" "${level[@]}" --baseline SVD50 --quiet --format json \
+    -o "$OUT/study/$label.json"
+done
 
 ELAPSED=$SECONDS
 ref=()

@@ -55,6 +55,7 @@ _PUBLIC = {
     "definitions": ".report.definitions:definitions",
     "sampled": ".report.sampled:sampled",
     "sensitivity": ".report.sensitivity:sensitivity",
+    "study": ".report.study:study",
     "format_trec": ".report.trec:format_trec",
     "pytrec_eval": ".pytrec_eval",  # the drop-in module: from trecrs import pytrec_eval
 }
@@ -112,6 +113,7 @@ __all__ = [
     "run",
     "sampled",
     "sensitivity",
+    "study",
     "split",
     "split_file",
     "synthetic_ratings",

@@ -30,6 +30,7 @@ BASELINES = {
                     "--scores", "b=scores2.txt", "-m", "P.5", "--seed", "1", "--n", "5", "-o", OUT),
     "audit": ("audit", "--train", "train.tsv", "--test", "test.tsv", "--qrels", "qrels.txt", "-o", OUT, "run.txt"),
     "definitions": ("definitions", "-m", "P@5", "-o", OUT, "qrels.txt", "run.txt"),
+    "study": ("study", "-m", "P.5", "-o", OUT, "study.tsv"),
     "split": ("split", "--method", "holdout", "--seed", "1", "--ratio", "0.2", "ratings.tsv", OUT_DIR),
     "datasets synthetic": ("datasets", "synthetic", "--users", "20", "--items", "30", OUT_DIR),
 }  # fmt: skip

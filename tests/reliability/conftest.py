@@ -56,5 +56,7 @@ def base(tmp_path_factory) -> dict[str, bytes]:
         files = [str(d / a) if a.endswith((".txt", ".tsv")) else a for a in argv[1:]]
         assert main([argv[0], "--quiet", *files]) == 0
     (d / "batch.txt").write_text(f"eval -m P.5 {d / 'qrels.txt'} {d / 'run.txt'}\n" * 3)
+    (d / "study.tsv").write_text("dataset\tfold\tsystem\tqrels\trun\n" + "".join(
+        f"d\t{f}\t{s}\tqrels.txt\t{r}\n" for f in ("f1", "f2") for s, r in (("a", "run.txt"), ("b", "run2.txt"))))
     _factors(d)
     return {p.name: p.read_bytes() for p in d.iterdir() if not p.name.endswith(".json")}

@@ -75,6 +75,11 @@ REFUSED = {
     ("audit", "measures"): ("P.0", {}),
     ("audit", "columns"): ("x", {}),
     ("definitions", "measure"): ("foo@3", {}),
+    ("study", "measures"): ("P.0", {}),
+    ("study", "baseline"): ("nosuch", {}),
+    ("study", "depth"): ("-1", {}),
+    ("study", "trec_eval_version"): ("11", {}),
+    ("study", "plot"): ("figure.txt", {}),
 }  # fmt: skip
 
 PATH = "a path: a file that cannot be read or written is an I/O or input error naming the file (status 5 or 3)"
@@ -99,6 +104,8 @@ NOT_REFUSED = {
     ("compare", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("audit", "level"): "any C long is a relevance level, as trec_eval reads -l",
     ("definitions", "level"): "any C long is a relevance level, as trec_eval reads -l",
+    ("study", "level"): "any C long is a relevance level, as trec_eval reads -l",
+    ("study", "alpha"): "argparse's type takes exactly the valid range (0, 1)",
     ("audit", "qrels"): PATH,
     ("audit", "threshold"): "every finite threshold is valid (argparse refuses NaN and infinities): one above "
                             "every rating finds no negative that is a positive",

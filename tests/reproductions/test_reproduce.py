@@ -366,6 +366,15 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     found = {(f["id"], f.get("run", "")): f for f in audit["findings"]}
     assert found[("future-training", "")]["severity"] == "info"
     assert all(found[("seen-items", str(out / "D1" / "u1" / f"{r}.AI.run"))]["count"] == 0 for r in bellogin.RECOMMENDERS)
+    # the five-fold table through trecrs study: its means are results.tsv's fold means
+    assert "## Five-fold table (`trecrs study`, docs/study.md)" in md
+    for meth, metric in (("TR_4", "P@50"), ("AI", "nDCG@50"), ("OPR", "Recall@50")):
+        cells = json.loads((out / "study" / f"{meth}.json").read_text())["cells"]
+        column = {v: k for k, v in bellogin.METRICS.items()}[metric]
+        for c in (c for c in cells if c["measure"] == column):
+            mean = res.filter((pl.col("split") == c["dataset"]) & (pl.col("fold") == "mean") & (pl.col("methodology") == meth)
+                              & (pl.col("recommender") == c["system"]) & (pl.col("metric") == metric))["value"][0]  # fmt: skip
+            assert c["mean"] == pytest.approx(mean, abs=1e-6)  # results.tsv has 6 decimals
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ from ..files.output import check_outputs, deferred_writes
 from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "eval", "eval-factors", "compare", "audit", "definitions", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
+    "eval", "eval-factors", "compare", "study", "audit", "definitions", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
     "report", "batch",
 )
 

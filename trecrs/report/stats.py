@@ -143,6 +143,48 @@ def detectable_dz(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     return float(brentq(short, 0.0, high, xtol=1e-12))
 
 
+def corrected_resampled_t(d: np.ndarray, test_train: float | None) -> float:
+    """Two-sided p-value of the paired t test over k folds' differences ``d``; with ``test_train`` =
+    n_test / n_train, Nadeau & Bengio's corrected resampled t test: t = mean(d) / sqrt((1/k + n_test/n_train)
+    var(d)), var with ddof 1, k - 1 degrees of freedom ("Inference for the generalization error", Machine
+    Learning 2003; Bouckaert & Frank, PAKDD 2004). ``test_train`` None: the plain paired t test
+    (:func:`paired_t`). Every difference equal: p = 1 when they are 0, else 0."""
+    d = np.asarray(d, dtype=np.float64)
+    if test_train is None:
+        return paired_t(d)
+    k = d.size
+    var = float(d.var(ddof=1)) if k > 1 else 0.0
+    mean = float(d.mean())
+    if var == 0.0 or k < 2:
+        return 1.0 if mean == 0.0 else 0.0
+    from scipy import stats as _scipy
+
+    t = mean / np.sqrt((1.0 / k + test_train) * var)
+    return float(2.0 * _scipy.t.sf(abs(t), k - 1))
+
+
+def t_interval(values: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """Student's t interval of the mean at level 1 - alpha: mean -+ t_{1-alpha/2, n-1} sd / sqrt(n), sd with
+    ddof 1 (equal to ``scipy.stats.t.interval(1 - alpha, n - 1, mean, sem)``); NaN for fewer than 2 values."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size < 2:
+        return float("nan"), float("nan")
+    from scipy import stats as _scipy
+
+    half = float(_scipy.t.ppf(1 - alpha / 2, v.size - 1)) * float(v.std(ddof=1)) / np.sqrt(v.size)
+    return float(v.mean()) - half, float(v.mean()) + half
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference of average ranks, k systems over n data sets: q_alpha sqrt(k (k + 1) /
+    (6 n)), q_alpha the studentized range quantile (k groups, infinite df) / sqrt(2) (Demšar, "Statistical
+    comparisons of classifiers over multiple data sets", JMLR 2006: q_0.05 = 2.569 for k = 4)."""
+    from scipy import stats as _scipy
+
+    q = float(_scipy.studentized_range.ppf(1 - alpha, k, np.inf)) / np.sqrt(2.0)
+    return q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
 def wins_ties_losses(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int]:
     """Queries where ``a`` scores higher than ``b``, exactly the same, and lower (ties: equal floats)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)

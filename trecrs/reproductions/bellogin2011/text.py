@@ -25,6 +25,7 @@ from .constants import (
 )
 from .reference import comparison
 from .results import level_sensitivity, value
+from .study import study_section
 
 
 def markdown(
@@ -47,6 +48,7 @@ def markdown(
     for split in SPLITS:
         lines += _our_values(res, coverage, split)
     lines += _sensitivity(level_sensitivity(out))
+    lines += study_section(out)
     lines += audit_section(out)
     return "\n".join(lines + _files(with_published=ref is not None))
 

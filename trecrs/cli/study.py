@@ -1,0 +1,85 @@
+"""``trecrs study``: conclusions across folds and data sets (corrected resampled t, Friedman, Nemenyi, CD diagram)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..engines import ENGINES
+from .common import add_ties_option, argv, c_long, command, note, ties_parameters
+
+EXAMPLES = """examples:
+  trecrs study study.tsv -m P.10 -m ndcg_cut.10                       # baseline: the first system listed
+  trecrs study study.tsv -m nDCG@10 --baseline pop --format latex -o table.tex --plot cd.pdf
+  trecrs study study.tsv -m map -l 4 --format json
+
+study.tsv: a header line dataset<TAB>fold<TAB>system<TAB>qrels<TAB>run (optionally <TAB>test_size<TAB>train_size,
+which select Nadeau & Bengio's corrected resampled t test), then one line per (dataset, fold, system); paths
+relative to the study file (docs/study.md).
+"""
+
+
+def register(sub) -> None:
+    from ..report.study_output import FORMATS
+
+    p = command(sub, "study", help="conclusions across folds and data sets: intervals, corrected tests, ranks, CD",
+                description="Evaluate every (dataset, fold, system) of a study file as 'trecrs eval' does, then per "
+                "data set and system the mean over folds with its t interval and the paired test against the "
+                "baseline (Nadeau & Bengio's corrected resampled t when sizes are given), and across data sets the "
+                "average ranks, Friedman's test and Nemenyi's critical difference (docs/study.md).", epilog=EXAMPLES)  # fmt: skip
+    p.add_argument("study", metavar="STUDY", help="the study file (TSV with a header line)")
+    p.add_argument("-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
+                   help="a measure as 'trecrs eval -m' takes it; repeatable")
+    p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are tested against (default: the first listed)")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - interval level (default 0.05)")
+    p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)")
+    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
+                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
+                   help="average over every qrels query (a query missing from a run scores 0)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
+                   help="use only the first N documents of each query")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="remove documents absent from the qrels before computing anything")
+    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
+                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
+    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
+    add_ties_option(p)
+    p.set_defaults(func=run, outputs=("output", "plot"))
+
+
+def _alpha(text: str) -> float:
+    from .compare import _alpha as alpha
+
+    return alpha(text)
+
+
+def run(args) -> int:
+    from ..errors import UsageError
+    from ..evaluate import EvalSettings
+    from ..files.manifest import write_manifest
+    from ..files.output import write_text_atomic
+    from ..report.study import study
+    from ..report.study_output import FORMATS, plot
+    from ..trec_eval_versions import get
+
+    if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
+        raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
+    evaluation = EvalSettings(relevance_level=args.level, average_all=args.average_all, depth=args.depth,
+                              judged_only=args.judged_only, engine=args.engine, ties=args.ties,
+                              trec_eval_version=get(args.trec_eval_version).number)  # fmt: skip
+    result = study(args.study, args.measures, baseline=args.baseline, alpha=args.alpha, evaluation=evaluation)
+    text = FORMATS[args.format](result)
+    params = {k: getattr(args, k) for k in ("measures", "baseline", "alpha", "format", "level", "average_all", "depth",
+                                            "judged_only", "engine", "trec_eval_version")} | ties_parameters(args)  # fmt: skip
+    if args.plot:
+        plot(result, args.plot)
+        write_manifest(args.plot, "study-figure", inputs={"study": args.study}, parameters=params, command=argv())
+    if args.output:
+        write_text_atomic(args.output, text)
+        write_manifest(args.output, "study", inputs={"study": args.study}, parameters=params, command=argv())
+        note(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
