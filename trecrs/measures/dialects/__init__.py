@@ -31,11 +31,13 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import elliot, lenskit, recbole
+from . import elliot, lenskit, recbole, rectools
 from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
-FRAMEWORKS: dict[str, Framework] = {m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot)}
+FRAMEWORKS: dict[str, Framework] = {
+    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools)
+}
 
 __all__ = [
     "AS_IS",
@@ -107,7 +109,8 @@ def parse_dialect(spec: str) -> DialectVariant | None:
         raise UsageError(
             f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k"
         )
-    base, _, param = dialect.target.format(k=k).partition(".")
+    arguments = dialect.arguments(name, framework.case_insensitive) or {}
+    base, _, param = dialect.target.format(k=k, **arguments).partition(".")
     return DialectVariant(
         spec, base, param or None, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant
     )
