@@ -273,3 +273,11 @@ def test_f_beta_cut_and_the_ap_denominators_on_the_documented_example():
     assert res["pauc_2"] == pytest.approx(1 / 6)  # a after 1 negative: (2 - 1)/(2·3)
     assert res["pap_2"] == 0.25  # (2 - 1)/(2·min(3, 2))
     assert res["pauc"] == pytest.approx(1 / 6)  # k = the 2 negatives retrieved
+
+
+def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
+    """docs/measures.md: 2 relevant documents at ranks 1 and 2 score 0.5531 at k = 5 (ideal: 5 relevant)."""
+    res = trecrs.evaluate({"u": {"a": 1, "b": 1}}, {"u": {"a": 3.0, "b": 2.0, "c": 1.0}},
+                          ["rectools:NDCG@5", "rectools:NDCG(divide_by_achievable=True)@5"]).summary
+    assert res["rectools:NDCG@5"] == pytest.approx((1 + 1 / math.log2(3)) / sum(1 / math.log2(j + 1) for j in range(1, 6)))
+    assert round(res["rectools:NDCG@5"], 4) == 0.5531 and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0
