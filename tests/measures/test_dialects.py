@@ -1,4 +1,4 @@
-"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``) against the values each framework produced.
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``, ``rectools:``) against each framework's values.
 
 The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
 run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's

@@ -3,7 +3,8 @@
 ``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
 Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
 prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
-names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
+names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names,
+RecTools' class names with a defining constructor argument in the name, ``MAP(divide_by_k=True)``); the
 cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC`` take none). Each name resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
