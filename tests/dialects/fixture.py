@@ -57,16 +57,25 @@ def training() -> dict[str, list[str]]:
     return train
 
 
+def item_categories() -> dict[str, list[str]]:
+    """Each of the 50 items' categories: 1 to 3 of six (``c1``..``c6``), seeded, every item with at least one
+    (the item features of the diversity names: a category is a binary feature)."""
+    rng = random.Random(SEED + 2)
+    names = [f"c{j}" for j in range(1, 7)]
+    return {f"i{j:02d}": sorted(rng.sample(names, rng.randint(1, 3))) for j in range(1, 51)}
+
+
 def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
     """Each user's items rated >= LEVEL."""
     return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
 
 
 def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
-                 summaries: dict[str, float] | None = None) -> Path:
+                 summaries: dict[str, float] | None = None, item_features: dict[str, list[str]] | None = None) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
-    measure, a weighted mean), its name and version and the command that made the file."""
+    measure, a weighted mean), its name and version and the command that made the file; with
+    ``item_features`` (item -> categories) also ``"item_features"``: [[item, category], ...]."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -78,6 +87,7 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
         "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
         "train": [[u, i, 1] for u, items in training().items() for i in items],
+        **({"item_features": [[i, c] for i, cats in item_features.items() for c in cats]} if item_features else {}),
         "values": values,
         "summaries": summaries or {},
     }

@@ -1,4 +1,4 @@
-"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``) against the values each framework produced.
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``, ``rectools:``) against each framework's values.
 
 The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
 run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import polars as pl
@@ -33,7 +34,10 @@ def _evaluate(golden: dict, names: list[str]):
     for u, i, s in golden["run"]:
         run.setdefault(u, {})[i] = s
     train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
-    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train)
+    features = golden.get("item_features")  # item categories, in the golden files of diversity names only
+    features = None if features is None else pl.DataFrame(features, schema=["item", "category"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train,
+                           item_features=features)
 
 
 @pytest.mark.parametrize("framework", sorted(GOLDEN))
@@ -62,8 +66,10 @@ def test_golden_files_name_their_framework_version_and_command():
     for golden in GOLDEN.values():
         assert golden["version"] and golden["command"].startswith("python tests/dialects/make_golden_")
         prefix = golden["framework"].lower()
-        # every name of the prefix is checked against the framework's own values at some cutoff
-        checked = {n.split(":")[1].split("@")[0].lower() for n in [*golden["values"], *golden["summaries"]]}
+        # every name of the prefix is checked against the framework's own values at some cutoff (a name with a
+        # {param}, as F1Beta(beta={beta}), at some value of it)
+        spelled = {n.split(":")[1].split("@")[0] for n in [*golden["values"], *golden["summaries"]]}
+        checked = {FRAMEWORKS[prefix].find(n).name.lower() for n in spelled}
         assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
 
 
@@ -93,7 +99,7 @@ def test_recbole_names_match_in_any_case_and_print_as_typed():
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("lenskit:ndcg@10", "no LensKit 2025.8.1 measure 'ndcg' (known: lenskit:Precision@k, "),
-    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot)"),
+    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot, rectools)"),
     ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
     ("recbole:GAUC@10", "recbole:gauc takes no cutoff"),
     ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
@@ -177,3 +183,101 @@ def test_users_without_a_ranking_have_no_value_even_under_c(version):
     assert res.summary["P_2"] == pytest.approx(0.5 / 3)  # trec_eval's -c counts b
     assert res.summary["lenskit:Recall@2"] == 1.0  # a only
     assert res.summary["lenskit:Precision@2"] == 0.25  # a and c
+
+
+# RecTools 0.19.0's calc_per_user on a small case the fixture lacks: items without training ratings (x, z),
+# an item without features (x), a one-item list (u2), a list with no categorised pair (u3), and a relevant
+# item the run does not retrieve (b). Values printed by RecTools itself (rectools/metrics/*.py).
+RT_RUN = {"u1": {"a": 3.0, "x": 2.0, "y": 1.0}, "u2": {"a": 1.0}, "u3": {"x": 2.0, "z": 1.0}}
+RT_QRELS = {"u1": {"x": 1, "b": 1}, "u2": {"a": 1}, "u3": {"z": 1}}
+RT_TRAIN = pl.DataFrame({"user": ["u1", "u2", "u2", "u3"], "item": ["a", "a", "b", "y"], "rating": [1] * 4})
+RT_FEATURES = {"a": ["c1", "c3"], "b": ["c2", "c3"], "y": ["c1", "c2"]}
+RT_WANT = {
+    "rectools:MeanInvUserFreq@3": (1.251629167387823, 0.5849625007211563, 1.5849625007211563),  # x, y, z: n_i = 1
+    "rectools:Serendipity@3": (0.26666666666666666, 0.0, 0.4),  # x at rank 2: (5 + 1 - 2)/5 - 0 (untrained), / 3
+    "rectools:AvgRecPopularity(normalize=True)@3": (0.25, 0.5, 0.0),
+    "rectools:IntraListDiversity@3": (2.0, 0.0, None),  # RecTools: NaN for u3 (no pair with features)
+    "rectools:PartialAUC@1": (0.0, 1.0, 0.0),
+    "rectools:PartialAUC@2": (0.25, 1.0, 0.5),  # u1: x after 1 negative, (2 - 1)/(2·2); b not retrieved
+    "rectools:PAP@2": (0.25, 1.0, 0.5),
+    "rectools:F1Beta(beta=2)@2": (0.5, 0.8333333333333334, 0.8333333333333334),
+    "rectools:NDCG@3": (0.2960819109658652, 0.46927872602275644, 0.2960819109658652),
+    "rectools:MAP(divide_by_k=True)@3": (0.16666666666666666, 0.3333333333333333, 0.16666666666666666),
+}
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_rectools_names_on_untrained_and_featureless_items_equal_rectools():
+    res = trecrs.evaluate(RT_QRELS, RT_RUN, list(RT_WANT), train=RT_TRAIN, item_features=RT_FEATURES)
+    rows = res.per_query.to_dicts()
+    for name, want in RT_WANT.items():
+        got = tuple(r[name] for r in rows)
+        assert got == pytest.approx(want, abs=1e-12), name
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_rectools_docstring_examples():
+    """The examples of RecTools' docstrings (IntraListDiversity, PartialAUC/PAP, MAP, NDCG), as RecTools prints them."""
+    # its features (0, 0), (0, 1), (1, 1), (0, 0) as one category per (feature, value): a differing feature
+    # is two differing indicators, so ild_hamming is twice RecTools' [1, 0] at k = 2 and [4/3, 0] at k = 3
+    feats = {"1": ["f1=0", "f2=0"], "2": ["f1=0", "f2=1"], "3": ["f1=1", "f2=1"], "4": ["f1=0", "f2=0"]}
+    run = {"1": {"1": 3.0, "2": 2.0, "3": 1.0}, "2": {"1": 2.0, "4": 1.0}}
+    res = trecrs.evaluate({"1": {"1": 1}, "2": {"1": 1}}, run, ["ild_hamming.1,2,3"], item_features=feats)
+    assert res.per_query.get_column("ild_hamming_1").to_list() == [0.0, 0.0]  # one item: 0
+    assert res.per_query.get_column("ild_hamming_2").to_list() == pytest.approx([2 * 1.0, 0.0])
+    assert res.per_query.get_column("ild_hamming_3").to_list() == pytest.approx([2 * 4 / 3, 0.0])
+    reco = {"1": {"1": 2.0, "2": 1.0}, "2": {"3": 3.0, "1": 2.0, "2": 1.0}, "3": {"3": 2.0, "2": 1.0}}
+    inter = {"1": {"1": 1, "2": 1}, "2": {"1": 1, "3": 1}, "3": {"1": 1, "2": 1}}
+    res = trecrs.evaluate(inter, reco, ["rectools:PartialAUC@3", "rectools:PAP@3", "pauc.1"])
+    assert res.per_query.get_column("rectools:PartialAUC@3").to_list() == pytest.approx([1, 1, 1 / 3])
+    assert res.per_query.get_column("rectools:PAP@3").to_list() == pytest.approx([1, 1, 1 / 3])
+    assert res.per_query.get_column("pauc_1").to_list() == [1.0, 1.0, 0.0]
+    reco = {"1": {"7": 2, "8": 1}, "2": {"1": 2, "2": 1}, "3": {"1": 4, "2": 3, "3": 2, "4": 1},
+            "4": {"1": 3, "2": 2, "3": 1}}  # fmt: skip
+    inter = {"1": {"1": 1, "2": 1}, "2": {"1": 1}, "3": {"1": 1, "3": 1, "4": 1}, "4": {"1": 1, "2": 1, "3": 1}}
+    res = trecrs.evaluate(inter, reco, ["rectools:MAP@3", "rectools:MAP(divide_by_k=True)@3", "rectools:NDCG@3"])
+    assert res.per_query.get_column("rectools:MAP@3").to_list() == pytest.approx([0, 1, 5 / 9, 1])
+    assert res.per_query.get_column("rectools:MAP(divide_by_k=True)@3").to_list() == pytest.approx([0, 1 / 3, 5 / 9, 1])
+    assert res.per_query.get_column("rectools:NDCG@3").to_list() == pytest.approx([0, 0.46927873, 0.70391809, 1])
+
+
+@pytest.mark.parametrize(("spec", "target"), [
+    ("rectools:F1Beta(beta=0.5)@5", "f_beta_cut.5,0.5"), ("rectools:F1Beta(beta=2)@10", "f_beta_cut.10,2"),
+    ("rectools:F1Beta@5", "f1_cut.5"), ("rectools:MAP(divide_by_k=True)@5", "map_over_k.5"),
+    ("rectools:NDCG@5", "cwl_sdcg.5,0,1"), ("rectools:NDCG(divide_by_achievable=True)@5", "ndcg_exp.5"),
+])  # fmt: skip
+def test_rectools_arguments_are_spelled_as_its_constructors(spec, target):
+    assert parse_measures([spec]).variants[0].target() == target
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("rectools:F1Beta(beta=x)@5", "no RecTools 0.19.0 measure 'F1Beta(beta=x)' (known: rectools:Precision@k, "),
+    ("rectools:map@5", "no RecTools 0.19.0 measure 'map'"),  # class names: case counts
+    ("rectools:MAP(divide_by_k=False)@5", "no RecTools 0.19.0 measure 'MAP(divide_by_k=False)'"),
+    ("rectools:F1Beta(beta=0)@5", "measure f_beta_cut: beta must be positive, got 0"),
+])  # fmt: skip
+def test_rectools_bad_arguments_are_usage_errors(spec, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        parse_measures([spec]) if "beta=0" not in spec else trecrs.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, [spec])
+
+
+def test_f_beta_cut_and_the_ap_denominators_on_the_documented_example():
+    """docs/measures.md: 3 relevant documents, one at rank 2 of 3 retrieved."""
+    qrels = {"u": {"a": 1, "b": 1, "c": 1, "x": 0}}
+    run = {"u": {"x": 3.0, "a": 2.0, "y": 1.0}}
+    res = trecrs.evaluate(qrels, run, ["f_beta_cut.5,2", "f_beta_cut.5,1", "f1_cut.5", "map_over_k.2",
+                                       "map_over_r.2", "map_cut.2", "pauc.2", "pap.2", "pauc"]).summary
+    assert res["f_beta_cut_5,2"] == pytest.approx(5 / (4 * 3 + 5))  # (1 + 4)·1 / (4·3 + 5)
+    assert res["f_beta_cut_5,1"] == res["f1_cut_5"] == 0.25
+    assert res["map_over_k_2"] == 0.25 and res["map_over_r_2"] == pytest.approx(1 / 6) == res["map_cut_2"]
+    assert res["pauc_2"] == pytest.approx(1 / 6)  # a after 1 negative: (2 - 1)/(2·3)
+    assert res["pap_2"] == 0.25  # (2 - 1)/(2·min(3, 2))
+    assert res["pauc"] == pytest.approx(1 / 6)  # k = the 2 negatives retrieved
+
+
+def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
+    """docs/measures.md: 2 relevant documents at ranks 1 and 2 score 0.5531 at k = 5 (ideal: 5 relevant)."""
+    res = trecrs.evaluate({"u": {"a": 1, "b": 1}}, {"u": {"a": 3.0, "b": 2.0, "c": 1.0}},
+                          ["rectools:NDCG@5", "rectools:NDCG(divide_by_achievable=True)@5"]).summary
+    assert res["rectools:NDCG@5"] == pytest.approx((1 + 1 / math.log2(3)) / sum(1 / math.log2(j + 1) for j in range(1, 6)))
+    assert round(res["rectools:NDCG@5"], 4) == 0.5531 and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0

@@ -14,7 +14,7 @@ LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
 NEITHER_EXTRA = {"gini", "entropy", "arp", "average_popularity", "gini_pad", "entropy_per_item", "least_rated_share",
-                 "pop_quantile"}
+                 "pop_quantile", "arp_share"}
 
 
 def test_declared_directions():

@@ -3,7 +3,8 @@
 ``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
 Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
 prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
-names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names); the
+names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names,
+RecTools' class names with a defining constructor argument in the name, ``MAP(divide_by_k=True)``); the
 cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC`` take none). Each name resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
@@ -31,11 +32,13 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import elliot, lenskit, recbole
+from . import elliot, lenskit, recbole, rectools
 from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
-FRAMEWORKS: dict[str, Framework] = {m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot)}
+FRAMEWORKS: dict[str, Framework] = {
+    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools)
+}
 
 __all__ = [
     "AS_IS",
@@ -107,7 +110,8 @@ def parse_dialect(spec: str) -> DialectVariant | None:
         raise UsageError(
             f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k"
         )
-    base, _, param = dialect.target.format(k=k).partition(".")
+    arguments = dialect.arguments(name, framework.case_insensitive) or {}
+    base, _, param = dialect.target.format(k=k, **arguments).partition(".")
     return DialectVariant(
         spec, base, param or None, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 AS_IS = "as is"  # qrels values unchanged, relevant = rel >= -l
@@ -32,6 +33,16 @@ class Dialect:
     cutoff: bool = True  # whether the name takes @k (required) or none
     concept: str = ""  # what the name measures, one of CONCEPTS ("" none): trecrs definitions groups by it
 
+    def arguments(self, name: str, case_insensitive: bool = False) -> dict[str, str] | None:
+        """The values of the ``{param}`` placeholders of :attr:`name` (``F1Beta(beta={beta})``: a number
+        each, passed to :attr:`target`) when ``name`` spells this measure, else None."""
+        parts = re.split(r"\{(\w+)\}", self.name)
+        pattern = "".join(
+            re.escape(p) if n % 2 == 0 else rf"(?P<{p}>[0-9]+(?:\.[0-9]+)?)" for n, p in enumerate(parts)
+        )
+        m = re.fullmatch(pattern, name, re.IGNORECASE if case_insensitive else 0)
+        return None if m is None else m.groupdict()
+
 
 @dataclass(frozen=True)
 class Framework:
@@ -44,6 +55,6 @@ class Framework:
     names: tuple[Dialect, ...]
 
     def find(self, name: str) -> Dialect | None:
-        """The dialect spelled ``name`` (any case for a case-insensitive framework), or None."""
-        same = (lambda a, b: a.lower() == b.lower()) if self.case_insensitive else str.__eq__
-        return next((d for d in self.names if same(d.name, name)), None)
+        """The dialect spelled ``name`` (any case for a case-insensitive framework; a number in place of each
+        ``{param}``), or None."""
+        return next((d for d in self.names if d.arguments(name, self.case_insensitive) is not None), None)

@@ -14,6 +14,8 @@
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
 * :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage (item categories);
 * :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
+* :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
+  normalised average popularity and popularity-relative serendipity;
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
 
 :mod:`.registry` holds :data:`~.registry.REGISTRY` (name -> measure), the ``name.params`` syntax and the
@@ -36,6 +38,7 @@ from . import (  # noqa: F401 - each module registers its measures
     opr,
     popularity_bias,
     ranking,
+    rectools,
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse

@@ -97,12 +97,12 @@ def _f_beta_per_query(ctx: Context, param):
     return per_outcome(confusion(ctx, k), safe_div((1 + b2) * TP, (1 + b2) * TP + b2 * FN + FP))
 
 
-def _f_beta_validate(param) -> None:
+def _f_beta_validate(param, name: str = "f_beta") -> None:
     k, beta = param
     if k <= 0 or k != int(k) or k > INT64_MAX:  # a cutoff, as every other: at most a C long
-        raise UsageError(f"measure f_beta: the cutoff must be a positive integer up to {INT64_MAX}, got {k:g}")
+        raise UsageError(f"measure {name}: the cutoff must be a positive integer up to {INT64_MAX}, got {k:g}")
     if beta <= 0:
-        raise UsageError(f"measure f_beta: beta must be positive, got {beta:g}")
+        raise UsageError(f"measure {name}: beta must be positive, got {beta:g}")
 
 
 POWERS = "Powers 2007 (Evaluation: from precision, recall and F-measure to ROC, informedness, markedness)"
@@ -181,6 +181,18 @@ def _f1_cut_per_query(ctx: Context, k: int | None) -> pl.DataFrame:
     return per_outcome(confusion(ctx, k), safe_div(2 * TP, retrieved_or_k + TP + FN))
 
 
+def _f_beta_cut_per_query(ctx: Context, param) -> pl.DataFrame:
+    """F-beta of trec_eval's P.k and recall.k: (1+β²) P R / (β² P + R) = (1+β²)TP / (β²(TP+FN) + k), P = TP/k
+    (k counted when fewer are retrieved); 0 when TP = 0. β = 1: ``f1_cut.k``.
+
+    RecTools 0.19.0's ``F1Beta(k, beta)`` (``rectools/metrics/classification.py``: ``p_k = tp / k``,
+    ``r_k = tp / liked``, 0 where both are 0).
+    """
+    k, beta = int(param[0]), param[1]
+    b2 = beta * beta
+    return per_outcome(confusion(ctx, k), safe_div((1 + b2) * TP, b2 * (TP + FN) + float(k)))
+
+
 # F1@k as ranx, RecBole and Elliot compute it: the harmonic mean of P@k and recall@k, P@k dividing by k
 register(
     ExtraMeasure(
@@ -192,6 +204,22 @@ register(
         params=CUTOFFS,
         ties=MONOTONE,
         expected=_f1_cut_per_query,
+    )
+)
+
+register(
+    ExtraMeasure(
+        "f_beta_cut",
+        "classification",
+        "(1+b²)TP/(b²(TP+FN)+k): F-beta of P.k and recall.k (RecTools F1Beta); f_beta_cut.K,BETA (defaults 10, 1)",
+        "van Rijsbergen 1979; RecTools 0.19.0 rectools/metrics/classification.py F1Beta",
+        _f_beta_cut_per_query,
+        params=VALUES,
+        param_names=("k", "beta"),
+        defaults=(10, 1),
+        validate=lambda param: _f_beta_validate(param, "f_beta_cut"),
+        ties=MONOTONE,
+        expected=_f_beta_cut_per_query,
     )
 )
 

@@ -33,9 +33,11 @@ def _per_query(ctx: Context, agg: pl.DataFrame) -> pl.DataFrame:
     return q.join(agg, on=QUERY, how="left", maintain_order="left")
 
 
-def category_sets(ctx: Context) -> tuple[pl.DataFrame, np.ndarray]:
-    """``item, _set``: each categorised item's category set as an index, and D[s, t] = 1 - Jaccard of the
-    sets s and t: items with the same categories share a set, so the pairs of a list are counted by set."""
+def category_sets(ctx: Context, distance: str = "jaccard") -> tuple[pl.DataFrame, np.ndarray]:
+    """``item, _set``: each categorised item's category set as an index, and D[s, t], the distance of the
+    sets s and t: 1 − Jaccard (``distance="jaccard"``) or the Hamming distance |s Δ t| of their category
+    indicator vectors (``"hamming"``). Items with the same categories share a set, so the pairs of a list
+    are counted by set."""
 
     def make():
         cats = categories(ctx, "ild")
@@ -51,25 +53,47 @@ def category_sets(ctx: Context) -> tuple[pl.DataFrame, np.ndarray]:
         inter = member @ member.T
         size = member.sum(axis=1)
         union = size[:, None] + size[None, :] - inter
-        return per_item, 1.0 - inter / union
+        return per_item, {"jaccard": 1.0 - inter / union, "hamming": union - inter}
 
-    return ctx.cached("category_sets", make)
+    per_item, dist = ctx.cached("category_sets", make)
+    return per_item, dist[distance]
+
+
+def _pair_sums(ctx: Context, k: int | None, distance: str) -> pl.DataFrame:
+    """Per query with a categorised item in L_u@k: ``n`` = its categorised items, ``sum`` = Σ over the
+    ordered pairs of them of the distance of their category sets (each pair counted twice)."""
+    per_item, dist = category_sets(ctx, distance)
+    counts = _top_items(ctx, k).join(per_item, on=ITEM, how="inner").group_by(QUERY, SET).agg(pl.len().cast(F).alias("c"))
+    pairs = counts.join(counts, on=QUERY, suffix="_t")
+    flat = pairs.get_column(SET).to_numpy() * dist.shape[0] + pairs.get_column(f"{SET}_t").to_numpy()
+    pairs = pairs.with_columns(pl.Series("d", dist.ravel()[flat]))
+    total = pairs.group_by(QUERY).agg((pl.col("c") * pl.col("c_t") * pl.col("d")).sum().alias("sum"))
+    return counts.group_by(QUERY).agg(pl.col("c").sum().alias("n")).join(total, on=QUERY)
 
 
 def _ild(ctx: Context, k: int | None) -> pl.DataFrame:
     """Intra-list diversity: mean over the pairs i < j of L_u@k of 1 - |cats(i) ∩ cats(j)| / |cats(i) ∪ cats(j)|
     (Ziegler, McNee, Konstan & Lausen 2005, with Jaccard distance). Items without categories are left out;
     undefined for fewer than two categorised items."""
-    per_item, dist = category_sets(ctx)
-    counts = _top_items(ctx, k).join(per_item, on=ITEM, how="inner").group_by(QUERY, SET).agg(pl.len().cast(F).alias("c"))
-    pairs = counts.join(counts, on=QUERY, suffix="_t")
-    flat = pairs.get_column(SET).to_numpy() * dist.shape[0] + pairs.get_column(f"{SET}_t").to_numpy()
-    pairs = pairs.with_columns(pl.Series("d", dist.ravel()[flat]))
-    total = pairs.group_by(QUERY).agg((pl.col("c") * pl.col("c_t") * pl.col("d")).sum().alias("sum"))
-    n = counts.group_by(QUERY).agg(pl.col("c").sum().alias("n"))
-    agg = n.join(total, on=QUERY).select(
+    agg = _pair_sums(ctx, k, "jaccard").select(
         QUERY, undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1))).alias(VALUE)
     )  # Σ over ordered pairs counts each pair twice: / n(n-1) is the mean over n(n-1)/2 pairs
+    return _per_query(ctx, agg)
+
+
+def _ild_hamming(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Intra-list diversity with the Hamming distance of the category indicator vectors: mean over the pairs
+    i < j of the categorised items of L_u@k of |cats(i) Δ cats(j)|; 0 when L_u@k holds fewer than two items,
+    undefined when it holds two or more but fewer than two categorised ones.
+
+    RecTools 0.19.0's ``IntraListDiversity`` with ``PairwiseHammingDistanceCalculator`` over one binary
+    feature per category (``rectools/metrics/diversity.py``, ``distances.py``: a pair with an item missing
+    from the features has a NaN distance, left out of the mean; a list of one item scores 0).
+    """
+    sums = _pair_sums(ctx, k, "hamming")
+    listed = _top_items(ctx, k).group_by(QUERY).agg(pl.len().alias("m"))
+    agg = listed.join(sums, on=QUERY, how="left").select(QUERY, pl.when(pl.col("m") < 2).then(0.0).otherwise(
+        undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1)))).alias(VALUE))
     return _per_query(ctx, agg)
 
 
@@ -107,6 +131,11 @@ register(ExtraMeasure(
     "ild", "beyond", "intra-list diversity: mean over pairs of the top k of 1 - Jaccard(cats(i), cats(j))", ZIEGLER,
     _ild, params=CUTOFFS, needs=("item_features",), undefined_when="fewer than two recommended items with "
     "categories", ties=FREE_WHOLE))  # fmt: skip
+register(ExtraMeasure(
+    "ild_hamming", "beyond", "intra-list diversity with Hamming distance: mean over pairs of the top k of "
+    "|cats(i) Δ cats(j)| (RecTools IntraListDiversity)", "RecTools 0.19.0 rectools/metrics/diversity.py "
+    "IntraListDiversity; {ZIEGLER}", _ild_hamming, params=CUTOFFS, needs=("item_features",),
+    undefined_when="two or more recommended items but fewer than two with categories", ties=FREE_WHOLE))  # fmt: skip
 register(ExtraMeasure(
     "srecall", "beyond", "subtopic recall: categories of the relevant top k / categories of the relevant items",
     ZHAI, _srecall, params=CUTOFFS, needs=("item_features",), undefined_when="no relevant item has a category",
