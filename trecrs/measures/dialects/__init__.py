@@ -4,15 +4,19 @@
 Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
 prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
 names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names,
-RecTools' class names with a defining constructor argument in the name, ``MAP(divide_by_k=True)``); the
-cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC`` take none). Each name resolves to a recommender measure of
+RecTools' class names with a defining constructor argument in the name, ``MAP(divide_by_k=True)``;
+Cornac's metric class names); the cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and
+``AUC``, Cornac's ``MRR``, ``AUC`` and ``MAP`` take none). Each name resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
 
 * the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
-  its ``relevance_threshold``) are the qrels documents with rel >= the global ``-l``;
+  its ``relevance_threshold``, Cornac's at or above its ``rating_threshold``) are the qrels documents
+  with rel >= the global ``-l``;
 * :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
-  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``);
+  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`AS_IS`:
+  unchanged, so that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training
+  ratings too);
 * ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
   framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN).
 
@@ -32,12 +36,12 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import elliot, lenskit, recbole, rectools
+from . import cornac, elliot, lenskit, recbole, rectools
 from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools)
+    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools, cornac)
 }
 
 __all__ = [

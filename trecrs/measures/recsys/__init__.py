@@ -9,6 +9,7 @@
 * :mod:`.compat`: compatibility with the ideal ranking (Compat) and pairwise accuracy of the top k;
 * :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
   mean of P@1..k, P@k over k, DCG, RBP at k);
+* :mod:`.cornac`: Cornac's NCRR, and MRR, MAP and AUC over the full ranking of a user's candidates;
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
@@ -31,6 +32,7 @@ from . import (  # noqa: F401 - each module registers its measures
     cascade,
     classification,
     compat,
+    cornac,
     cwl,
     diversity,
     error,
