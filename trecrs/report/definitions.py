@@ -111,7 +111,8 @@ def spellings(concept: str, k: int | None) -> list[tuple[str, str, str]]:
         rows.append(("ir_measures", name, "ir_measures' name, computed by its pytrec_eval provider: trec_eval's measure"))
     for f in FRAMEWORKS.values():
         for d in f.names:
-            if d.concept == concept and d.cutoff == (k is not None):
+            # a name with a free argument (``F1Beta(beta={beta})``) is a family, not one definition
+            if d.concept == concept and d.cutoff == (k is not None) and "{" not in d.name:
                 rows.append((f.label, f"{f.prefix}:{d.name}" + (f"@{k}" if k is not None else ""), d.definition))
     return rows
 
