@@ -1,4 +1,5 @@
-"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``) against the values each framework produced.
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``, ``replay:``) against the values each framework
+produced.
 
 The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
 run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's
@@ -18,6 +19,7 @@ import pytest
 import trecrs
 from trecrs.errors import UsageError
 from trecrs.measures.dialects import FRAMEWORKS
+from trecrs.measures.dialects.base import CONCEPTS
 from trecrs.measures.request import parse_measures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dialects"
@@ -33,7 +35,11 @@ def _evaluate(golden: dict, names: list[str]):
     for u, i, s in golden["run"]:
         run.setdefault(u, {})[i] = s
     train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
-    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train)
+    features = golden.get("item_features")  # item categories, where a framework's names need them
+    if features is not None:
+        features = pl.DataFrame(features, schema=["item", "category"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train,
+                           item_features=features)
 
 
 @pytest.mark.parametrize("framework", sorted(GOLDEN))
@@ -67,6 +73,12 @@ def test_golden_files_name_their_framework_version_and_command():
         assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
 
 
+def test_every_concept_is_a_known_one():
+    for framework in FRAMEWORKS.values():
+        for d in framework.names:
+            assert d.concept in ("", *CONCEPTS), (framework.prefix, d.name)
+
+
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
 def test_dialects_equal_the_trecrs_measures_documented():
     """The documented equalities (docs/measures.md, "Framework dialects") on the fixture's binary qrels
@@ -93,7 +105,7 @@ def test_recbole_names_match_in_any_case_and_print_as_typed():
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("lenskit:ndcg@10", "no LensKit 2025.8.1 measure 'ndcg' (known: lenskit:Precision@k, "),
-    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot)"),
+    ("ranx:NDCG@10", "unknown framework prefix 'ranx' (known: lenskit, recbole, elliot, "),
     ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
     ("recbole:GAUC@10", "recbole:gauc takes no cutoff"),
     ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
