@@ -71,11 +71,14 @@ def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
 
 
 def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
-                 summaries: dict[str, float] | None = None, item_features: dict[str, list[str]] | None = None) -> Path:
+                 summaries: dict[str, float] | None = None, item_features: dict[str, list[str]] | None = None,
+                 train: dict[str, list[str]] | None = None, item_categories: dict[str, str] | None = None) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
-    measure, a weighted mean), its name and version and the command that made the file; with
-    ``item_features`` (item -> categories) also ``"item_features"``: [[item, category], ...]."""
+    measure, a weighted mean), its name and version and the command that made the file. ``train``: the
+    training items stored (default :func:`training`); ``item_features`` (item -> categories) or
+    ``item_categories`` (item -> one category), stored as ``"item_features"``: [[item, category], ...] only
+    when given."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -86,8 +89,9 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "relevance_level": LEVEL,
         "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
         "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
-        "train": [[u, i, 1] for u, items in training().items() for i in items],
+        "train": [[u, i, 1] for u, items in (training() if train is None else train).items() for i in items],
         **({"item_features": [[i, c] for i, cats in item_features.items() for c in cats]} if item_features else {}),
+        **({"item_features": [[i, c] for i, c in item_categories.items()]} if item_categories else {}),
         "values": values,
         "summaries": summaries or {},
     }
@@ -98,3 +102,25 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         lines.append(f' {json.dumps(key)}: {{\n{inner}\n }}' if inner else f" {json.dumps(key)}: {{}}")
     out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return out
+
+
+COLD = ("i47", "i48", "i49", "i50")  # in no training data of training_seen(), yet recommended
+
+
+def training_seen() -> dict[str, list[str]]:
+    """:func:`training` with items the users were recommended and items nobody rated: the four :data:`COLD`
+    items leave every training list (they stay in rankings), and every third user (u03, u06, ...) also
+    rated the second and the last item of their list before (training items that get recommended again)."""
+    _, ranked = fixture()
+    train = {u: [i for i in items if i not in COLD] for u, items in training().items()}
+    for n, user in enumerate(train, start=1):
+        if n % 3 == 0:
+            listed = [i for i, _ in ranked[user]]
+            train[user] += [i for i in (listed[1], listed[-1]) if i not in COLD and i not in train[user]]
+    return train
+
+
+def categories() -> dict[str, str]:
+    """One category per item, ``g1`` to ``g6``, seeded: the item categories of the diversity names."""
+    rng = random.Random(SEED + 2)
+    return {f"i{j:02d}": f"g{rng.randint(1, 6)}" for j in range(1, 51)}

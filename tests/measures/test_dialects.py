@@ -1,4 +1,5 @@
-"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``, ``rectools:``) against each framework's values.
+"""Framework dialects (``lenskit:``, ``recbole:``, ``elliot:``, ``rectools:``, ``cornac:``, ``replay:``) against
+each framework's values.
 
 The golden files tests/data/dialects/<framework>.json hold a synthetic fixture (qrels = test ratings,
 run = ranked lists with distinct scores), the framework's own per-user values on it and the framework's
@@ -19,6 +20,7 @@ import pytest
 import trecrs
 from trecrs.errors import UsageError
 from trecrs.measures.dialects import FRAMEWORKS
+from trecrs.measures.dialects.base import CONCEPTS
 from trecrs.measures.request import parse_measures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dialects"
@@ -71,6 +73,12 @@ def test_golden_files_name_their_framework_version_and_command():
         spelled = {n.split(":")[1].split("@")[0] for n in [*golden["values"], *golden["summaries"]]}
         checked = {FRAMEWORKS[prefix].find(n).name.lower() for n in spelled}
         assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
+
+
+def test_every_concept_is_a_known_one():
+    for framework in FRAMEWORKS.values():
+        for d in framework.names:
+            assert d.concept in ("", *CONCEPTS), (framework.prefix, d.name)
 
 
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")

@@ -1,18 +1,19 @@
 """Framework dialects: ``prefix:Name@k`` names a measure as a recommender framework defines it.
 
 ``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
-Elliot's ``MAP`` at cutoff 10: the same name means different things in different frameworks, and the
-prefix says whose definition is meant. Names are spelled as the framework spells them (LensKit's class
-names, RecBole's config names matched in any case as RecBole lowercases them, Elliot's config names,
-RecTools' class names with a defining constructor argument in the name, ``MAP(divide_by_k=True)``;
-Cornac's metric class names); the cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and
-``AUC``, Cornac's ``MRR``, ``AUC`` and ``MAP`` take none). Each name resolves to a recommender measure of
+Elliot's ``MAP`` at cutoff 10, ``replay:MAP@10`` RePlay's ``MAP(10)``: the same name means different things
+in different frameworks, and the prefix says whose definition is meant. Names are spelled as the framework
+spells them (LensKit's and RePlay's class names, RecBole's config names matched in any case as RecBole
+lowercases them, Elliot's config names, RecTools' class names with a defining constructor argument in the
+name, ``MAP(divide_by_k=True)``; Cornac's metric class names); the cutoff ``@k`` is required (RecBole's
+``gauc``, Elliot's ``GAUC`` and ``AUC``, Cornac's ``MRR``, ``AUC`` and ``MAP`` take none). Each name
+resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
 
 * the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
-  its ``relevance_threshold``, Cornac's at or above its ``rating_threshold``) are the qrels documents
-  with rel >= the global ``-l``;
+  its ``relevance_threshold``, Cornac's at or above its ``rating_threshold``, RePlay's ground truth) are
+  the qrels documents with rel >= the global ``-l``;
 * :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
   gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`AS_IS`:
   unchanged, so that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training
@@ -36,12 +37,12 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, recbole, rectools
+from . import cornac, elliot, lenskit, recbole, rectools, replay
 from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools, cornac)
+    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools, cornac, replay)
 }
 
 __all__ = [

@@ -14,7 +14,7 @@ SHIFTED = "shifted"  # rel >= -l becomes rel - l + 1, evaluated at level 1
 CONCEPTS: dict[str, str] = {
     "precision": "P.{k}", "recall": "recall.{k}", "ndcg": "ndcg_cut.{k}", "map": "map_cut.{k}", "mrr": "",
     "hit": "success.{k}", "f1": "", "dcg": "", "rbp": "", "auc": "", "coverage": "", "gini": "", "popularity": "",
-    "tail": "", "entropy": "",
+    "tail": "", "entropy": "", "novelty": "", "diversity": "",
 }  # fmt: skip
 
 

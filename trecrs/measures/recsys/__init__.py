@@ -6,14 +6,15 @@
   utility, reciprocal rank and hit rate at k, nDCG with exponential gain or log_b discount, GMAP/HMAP/QMAP;
 * :mod:`.cascade`: expected reciprocal rank (ERR@k, gdeval.pl's);
 * :mod:`.cwl`: the C/W/L measures of cwl_eval (BPM, SDCG, NERR8-11, INST, INSQ, RBP) and graded RBP;
-* :mod:`.compat`: compatibility with the ideal ranking (Compat) and pairwise accuracy of the top k;
+* :mod:`.compat`: compatibility with the ideal ranking (Compat), pairwise accuracy and ROC AUC of the top k;
 * :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
   mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.cornac`: Cornac's NCRR, and MRR, MAP and AUC over the full ranking of a user's candidates;
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
-* :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage (item categories);
+* :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage and diversity (item categories);
+* :mod:`.replay`: RePlay's training-item coverage, unseen share (its Novelty) and normalised surprisal;
 * :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
 * :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
   normalised average popularity and popularity-relative serendipity;
@@ -41,6 +42,7 @@ from . import (  # noqa: F401 - each module registers its measures
     popularity_bias,
     ranking,
     rectools,
+    replay,
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse

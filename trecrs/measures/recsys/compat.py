@@ -1,5 +1,6 @@
 """Measures that compare the ranking with the qrels' ideal ranking or its own pairs: compatibility (Compat,
-Clarke, Vtyurina, Smucker 2021) and the pairwise accuracy of the retrieved list (ir_measures' Accuracy).
+Clarke, Vtyurina, Smucker 2021), the pairwise accuracy of the retrieved list (ir_measures' Accuracy) and
+the ROC AUC of the top k that RePlay computes (its RocAuc: the same pairs, with a value for every list).
 """
 
 from __future__ import annotations
@@ -68,20 +69,42 @@ def _check_compat(param: tuple) -> None:
         raise UsageError("measure compat: normalize must be 0 or 1")
 
 
-def _accuracy(ctx: Context, k: int | None) -> pl.DataFrame:
-    """Accuracy@k = 1 - sum over relevant documents at rank <= k of #{non-relevant above it} / (R_k N_k), R_k
-    and N_k the relevant and non-relevant (unjudged included) documents of the top k: the share of
-    (relevant, non-relevant) pairs of the top k in the right order (ir_measures' accuracy provider).
-    Undefined when R_k or N_k is 0."""
+def _pairs(ctx: Context, k: int | None) -> pl.DataFrame:
+    """``query, above, r, n`` of every evaluated query: over the top k, the sum over relevant documents of
+    the non-relevant documents above them, and the relevant (R_k) and non-relevant (N_k, unjudged
+    included) documents; 0 for a query without ranking."""
     top = cumulative(ctx) if k is None else cumulative(ctx).filter(pl.col(RANK) <= k)
     agg = top.group_by(QUERY).agg(
         pl.col("cum_nonrel").filter(pl.col(RELEVANT)).sum().cast(F).alias("above"),
         pl.col(RELEVANT).sum().cast(F).alias("r"),
         (~pl.col(RELEVANT)).sum().cast(F).alias("n"),
     )
-    st = ctx.stats.select(QUERY).join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0)
+    return ctx.stats.select(QUERY).join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0)
+
+
+def _accuracy(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Accuracy@k = 1 - sum over relevant documents at rank <= k of #{non-relevant above it} / (R_k N_k), R_k
+    and N_k the relevant and non-relevant (unjudged included) documents of the top k: the share of
+    (relevant, non-relevant) pairs of the top k in the right order (ir_measures' accuracy provider).
+    Undefined when R_k or N_k is 0."""
     r, n = pl.col("r"), pl.col("n")
-    return st.select(QUERY, undefined_unless((r > 0) & (n > 0), 1.0 - pl.col("above") / (n * r)).alias(VALUE))
+    return _pairs(ctx, k).select(
+        QUERY, undefined_unless((r > 0) & (n > 0), 1.0 - pl.col("above") / (n * r)).alias(VALUE)
+    )
+
+
+def _auc_cut(ctx: Context, k: int | None) -> pl.DataFrame:
+    """ROC AUC of the top k alone: 1 - Σ_{relevant j <= k} #{non-relevant above j} / (R_k N_k) as
+    ``accuracy.k``, but 0 when the top k holds no relevant document (an empty ranking too) and 1 when it
+    holds no non-relevant one: every query has a value.
+
+    RePlay 0.22.0 ``replay/metrics/rocauc.py`` ``RocAuc``: over the first min(k, |L|) recommendations,
+    ``fp_cum`` (Σ over hits of the misses above) / (``fp_cur`` · hits), 0 if there is no hit, 1 if
+    ``fp_cum`` is 0. Ranks 1-3 = [non-relevant, relevant, relevant] at k = 3: 1 - 2/(1 · 2) = 0.
+    """
+    r, n = pl.col("r"), pl.col("n")
+    value = pl.when(r == 0).then(0.0).when(n == 0).then(1.0).otherwise(1.0 - pl.col("above") / (n * r))
+    return _pairs(ctx, k).select(QUERY, value.alias(VALUE))
 
 
 register(
@@ -106,5 +129,15 @@ register(
         _accuracy,
         params=CUTOFFS,
         undefined_when="no relevant or no non-relevant document in the top k",
+    )
+)
+register(
+    ExtraMeasure(
+        "auc_cut",
+        "ranking",
+        "ROC AUC of the top k: 0 without relevant, 1 without non-relevant documents there (RePlay RocAuc@k)",
+        "RePlay 0.22.0 replay/metrics/rocauc.py RocAuc",
+        _auc_cut,
+        params=CUTOFFS,
     )
 )

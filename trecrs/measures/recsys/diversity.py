@@ -1,4 +1,5 @@
-"""Diversity of the top k over item categories: intra-list diversity, subtopic recall, category coverage.
+"""Diversity of the top k over item categories: intra-list diversity, subtopic recall, category coverage,
+categorical diversity (distinct categories per slot).
 
 cats(i) is the set of categories of item i in the item features (``item_features=``, ``--item-features``;
 :mod:`trecrs.files.features`); an item absent from them has no category. L_u@k is the top k of an
@@ -12,7 +13,17 @@ import numpy as np
 import polars as pl
 
 from ...schema import CATEGORY, DOC, ITEM, QUERY, REL
-from .registry import CUTOFFS, GLOBAL, RELEVANT, VALUE, Context, ExtraMeasure, register, undefined_unless
+from .registry import (
+    CUTOFFS,
+    GLOBAL,
+    RELEVANT,
+    VALUE,
+    Context,
+    ExtraMeasure,
+    register,
+    safe_div,
+    undefined_unless,
+)
 from .ties import FREE_WHOLE
 
 F = pl.Float64
@@ -109,6 +120,23 @@ def _srecall(ctx: Context, k: int | None) -> pl.DataFrame:
     return _per_query(ctx, agg.select(QUERY, (pl.col("num") / pl.col("den")).alias(VALUE)))
 
 
+def _category_diversity(ctx: Context, k: int | None) -> pl.DataFrame:
+    """Categorical diversity: |cats(L_u@k)| / k, the distinct categories of the top k per recommendation
+    slot (/ |L_u| without k); 0 for an empty ranking.
+
+    RePlay 0.22.0 ``replay/metrics/categorical_diversity.py`` ``CategoricalDiversity``: distinct
+    ``category_id`` among the first min(k, |L|) recommendations / k, one category per recommendation (here
+    an item's categories, so the two agree when every item has one). Top 5 in categories a, b, a, c, a:
+    3/5 = 0.6; a list of 3 items in a, b, c at k = 5: 3/5 too.
+    """
+    cats = categories(ctx, "category_diversity")
+    top = _top_items(ctx, k).join(cats, on=ITEM)
+    found = top.group_by(QUERY).agg(pl.col(CATEGORY).n_unique().cast(F).alias("c"))
+    den = pl.lit(float(k)) if k is not None else pl.col("num_ret").cast(F)
+    st = ctx.stats.join(found, on=QUERY, how="left").fill_null(0.0)
+    return st.select(QUERY, safe_div(pl.col("c"), den).alias(VALUE))
+
+
 def _category_coverage(ctx: Context, k: int | None) -> pl.DataFrame:
     """Category coverage: |cats(L_u@k)| / |all categories|; 0 for an empty ranking."""
     cats = categories(ctx, "category_coverage")
@@ -145,3 +173,7 @@ register(ExtraMeasure(
     _category_coverage, summary=GLOBAL, global_summary=_category_coverage_summary, params=CUTOFFS,
     needs=("item_features",), aggregate="global: categories of the union of every top k / all categories",
     ties=FREE_WHOLE))  # fmt: skip
+register(ExtraMeasure(
+    "category_diversity", "beyond", "distinct categories in the top k / k (RePlay CategoricalDiversity@k)",
+    "RePlay 0.22.0 replay/metrics/categorical_diversity.py CategoricalDiversity", _category_diversity,
+    params=CUTOFFS, needs=("item_features",), ties=FREE_WHOLE))  # fmt: skip
