@@ -53,13 +53,15 @@ def test_per_user_values_equal_the_frameworks(framework):
         if name in golden["summaries"]:  # a global measure or a weighted mean
             assert math.isclose(res.summary[name], golden["summaries"][name], abs_tol=TOL), name
         for user, want in golden["values"].get(name, {}).items():
-            got = rows[user][name]
+            got = rows[user].get(name)  # no column: undefined for every user
             if want is None:
                 assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
             else:
                 assert got is not None and abs(got - want) <= TOL, f"{name} {user}: {framework} {want}, trecrs {got}"
-        if name not in golden["summaries"]:
-            defined = [v for v in golden["values"][name].values() if v is not None]
+        defined = [v for v in golden["values"].get(name, {}).values() if v is not None]
+        if name not in golden["summaries"] and not defined:  # ranx's bpref without judged non-relevant items
+            assert name not in res.summary, name
+        elif name not in golden["summaries"]:
             assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
 
 
@@ -69,8 +71,9 @@ def test_golden_files_name_their_framework_version_and_command():
         assert golden["version"] and golden["command"].startswith("python tests/dialects/make_golden_")
         prefix = golden["framework"].lower()
         # every name of the prefix is checked against the framework's own values at some cutoff (a name with a
-        # {param}, as F1Beta(beta={beta}), at some value of it)
-        spelled = {n.split(":")[1].split("@")[0] for n in [*golden["values"], *golden["summaries"]]}
+        # {param}, as F1Beta(beta={beta}), at some value of it; ranx's -lN and rbp.95 stripped)
+        specs = [re.sub(r"-l[0-9]+$", "", n) for n in [*golden["values"], *golden["summaries"]]]
+        spelled = {re.sub(r"\.[0-9]+$", "", n.split(":")[1].split("@")[0]) for n in specs}
         checked = {FRAMEWORKS[prefix].find(n).name.lower() for n in spelled}
         assert checked == {d.name.lower() for d in FRAMEWORKS[prefix].names}
 
@@ -107,7 +110,13 @@ def test_recbole_names_match_in_any_case_and_print_as_typed():
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("lenskit:ndcg@10", "no LensKit 2025.8.1 measure 'ndcg' (known: lenskit:Precision@k, "),
-    ("nosuch:NDCG@10", "unknown framework prefix 'nosuch' (known: lenskit, recbole, elliot, "),
+    ("nosuch:NDCG@10", "unknown framework prefix 'nosuch' (known: lenskit, recbole, elliot, ranx"),
+    ("ranx:NDCG@10", "no ranx 0.3.21 measure 'NDCG' (known: ranx:precision@k, "),
+    ("ranx:bpref@10-l2", "ranx:bpref takes no cutoff"),
+    ("ranx:rbp", "ranx:rbp needs its persistence as digits after the name (ranx:rbp.95)"),
+    ("ranx:rbp.9x-l2", "ranx:rbp needs its persistence as digits after the name"),
+    ("ranx:ndcg-l2", "ranx:ndcg needs a positive integer cutoff @k"),
+    ("ranx:ndcg@10-l", "ranx:ndcg needs a positive integer cutoff @k"),
     ("elliot:MAP", "elliot:MAP needs a positive integer cutoff @k"),
     ("recbole:GAUC@10", "recbole:gauc takes no cutoff"),
     ("recbole:map@0", "recbole:map needs a positive integer cutoff @k"),
@@ -140,7 +149,7 @@ def test_list_measures_shows_every_prefixed_name(cli):
     _, out, _ = cli("eval", "--list-measures")
     for framework in FRAMEWORKS.values():
         for d in framework.names:
-            assert f"    {framework.prefix}:{d.name}{'@k' if d.cutoff else ''} " in out
+            assert f"    {framework.prefix}:{d.spelling()} " in out
 
 
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")

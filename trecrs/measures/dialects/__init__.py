@@ -1,25 +1,28 @@
 """Framework dialects: ``prefix:Name@k`` names a measure as a recommender framework defines it.
 
 ``lenskit:NDCG@10`` is LensKit's ``NDCG(n=10)``, ``recbole:map@10`` RecBole's ``map@10``, ``elliot:MAP@10``
-Elliot's ``MAP`` at cutoff 10, ``replay:MAP@10`` RePlay's ``MAP(10)``: the same name means different things
-in different frameworks, and the prefix says whose definition is meant. Names are spelled as the framework
-spells them (LensKit's and RePlay's class names, RecBole's config names matched in any case as RecBole
-lowercases them, Elliot's config names, RecTools' class names with a defining constructor argument in the
-name, ``MAP(divide_by_k=True)``; Cornac's metric class names); the cutoff ``@k`` is required (RecBole's
-``gauc``, Elliot's ``GAUC`` and ``AUC``, Cornac's ``MRR``, ``AUC`` and ``MAP`` take none). Each name
-resolves to a recommender measure of
+Elliot's ``MAP`` at cutoff 10, ``replay:MAP@10`` RePlay's ``MAP(10)``, ``ranx:ndcg@10`` ranx's ``ndcg@10``:
+the same name means different things in different frameworks, and the prefix says whose definition is
+meant. Names are spelled as the framework spells them (LensKit's and RePlay's class names, RecBole's config
+names matched in any case as RecBole lowercases them, Elliot's config names, RecTools' class names with a
+defining constructor argument in the name, ``MAP(divide_by_k=True)``; Cornac's metric class names, ranx's
+metric strings); the cutoff ``@k`` is required (RecBole's ``gauc``, Elliot's ``GAUC`` and ``AUC``, Cornac's
+``MRR``, ``AUC`` and ``MAP``, ranx's ``r-precision``, ``bpref`` and ``rbp.95`` take none; ``.95`` is the RBP
+persistence, read as ranx reads it, ``rbp@95`` too). Each name resolves to a recommender measure of
 :mod:`trecrs.measures.recsys` with the cutoff as its parameter, computed on the qrels as the framework sees
 its test data:
 
 * the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
   its ``relevance_threshold``, Cornac's at or above its ``rating_threshold``, RePlay's ground truth) are
-  the qrels documents with rel >= the global ``-l``;
+  the qrels documents with rel >= the global ``-l``; ranx's names carry their own level instead
+  (``ndcg@10-l2``: rel >= 2; without ``-lN``, ranx's default 1);
 * :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
-  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`AS_IS`:
-  unchanged, so that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training
-  ratings too);
+  gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`GRADED`:
+  gain rel, the items below the level 0 (ranx's ``ndcg``, ``dcg``, ``rbp``), :data:`AS_IS`: unchanged, so
+  that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training ratings too);
 * ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
-  framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN).
+  framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN); ranx
+  gives such a user 0 and counts it.
 
 The ranking is trec_eval's (score descending, ties by docno descending); the frameworks leave ties in an
 unspecified order. This module is data and parsing only: :func:`trecrs.evaluate.compute.add_recsys`
@@ -37,18 +40,19 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, recbole, rectools, replay
-from .base import AS_IS, BINARY, SHIFTED, Dialect, Framework
+from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay
+from .base import AS_IS, BINARY, GRADED, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, rectools, cornac, replay)
+    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay)
 }
 
 __all__ = [
     "AS_IS",
     "BINARY",
     "FRAMEWORKS",
+    "GRADED",
     "SHIFTED",
     "Dialect",
     "DialectVariant",
@@ -65,16 +69,20 @@ class DialectVariant(Variant):
 
     qrels: str = BINARY
     needs_relevant: bool = True
+    level: int | None = None  # the level the name gives (ranx's -lN), None: the global -l
 
     def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
                queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
         """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
         documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; only the
         queries the run ranks (the frameworks measure the users they have a list for, so ``-c`` adds none)
-        and with :attr:`needs_relevant` only those with a relevant document."""
+        and with :attr:`needs_relevant` only those with a relevant document. :attr:`level`, when set,
+        replaces ``level``."""
+        level = level if self.level is None else self.level
         relevant = pl.col(REL) >= level
         keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
-        gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: pl.col(REL) - level + 1}[self.qrels]
+        shifted = pl.col(REL) - level + 1
+        gains = {AS_IS: None, BINARY: pl.lit(1), SHIFTED: shifted, GRADED: pl.col(REL)}[self.qrels]
         if gains is not None:
             qrels = qrels.with_columns(
                 pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL)
@@ -87,38 +95,67 @@ class DialectVariant(Variant):
         return qrels, run, level, [q for q in queries if q in have]
 
 
-_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<name>[^@]*)(?:@(?P<k>.*))?$")
+_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<rest>.*)$")
+_LEVEL = re.compile(r"^(?P<rest>.*)-l(?P<level>[0-9]+)$")
+
+
+def _level(framework: Framework, rest: str) -> tuple[str, int | None]:
+    """``rest`` without ranx's ``-lN`` suffix and the level N it names (1 without one); ``(rest, None)`` for
+    a framework whose names take no level (the global ``-l`` applies)."""
+    if not framework.levels:
+        return rest, None
+    m = _LEVEL.match(rest)
+    return (m.group("rest"), int(m.group("level"))) if m else (rest, 1)
+
+
+def _find(framework: Framework, name: str, k: str | None) -> tuple[Dialect | None, str | None, str | None]:
+    """The dialect ``name`` spells, its persistence digits (``rbp.95`` or, as ranx also reads it, ``rbp@95``)
+    and its cutoff."""
+    dialect = framework.find(name)
+    if dialect is None:
+        base, dot, digits = name.partition(".")
+        found = framework.find(base) if dot else None
+        return (found, digits, k) if found is not None and found.persistence else (None, None, k)
+    return (dialect, k, None) if dialect.persistence else (dialect, None, k)
+
+
+def _unknown(spec: str, framework: Framework, name: str) -> UsageError:
+    known = ", ".join(f"{framework.prefix}:{d.spelling()}" for d in framework.names)
+    return UsageError(f"measure {spec!r}: no {framework.label} measure {name!r} (known: {known})")
 
 
 def parse_dialect(spec: str) -> DialectVariant | None:
-    """``lenskit:NDCG@10`` as a :class:`DialectVariant` named as typed; None when ``spec`` is not written
-    ``prefix:...``. An unknown prefix or name, or a missing or bad cutoff, is a UsageError listing the
-    prefixes or the prefix's names."""
+    """``lenskit:NDCG@10`` (``ranx:ndcg@10-l2``, ``ranx:rbp.95``) as a :class:`DialectVariant` named as typed;
+    None when ``spec`` is not written ``prefix:...``. An unknown prefix or name, or a missing or bad cutoff or
+    persistence, is a UsageError listing the prefixes or the prefix's names."""
     m = _SPEC.match(spec)
     if m is None:
         return None
-    prefix, name, k = m.group("prefix"), m.group("name"), m.group("k")
+    prefix = m.group("prefix")
     framework = FRAMEWORKS.get(prefix.lower())
     if framework is None:
         raise UsageError(
             f"measure {spec!r}: unknown framework prefix {prefix!r} (known: {', '.join(FRAMEWORKS)})"
         )
-    dialect = framework.find(name)
+    rest, level = _level(framework, m.group("rest"))
+    name, at, k = rest.partition("@")
+    dialect, p, k = _find(framework, name, k if at else None)
     if dialect is None:
+        raise _unknown(spec, framework, name)
+    label = f"{framework.prefix}:{dialect.name}"
+    if dialect.persistence and (p is None or not re.fullmatch(r"[0-9]+", p)):
         raise UsageError(
-            f"measure {spec!r}: no {framework.label} measure {name!r} (known: "
-            f"{', '.join(framework.prefix + ':' + d.name + ('@k' if d.cutoff else '') for d in framework.names)})"
+            f"measure {spec!r}: {label} needs its persistence as digits after the name ({label}.95)"
         )
     if not dialect.cutoff and k is not None:
-        raise UsageError(f"measure {spec!r}: {framework.prefix}:{dialect.name} takes no cutoff")
+        raise UsageError(f"measure {spec!r}: {label} takes no cutoff")
     if dialect.cutoff and (k is None or not re.fullmatch(r"[1-9][0-9]*", k)):
-        raise UsageError(
-            f"measure {spec!r}: {framework.prefix}:{dialect.name} needs a positive integer cutoff @k"
-        )
+        raise UsageError(f"measure {spec!r}: {label} needs a positive integer cutoff @k")
     arguments = dialect.arguments(name, framework.case_insensitive) or {}
-    base, _, param = dialect.target.format(k=k, **arguments).partition(".")
+    base, _, param = dialect.target.format(k=k, p=f"0.{p}", **arguments).partition(".")
+    relevant = dialect.needs_relevant
     return DialectVariant(
-        spec, base, param or None, qrels=dialect.qrels, needs_relevant=dialect.needs_relevant
+        spec, base, param or None, qrels=dialect.qrels, needs_relevant=relevant, level=level
     )
 
 
@@ -127,8 +164,9 @@ def listing() -> list[str]:
     out = []
     for f in FRAMEWORKS.values():
         case = ", any case" if f.case_insensitive else ""
-        out.append(f"  {f.prefix}: {f.label} ({f.source}{case})")
+        levels = "; -lN after the name: relevant = rel >= N, default 1, -l unused" if f.levels else ""
+        out.append(f"  {f.prefix}: {f.label} ({f.source}{case}{levels})")
         for d in f.names:
-            name = f"    {f.prefix}:{d.name}" + ("@k" if d.cutoff else "")
+            name = f"    {f.prefix}:{d.spelling()}"
             out.append(name.ljust(34) + f" = {d.equals}: {d.definition}")
     return out

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 AS_IS = "as is"  # qrels values unchanged, relevant = rel >= -l
 BINARY = "binary"  # rel >= -l becomes 1, evaluated at level 1
 SHIFTED = "shifted"  # rel >= -l becomes rel - l + 1, evaluated at level 1
+GRADED = "graded"  # rel >= -l keeps its value, the rest 0 (negative kept), evaluated at level 1
 
 #: What a name measures, across frameworks (``trecrs definitions`` lists every definition of one):
 #: concept -> the trec_eval measure (``{k}`` = the cutoff) that is the reference for it, "" when none.
@@ -32,6 +33,11 @@ class Dialect:
     needs_relevant: bool = True
     cutoff: bool = True  # whether the name takes @k (required) or none
     concept: str = ""  # what the name measures, one of CONCEPTS ("" none): trecrs definitions groups by it
+    persistence: bool = False  # the name carries a parameter as ranx's rbp.95 does: {p} = 0.95 in the target
+
+    def spelling(self) -> str:
+        """How the name is typed: ``NDCG@k``, ``gauc``, ``rbp.PP``."""
+        return self.name + (".PP" if self.persistence else "") + ("@k" if self.cutoff else "")
 
     def arguments(self, name: str, case_insensitive: bool = False) -> dict[str, str] | None:
         """The values of the ``{param}`` placeholders of :attr:`name` (``F1Beta(beta={beta})``: a number
@@ -53,6 +59,7 @@ class Framework:
     source: str
     case_insensitive: bool
     names: tuple[Dialect, ...]
+    levels: bool = False  # names take ranx's -lN suffix: relevant = rel >= N (default 1), not the global -l
 
     def find(self, name: str) -> Dialect | None:
         """The dialect spelled ``name`` (any case for a case-insensitive framework; a number in place of each

@@ -10,6 +10,8 @@
 * :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
   mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.cornac`: Cornac's NCRR, and MRR, MAP and AUC over the full ranking of a user's candidates;
+* :mod:`.ranx`: the measures of ranx that trecrs had under no name (hits, AP@k over |R|, nDCG and DCG with
+  linear gain, DCG with exponential gain, R-precision, bpref undefined without judged non-relevant documents);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
@@ -43,6 +45,7 @@ from . import (  # noqa: F401 - each module registers its measures
     ranking,
     rectools,
     replay,
+    ranx,
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
