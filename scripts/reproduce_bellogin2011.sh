@@ -195,7 +195,8 @@ if ((failed)); then
 fi
 
 # The five-fold table through trecrs study (docs/study.md): per methodology, each recommender's mean over the
-# folds of each split with its t interval, the paired t test against SVD50, the average ranks across splits
+# folds of each split with its t interval, the corrected resampled t test against SVD50 (the folds' training
+# sets overlap), the average ranks across splits
 mkdir -p "$OUT/study"
 for m in TR_3:th3:TR TR_4:th4:TR TeI:all:TeI TrI:all:TrI AI:all:AI OPR:opr:OPR; do
   IFS=: read -r label qrels tag <<< "$m"
@@ -204,11 +205,15 @@ for m in TR_3:th3:TR TR_4:th4:TR TeI:all:TeI TrI:all:TrI AI:all:AI OPR:opr:OPR; 
     level=(-l 4)
   fi
   {
-    printf 'dataset\tfold\tsystem\tqrels\trun\n'
+    # the fold's test and training ratings: the sizes select Nadeau & Bengio's corrected resampled t test
+    printf 'dataset\tfold\tsystem\tqrels\trun\ttest_size\ttrain_size\n'
     for job in "${FOLDS[@]}"; do
+      n_test=$(wc -l < "$OUT/splits/${job#*:}.test")
+      n_train=$(wc -l < "$OUT/splits/${job#*:}.base")
       for rec in "${RECOMMENDERS[@]}"; do
         d="../${job%%:*}/${job#*:}"
-        printf '%s\t%s\t%s\t%s\t%s\n' "${job%%:*}" "${job#*:}" "$rec" "$d/$qrels.qrels" "$d/$rec.$tag.run"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${job%%:*}" "${job#*:}" "$rec" "$d/$qrels.qrels" "$d/$rec.$tag.run" \
+          "$n_test" "$n_train"
       done
     done
   } > "$OUT/study/$label.tsv"

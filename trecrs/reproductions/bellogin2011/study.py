@@ -1,9 +1,10 @@
 """The five-fold table of the Bellogín et al. (2011) report, through ``trecrs study``.
 
 ``scripts/reproduce_bellogin2011.sh`` writes one study file per methodology (``OUT/study/{TR_3,...}.tsv``:
-the three recommenders' runs of every fold) and ``trecrs study``'s JSON beside it (``.json``): each
-recommender's mean over the folds of each split (the ``mean`` rows of results.tsv) with its t interval, the
-paired t test against SVD50 over the folds, and the average ranks across the splits (docs/study.md).
+the three recommenders' runs of every fold, with the folds' test and training sizes) and ``trecrs study``'s
+JSON beside it (``.json``): each recommender's mean over the folds of each split (the ``mean`` rows of
+results.tsv) with its t interval, the corrected resampled t test against SVD50 over the folds, and the
+average ranks across the splits (docs/study.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,6 @@ def study_section(out: Path) -> list[str]:
     if not lines:
         return []
     return ["## Five-fold table (`trecrs study`, docs/study.md)", "",
-            "Mean over the folds of each split ± the half-width of the 95% t interval; * where the paired t test "
-            "over the folds against SVD50 gives p < 0.05 (the folds' training sets overlap: read the p-values as "
-            "optimistic); average ranks across the splits.", "", *lines]  # fmt: skip
+            "Mean over the folds of each split ± the half-width of the 95% t interval; * where Nadeau & Bengio's "
+            "corrected resampled t test over the folds (their training sets overlap) against SVD50 gives p < 0.05; "
+            "average ranks across the splits.", "", *lines]  # fmt: skip
