@@ -319,8 +319,8 @@ def sensitivity(
     ...     return pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
     >>> result = sensitivity(train, test, {"good": scores("bceda"), "bad": scores("edacb")}, ["P@1"],
     ...                      items=list("abcde"), methodologies=["test-ratings", "all-items"])
-    >>> [(s, m, result.value(s, m, "P@1")) for s in result.systems for m in result.methodologies]
-    [('good', 'test-ratings', 1.0), ('good', 'all-items', 1.0), ('bad', 'test-ratings', 0.0), ('bad', 'all-items', 0.0)]
+    >>> {(s, m): result.value(s, m, "P@1") for s in result.systems for m in result.methodologies}
+    {('good', 'test-ratings'): 1.0, ('good', 'all-items'): 1.0, ('bad', 'test-ratings'): 0.0, ('bad', 'all-items'): 0.0}
     >>> result.agreement.rows()
     [('P@1', 'test-ratings', 'all-items', 1.0, 0)]
     """
