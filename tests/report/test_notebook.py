@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -80,6 +82,24 @@ def test_box_plot_has_a_point_per_query(result, tmp_path):
     assert len(points) == 1 and list(points[0].get_ydata()) == [1.0, 0.0, 0.0]
     assert list(ax.lines[-1].get_ydata()) == [1 / 3, 1 / 3]  # the all value, dashed across
     _png(tmp_path / "p.png")
+
+
+_NO_PYPLOT = """
+import sys, matplotlib
+matplotlib.use("svg")  # a notebook's own backend: plot() must leave it as it is
+import trecrs
+result = trecrs.evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["map"])
+fig = result.plot("map", path=sys.argv[1])
+assert fig.canvas.manager is None  # not held by pyplot: nothing to close, shown once
+print(matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
+"""
+
+
+def test_plot_leaves_the_backend_and_pyplot_alone(tmp_path):
+    out = subprocess.run([sys.executable, "-c", _NO_PYPLOT, str(tmp_path / "m.png")], capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert out.stdout == "svg False\n"
+    _png(tmp_path / "m.png")
 
 
 def test_plot_refuses_an_unknown_kind_or_measure(result):
