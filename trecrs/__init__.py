@@ -69,8 +69,24 @@ def _format_trec(*args, **kwargs) -> str:
     return format_trec(*args, **kwargs)
 
 
-# EvaluationResult.to_trec() prints through the report layer, which sits above evaluate/
+def _format_html(*args, **kwargs) -> str:
+    """An evaluation's summary as an HTML table, by the report layer (imported when first used)."""
+    from .report.notebook import evaluation_html
+
+    return evaluation_html(*args, **kwargs)
+
+
+def _plot_distribution(*args, **kwargs):
+    """The per-query values of a measure as a figure, drawn by the report layer (imported when first used)."""
+    from .report.notebook import plot_distribution
+
+    return plot_distribution(*args, **kwargs)
+
+
+# EvaluationResult.to_trec(), its notebook table and .plot() go through the report layer, above evaluate/
 _evaluate_package.TEXT_FORMATS.setdefault("trec", _format_trec)
+_evaluate_package.TEXT_FORMATS.setdefault("html", _format_html)
+_evaluate_package.FIGURES.setdefault("distribution", _plot_distribution)
 
 __all__ = [
     "EvalSettings",

@@ -2,7 +2,7 @@
 
 One module per concept: :mod:`.settings` (:class:`EvalSettings`, the one record of flags every entry point
 takes), :mod:`.result` (:class:`Evaluation`, :class:`EvaluationResult`), :mod:`.formats` (the text
-formats ``to_trec()`` prints through), :mod:`.finalize` (the end of every evaluation: ``-c``, z-scores,
+formats ``to_trec()`` prints through and the figures ``plot()`` draws), :mod:`.finalize` (the end of every evaluation: ``-c``, z-scores,
 query order, the summary), :mod:`.coverage` (the coverage warnings), :mod:`.inputs` (reading and checking
 what is given), :mod:`.compute` (the engine and the per-query values) and :mod:`.api` (:func:`evaluate`,
 :func:`evaluate_full`, :func:`evaluate_matrix`, :func:`evaluate_factors`). The names other modules import
@@ -10,7 +10,7 @@ are re-exported here, each imported when first used (:mod:`trecrs.lazy`).
 """
 
 from ..lazy import exports
-from .formats import TEXT_FORMATS
+from .formats import FIGURES, TEXT_FORMATS
 
 _NAMES = {
     "evaluate": ".api:evaluate",
@@ -41,6 +41,7 @@ __getattr__, __dir__ = exports(__name__, _NAMES)
 
 __all__ = [
     "BOGUS_DOC",
+    "FIGURES",
     "MISSING_ZSCORE",
     "TEXT_FORMATS",
     "Coverage",

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..errors import UsageError
 from ..measures.request import MeasureRequest
 from ..measures.trec_eval import printed_per_query
 from ..schema import ALL, MEASURE, QUERY, VALUE
-from .formats import TEXT_FORMATS
+from .formats import FIGURES, TEXT_FORMATS
 
 
 @dataclass
@@ -162,6 +163,29 @@ class EvaluationResult:
         for q, m, v in self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL).iter_rows():
             out.setdefault(q, {})[m] = v
         return out
+
+    def plot(self, measure, kind: str = "hist", *, path=None):
+        """The per-query values of ``measure`` (a name :attr:`per_query` has) as a matplotlib Figure:
+        ``kind`` ``"hist"`` a histogram, ``"box"`` a box plot over one point per query; the ``all`` value
+        (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF by the suffix) when given, atomically
+        and with the same bytes for the same figure.
+
+        Drawn by the report layer (``FIGURES["distribution"]``, :mod:`trecrs.evaluate.formats` says why);
+        matplotlib is imported on the first call.
+        """
+        name = str(measure)
+        rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
+        values = rows.filter(pl.col(MEASURE) == name).get_column(VALUE)
+        if values.is_empty():
+            known = rows.get_column(MEASURE).unique(maintain_order=True).to_list()
+            raise UsageError(f"measure {name!r} has no per-query value to plot (per-query values: "
+                             f"{', '.join(known) or 'none'})", arguments=["measure"])  # fmt: skip
+        return FIGURES["distribution"](values.to_numpy(), measure=name, runid=self.runid,
+                                       overall=self.summary.get(name), kind=kind, path=path)  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the summary as an HTML table (``TEXT_FORMATS["html"]``), names escaped."""
+        return TEXT_FORMATS["html"](self.evaluation)
 
     def _frame(self, frame: pl.DataFrame):
         return frame.to_pandas() if self.pandas else frame

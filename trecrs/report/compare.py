@@ -1,8 +1,9 @@
-"""Paired comparison of runs against a baseline: per-query values, tests, corrections, tables, a figure.
+"""Paired comparison of runs against a baseline: per-query values, tests, corrections, tables, figures.
 
 Every run is evaluated by :func:`trecrs.evaluate.evaluate_full` with the same flags, so its per-query
 values are those ``trecrs eval -q`` prints. All systems are compared on one query set
-(:data:`QUERY_RULES`); the statistics are :mod:`trecrs.report.stats`. Definitions: docs/compare.md.
+(:data:`QUERY_RULES`); the statistics are :mod:`trecrs.report.stats`, the figures
+:mod:`trecrs.report.compare_figures`. Definitions: docs/compare.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import math
 import os
 import warnings
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -31,8 +31,9 @@ from ..measures.direction import HIGHER, LOWER, NEITHER, better
 from ..measures.trec_eval import printed_per_query
 from ..ordering import bytewise_sorted
 from ..schema import QRELS_SCHEMA, QUERY
+from .compare_figures import RECALL_LEVELS, plot_comparison, plot_precision_recall
 from .compare_groups import ALL_USERS, group_label, group_queries, read_groups
-from .figures import pyplot, save_figure
+from .notebook import Html, html_table
 from .stats import CORRECTIONS, TESTS, bootstrap_ci, cohens_d, wins_ties_losses
 
 #: How the compared queries are chosen, by name: the legend of every table says which.
@@ -93,6 +94,20 @@ class Comparison:
     def significant(self, row: dict) -> bool:
         """After the correction, the difference to the baseline is significant at alpha (p_adjusted < alpha)."""
         return row["p_adjusted"] is not None and row["p_adjusted"] < self.settings.alpha
+
+    def plot(self, path: str | os.PathLike | None = None):
+        """The differences to the baseline with their CIs, as ``--plot`` draws them (:func:`plot_comparison`)."""
+        return plot_comparison(self, path)
+
+    def plot_pr(self, path: str | os.PathLike | None = None):
+        """The precision-recall curves, as ``--pr-plot`` draws them (:func:`plot_precision_recall`)."""
+        if self.pr is None:
+            raise UsageError("no precision-recall curves: compare with pr_curves=True", arguments=["pr_curves"])
+        return plot_precision_recall(self, path)
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the table of :func:`format_html`; the plain repr is the dataclass's."""
+        return format_html(self)
 
 
 # ------------------------------------------------------------------------------------- per-query values
@@ -338,10 +353,6 @@ def _rows(values: list[dict[str, dict[str, float]]], infos: list[RunInfo], base:
     return rows
 
 
-#: trec_eval's 11 standard recall levels (iprec_at_recall's defaults, ``m_iprec_at_recall.c``).
-RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-
 def precision_recall(qrels, runs, queries: list[str], evaluation: EvalSettings) -> list[list[float]]:
     """Each run's interpolated precision at :data:`RECALL_LEVELS`, averaged over ``queries``.
 
@@ -502,6 +513,15 @@ def format_markdown(c: Comparison) -> str:
     return "\n".join(lines) + "\n\n" + legend(c) + "\n" + _grouped(c, format_markdown, "\n**users {users}**\n\n")
 
 
+def format_html(c: Comparison) -> str:
+    """What a notebook shows (``_repr_html_``, not a ``--format``): the Markdown table as HTML, the legend
+    its caption, every name escaped; each user group's after it (its caption names the group)."""
+    marked = _cells(c, lambda t: f"<b>{t}</b>", "†")  # numbers formatted here: no markup of the data
+    rows = [[s + (" (baseline)" if s == c.baseline else ""), *map(Html, cells)]
+            for s, cells in zip(c.systems, marked, strict=True)]  # fmt: skip
+    return html_table(["system", *c.measures], rows, legend(c)) + "".join(map(format_html, c.groups))
+
+
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
 
@@ -527,48 +547,3 @@ def format_latex(c: Comparison) -> str:
 #: Output formats by name: ``format(comparison)`` -> text. ``trecrs compare --format`` reads its choices here.
 FORMATS = {"text": format_text, "markdown": format_markdown, "latex": format_latex, "csv": format_csv,
            "json": format_json}  # fmt: skip
-
-
-# ------------------------------------------------------------------------------------------------ figure
-
-
-def plot_comparison(c: Comparison, path: str | os.PathLike) -> None:
-    """Per measure, each system's mean difference to the baseline with its bootstrap CI as error bars, a
-    zero line, significant differences (after the correction) filled, the others hollow. ``.png`` or
-    ``.pdf``, saved with deterministic bytes (:func:`trecrs.report.figures.save_figure`)."""
-    plt = pyplot()
-    systems = [s for s in c.systems if s != c.baseline]
-    fig, axes = plt.subplots(1, len(c.measures), figsize=(3.2 * len(c.measures), 0.5 * len(systems) + 1.5),
-                             squeeze=False, sharey=True)  # fmt: skip
-    for ax, m in zip(axes[0], c.measures, strict=True):
-        for y, s in enumerate(systems):
-            r = c.row(m, s)
-            err = [[r["delta"] - r["ci_low"]], [r["ci_high"] - r["delta"]]]
-            ax.errorbar([r["delta"]], [y], xerr=err, fmt="o", color="C0", capsize=3,
-                        markerfacecolor="C0" if c.significant(r) else "white")  # fmt: skip
-        ax.axvline(0.0, color="grey", linewidth=0.8)
-        ax.set_title(m)
-        ax.set_xlabel(f"difference to {c.baseline}")
-        ax.set_yticks(range(len(systems)), systems)
-    fig.suptitle(f"filled: significant ({c.settings.test}, {c.settings.correction}, alpha {c.settings.alpha:g}); "
-                 f"n = {c.n_queries}", fontsize=8)  # fmt: skip
-    fig.tight_layout()
-    save_figure(fig, Path(path))
-
-
-def plot_precision_recall(c: Comparison, path: str | os.PathLike) -> None:
-    """Each system's interpolated precision at the 11 standard recall levels (:attr:`Comparison.pr`), one
-    line each, the baseline dashed. ``.png`` or ``.pdf`` with deterministic bytes (:func:`save_figure`)."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.0, 4.0))
-    for i, s in enumerate(c.systems):
-        ax.plot(RECALL_LEVELS, c.pr[s], marker="o", markersize=3, color=f"C{i % 10}",
-                linestyle="--" if s == c.baseline else "-", label=s + (" (baseline)" if s == c.baseline else ""))
-    ax.set_xlabel("recall")
-    ax.set_ylabel("interpolated precision")
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.05)
-    ax.legend(fontsize=8)
-    ax.set_title(f"iprec_at_recall, mean over n = {c.n_queries} queries ({c.settings.query_rule})", fontsize=9)
-    fig.tight_layout()
-    save_figure(fig, Path(path))

@@ -44,6 +44,7 @@ from ..protocol.one_plus_random import _check_draw_options as check_draw_options
 from ..protocol.runs import build_run
 from ..schema import DOC, ITEM, QUERY, REL
 from .markdown import md_table
+from .notebook import html_table
 
 RANDOM = "random (expected)"  # the row of the random ranking's expectation
 RMSE = "RMSE"  # the column of the order by ascending RMSE in the agreement tables
@@ -226,6 +227,14 @@ class SensitivityResult:
         v = self.values.filter((pl.col("system") == system) & (pl.col("methodology") == methodology)
                                & (pl.col("measure") == measure))
         return v.get_column("value")[0] if v.height else math.nan
+
+    def plot(self, path=None):
+        """The paper's Figure 2 for these systems, as ``--plot`` draws it (:func:`plot`): the Figure."""
+        return plot(self, path)
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: every table of the text report as HTML, its title the caption."""
+        return "".join(html_table(header, rows, title) for title, header, rows in _tables(self))
 
 
 def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) -> pl.DataFrame:
@@ -529,14 +538,16 @@ FORMATS: dict[str, Callable[[SensitivityResult], str]] = {
 }
 
 
-def plot(result: SensitivityResult, path) -> None:
+def plot(result: SensitivityResult, path=None):
     """The paper's Figure 2 for these systems: one panel per methodology, bars per system per measure,
-    the random expectation a dashed line across each measure's bars. PNG or PDF by the suffix."""
-    from .figures import pyplot, save_figure
+    the random expectation a dashed line across each measure's bars. The Figure, saved to ``path`` (PNG
+    or PDF by the suffix) when given."""
+    from matplotlib.lines import Line2D
 
-    plt = pyplot()
+    from .figures import figure, finish
+
     cols = len(result.methodologies)
-    fig, axes = plt.subplots(1, cols, figsize=(3.2 * cols, 3.4), squeeze=False, sharey=True)
+    fig, axes = figure(nrows=1, ncols=cols, figsize=(3.2 * cols, 3.4), squeeze=False, sharey=True)
     width = 0.8 / max(1, len(result.systems))
     for ax, meth in zip(axes[0], result.methodologies, strict=True):
         for i, s in enumerate(result.systems):
@@ -550,8 +561,8 @@ def plot(result: SensitivityResult, path) -> None:
         ax.set_title(meth)
         ax.set_xticks(np.arange(len(result.measures)), result.measures, rotation=30, fontsize=8)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    handles.append(plt.Line2D([], [], color="black", linestyle="dashed", linewidth=1))
+    handles.append(Line2D([], [], color="black", linestyle="dashed", linewidth=1))
     # below the panels, so that no bar is hidden
     fig.legend(handles, [*labels, RANDOM], loc="lower center", ncol=len(labels) + 1, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    save_figure(fig, path)
+    return finish(fig, path)
