@@ -68,7 +68,7 @@ def test_an_ml20m_sized_split_within_memory_and_seconds(tmp_path):
     rng = np.random.default_rng(7)
     n, users, items = 20_000_263, 138_493, 26_744
     df = pl.DataFrame({"user": rng.integers(1, users + 1, n, dtype=np.int32),
-                       "item": (rng.zipf(1.3, n) % items + 1).astype(np.int32),
+                       "item": rng.integers(1, items + 1, n, dtype=np.int32),
                        "rating": rng.integers(1, 6, n, dtype=np.int8), "timestamp": rng.integers(8 * 10**8, 14 * 10**8, n)})  # fmt: skip
     df = df.unique(["user", "item"], keep="first").sort("timestamp")
     cut = df.height * 4 // 5
@@ -90,5 +90,5 @@ def test_an_ml20m_sized_split_within_memory_and_seconds(tmp_path):
     assert found["overlap"]["count"] == 0 and found["future-training"]["count"] == 0
     assert found["seen-items"]["of"] == run.height
     print(f"audit of {df.height:,} ratings and {run.height:,} run lines: {wall:.1f} s, {peak_mb:.0f} MB")
-    assert wall < 5 * df.height / 1e6  # a few seconds per million ratings
+    assert wall < 4 * (df.height + run.height) / 1e6  # a few seconds per million lines read
     assert peak_mb < 8_000
