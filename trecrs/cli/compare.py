@@ -11,7 +11,17 @@ from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int_range, note, seed, ties_parameters
+from .common import (
+    add_measures_from_option,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    int_range,
+    note,
+    seed,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -65,6 +75,7 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
     add_ties_option(p)
+    add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..engines import ENGINES
-from .common import add_ties_option, argv, c_long, command, note, ties_parameters
+from .common import add_measures_from_option, add_ties_option, argv, c_long, command, note, ties_parameters
 
 EXAMPLES = """examples:
   trecrs study study.tsv -m P.10 -m ndcg_cut.10                       # baseline: the first system listed
@@ -46,6 +46,7 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
     add_ties_option(p)
+    add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot"))
 
 
