@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -59,6 +60,11 @@ def test_values_per_query_and_mean_as_the_definition_gives(dhr, files):
     assert ev.summary["dhr_3"] == pytest.approx((1 + THIRD + HALF) / 3)
     # -c: query 4 of the qrels retrieved nothing and scores 0, as for the built-in recommender measures
     assert evaluate_full(*files, ["dhr.3"], average_all=True).summary["dhr_3"] == pytest.approx((1 + THIRD + HALF) / 4)
+    # user groups: the mean of each group's queries, and their mean absolute difference
+    groups = write(files[0].parent / "groups.tsv", "1\ta\n2\ta\n3\tb\n")
+    ev = evaluate_full(*files, ["dhr.3"], user_groups=groups)
+    assert ev.group_means["dhr_3"] == pytest.approx({"a": (1 + THIRD) / 2, "b": HALF})
+    assert ev.group_mad["dhr_3"] == pytest.approx((1 + THIRD) / 2 - HALF)
     # -M 1: query 2's d (rank 2) and query 3's e (rank 3) are cut
     assert _values(evaluate_full(*files, ["dhr.3"], depth=1), "dhr_3") == {"1": 1.0, "2": 0.0, "3": 0.0}
 
@@ -226,7 +232,14 @@ def test_list_measures_shows_where_each_came_from(own_measures, cli, tmp_path):
     source = write(tmp_path / "dhr.py", _docs_example()[0][0])
     status, out, err = cli("eval", "--measures-from", source, "--list-measures")
     assert status == 0, err
-    assert re.search(rf"\n  dhr\[\.k,\.\.\.\] +1/log2\(rank\+1\) .* \[custom, from {re.escape(str(source))}\]\n", out)
+    assert re.search(rf"\n  dhr\.k\[,\.\.\.\] +1/log2\(rank\+1\) .* \[custom, from {re.escape(str(source))}\]\n", out)
+    qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
+    out = tmp_path / "out.txt"
+    status, _, err = cli("eval", "--quiet", "--measures-from", source, "-m", "dhr.3", "-o", out, qrels, run)
+    assert status == 0, err
+    assert out.read_text() == f"dhr_3                 \tall\t{(1 + THIRD + HALF) / 3:.4f}\n"
+    manifest = json.loads((tmp_path / "out.txt.manifest.json").read_text())
+    assert manifest["inputs"]["measures_from0"]["path"] == str(source)  # its code decides the values
     status, _, err = cli("eval", "--measures-from", tmp_path / "absent.py", "-m", "dhr.3", source, source)
     assert (status, err) == (5, f"trecrs eval: error: {tmp_path / 'absent.py'}: no such file\n")
 

@@ -254,6 +254,11 @@ def load_measure_files(args: argparse.Namespace) -> None:
             load_measures_file(path)
 
 
+def measure_file_inputs(args: argparse.Namespace) -> dict[str, str]:
+    """The ``--measures-from`` files as manifest inputs (``measures_from0``, ...): a value depends on their code."""
+    return {f"measures_from{i}": path for i, path in enumerate(getattr(args, "measures_from", None) or [])}
+
+
 def add_ties_option(p: argparse.ArgumentParser) -> None:
     """``--ties MODE``: how tied scores are valued (:data:`trecrs.measures.ties.TIE_MODES`), for the commands
     that score runs."""

@@ -18,6 +18,7 @@ from .common import (
     c_long,
     command,
     int_range,
+    measure_file_inputs,
     note,
     seed,
     ties_parameters,
@@ -130,6 +131,7 @@ def _manifest(args, path: str, kind: str) -> None:
     inputs = {"qrels": args.qrels, **{f"run{i}": r for i, r in enumerate(args.runs)}}
     if args.user_groups:
         inputs["user_groups"] = args.user_groups
+    inputs.update(measure_file_inputs(args))
     params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
                                             "resamples", "common_queries", "allow_mixed", "level", "depth",
                                             "judged_only", "engine", "trec_eval_version", "group_by")}  # fmt: skip

@@ -28,6 +28,7 @@ from .common import (
     command,
     int64,
     int_range,
+    measure_file_inputs,
     note,
     ties_parameters,
 )
@@ -266,6 +267,7 @@ def _inputs(args) -> dict:
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
     ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "item_groups", "user_groups",
                                             "zscores") if getattr(args, k)})
+    ins.update(measure_file_inputs(args))
     return ins
 
 

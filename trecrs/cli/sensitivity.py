@@ -18,6 +18,7 @@ from .common import (
     argv,
     command,
     finite_float,
+    measure_file_inputs,
     note,
     ties_parameters,
 )
@@ -109,6 +110,7 @@ def _inputs(args) -> dict:
     ins = {"train": args.train, "test": args.test, **({"items": args.items} if args.items else {})}
     ins.update({f"scores:{n}": p for n, p in args.scores})
     ins.update({f"predictions:{n}": p for n, p in args.predictions or []})
+    ins.update(measure_file_inputs(args))
     return ins
 
 

@@ -251,7 +251,7 @@ def listing() -> list[str]:
     for m in ordered():
         syntax = {
             NO_PARAMS: m.name,
-            CUTOFFS: f"{m.name}[.k,...]",
+            CUTOFFS: f"{m.name}.k[,...]" if m.family == "custom" else f"{m.name}[.k,...]",  # custom: k required
             VALUES: f"{m.name}[.{','.join(m.param_names)}]",
         }
         extra = []
