@@ -55,6 +55,20 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     )
 
 
+@pytest.fixture
+def own_measures():
+    """The measure registry restored after the test: the measures it registers (``register_measure``,
+    ``--measures-from``, entry points) are gone for the next one; ``custom`` is the module that loads them."""
+    from trecrs.measures.recsys import custom, registry
+
+    saved = dict(registry.REGISTRY), dict(registry.ALIASES), dict(custom._LOADED_FILES), dict(custom._ENTRY_POINTS)
+    yield custom
+    for live, kept in zip((registry.REGISTRY, registry.ALIASES, custom._LOADED_FILES, custom._ENTRY_POINTS), saved,
+                          strict=True):  # fmt: skip
+        live.clear()
+        live.update(kept)
+
+
 def run_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """:func:`run_command`'s result for ``trecrs ARGS`` run by :func:`trecrs.cli.main` in this process.
 

@@ -7,7 +7,7 @@ and polars come with the first name used, scipy, pyarrow and the rest with the f
 
 from . import evaluate as _evaluate_package
 from ._version import __version__
-from .errors import InputError, TrecrsError, UsageError
+from .errors import InputError, MeasureError, TrecrsError, UsageError
 from .lazy import exports
 
 _PUBLIC = {
@@ -35,7 +35,9 @@ _PUBLIC = {
     "write_qrels": ".files.trec:write_qrels",
     "write_run": ".files.trec:write_run",
     "error_measures": ".measures.recsys:error_measures",
+    "load_measures_file": ".measures.recsys:load_measures_file",
     "mae": ".measures.recsys:mae",
+    "register_measure": ".measures.recsys:register_measure",
     "rmse": ".measures.recsys:rmse",
     "parse_measures": ".measures.request:parse_measures",
     "trec_order": ".ordering:trec_order",
@@ -93,6 +95,7 @@ __all__ = [
     "EvaluationResult",
     "InputError",
     "METHODOLOGIES",
+    "MeasureError",
     "Split",
     "TrecrsError",
     "UsageError",
@@ -109,6 +112,7 @@ __all__ = [
     "evaluate_factors",
     "evaluate_full",
     "evaluate_matrix",
+    "load_measures_file",
     "load_movielens",
     "mae",
     "make_qrels",
@@ -125,6 +129,7 @@ __all__ = [
     "read_score_table",
     "read_scores",
     "recommend",
+    "register_measure",
     "rmse",
     "run",
     "sampled",

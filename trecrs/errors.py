@@ -70,6 +70,14 @@ class SemanticError(UsageError):
     exit_code = EXIT_SEMANTIC
 
 
+class MeasureError(UsageError):
+    """A measure of the user's own (:func:`trecrs.register_measure`, ``--measures-from``, an entry point) that
+    failed: its file or function raised, or it returned what is no measure's value (other columns, a value
+    that is not a finite number, a query twice); the message names the measure or the file."""
+
+    exit_code = EXIT_USAGE
+
+
 # The path that names standard input, and how messages name it
 STDIN = "-"
 STDIN_NAME = "<stdin>"

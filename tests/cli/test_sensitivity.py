@@ -127,3 +127,20 @@ def test_one_plus_random_without_a_seed_fails_before_any_run(cli, tmp_path):
     code, out, err = cli(*args)
     assert (code, out) == (2, "")
     assert err == "trecrs sensitivity: error: one-plus-random draws random items: give a seed (--seed S)\n"
+
+
+def test_a_measure_of_your_own_is_valued_in_every_cell(cli, tmp_path, own_measures):
+    """--measures-from: precision at 5 written by hand equals trec_eval's P_5 for every system and methodology."""
+    files = write_split(tmp_path)
+    mine = tmp_path / "mine.py"
+    mine.write_text("import polars as pl\nimport trecrs\n\n\ndef p5(ranked):\n"
+                    "    top = ranked.filter(pl.col('rank') <= 5)\n"
+                    "    return top.group_by('query').agg((pl.col('rel') >= 1).sum().truediv(5).alias('value'))\n\n\n"
+                    "trecrs.register_measure('my_p5', p5, description='P@5 by hand')\n")  # fmt: skip
+    code, out, err = _study(cli, tmp_path, files, "--format", "csv", "--measures-from", mine, "-m", "my_p5")
+    assert code == 0, err
+    values = {(r["measure"], r["row"], r["column"]): float(r["value"])
+              for r in csv.DictReader(io.StringIO(out)) if r["section"] == "value"}
+    mine_cells = {k[1:]: v for k, v in values.items() if k[0] == "my_p5"}
+    assert len(mine_cells) == 3 * 5
+    assert mine_cells == {k[1:]: v for k, v in values.items() if k[0] == "P@5"}

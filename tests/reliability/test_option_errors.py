@@ -28,6 +28,8 @@ REFUSED = {
     ("eval", "scheduler"): ("x", {"--engine": "dask"}),  # not an address: refused before any connection
     ("eval", "trec_eval_version"): ("11", {}),
     ("eval", "debug"): ("1", {}),
+    # an existing file that is not Python (a missing one is an I/O error naming it, status 5)
+    **{(c, "measures_from"): ("qrels.txt", {}) for c in ("eval", "compare", "sensitivity", "study", "audit")},
     ("eval", "head_share"): ("1.5", {}),
     ("eval-factors", "measures"): ("P.0", {}),
     ("eval-factors", "depth"): ("-1", {}),

@@ -27,7 +27,14 @@ from ..errors import (
     os_reason,
 )
 from ..files.output import check_outputs, deferred_writes
-from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
+from .common import (
+    error_message,
+    input_paths,
+    load_measure_files,
+    output_folders,
+    output_paths,
+    warnings_as_lines,
+)
 
 COMMAND_MODULES: tuple[str, ...] = (
     "eval", "eval-factors", "compare", "study", "audit", "definitions", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
@@ -110,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):
             check_outputs(output_paths(args), input_paths(args), output_folders(args))  # before anything is read
             with deferred_writes(input_paths(args)):  # the outputs are put in place only if the command succeeds
+                load_measure_files(args)  # --measures-from: measures of the user's own, before -m is read
                 code = args.func(args)
             return int(code or EXIT_OK)
     except _Terminated:

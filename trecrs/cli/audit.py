@@ -5,7 +5,16 @@ from __future__ import annotations
 import sys
 
 from .candidates import add_ratings_options, read_split_ratings
-from .common import argv, c_long, command, finite_float, note, seed
+from .common import (
+    add_measures_from_option,
+    argv,
+    c_long,
+    command,
+    finite_float,
+    measure_file_inputs,
+    note,
+    seed,
+)
 
 EXAMPLES = """examples:
   trecrs audit --train u1.base --test u1.test                         # the split alone: leakage, cold users
@@ -35,6 +44,7 @@ def register(sub) -> None:
     p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
                    help="a measure as 'trecrs eval -m' takes it, for power and baselines (default: P.10 and "
                    "ndcg_cut.10); the deepest cutoff is ties-at-cutoff's k (default 10); repeatable")
+    add_measures_from_option(p)
     p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
     p.add_argument("--threshold", type=finite_float, default=4.0, metavar="T",
@@ -52,7 +62,7 @@ def register(sub) -> None:
 
 def _inputs(args) -> dict:
     ins = {k: getattr(args, k) for k in ("train", "test", "qrels", "candidates", "items") if getattr(args, k)}
-    return ins | {f"run:{r}": r for r in args.runs}
+    return ins | {f"run:{r}": r for r in args.runs} | measure_file_inputs(args)
 
 
 def run(args) -> int:

@@ -234,6 +234,31 @@ def finite_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}") from None
 
 
+def add_measures_from_option(p: argparse.ArgumentParser) -> None:
+    """``--measures-from FILE.py`` (repeatable): Python files registering measures of the user's own
+    (:func:`trecrs.register_measure`), imported by :func:`load_measure_files` before the measures are parsed."""
+    p.add_argument("--measures-from", dest="measures_from", action="append", metavar="FILE.py",
+                   help="a Python file registering measures of your own with trecrs.register_measure, imported "
+                   "before -m is read (docs/measures.md, A measure of your own); repeatable")
+
+
+def load_measure_files(args: argparse.Namespace) -> None:
+    """Import the ``--measures-from`` files of ``args``, each once, in the order given."""
+    paths = getattr(args, "measures_from", None)
+    if not paths:
+        return
+    from ..measures.recsys.custom import load_measures_file
+
+    with option_errors("measures_from"):
+        for path in paths:
+            load_measures_file(path)
+
+
+def measure_file_inputs(args: argparse.Namespace) -> dict[str, str]:
+    """The ``--measures-from`` files as manifest inputs (``measures_from0``, ...): a value depends on their code."""
+    return {f"measures_from{i}": path for i, path in enumerate(getattr(args, "measures_from", None) or [])}
+
+
 def add_ties_option(p: argparse.ArgumentParser) -> None:
     """``--ties MODE``: how tied scores are valued (:data:`trecrs.measures.ties.TIE_MODES`), for the commands
     that score runs."""

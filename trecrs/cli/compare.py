@@ -11,7 +11,18 @@ from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int_range, note, seed, ties_parameters
+from .common import (
+    add_measures_from_option,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    int_range,
+    measure_file_inputs,
+    note,
+    seed,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -65,6 +76,7 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
     add_ties_option(p)
+    add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
 
@@ -119,6 +131,7 @@ def _manifest(args, path: str, kind: str) -> None:
     inputs = {"qrels": args.qrels, **{f"run{i}": r for i, r in enumerate(args.runs)}}
     if args.user_groups:
         inputs["user_groups"] = args.user_groups
+    inputs.update(measure_file_inputs(args))
     params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
                                             "resamples", "common_queries", "allow_mixed", "level", "depth",
                                             "judged_only", "engine", "trec_eval_version", "group_by")}  # fmt: skip

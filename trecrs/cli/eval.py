@@ -20,7 +20,18 @@ from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int64, int_range, note, ties_parameters
+from .common import (
+    add_measures_from_option,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    int64,
+    int_range,
+    measure_file_inputs,
+    note,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -85,6 +96,7 @@ def register(sub) -> None:
                    help="read the run in blocks of whole queries of about N lines (default 3,000,000): peak "
                    "memory follows N, not the file; the output does not depend on N")
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
+    add_measures_from_option(p)
     p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
                    help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
                    "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
@@ -255,6 +267,7 @@ def _inputs(args) -> dict:
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
     ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "item_groups", "user_groups",
                                             "zscores") if getattr(args, k)})
+    ins.update(measure_file_inputs(args))
     return ins
 
 

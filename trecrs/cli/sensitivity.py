@@ -12,7 +12,16 @@ from .candidates import (
     methodology_help,
     read_split_ratings,
 )
-from .common import add_ties_option, argv, command, finite_float, note, ties_parameters
+from .common import (
+    add_measures_from_option,
+    add_ties_option,
+    argv,
+    command,
+    finite_float,
+    measure_file_inputs,
+    note,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs sensitivity --train u1.base --test u1.test --scores svd=svd.scores --scores knn=knn.scores \\
@@ -85,6 +94,7 @@ def register(sub) -> None:
                    help="candidates a system did not score: drop (default: left out of its run), last, fail")
     add_ratings_options(p)
     add_ties_option(p)
+    add_measures_from_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
     p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
@@ -100,6 +110,7 @@ def _inputs(args) -> dict:
     ins = {"train": args.train, "test": args.test, **({"items": args.items} if args.items else {})}
     ins.update({f"scores:{n}": p for n, p in args.scores})
     ins.update({f"predictions:{n}": p for n, p in args.predictions or []})
+    ins.update(measure_file_inputs(args))
     return ins
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import sys
 
 from ..engines import ENGINES
-from .common import add_ties_option, argv, c_long, command, note, ties_parameters
+from .common import (
+    add_measures_from_option,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    measure_file_inputs,
+    note,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs study study.tsv -m P.10 -m ndcg_cut.10                       # baseline: the first system listed
@@ -46,6 +55,7 @@ def register(sub) -> None:
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
     add_ties_option(p)
+    add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot"))
 
 
@@ -73,12 +83,13 @@ def run(args) -> int:
     text = FORMATS[args.format](result)
     params = {k: getattr(args, k) for k in ("measures", "baseline", "alpha", "format", "level", "average_all", "depth",
                                             "judged_only", "engine", "trec_eval_version")} | ties_parameters(args)  # fmt: skip
+    inputs = {"study": args.study, **measure_file_inputs(args)}
     if args.plot:
         plot(result, args.plot)
-        write_manifest(args.plot, "study-figure", inputs={"study": args.study}, parameters=params, command=argv())
+        write_manifest(args.plot, "study-figure", inputs=inputs, parameters=params, command=argv())
     if args.output:
         write_text_atomic(args.output, text)
-        write_manifest(args.output, "study", inputs={"study": args.study}, parameters=params, command=argv())
+        write_manifest(args.output, "study", inputs=inputs, parameters=params, command=argv())
         note(f"wrote {args.output}")
     else:
         sys.stdout.write(text)

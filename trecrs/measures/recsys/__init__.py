@@ -20,7 +20,9 @@
 * :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
 * :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
   normalised average popularity and popularity-relative serendipity;
-* :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging.
+* :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
+* :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
+  of group ``trecrs.measures``).
 
 :mod:`.registry` holds :data:`~.registry.REGISTRY` (name -> measure), the ``name.params`` syntax and the
 data conventions; ``trecrs eval -m`` and :func:`trecrs.evaluate` look names up there. The registry imports
@@ -28,7 +30,7 @@ no family: importing this package imports every family module, and each register
 :mod:`.evaluation` computes the requested measures of one evaluation (:func:`evaluate_extras`).
 """
 
-from ...files.scores import read_predictions
+from ...files.scores import read_predictions  # noqa: I001 - the families import in registration order
 from . import (  # noqa: F401 - each module registers its measures
     beyond,
     calibration,
@@ -36,6 +38,7 @@ from . import (  # noqa: F401 - each module registers its measures
     classification,
     compat,
     cornac,
+    custom,
     cwl,
     diversity,
     error,
@@ -45,9 +48,10 @@ from . import (  # noqa: F401 - each module registers its measures
     ranking,
     rectools,
     replay,
-    ranx,
+    ranx,  # after rectools and replay: registration order is the order measures print in
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
+from .custom import load_entry_points, load_measures_file, register_measure
 from .error import error_measures, mae, mse, nmae, nrmse, rmse
 from .evaluation import evaluate_extras
 from .opr import OPR_AVERAGES
@@ -61,6 +65,8 @@ __all__ = [
     "error_measures",
     "evaluate_extras",
     "gini_index",
+    "load_entry_points",
+    "load_measures_file",
     "mae",
     "mean_absolute_difference",
     "mse",
@@ -69,6 +75,7 @@ __all__ = [
     "popularity_strata",
     "read_predictions",
     "register",
+    "register_measure",
     "rmse",
     "shannon_entropy",
 ]

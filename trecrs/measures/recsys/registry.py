@@ -57,7 +57,7 @@ VALUE = "value"
 RELEVANT = "relevant"
 UNRETRIEVED = "unretrieved"  # count of relevant docs a query did not retrieve
 
-FAMILIES = ("classification", "ranking", "error", "beyond", "opr")
+FAMILIES = ("classification", "ranking", "error", "beyond", "opr", "custom")
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,14 @@ class ExtraMeasure:
 
 REGISTRY: dict[str, ExtraMeasure] = {}
 ALIASES: dict[str, str] = {}
+# called, in order, when a name is not found and before the measures are listed, until one returns True
+# (it registered something): the entry points of measures of the user's own (.custom), loaded lazily
+UNKNOWN_NAME_HOOKS: list[Callable[[], bool]] = []
+
+
+def _load_more() -> bool:
+    """Run the hooks of :data:`UNKNOWN_NAME_HOOKS`; whether any loaded measures."""
+    return any([hook() for hook in UNKNOWN_NAME_HOOKS])
 
 
 def register(measure: ExtraMeasure) -> ExtraMeasure:
@@ -172,6 +180,8 @@ def parse_spec(spec: str) -> list[Output] | None:
     """
     base, dot, p = spec.partition(".")
     m = lookup(base)
+    if m is None and _load_more():
+        m = lookup(base)
     if m is None:
         return None
     if dot and not p:
@@ -182,6 +192,8 @@ def parse_spec(spec: str) -> list[Output] | None:
         return [Output(m.name, m, None)]
     if m.params == CUTOFFS:
         if not p:
+            if m.validate:
+                m.validate(None)
             return [Output(m.name, m, None)]
         try:
             ks = sorted({int(x) for x in p.split(",")})
@@ -232,12 +244,14 @@ def resolve(specs) -> list[Output]:
 
 
 def listing() -> list[str]:
-    """One line per registered measure for ``trecrs eval --list-measures``: syntax, needs, definition."""
+    """One line per registered measure for ``trecrs eval --list-measures``: syntax, needs, definition (and
+    where a measure of the user's own comes from)."""
+    _load_more()
     lines = []
     for m in ordered():
         syntax = {
             NO_PARAMS: m.name,
-            CUTOFFS: f"{m.name}[.k,...]",
+            CUTOFFS: f"{m.name}.k[,...]" if m.family == "custom" else f"{m.name}[.k,...]",  # custom: k required
             VALUES: f"{m.name}[.{','.join(m.param_names)}]",
         }
         extra = []
@@ -245,6 +259,8 @@ def listing() -> list[str]:
             extra.append("needs " + ", ".join(f"--{n}" for n in m.needs))
         if m.aliases:
             extra.append("alias " + ", ".join(m.aliases))
+        if m.family == "custom":
+            extra.append(f"custom, from {m.source}")
         tail = f" [{'; '.join(extra)}]" if extra else ""
         lines.append(f"  {syntax[m.params]:<22} {m.doc}{tail}")
     return lines
