@@ -26,8 +26,8 @@ from ..errors import (
     TrecrsError,
     os_reason,
 )
-from ..files.output import check_outputs, deferred_writes
-from .common import error_message, input_paths, output_folders, output_paths, warnings_as_lines
+from ..files.output import check_outputs, deferred_writes, is_stdout
+from .common import error_message, input_paths, note, output_folders, output_paths, warnings_as_lines
 
 COMMAND_MODULES: tuple[str, ...] = (
     "eval", "eval-factors", "compare", "study", "audit", "definitions", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
@@ -111,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             check_outputs(output_paths(args), input_paths(args), output_folders(args))  # before anything is read
             with deferred_writes(input_paths(args)):  # the outputs are put in place only if the command succeeds
                 code = args.func(args)
+            if any(map(is_stdout, output_paths(args))):
+                note("wrote to standard output (no manifest)")
             return int(code or EXIT_OK)
     except _Terminated:
         return _fail(args.command, "terminated", EXIT_TERMINATED)

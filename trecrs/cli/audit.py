@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .candidates import add_ratings_options, read_split_ratings
-from .common import argv, c_long, command, finite_float, note, seed
+from .common import argv, c_long, command, finite_float, seed, wrote
 
 EXAMPLES = """examples:
   trecrs audit --train u1.base --test u1.test                         # the split alone: leakage, cold users
@@ -74,7 +74,7 @@ def run(args) -> int:
         params = {k: getattr(args, k) for k in ("measures", "level", "threshold", "random_split", "seed", "format")}
         write_manifest(args.output, "audit", inputs=_inputs(args), parameters=params, command=argv(),
                        extra={"failed": result.failed})  # fmt: skip
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return EXIT_CHECK_FAILED if args.strict and result.failed else EXIT_OK

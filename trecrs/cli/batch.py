@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import FileAccessError, InputError
+from ..errors import FileAccessError, InputError, UsageError
 from ..files.lines import read_text, source_name
-from ..files.output import check_outputs
+from ..files.output import check_outputs, is_stdout
 from .common import command, input_paths, output_folders, output_paths
 
 EXAMPLES = """examples:
@@ -86,6 +86,9 @@ def check_logs(args, commands: list[tuple[int, list[str]]], source: str) -> None
 def run(args) -> int:
     from . import main
 
+    given = [dest for dest in ("log", "progress") if is_stdout(getattr(args, dest))]
+    if given:  # appended to as the commands run: a file, never standard output
+        raise UsageError("appends to a file; '-' (standard output) is not one", arguments=given)
     source, text = source_name(args.commands), read_text(args.commands)  # "-": standard input
     commands = parse_commands(text, source)
     if not commands:

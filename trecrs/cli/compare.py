@@ -11,7 +11,7 @@ from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int_range, note, seed, ties_parameters
+from .common import add_ties_option, argv, c_long, command, int_range, seed, ties_parameters, wrote
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -107,7 +107,7 @@ def run(args) -> int:
 
         write_text_atomic(args.output, text)
         _manifest(args, args.output, "comparison")
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import argv, c_long, command, note
+from .common import argv, c_long, command, wrote
 
 EXAMPLES = """examples:
   trecrs definitions -m NDCG@10 u1.qrels svd.run           # trec_eval, ir_measures, LensKit, RecBole, ...
@@ -47,7 +47,7 @@ def run(args) -> int:
         inputs = {"qrels": args.qrels, "run": args.run, **({"train": args.train} if args.train else {})}
         write_manifest(args.output, "definitions", inputs=inputs, command=argv(),
                        parameters={"measure": args.measure, "level": args.level, "format": args.format})  # fmt: skip
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0

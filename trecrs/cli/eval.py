@@ -163,8 +163,7 @@ def run(args) -> int:
     args.trec_eval_version = trec_eval_version(args.trec_eval_version).number  # validated, env applied
     _check_debug(args.debug)
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
-    if fmt == "parquet" and not args.output:
-        raise UsageError("--format parquet needs -o FILE")
+    check_format(fmt, args.output)
     evaluations = {}
     settings = _settings(args)
     with _engine_context(args):
@@ -173,6 +172,12 @@ def run(args) -> int:
             for message in evaluations[path].notes:
                 note(f"{path}: {message}" if len(args.runs) > 1 else message)
     return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
+
+
+def check_format(fmt: str, output: str | None) -> None:
+    """``--format parquet`` needs ``-o FILE``, a file: Parquet is not written to standard output."""
+    if fmt == "parquet" and (not output or output == "-"):
+        raise UsageError("--format parquet needs -o FILE (a file: Parquet is not written to standard output)")
 
 
 def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: dict) -> int:
@@ -193,7 +198,7 @@ def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: d
         from ..files.manifest import write_manifest
         from ..files.output import atomic_path
 
-        with atomic_path(args.output) as tmp:
+        with atomic_path(args.output, binary="Parquet") as tmp:
             table.write_parquet(tmp, statistics=False)
         write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
         return 0

@@ -127,6 +127,7 @@ def run(args) -> int:
 def _score_and_write(model, role: str, frame, source: str, out: str, args) -> None:
     """Score one input's pairs and write them; candidates follow ``--unscored``, predictions never fall
     back (a rank below the model's is not a rating)."""
+    from ..files.output import target_name
     from ..files.scores import write_scores
 
     unscored = args.unscored if role == "candidates" else "drop"
@@ -139,5 +140,5 @@ def _score_and_write(model, role: str, frame, source: str, out: str, args) -> No
     fate = "fallback score" if scores.n_fallback else "left out"
     note(
         f"{model.name}: scored {scores.frame.height} of {scores.n_pairs} distinct {what}; "
-        f"{scores.n_unscored} could not be scored by the model ({fate}) -> {out}"
+        f"{scores.n_unscored} could not be scored by the model ({fate}) -> {target_name(out)}"
     )

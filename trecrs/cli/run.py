@@ -13,7 +13,7 @@ from .candidates import (
     split_inputs,
     split_parameters,
 )
-from .common import argv, command, int64, note, option_errors
+from .common import argv, command, int64, note, option_errors, wrote
 
 EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
@@ -115,5 +115,5 @@ def run(args) -> int:
         note(f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped")
     if info["cut_by_depth"]:
         note(f"{fmt(info['cut_by_depth'])} ranked candidates beyond depth {args.depth}: cut")
-    note(f"wrote {fmt(info['lines'])} lines to {args.output}")
+    wrote(args.output, f"{fmt(info['lines'])} lines")
     return 0

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import UsageError
 from .candidates import add_dedupe_option, read_split_ratings
-from .common import argv, command, finite_float, int64, note, seed
+from .common import argv, command, finite_float, int64, note, seed, wrote
 
 EXAMPLES = """examples:
   trecrs sampled --train u1.base --test u1.test --scores SVD=svd.scores --scores TopPop=pop.scores \\
@@ -105,7 +105,7 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "sampled", inputs=inputs, parameters=params, command=argv())
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     if args.plot:

@@ -12,7 +12,7 @@ from .candidates import (
     methodology_help,
     read_split_ratings,
 )
-from .common import add_ties_option, argv, command, finite_float, note, ties_parameters
+from .common import add_ties_option, argv, command, finite_float, note, ties_parameters, wrote
 
 EXAMPLES = """examples:
   trecrs sensitivity --train u1.base --test u1.test --scores svd=svd.scores --scores knn=knn.scores \\
@@ -124,7 +124,7 @@ def run(args) -> int:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "sensitivity", inputs=_inputs(args), parameters=_parameters(args),
                        command=argv(), extra={"counts": result.info})
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     if args.plot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..engines import ENGINES
-from .common import add_ties_option, argv, c_long, command, note, ties_parameters
+from .common import add_ties_option, argv, c_long, command, ties_parameters, wrote
 
 EXAMPLES = """examples:
   trecrs study study.tsv -m P.10 -m ndcg_cut.10                       # baseline: the first system listed
@@ -79,7 +79,7 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "study", inputs={"study": args.study}, parameters=params, command=argv())
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0
