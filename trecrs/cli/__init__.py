@@ -52,7 +52,7 @@ def build_parser(argv: list[str] | None = ()) -> argparse.ArgumentParser:
     """The ``trecrs`` parser: every command, or only the one ``argv`` names.
 
     A command's module imports the library it drives, so ``trecrs eval ...`` builds (and imports) the
-    ``eval`` command alone: the other twelve would cost start-up time and change nothing it prints.
+    ``eval`` command alone: the other fifteen would cost start-up time and change nothing it prints.
     ``trecrs --help``, a mistyped command and the default ``argv=()`` build them all.
     """
     parser = _Parser(

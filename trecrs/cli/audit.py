@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .candidates import add_ratings_options, read_split_ratings
-from .common import argv, c_long, command, finite_float, seed, wrote
+from .common import OUTPUT_HELP, argv, c_long, command, finite_float, seed, wrote
 
 EXAMPLES = """examples:
   trecrs audit --train u1.base --test u1.test                         # the split alone: leakage, cold users
@@ -45,7 +45,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed of the Random baseline (default 0)")
     add_ratings_options(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--strict", action="store_true", help="exit 1 when an error finding has a count above 0")
     p.set_defaults(func=run, outputs=("output",))
 

@@ -23,6 +23,11 @@ def note(message: str) -> None:
         print(f"trecrs: {message}", file=sys.stderr)
 
 
+#: The help of every -o/--output: where the file goes, and '-'.
+OUTPUT_HELP = "write to FILE (atomically, with a manifest); - writes to standard output (no manifest)"
+STDOUT_HELP = "; - writes to standard output (no manifest)"
+
+
 def wrote(path: str, what: str = "") -> None:
     """The note ``wrote [WHAT to ]FILE``; none for ``-``, standard output (the command's last note says so)."""
     if not is_stdout(path):

@@ -11,7 +11,17 @@ from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int_range, seed, ties_parameters, wrote
+from .common import (
+    OUTPUT_HELP,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    int_range,
+    seed,
+    ties_parameters,
+    wrote,
+)
 
 EXAMPLES = """examples:
   trecrs compare -m P@10 -m nDCG@10 qrels.txt bm25.run pop.run knn.run       # paired t, Holm, vs bm25
@@ -50,7 +60,7 @@ def register(sub) -> None:
     p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
                    help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
     p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
                    help="draw each system's interpolated precision at the 11 standard recall levels "

@@ -20,7 +20,17 @@ from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
-from .common import add_ties_option, argv, c_long, command, int64, int_range, note, ties_parameters
+from .common import (
+    OUTPUT_HELP,
+    add_ties_option,
+    argv,
+    c_long,
+    command,
+    int64,
+    int_range,
+    note,
+    ties_parameters,
+)
 
 EXAMPLES = """examples:
   trecrs eval qrels.txt run.txt                        # trec_eval's 'official' measures
@@ -126,7 +136,7 @@ def add_trec_eval_options(p) -> None:
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several; json and parquet add a "
                    "'ties' field when --ties is not trec_eval)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
 
 
 def _list_measures() -> str:

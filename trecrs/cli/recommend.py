@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .common import argv, command, note, option_errors, seed
+from .common import STDOUT_HELP, argv, command, note, option_errors, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
@@ -46,11 +46,11 @@ def register(sub) -> None:
         "-o",
         "--output",
         metavar="SCORES",
-        help="scores of the candidates (or, with only --predict, the predictions)",
+        help="scores of the candidates (or, with only --predict, the predictions)" + STDOUT_HELP,
     )
     p.add_argument("--predict", metavar="TEST", help="also predict the ratings of this test file's pairs")
     p.add_argument(
-        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores"
+        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores" + STDOUT_HELP
     )
     p.add_argument(
         "-p",

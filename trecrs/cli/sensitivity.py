@@ -12,7 +12,7 @@ from .candidates import (
     methodology_help,
     read_split_ratings,
 )
-from .common import add_ties_option, argv, command, finite_float, note, ties_parameters, wrote
+from .common import OUTPUT_HELP, add_ties_option, argv, command, finite_float, note, ties_parameters, wrote
 
 EXAMPLES = """examples:
   trecrs sensitivity --train u1.base --test u1.test --scores svd=svd.scores --scores knn=knn.scores \\
@@ -86,7 +86,7 @@ def register(sub) -> None:
     add_ratings_options(p)
     add_ties_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
     p.set_defaults(func=run, outputs=("output", "plot"), scores_files=[], predictions_files=[])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..engines import ENGINES
-from .common import add_ties_option, argv, c_long, command, ties_parameters, wrote
+from .common import OUTPUT_HELP, add_ties_option, argv, c_long, command, ties_parameters, wrote
 
 EXAMPLES = """examples:
   trecrs study study.tsv -m P.10 -m ndcg_cut.10                       # baseline: the first system listed
@@ -32,7 +32,7 @@ def register(sub) -> None:
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are tested against (default: the first listed)")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - interval level (default 0.05)")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)")
     p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
