@@ -213,3 +213,57 @@ def test_user_groups_compare_each_group_separately(cli, paths, tmp_path):
     assert {r["n_queries"] for r in rows if r["users"] != "all"} == {"6"}
     code, out, err = cli("compare", "--quiet", "-m", "P@2", "--group-by", "gender", *paths)
     assert (code, out) == (2, "") and err == "trecrs compare: error: argument --group-by: must come with --user-groups: it picks the field of a MovieLens users file\n"
+
+
+TYPED = ["recip_rank", "P_10", "map"]  # -m recip_rank -m P.10 -m map; trec_eval's table order: map, recip_rank, P_10
+
+
+def _typed(cli, paths, fmt: str) -> str:
+    code, out, err = cli("compare", "--quiet", "-m", "recip_rank", "-m", "P.10", "-m", "map", "--format", fmt, *paths)
+    assert code == 0, err
+    return out
+
+
+def test_measures_in_the_order_typed_in_every_format(cli, paths, monkeypatch, tmp_path):
+    import json
+
+    rows = [line.split()[0] for line in _typed(cli, paths, "text").splitlines()[1:10]]
+    assert rows == [m for m in TYPED for _ in range(3)]
+    assert _typed(cli, paths, "markdown").splitlines()[0] == "| system | recip_rank | P_10 | map |"
+    assert r"System & recip\_rank & P\_10 & map \\" in _typed(cli, paths, "latex").splitlines()
+    assert [r["measure"] for r in _rows(_typed(cli, paths, "csv"))] == [m for m in TYPED for _ in range(3)]
+    doc = json.loads(_typed(cli, paths, "json"))
+    assert doc["measures"] == TYPED and [r["measure"] for r in doc["rows"][::3]] == TYPED
+    # the figure: one panel per measure, left to right
+    import trecrs.report.compare as report
+
+    titles = []
+
+    def save(fig, path):
+        titles.extend(ax.get_title() for ax in fig.axes)
+        path.write_bytes(b"")
+
+    monkeypatch.setattr(report, "save_figure", save)
+    code, _, err = cli("compare", "--quiet", "-m", "recip_rank", "-m", "P.10", "-m", "map", "--plot",
+                       tmp_path / "x.png", *paths)
+    assert code == 0, err
+    assert titles == TYPED
+
+
+def test_small_p_values_print_as_below_the_floor(cli, paths):
+    """map, good against base: t test p = 9.32e-05 (< 0.0001), Holm-adjusted 0.0004; csv and json keep the
+    full value."""
+    import json
+
+    text = _typed(cli, paths, "text")
+    line = next(x for x in text.splitlines() if x.startswith("map") and " good " in x)
+    assert "  < 0.0001    0.0004  " in line
+    weak = next(x for x in text.splitlines() if x.startswith("P_10") and " weak " in x)
+    assert "  < 0.0001  < 0.0001  " in weak
+    csv_rows = {(r["measure"], r["system"]): r for r in _rows(_typed(cli, paths, "csv"))}
+    p = float(csv_rows[("map", "good")]["p_value"])
+    values = [evaluate(paths[0], path, ["map"], average_all=True).to_dict() for path in paths[1:3]]
+    base, good = (np.array([v[q]["map"] for q in sorted(QUERIES)]) for v in values)
+    assert p == pytest.approx(scipy_stats.ttest_rel(good, base).pvalue) and p == pytest.approx(9.32e-05, rel=0.001)
+    doc = json.loads(_typed(cli, paths, "json"))
+    assert next(r for r in doc["rows"] if (r["measure"], r["system"]) == ("map", "good"))["p_value"] == p

@@ -44,7 +44,7 @@ def _compare(files, **kw):
 
 def test_values_are_evaluate_per_query_values_with_missing_queries_zero(files):
     c = _compare(files)
-    assert c.n_queries == 4 and c.measures == ["AP", "P@2"]  # trec_eval's table order, as eval prints and c.systems == ["base", "sys"]
+    assert c.n_queries == 4 and c.measures == ["P@2", "AP"]  # the order asked for (eval prints AP first) and c.systems == ["base", "sys"]
     base = evaluate(str(files / "qrels"), str(files / "base.run"), ["AP"]).to_dict()
     with warned(SYS_MISSING):
         sys_ = evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"]).to_dict()

@@ -26,11 +26,12 @@ from ..errors import (
     TrecrsError,
     os_reason,
 )
-from ..files.output import check_outputs, deferred_writes
+from ..files.output import check_outputs, deferred_writes, is_stdout
 from .common import (
     error_message,
     input_paths,
     load_measure_files,
+    note,
     output_folders,
     output_paths,
     warnings_as_lines,
@@ -59,7 +60,7 @@ def build_parser(argv: list[str] | None = ()) -> argparse.ArgumentParser:
     """The ``trecrs`` parser: every command, or only the one ``argv`` names.
 
     A command's module imports the library it drives, so ``trecrs eval ...`` builds (and imports) the
-    ``eval`` command alone: the other twelve would cost start-up time and change nothing it prints.
+    ``eval`` command alone: the other fifteen would cost start-up time and change nothing it prints.
     ``trecrs --help``, a mistyped command and the default ``argv=()`` build them all.
     """
     parser = _Parser(
@@ -119,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
             with deferred_writes(input_paths(args)):  # the outputs are put in place only if the command succeeds
                 load_measure_files(args)  # --measures-from: measures of the user's own, before -m is read
                 code = args.func(args)
+            if any(map(is_stdout, output_paths(args))):
+                note("wrote to standard output (no manifest)")
             return int(code or EXIT_OK)
     except _Terminated:
         return _fail(args.command, "terminated", EXIT_TERMINATED)

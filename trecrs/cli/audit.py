@@ -6,14 +6,15 @@ import sys
 
 from .candidates import add_ratings_options, read_split_ratings
 from .common import (
+    OUTPUT_HELP,
     add_measures_from_option,
     argv,
     c_long,
     command,
     finite_float,
     measure_file_inputs,
-    note,
     seed,
+    wrote,
 )
 
 EXAMPLES = """examples:
@@ -55,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed of the Random baseline (default 0)")
     add_ratings_options(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--strict", action="store_true", help="exit 1 when an error finding has a count above 0")
     p.set_defaults(func=run, outputs=("output",))
 
@@ -84,7 +85,7 @@ def run(args) -> int:
         params = {k: getattr(args, k) for k in ("measures", "level", "threshold", "random_split", "seed", "format")}
         write_manifest(args.output, "audit", inputs=_inputs(args), parameters=params, command=argv(),
                        extra={"failed": result.failed})  # fmt: skip
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return EXIT_CHECK_FAILED if args.strict and result.failed else EXIT_OK

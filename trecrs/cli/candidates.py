@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import argv, command, finite_float, int64, note, seed
+from .common import STDOUT_HELP, argv, command, finite_float, int64, note, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.all-items.pairs
@@ -143,7 +143,7 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     add_split_options(p)
-    p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)")
+    p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)" + STDOUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
 
 

@@ -10,6 +10,7 @@ import sys
 import warnings
 
 from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError
+from ..files.output import is_stdout
 from ..ranges import INT64_MAX, SEED_MAX, c_atol, check_finite, check_int, check_seed
 
 _QUIET = {"on": False}  # --quiet of the command running now (batch runs several in turn)
@@ -20,6 +21,17 @@ def note(message: str) -> None:
     """A one-line report on stderr (counts of dropped or filled things, where a file was written)."""
     if not _QUIET["on"]:
         print(f"trecrs: {message}", file=sys.stderr)
+
+
+#: The help of every -o/--output: where the file goes, and '-'.
+OUTPUT_HELP = "write to FILE (atomically, with a manifest); - writes to standard output (no manifest)"
+STDOUT_HELP = "; - writes to standard output (no manifest)"
+
+
+def wrote(path: str, what: str = "") -> None:
+    """The note ``wrote [WHAT to ]FILE``; none for ``-``, standard output (the command's last note says so)."""
+    if not is_stdout(path):
+        note(f"wrote {what} to {path}" if what else f"wrote {path}")
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_p
 from ..report.stats import CORRECTIONS, TESTS
 from ..trec_eval_versions import get as trec_eval_version
 from .common import (
+    OUTPUT_HELP,
     add_measures_from_option,
     add_ties_option,
     argv,
@@ -19,9 +20,9 @@ from .common import (
     command,
     int_range,
     measure_file_inputs,
-    note,
     seed,
     ties_parameters,
+    wrote,
 )
 
 EXAMPLES = """examples:
@@ -61,7 +62,7 @@ def register(sub) -> None:
     p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
                    help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
     p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
                    help="draw each system's interpolated precision at the 11 standard recall levels "
@@ -119,7 +120,7 @@ def run(args) -> int:
 
         write_text_atomic(args.output, text)
         _manifest(args, args.output, "comparison")
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0

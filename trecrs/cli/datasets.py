@@ -15,7 +15,7 @@ EXAMPLES = """examples:
   trecrs datasets synthetic --users 300 --items 600 --seed 42 sample/
 
 exit status of verify: 0 all present files match, 1 a mismatch (or the ratings file is missing),
-2 bad usage (not a folder, no MovieLens file found).
+3 no MovieLens file found (name the release with --dataset), 5 not a folder.
 """
 
 

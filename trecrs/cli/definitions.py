@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import argv, c_long, command, note
+from .common import OUTPUT_HELP, argv, c_long, command, wrote
 
 EXAMPLES = """examples:
   trecrs definitions -m NDCG@10 u1.qrels svd.run           # trec_eval, ir_measures, LensKit, RecBole, ...
@@ -31,7 +31,7 @@ def register(sub) -> None:
     p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
 
 
@@ -47,7 +47,7 @@ def run(args) -> int:
         inputs = {"qrels": args.qrels, "run": args.run, **({"train": args.train} if args.train else {})}
         write_manifest(args.output, "definitions", inputs=inputs, command=argv(),
                        parameters={"measure": args.measure, "level": args.level, "format": args.format})  # fmt: skip
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0

@@ -21,6 +21,7 @@ from ..report.trec import FORMATS, format_trec, render, tidy_table
 from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
 from .common import (
+    OUTPUT_HELP,
     add_measures_from_option,
     add_ties_option,
     argv,
@@ -138,7 +139,7 @@ def add_trec_eval_options(p) -> None:
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: trec for one run, tsv for several; json and parquet add a "
                    "'ties' field when --ties is not trec_eval)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
 
 
 def _list_measures() -> str:
@@ -175,8 +176,7 @@ def run(args) -> int:
     args.trec_eval_version = trec_eval_version(args.trec_eval_version).number  # validated, env applied
     _check_debug(args.debug)
     fmt = args.format or ("trec" if len(args.runs) == 1 else "tsv")
-    if fmt == "parquet" and not args.output:
-        raise UsageError("--format parquet needs -o FILE")
+    check_format(fmt, args.output)
     evaluations = {}
     settings = _settings(args)
     with _engine_context(args):
@@ -185,6 +185,12 @@ def run(args) -> int:
             for message in evaluations[path].notes:
                 note(f"{path}: {message}" if len(args.runs) > 1 else message)
     return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
+
+
+def check_format(fmt: str, output: str | None) -> None:
+    """``--format parquet`` needs ``-o FILE``, a file: Parquet is not written to standard output."""
+    if fmt == "parquet" and (not output or output == "-"):
+        raise UsageError("--format parquet needs -o FILE (a file: Parquet is not written to standard output)")
 
 
 def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: dict) -> int:
@@ -205,7 +211,7 @@ def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: d
         from ..files.manifest import write_manifest
         from ..files.output import atomic_path
 
-        with atomic_path(args.output) as tmp:
+        with atomic_path(args.output, binary="Parquet") as tmp:
             table.write_parquet(tmp, statistics=False)
         write_manifest(args.output, "evaluation", inputs=inputs, parameters=params, command=argv())
         return 0

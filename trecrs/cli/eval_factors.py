@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import UsageError
 from ..evaluate import evaluate_factors
 from .common import command, int64, note, ties_parameters
-from .eval import add_trec_eval_options, print_evaluations, trec_eval_settings
+from .eval import add_trec_eval_options, check_format, print_evaluations, trec_eval_settings
 
 EXAMPLES = """examples:
   trecrs eval-factors u1.test.qrels --train u1.base --user-factors user.parquet --item-factors item.parquet
@@ -41,8 +40,7 @@ def run(args) -> int:
     from ..files.train_pairs import read_train_pairs
 
     fmt = args.format or "trec"
-    if fmt == "parquet" and not args.output:
-        raise UsageError("--format parquet needs -o FILE")
+    check_format(fmt, args.output)
     users, p = read_factors(args.user_factors, "user")
     items, q = read_factors(args.item_factors, "item")
     train = read_train_pairs(args.train)

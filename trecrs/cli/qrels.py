@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from .candidates import add_dedupe_option, fmt, methodology, methodology_help
-from .common import argv, command, finite_float, int64, note
+from .common import STDOUT_HELP, argv, command, finite_float, int64, note
 
 EXAMPLES = """examples:
   trecrs qrels --test u1.test --threshold 3 -o u1.th3.qrels        # = Bellogín et al.'s urels_th3.txt
@@ -63,7 +63,7 @@ def register(sub) -> None:
     p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
                    help="layout of TEST/TRAIN (default: detected)")
     add_dedupe_option(p)
-    p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file")
+    p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file" + STDOUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .common import argv, command, note, option_errors, seed
+from .common import STDOUT_HELP, argv, command, note, option_errors, seed
 
 EXAMPLES = """examples:
   trecrs candidates --methodology all-items --train u1.base --test u1.test -o u1.pairs
@@ -46,11 +46,11 @@ def register(sub) -> None:
         "-o",
         "--output",
         metavar="SCORES",
-        help="scores of the candidates (or, with only --predict, the predictions)",
+        help="scores of the candidates (or, with only --predict, the predictions)" + STDOUT_HELP,
     )
     p.add_argument("--predict", metavar="TEST", help="also predict the ratings of this test file's pairs")
     p.add_argument(
-        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores"
+        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores" + STDOUT_HELP
     )
     p.add_argument(
         "-p",
@@ -127,6 +127,7 @@ def run(args) -> int:
 def _score_and_write(model, role: str, frame, source: str, out: str, args) -> None:
     """Score one input's pairs and write them; candidates follow ``--unscored``, predictions never fall
     back (a rank below the model's is not a rating)."""
+    from ..files.output import target_name
     from ..files.scores import write_scores
 
     unscored = args.unscored if role == "candidates" else "drop"
@@ -139,5 +140,5 @@ def _score_and_write(model, role: str, frame, source: str, out: str, args) -> No
     fate = "fallback score" if scores.n_fallback else "left out"
     note(
         f"{model.name}: scored {scores.frame.height} of {scores.n_pairs} distinct {what}; "
-        f"{scores.n_unscored} could not be scored by the model ({fate}) -> {out}"
+        f"{scores.n_unscored} could not be scored by the model ({fate}) -> {target_name(out)}"
     )

@@ -13,7 +13,7 @@ from .candidates import (
     split_inputs,
     split_parameters,
 )
-from .common import argv, command, int64, note, option_errors
+from .common import STDOUT_HELP, argv, command, int64, note, option_errors, wrote
 
 EXAMPLES = """examples:
   trecrs run --methodology all-items --train u1.base --test u1.test --scores svd.scores -o svd.all-items.run
@@ -68,8 +68,8 @@ def register(sub) -> None:
                    help="candidates without a score: fail (default), last (rank them after every scored "
                    "candidate), drop (leave them out)")
     p.add_argument("--depth", type=int64, metavar="N", help="keep the first N documents of each query")
-    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name without extension; stdin for -)")
-    p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file")
+    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name up to its first dot, svd.all.scores: svd; stdin for -)")
+    p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file" + STDOUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
 
 
@@ -115,5 +115,5 @@ def run(args) -> int:
         note(f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped")
     if info["cut_by_depth"]:
         note(f"{fmt(info['cut_by_depth'])} ranked candidates beyond depth {args.depth}: cut")
-    note(f"wrote {fmt(info['lines'])} lines to {args.output}")
+    wrote(args.output, f"{fmt(info['lines'])} lines")
     return 0

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import UsageError
 from .candidates import add_dedupe_option, read_split_ratings
-from .common import argv, command, finite_float, int64, note, seed
+from .common import OUTPUT_HELP, argv, command, finite_float, int64, note, seed, wrote
 
 EXAMPLES = """examples:
   trecrs sampled --train u1.base --test u1.test --scores SVD=svd.scores --scores TopPop=pop.scores \\
@@ -59,7 +59,7 @@ def register(sub) -> None:
     p.add_argument("--missing", choices=RANK_MISSING, default="fail",
                    help="candidates without a score: fail (default) or rank them last")
     p.add_argument("--format", choices=TEXT_FORMATS, default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FIGURE", help="recall(N) curves, sampled vs exact (.png or .pdf)")
     p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS], help="layout of TRAIN/TEST")
     p.add_argument("--columns", metavar="SPEC", help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId")
@@ -105,7 +105,7 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "sampled", inputs=inputs, parameters=params, command=argv())
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     if args.plot:

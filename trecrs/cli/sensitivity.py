@@ -13,6 +13,7 @@ from .candidates import (
     read_split_ratings,
 )
 from .common import (
+    OUTPUT_HELP,
     add_measures_from_option,
     add_ties_option,
     argv,
@@ -21,6 +22,7 @@ from .common import (
     measure_file_inputs,
     note,
     ties_parameters,
+    wrote,
 )
 
 EXAMPLES = """examples:
@@ -96,7 +98,7 @@ def register(sub) -> None:
     add_ties_option(p)
     add_measures_from_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
     p.set_defaults(func=run, outputs=("output", "plot"), scores_files=[], predictions_files=[])
 
@@ -135,7 +137,7 @@ def run(args) -> int:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "sensitivity", inputs=_inputs(args), parameters=_parameters(args),
                        command=argv(), extra={"counts": result.info})
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     if args.plot:

@@ -6,14 +6,15 @@ import sys
 
 from ..engines import ENGINES
 from .common import (
+    OUTPUT_HELP,
     add_measures_from_option,
     add_ties_option,
     argv,
     c_long,
     command,
     measure_file_inputs,
-    note,
     ties_parameters,
+    wrote,
 )
 
 EXAMPLES = """examples:
@@ -41,7 +42,7 @@ def register(sub) -> None:
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are tested against (default: the first listed)")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - interval level (default 0.05)")
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically, with a manifest)")
+    p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)")
     p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
                    help="minimum relevance value that counts as relevant (default 1)")
@@ -90,7 +91,7 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         write_manifest(args.output, "study", inputs=inputs, parameters=params, command=argv())
-        note(f"wrote {args.output}")
+        wrote(args.output)
     else:
         sys.stdout.write(text)
     return 0

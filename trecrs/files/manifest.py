@@ -7,7 +7,8 @@ host names, so the same inputs and parameters give byte-identical manifests too.
 A manifest is written with its file (see :mod:`trecrs.files.output`): the old one is removed before the
 file is replaced and the new one put in place after it, so a manifest never describes another file.
 One that does (a file changed by hand, or by another tool) is stale: :func:`read_manifest` refuses it,
-and an input's stale manifest is not copied as its ``upstream`` provenance.
+and an input's stale manifest is not copied as its ``upstream`` provenance. A file written to standard
+output (``-``) has no manifest.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .._version import __version__
 from ..errors import InputError, TrecrsWarning
 from .hashing import file_digest
 from .lines import is_stdin, read_text
-from .output import MANIFEST_SUFFIX, current_path, sidecar, write_text_atomic
+from .output import MANIFEST_SUFFIX, current_path, is_stdout, sidecar, write_text_atomic
 
 __all__ = ["MANIFEST_SUFFIX", "manifest_path", "read_manifest", "write_manifest"]
 
@@ -51,12 +52,15 @@ def write_manifest(
     parameters: dict | None = None,
     command: list[str] | None = None,
     extra: dict | None = None,
-) -> Path:
-    """Write the sidecar manifest of the (already written) file ``path``; returns the manifest's path.
+) -> Path | None:
+    """Write the sidecar manifest of the (already written) file ``path``; returns the manifest's path
+    (None for ``-``, standard output, which has no manifest).
 
     ``inputs`` maps a role (``"ratings"``, ``"train"``, ``"scores"``...) to an input file, recorded with its
     sha256 (and the provenance its own manifest holds, if any, under ``upstream``).
     """
+    if is_stdout(path):
+        return None
     path = Path(path)
     data = current_path(path)  # not yet in place while the command runs (see deferred_writes)
     record: dict = {

@@ -13,14 +13,21 @@ renamed, the manifest is renamed, the folder is fsynced. At every instant (a SIG
 sidecar is absent or describes the file beside it. SIGINT and SIGTERM are held during the renames and
 take effect just after them. A SIGKILL can leave hidden temporaries ``.FILE.PID-XXXX.tmp``: trecrs never
 reads them, and the next write of FILE removes those whose process is gone.
+
+The output path ``-`` is standard output (a file literally named ``-`` is ``./-``): its bytes go to a
+temporary and are copied to standard output when the write ends (inside :func:`deferred_writes`, once the
+command has succeeded, after the files are in place), so a failed command prints none of them. It has no
+manifest, and Parquet or a figure (``binary=``) is refused there (:class:`~trecrs.errors.UsageError`).
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import glob
 import gzip
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -30,7 +37,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import FileAccessError
+from ..errors import FileAccessError, UsageError
 from .lines import is_stdin
 from .parquet import is_parquet
 
@@ -51,6 +58,16 @@ def sidecar(path: PathLike) -> Path:
     return path.with_name(path.name + MANIFEST_SUFFIX)
 
 
+def is_stdout(path: object) -> bool:
+    """Whether the output ``path`` is ``-``, standard output (a file literally named ``-`` is ``./-``)."""
+    return is_stdin(path)
+
+
+def target_name(path: PathLike) -> str:
+    """``path`` as notes name an output: ``<stdout>`` for ``-``."""
+    return "<stdout>" if is_stdout(path) else os.fspath(path)
+
+
 def _is_sidecar(path: Path) -> bool:
     return path.name.endswith(MANIFEST_SUFFIX)
 
@@ -66,9 +83,13 @@ def check_outputs(
     ``outputs`` are files; ``folders`` are (folder, names of the files the command writes in it). A file
     is refused when it is a folder, lies under a file, sits in a folder that cannot be written, is named
     twice, or is (or links to) one of ``inputs``; so is its manifest. A folder is refused when it is a
-    file, lies under a file, or cannot be created or written.
+    file, lies under a file, or cannot be created or written. ``-`` (standard output) is no path: it is
+    only refused when two outputs name it (:class:`~trecrs.errors.UsageError`).
     """
-    files = [Path(p) for p in outputs]
+    outputs = list(outputs)
+    if sum(map(is_stdout, outputs)) > 1:
+        raise UsageError("'-' (standard output) is named for two outputs; give a file name for one of them")
+    files = [Path(p) for p in outputs if not is_stdout(p)]
     for folder, names in folders:
         _check_folder(Path(folder))
         files += [Path(folder) / name for name in names]
@@ -125,6 +146,7 @@ class _Writes:
     def __init__(self, inputs: Iterable[PathLike]):
         self.inputs = [Path(p) for p in inputs if not is_stdin(p) and Path(p).is_file()]
         self.pending: dict[Path, Path] = {}  # target -> its complete, fsynced temporary
+        self.stdout: list[Path] = []  # complete temporaries for standard output, in the order written
         self.created: list[Path] = []  # folders made for the writes, deepest first
         self.lock = threading.Lock()
 
@@ -137,9 +159,10 @@ class _Writes:
 
     def discard(self) -> None:
         """Remove every temporary, then the folders made for them."""
-        for tmp in self.pending.values():
+        for tmp in [*self.pending.values(), *self.stdout]:
             _unlink(tmp)
         self.pending.clear()
+        self.stdout.clear()
         _remove_folders(self.created)
 
 
@@ -177,6 +200,7 @@ def deferred_writes(inputs: Iterable[PathLike] = ()) -> Iterator[None]:
     try:
         with _signals_held():
             _put_in_place(writes.pending)
+        _to_stdout(writes.stdout)  # signals not held: a reader that stops reading must not block them
     except BaseException:
         writes.discard()
         raise
@@ -273,10 +297,20 @@ def _make_parents(folder: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def atomic_path(path: PathLike) -> Iterator[Path]:
+def atomic_path(path: PathLike, *, binary: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends, fsync it and rename it over ``path``
     (held until the end of :func:`deferred_writes` inside one); on error remove it and the parent folders
-    created for it."""
+    created for it.
+
+    ``path`` ``-`` is standard output: the bytes are copied there instead (see the module); ``binary``
+    names what the file holds when it is not text (``"Parquet"``), which standard output refuses.
+    """
+    if is_stdout(path):
+        if binary is not None:
+            raise UsageError(f"{binary} is not written to standard output ('-'); give a file name")
+        with _stdout_path() as tmp:
+            yield tmp
+        return
     path = Path(path)
     writes = _ACTIVE[-1] if _ACTIVE else None
     if writes is not None:
@@ -301,6 +335,46 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
     except BaseException:
         _remove_folders(created)
         raise
+
+
+@contextlib.contextmanager
+def _stdout_path() -> Iterator[Path]:
+    """Yield a temporary for bytes bound for standard output; when the block ends, copy them there (at
+    the end of :func:`deferred_writes` inside one); on error remove it."""
+    fd, name = tempfile.mkstemp(prefix=f".trecrs-stdout.{os.getpid()}-", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+    except BaseException:
+        _unlink(tmp)
+        raise
+    if _ACTIVE:
+        _ACTIVE[-1].stdout.append(tmp)
+    else:
+        try:
+            _to_stdout([tmp])
+        finally:
+            _unlink(tmp)
+
+
+def _to_stdout(temporaries: list[Path]) -> None:
+    """Copy each temporary to standard output, in order, removing each once copied. Through the binary
+    buffer when there is one (the bytes as written); else (a text stream) decoded as UTF-8."""
+    out = sys.stdout
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    while temporaries:
+        with open(temporaries[0], "rb") as fh:
+            if buffer is not None:
+                shutil.copyfileobj(fh, buffer)
+            else:
+                decoder = codecs.getincrementaldecoder("utf-8")()
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    out.write(decoder.decode(block))
+                out.write(decoder.decode(b"", final=True))
+        _unlink(temporaries.pop(0))
+    (buffer or out).flush()
 
 
 def _put_now(path: Path, tmp: Path) -> None:

@@ -98,6 +98,15 @@ class MeasureRequest:
             return [f"{base}_{p}"]
         return [base]
 
+    def value_names(self) -> list[str]:
+        """The names this request's values are printed under in tables (each value column's
+        :attr:`labels`, else the column): trec_eval's measures in table order, then the recommender
+        measures and the ``Name(params)@k`` forms as asked for. Known before anything is evaluated."""
+        columns = [c for base in self.names for c in ([base] if base in NAMED_BY_PARAMS else self.output_names(base))]
+        columns += [o.name for spec in self.extras for o in parse_spec(spec)]
+        columns += [v.spec for v in self.variants]
+        return [name for c in columns for name in self.labels.get(c, (c,))]
+
     def measure_of(self, column: str) -> str:
         """The trec_eval output name whose rules (aggregation, per-query printing) a value column follows:
         a ``Name(params)@k`` column follows its measure (``NumRelRet(rel=2)`` -> ``num_rel_ret``), others
@@ -471,3 +480,18 @@ def parse_measures(
         return parsed.request()
     except UsageError as exc:
         raise exc.about("measures") from None
+
+
+def typed_order(names: list[str], specs, *, trec_eval_version: int = 9) -> list[str]:
+    """``names`` (printed measure names of one evaluation of ``specs``) in the order the measures were
+    asked for: each at the place of the first spec that asks for it alone
+    (:meth:`MeasureRequest.value_names`), the names of one spec (``P``: P_5 ... P_1000) in their own order
+    among themselves, a name no spec gives alone after the others. ``-m recip_rank -m P.10 -m map`` orders
+    recip_rank, P_10, map where trec_eval's table order is map, recip_rank, P_10."""
+    if specs is None or isinstance(specs, str) or is_measure_object(specs):
+        specs = [specs or "official"]
+    place: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        for name in parse_measures([spec], trec_eval_version=trec_eval_version).value_names():
+            place.setdefault(name, i)
+    return sorted(names, key=lambda name: place.get(name, len(specs)))

@@ -28,6 +28,7 @@ from ..files.manifest import read_manifest
 from ..files.trec import as_polars, read_qrels
 from ..ids import hash_ids
 from ..measures.direction import HIGHER, LOWER, NEITHER, better
+from ..measures.request import typed_order
 from ..measures.trec_eval import printed_per_query
 from ..ordering import bytewise_sorted
 from ..schema import QRELS_SCHEMA, QUERY
@@ -326,21 +327,23 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Set
     values = [per_query_values(ev) for ev in evs]
     queries = _query_set(qrels, values, settings.query_rule)
     base = _baseline_index(infos, baseline)
-    names, systems = list(values[0]), [r.system for r in infos]
+    names = typed_order(list(values[0]), measures, trec_eval_version=evaluation.trec_eval_version)
+    systems = [r.system for r in infos]
     pr = precision_recall(qrels, runs, queries, evaluation) if pr_curves else None
-    result = Comparison(_rows(values, infos, base, queries, settings), names, systems, infos[base].system,
+    result = Comparison(_rows(names, values, infos, base, queries, settings), names, systems, infos[base].system,
                         len(queries), settings, infos, None if pr is None else dict(zip(systems, pr, strict=True)))
     for g, subset in ({} if groups is None else group_queries(qrels, queries, groups)).items():
-        result.groups.append(Comparison(_rows(values, infos, base, subset, settings), names, systems,
+        result.groups.append(Comparison(_rows(names, values, infos, base, subset, settings), names, systems,
                                         infos[base].system, len(subset), settings, infos, users=group_label(g)))
     return result
 
 
-def _rows(values: list[dict[str, dict[str, float]]], infos: list[RunInfo], base: int, queries: list[str],
-          settings: Settings) -> list[dict]:  # fmt: skip
-    """The rows of every (measure, system) on ``queries``, p-values corrected over the pairs compared."""
+def _rows(names: list[str], values: list[dict[str, dict[str, float]]], infos: list[RunInfo], base: int,
+          queries: list[str], settings: Settings) -> list[dict]:  # fmt: skip
+    """The rows of every (measure, system) on ``queries``, measures in the order of ``names``, p-values
+    corrected over the pairs compared."""
     rows = []
-    for m in values[0]:
+    for m in names:
         b = _aligned(values[base][m], queries)
         for i, info in enumerate(infos):
             a = _aligned(values[i][m], queries)
@@ -472,11 +475,11 @@ def _directions(c: Comparison) -> str:
 
 
 def format_text(c: Comparison) -> str:
-    """An aligned table, numbers rounded to 4 digits, then the legend; with user groups, the same for each
-    group after a line ``users all:GROUP``."""
+    """An aligned table, numbers rounded to 4 digits (a p-value below 0.0001 as ``< 0.0001``), then the
+    legend; with user groups, the same for each group after a line ``users all:GROUP``."""
     head = ["measure", "system", "n", "mean", "delta", "ci_low", "ci_high", "p", "p_adj", "d", "W/T/L"]
-    body = [[r["measure"], r["system"], str(r["n_queries"]), *(_four(r[k]) for k in
-             ("mean", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size")),
+    body = [[r["measure"], r["system"], str(r["n_queries"]), *(_four(r[k]) for k in ("mean", "delta", "ci_low", "ci_high")),
+             _p(r["p_value"]), _p(r["p_adjusted"]), _four(r["effect_size"]),
              "" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"] for r in c.rows]  # fmt: skip
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
     lines = ["  ".join(x.ljust(w) if i < 2 else x.rjust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True)))
@@ -487,6 +490,16 @@ def format_text(c: Comparison) -> str:
 
 def _four(value) -> str:
     return "" if value is None else f"{value:.4f}"
+
+
+#: The smallest p-value printed as a number: one below it is ``< 0.0001``, not ``0.0000`` (csv and json
+#: keep the full value).
+P_FLOOR = 0.0001
+
+
+def _p(value) -> str:
+    """A p-value at 4 digits, ``< 0.0001`` below :data:`P_FLOOR` (a p-value is never 0)."""
+    return f"< {P_FLOOR}" if value is not None and value < P_FLOOR else _four(value)
 
 
 def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:

@@ -45,9 +45,10 @@ _NO_METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": 
 
 def save_figure(fig, path: Path) -> None:
     """Save ``fig`` atomically as a PNG (a ``.pdf`` path: a PDF), without the metadata that changes from
-    one run or version to the next: the same figure gives the same bytes."""
+    one run or version to the next: the same figure gives the same bytes. ``-`` (standard output) is
+    refused (:class:`~trecrs.errors.UsageError`)."""
     fmt = "pdf" if Path(path).suffix.lower() == ".pdf" else "png"
-    with atomic_path(path) as tmp:
+    with atomic_path(path, binary="a figure") as tmp:
         fig.savefig(tmp, format=fmt, dpi=110, metadata=_NO_METADATA[fmt])
     if fig.canvas.manager is not None:  # a pyplot figure; one of figure() is not held by pyplot
         pyplot().close(fig)
