@@ -235,7 +235,7 @@ def test_measures_in_the_order_typed_in_every_format(cli, paths, monkeypatch, tm
     doc = json.loads(_typed(cli, paths, "json"))
     assert doc["measures"] == TYPED and [r["measure"] for r in doc["rows"][::3]] == TYPED
     # the figure: one panel per measure, left to right
-    import trecrs.report.compare as report
+    import trecrs.report.figures as report  # every figure is saved through figures.save_figure
 
     titles = []
 
