@@ -98,3 +98,11 @@ def test_bh_by_hand_and_scipy():
 def test_registries():
     assert set(stats.TESTS) == {"t", "wilcoxon", "randomization"}
     assert set(stats.CORRECTIONS) == {"holm", "bonferroni", "bh", "none"}
+
+
+def test_cohens_d_of_a_constant_shift_with_float_noise_is_infinite():
+    """0.1 - 0.0 and 0.3 - 0.2 differ in their last bits: the shift is constant, d is +inf, not 1e16."""
+    from trecrs.report.stats import cohens_d
+
+    d = np.array([0.1 - 0.0, 0.3 - 0.2, 0.7 - 0.6])
+    assert d.std(ddof=1) > 0 and cohens_d(d) == np.inf

@@ -103,13 +103,15 @@ def cohens_d(d: np.ndarray) -> float:
     """Cohen's d for paired data (d_z): mean(d) / sd(d, ddof=1) (Cohen 1988, the standardized mean
     difference of the paired differences).
 
-    When sd = 0: 0.0 if the mean is 0 too (no difference), else +inf or -inf with the mean's sign (a
-    constant shift is infinitely many standard deviations away). With one query sd is undefined: the same.
+    When sd = 0 (or within float noise of it: at most 1e-12 times the largest |d|): 0.0 if the mean is 0
+    too (no difference), else +inf or -inf with the mean's sign (a constant shift is infinitely many
+    standard deviations away). With one query sd is undefined: the same.
     """
     d = np.asarray(d, dtype=np.float64)
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
-    if sd == 0.0:
+    # equal differences summed in another order differ in their last bits: an sd at that scale is 0
+    if sd <= TIE_TOLERANCE * max(1.0, float(np.abs(d).max(initial=0.0))):
         return 0.0 if mean == 0.0 else float(np.copysign(np.inf, mean))
     return mean / sd
 
