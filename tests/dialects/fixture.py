@@ -57,16 +57,26 @@ def training() -> dict[str, list[str]]:
     return train
 
 
+def predictions() -> list[tuple[str, str, float]]:
+    """A predicted rating for every test rating: ``(user, item, prediction)``, the rating plus seeded noise
+    within [1, 5], in the order of the test ratings (the error measures' input)."""
+    test, _ = fixture()
+    rng = random.Random(SEED + 2)
+    return [(u, i, round(min(5.0, max(1.0, r + rng.uniform(-1.5, 1.5))), 3)) for u, rated in test.items()
+            for i, r in rated.items()]
+
+
 def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
     """Each user's items rated >= LEVEL."""
     return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
 
 
 def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
-                 summaries: dict[str, float] | None = None) -> Path:
+                 summaries: dict[str, float] | None = None, tables: dict[str, list] | None = None) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
-    measure, a weighted mean), its name and version and the command that made the file."""
+    measure, a weighted mean), its name and version and the command that made the file. ``tables``: more
+    inputs after ``train`` (``{"predictions": predictions()}``: the error measures')."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -78,6 +88,7 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
         "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
         "train": [[u, i, 1] for u, items in training().items() for i in items],
+        **{name: [list(row) for row in rows] for name, rows in (tables or {}).items()},
         "values": values,
         "summaries": summaries or {},
     }

@@ -33,7 +33,11 @@ def _evaluate(golden: dict, names: list[str]):
     for u, i, s in golden["run"]:
         run.setdefault(u, {})[i] = s
     train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
-    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train)
+    more = {}
+    if "predictions" in golden:  # the error measures: the qrels are the test ratings
+        more["test"] = pl.DataFrame(golden["qrels"], schema=["user", "item", "rating"], orient="row")
+        more["predictions"] = pl.DataFrame(golden["predictions"], schema=["user", "item", "score"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train, **more)
 
 
 @pytest.mark.parametrize("framework", sorted(GOLDEN))

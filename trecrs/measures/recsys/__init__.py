@@ -10,6 +10,7 @@
 * :mod:`.frameworks`: the denominators recommender frameworks use (capped recall, AP over min(|R|, k), Elliot's
   mean of P@1..k, P@k over k, DCG, RBP at k);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
+* :mod:`.pooled`: ROC AUC and log loss over every (query, document) pair pooled (RecBole's auc, logloss);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
 * :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage (item categories);
@@ -34,6 +35,7 @@ from . import (  # noqa: F401 - each module registers its measures
     error,
     frameworks,
     opr,
+    pooled,
     popularity_bias,
     ranking,
 )
