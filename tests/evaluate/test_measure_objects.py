@@ -112,6 +112,8 @@ def test_numq_is_one_per_query_as_ir_measures_gives_it(tmp_path):
     assert res.summary[im.NumQ] == theirs.calc_aggregate([im.NumQ], qr, sr)[im.NumQ] == res.summary["num_q"] == 2
     assert all("num_q" not in v for v in res.to_dict().values())
     assert res.to_trec(per_query=True) == "num_q                 \tall\t2\nNumQ                  \tall\t2\n"
-    named = evaluate(str(qrels), str(run), ["num_q", "NumQ"])  # ir_measures' name as a string: the same
-    assert named.to_dict() == {"0": {"NumQ": 1.0}, "1": {"NumQ": 1.0}} and named.summary == {"num_q": 2, "NumQ": 2}
+    called = evaluate(str(qrels), str(run), ["NumQ()"])  # the parameterised name: the same
+    assert called.to_dict() == {"0": {"NumQ()": 1.0}, "1": {"NumQ()": 1.0}} and called.summary == {"NumQ()": 2}
+    plain = evaluate(str(qrels), str(run), ["NumQ"])  # the alias of num_q: trec_eval's rows
+    assert plain.to_dict() == {} and plain.summary == {"NumQ": 2}
 

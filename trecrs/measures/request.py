@@ -108,14 +108,15 @@ class MeasureRequest:
     def per_query_names(self, column: str, names: list[str]) -> list[str]:
         """Of the ``names`` a value column is printed under, those with per-query values in the tidy rows,
         frames and dicts: all where trec_eval prints the measure with ``-q``; for trec_eval's summary-only
-        ``num_q``, the names of ir_measures' ``NumQ`` (an object, ``NumQ()``, the alias ``NumQ``), which is
+        ``num_q``, ir_measures' ``NumQ`` asked for as ir_measures' measure (an object, ``NumQ()``), which is
         1 per query as ir_measures' pytrec_eval provider gives it (``pytrec_eval_provider.py``: trec_eval's
-        per-query ``num_q``); the summary stays the count, and trec_eval's text
-        (:func:`trecrs.report.trec.format_trec`) keeps trec_eval's rule."""
+        per-query ``num_q``); the summary stays the count, trec_eval's text
+        (:func:`trecrs.report.trec.format_trec`) keeps trec_eval's rule, and the plain names (``num_q``, the
+        alias ``NumQ``) keep trec_eval's rows."""
         if printed_per_query(self.measure_of(column)):
             return names
         counts = {v.spec for v in self.variants if v.base in PER_QUERY_COUNTS}
-        return [n for n in names if n in counts or (column in PER_QUERY_COUNTS and n != column)]
+        return [n for n in names if n in counts]
 
     def printed_name(self, column: str) -> str:
         """The name trec_eval prints for an engine's value column: the measure's name, and for a measure
