@@ -128,6 +128,26 @@ def test_manifest_records_the_extra_inputs(cli, files, tmp_path):
     assert "arp_2                 \tall\t" in out.read_text()
 
 
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
+def test_items_name_the_catalogue_and_the_manifest_records_them(cli, files, tmp_path):
+    """Six items (a movies.csv): the top 1 holds a and x; RecBole's catalogue adds its [PAD]."""
+    q, r = files
+    movies = write(tmp_path / "movies.csv", "movieId,title,genres\na,A,Drama\nb,B,Drama\nc,C,Drama\n"
+                   "x,X,Comedy\ny,Y,Comedy\nz,Z,Comedy\n")  # fmt: skip
+    out = tmp_path / "res.json"
+    code, _, err = cli("eval", "-m", "catalog_coverage.1", "-m", "recbole:itemcoverage@1", "--items", movies,
+                       "--format", "json", "-o", out, q, r)  # fmt: skip
+    assert code == 0, err
+    rows = {row["measure"]: row["value"] for row in json.loads(out.read_text())}
+    assert rows == {"catalog_coverage_1": 2 / 6, "recbole:itemcoverage@1": 2 / 7}
+    manifest = json.loads((tmp_path / "res.json.manifest.json").read_text())
+    assert set(manifest["inputs"]) >= {"qrels", "run0", "items"}
+    code, _, err = cli("eval", "-m", "gini.1", "--items", write(tmp_path / "few", "a\nx\n"), q, r)
+    assert code == 2 and "catalogue (--items) lacks 3 item(s) of the run (first: 'b')" in err
+    code, _, err = cli("eval", "-m", "gini.1", q, r)
+    assert code == 2 and "measure gini_1 needs the item catalogue (--items) or the training ratings (--train)" in err
+
+
 def test_python_api_accepts_extras(files):
     import polars as pl
 

@@ -65,6 +65,15 @@ def item_categories() -> dict[str, list[str]]:
     return {f"i{j:02d}": sorted(rng.sample(names, rng.randint(1, 3))) for j in range(1, 51)}
 
 
+def predictions() -> list[tuple[str, str, float]]:
+    """A predicted rating for every test rating: ``(user, item, prediction)``, the rating plus seeded noise
+    within [1, 5], in the order of the test ratings (the error measures' input)."""
+    test, _ = fixture()
+    rng = random.Random(SEED + 2)
+    return [(u, i, round(min(5.0, max(1.0, r + rng.uniform(-1.5, 1.5))), 3)) for u, rated in test.items()
+            for i, r in rated.items()]
+
+
 def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
     """Each user's items rated >= LEVEL."""
     return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
@@ -72,13 +81,15 @@ def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
 
 def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
                  summaries: dict[str, float] | None = None, item_features: dict[str, list[str]] | None = None,
-                 train: dict[str, list[str]] | None = None, item_categories: dict[str, str] | None = None) -> Path:
+                 train: dict[str, list[str]] | None = None, item_categories: dict[str, str] | None = None,
+                 tables: dict[str, list] | None = None) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
     measure, a weighted mean), its name and version and the command that made the file. ``train``: the
     training items stored (default :func:`training`); ``item_features`` (item -> categories) or
     ``item_categories`` (item -> one category), stored as ``"item_features"``: [[item, category], ...] only
-    when given."""
+    when given; ``tables``: more inputs after ``train`` (``{"predictions": predictions()}``: the error
+    measures')."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -92,6 +103,7 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "train": [[u, i, 1] for u, items in (training() if train is None else train).items() for i in items],
         **({"item_features": [[i, c] for i, cats in item_features.items() for c in cats]} if item_features else {}),
         **({"item_features": [[i, c] for i, c in item_categories.items()]} if item_categories else {}),
+        **{name: [list(row) for row in rows] for name, rows in (tables or {}).items()},
         "values": values,
         "summaries": summaries or {},
     }

@@ -88,3 +88,32 @@ def test_refusals(measures, message):
 def test_matrix_refuses_objects():
     with pytest.raises(UsageError, match="Name\\(params\\)@k"):
         evaluate_matrix({"u": {"a": 1}}, np.ones((1, 1)), ["u"], ["a"], measures=[im.P @ 5])
+
+
+# ir_measures' test_pytrec_eval.TestPytrecEval.test_NumQ's data (test/test_pytrec_eval.py)
+NUMQ_QRELS = "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 2\n"
+NUMQ_RUN = ("0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
+            "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n")
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # the run's ranks contradict its scores
+def test_numq_is_one_per_query_as_ir_measures_gives_it(tmp_path):
+    """ir_measures' pytrec_eval provider: NumQ 1 for each query, 2 in the aggregate; trec_eval's text keeps
+    num_q in the summary only, and the plain name num_q keeps trec_eval's rows."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(NUMQ_QRELS)
+    run.write_text(NUMQ_RUN)
+    theirs = im.providers.PytrecEvalProvider()
+    qr, sr = list(im.read_trec_qrels(str(qrels))), list(im.read_trec_run(str(run)))
+    want = {m.query_id: m.value for m in theirs.iter_calc([im.NumQ], qr, sr)}
+    res = evaluate(str(qrels), str(run), [im.NumQ, "num_q"])
+    assert want == {"0": 1, "1": 1}
+    assert {q: v["NumQ"] for q, v in res.to_dict().items()} == want
+    assert res.summary[im.NumQ] == theirs.calc_aggregate([im.NumQ], qr, sr)[im.NumQ] == res.summary["num_q"] == 2
+    assert all("num_q" not in v for v in res.to_dict().values())
+    assert res.to_trec(per_query=True) == "num_q                 \tall\t2\nNumQ                  \tall\t2\n"
+    called = evaluate(str(qrels), str(run), ["NumQ()"])  # the parameterised name: the same
+    assert called.to_dict() == {"0": {"NumQ()": 1.0}, "1": {"NumQ()": 1.0}} and called.summary == {"NumQ()": 2}
+    plain = evaluate(str(qrels), str(run), ["NumQ"])  # the alias of num_q: trec_eval's rows
+    assert plain.to_dict() == {} and plain.summary == {"NumQ": 2}
+

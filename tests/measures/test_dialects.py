@@ -37,9 +37,11 @@ def _evaluate(golden: dict, names: list[str]):
         run.setdefault(u, {})[i] = s
     train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
     features = golden.get("item_features")  # item categories, in the golden files of diversity names only
-    features = None if features is None else pl.DataFrame(features, schema=["item", "category"], orient="row")
-    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train,
-                           item_features=features)
+    more = {} if features is None else {"item_features": pl.DataFrame(features, schema=["item", "category"], orient="row")}
+    if "predictions" in golden:  # the error measures: the qrels are the test ratings
+        more["test"] = pl.DataFrame(golden["qrels"], schema=["user", "item", "rating"], orient="row")
+        more["predictions"] = pl.DataFrame(golden["predictions"], schema=["user", "item", "score"], orient="row")
+    return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train, **more)
 
 
 @pytest.mark.parametrize("framework", sorted(GOLDEN))

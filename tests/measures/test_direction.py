@@ -10,7 +10,7 @@ from trecrs.measures.recsys.registry import REGISTRY
 from trecrs.measures.trec_eval import TREC_MEASURES
 
 LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item",
-         "pop_rsp", "pop_reo", "miscalibration", "item_mad"}
+         "pop_rsp", "pop_reo", "miscalibration", "item_mad", "logloss"}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
 NEITHER_EXTRA = {"gini", "entropy", "arp", "average_popularity", "gini_pad", "entropy_per_item", "least_rated_share",
@@ -19,7 +19,7 @@ NEITHER_EXTRA = {"gini", "entropy", "arp", "average_popularity", "gini_pad", "en
 
 def test_declared_directions():
     """Lower only where the definition says so (errors, NDPM, fallout, miss rate, popularity-bias disparity,
-    miscalibration, item MAD); counts and descriptions
+    miscalibration, item MAD, log loss); counts and descriptions
     have none; everything else (precision, AP, nDCG, coverage, novelty ...) is higher-is-better."""
     assert {m.name for m in REGISTRY.values() if m.better == "lower"} == LOWER
     assert {m.name for m in REGISTRY.values() if m.better == "neither"} == NEITHER_EXTRA
@@ -35,6 +35,7 @@ def test_declared_directions():
     ("gini_10", "neither"), ("arp_5", "neither"), ("f_beta_10,2", "higher"),
     ("P@10", "higher"), ("nDCG@5", "higher"), ("AP", "higher"), ("NumRet", "neither"), ("RR@10", "higher"),
     ("lenskit:NDCG@10", "higher"), ("recbole:giniindex@10", "neither"), ("elliot:GAUC", "higher"),
+    ("recbole:logloss", "lower"), ("recbole:auc", "higher"),
 ])  # fmt: skip
 def test_better_from_printed_names(name, want):
     assert better(name) == want

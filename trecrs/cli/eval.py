@@ -71,6 +71,10 @@ def register(sub) -> None:
                    help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
     p.add_argument("--predictions", metavar="FILE",
                    help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
+    p.add_argument("--items", metavar="CATALOGUE",
+                   help="the item catalogue of every coverage- and Gini-like measure (catalog_coverage, gini, "
+                   "recbole:itemcoverage...): an id list, MovieLens u.item, movies.dat, movies.csv or Parquet "
+                   "(default: the training items plus the run's; RecBole's names add the test items)")
     p.add_argument("--item-features", dest="item_features", metavar="FILE",
                    help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
                    "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
@@ -265,14 +269,14 @@ def _settings(args) -> EvalSettings:
 def _evaluate(args, path, settings: EvalSettings):
     return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
                          predictions=args.predictions, item_features=args.item_features, item_groups=args.item_groups,
-                         user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
+                         user_groups=args.user_groups, group_by=args.group_by, items=args.items)  # fmt: skip
 
 
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "item_features", "item_groups", "user_groups",
-                                            "zscores") if getattr(args, k)})
+    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "items", "item_features", "item_groups",
+                                            "user_groups", "zscores") if getattr(args, k)})
     ins.update(measure_file_inputs(args))
     return ins
 

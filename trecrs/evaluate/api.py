@@ -59,8 +59,8 @@ from .ties import warn_ties
 
 @takes_settings(*ALL_FIELDS)
 def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-                  predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
-                  ) -> Evaluation:  # fmt: skip
+                  predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None,
+                  items=None) -> Evaluation:  # fmt: skip
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
@@ -68,7 +68,10 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     named in ``measures`` are computed on the same queries and printed after the trec_eval ones;
     ``train``/``test``/``predictions`` (frames or paths) and ``item_features`` (item categories: a file of
     :mod:`trecrs.files.features`, an ``item, category`` frame or a dict) and ``item_groups`` (``item_mad``'s
-    groups instead of head and tail) feed those that need them.
+    groups instead of head and tail) feed those that need them. ``items``: the item catalogue of every
+    coverage- and Gini-like measure (a file :func:`trecrs.files.candidates.read_items` reads: an id list,
+    MovieLens ``u.item``, ``movies.dat``, ``movies.csv``, Parquet; or a sequence of ids), instead of the
+    training items plus the run's items (RecBole's names: plus the test items; docs/frameworks.md).
     ``user_groups`` (a file, a ``user, group`` frame or a dict; ``group_by`` picks the field of MovieLens'
     ``u.user``/``users.dat``) adds each averaged measure's mean per group and their mean absolute difference
     (:mod:`trecrs.evaluate.groups`). Two paths end in
@@ -122,16 +125,25 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     ev = finalize(request, computed, f.tag, totals=f.totals, **ends)
     warn_ties(ev, computed.ties)
     add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features,
-               item_groups=item_groups)
+               item_groups=item_groups, items=_catalogue(items))
     if groups is not None:
         add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
 
 
+def _catalogue(items):
+    """The item catalogue given to :func:`evaluate_full`, read once for every measure (None: not given)."""
+    if items is None:
+        return None
+    from ..files.candidates import as_items
+
+    return as_items(items)
+
+
 @takes_settings(*ALL_FIELDS)
 def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-             predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None
-             ) -> EvaluationResult:  # fmt: skip
+             predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None,
+             items=None) -> EvaluationResult:  # fmt: skip
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -165,7 +177,8 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     ``"novelty.10"``, ``"mae"``...; see ``docs/measures.md``), whose rows follow the trec_eval ones;
     ``train``, ``test`` (ratings frames or files) and ``predictions`` (``user, item, score``) feed those that
     need them, ``item_features`` (item categories) those of diversity and calibration (``ild.10``,
-    ``miscalibration.10``...); ``head_share`` sets the short head; ``user_groups`` (and ``group_by``) add
+    ``miscalibration.10``...), ``items`` (an item catalogue: a file or a sequence of ids) those that divide
+    by or spread over the catalogue (``catalog_coverage.10``, ``gini.10``...); ``head_share`` sets the short head; ``user_groups`` (and ``group_by``) add
     the per-group means and their MAD, in the result's :attr:`~EvaluationResult.groups`; ``opr_average="user"`` averages One-Plus-Random cases (queries ``user:item``) per user first.
 
     Reproduces trec_eval 9.x (Buckley; the C code inside pytrec_eval, Van Gysel & de Rijke, SIGIR 2018),
@@ -174,7 +187,7 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     """
     ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions,
                        item_features=item_features, item_groups=item_groups, user_groups=user_groups,
-                       group_by=group_by)
+                       group_by=group_by, items=items)
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 

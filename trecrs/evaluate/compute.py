@@ -145,7 +145,7 @@ def check_stats(stats, request: MeasureRequest, settings: EvalSettings, *, stand
 
 def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: EvalSettings, **data) -> None:
     """Recommender measures and the One-Plus-Random per-user summary (:mod:`trecrs.measures.recsys`);
-    ``data``: ``train``, ``test``, ``predictions``, ``item_features``, ``item_groups``.
+    ``data``: ``train``, ``test``, ``predictions``, ``item_features``, ``item_groups``, ``items``.
 
     Under trec_eval 9.0.8's ``-c`` (no stand-in rankings) they are averaged, like trec_eval's measures, over
     every qrels query, a query missing from the run counting as one with an empty ranking; per-query rows
@@ -161,7 +161,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
     common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
                   head_share=settings.head_share, run=f.restricted(f.run.clear() if f.empty else f.run, f.evaluated),
-                  ties=settings.ties, depth=f.depth, **data)
+                  ties=settings.ties, depth=f.depth, qrels_items=f.qrels.get_column(DOC).unique(), **data)
     qrels = f.restricted(f.qrels, f.evaluated)
     if request.extras:
         res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,

@@ -9,7 +9,6 @@ import polars as pl
 
 from ..errors import UsageError
 from ..measures.request import MeasureRequest
-from ..measures.trec_eval import printed_per_query
 from ..schema import ALL, MEASURE, QUERY, VALUE
 from .formats import FIGURES, TEXT_FORMATS
 
@@ -55,7 +54,8 @@ class Evaluation:
         with ``groups`` the user groups' rows (:meth:`group_rows`)."""
         frames = []
         if per_query and self.per_query.height:
-            cols = [c for c in self.columns() if printed_per_query(self.request.measure_of(c))]
+            per_query_names = {c: self.request.per_query_names(c, self.printed_names(c)) for c in self.columns()}
+            cols = [c for c in self.columns() if per_query_names[c]]
             if cols:
                 long = self.per_query.select([QUERY, *cols]).unpivot(
                     index=QUERY, on=cols, variable_name=MEASURE, value_name=VALUE
@@ -67,7 +67,7 @@ class Evaluation:
                 long = long.with_columns(pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q"))
                 # extras leave undefined per-query values null: no row for them
                 long = long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null())
-                frames.append(self._relabelled(long) if self.request.labels else long)
+                frames.append(self._relabelled(long, per_query_names) if self.request.labels else long)
         names = [(n, v) for c, v in self.summary.items() for n in self.printed_names(c)]
         summ = pl.DataFrame(
             {QUERY: [ALL] * len(names), MEASURE: [n for n, _ in names], VALUE: [v for _, v in names]},
@@ -82,9 +82,10 @@ class Evaluation:
             rows = rows.with_columns(z.alias(MEASURE))
         return rows
 
-    def _relabelled(self, long: pl.DataFrame) -> pl.DataFrame:
-        """Tidy rows with each value column's rows repeated under each of its :meth:`printed_names`."""
-        pairs = [(c, n) for c in long.get_column(MEASURE).unique(maintain_order=True) for n in self.printed_names(c)]
+    def _relabelled(self, long: pl.DataFrame, names: dict[str, list[str]]) -> pl.DataFrame:
+        """Tidy rows with each value column's rows repeated under each of its ``names`` (of its
+        :meth:`printed_names`)."""
+        pairs = [(c, n) for c in long.get_column(MEASURE).unique(maintain_order=True) for n in names[c]]
         names = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
         joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
         return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)

@@ -8,7 +8,7 @@ import re
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, USER
 from .lines import (
     LINE,
@@ -72,6 +72,20 @@ def read_items(path: PathLike) -> pl.Series:
     if df.item(0, ITEM).lower() in _ITEM_HEADERS:
         df = df.slice(1)
     return df.get_column(ITEM).unique(maintain_order=True)
+
+
+def as_items(data) -> pl.Series:
+    """An item catalogue given as a path (:func:`read_items`) or a sequence of ids (a list, a numpy array, a
+    polars or pandas Series): the ids as strings, each once, in the order given. An empty one is an error."""
+    if isinstance(data, str | os.PathLike):
+        items = read_items(data)
+    elif isinstance(data, pl.Series):
+        items = data.cast(pl.Utf8).drop_nulls().unique(maintain_order=True)
+    else:
+        items = pl.Series(ITEM, [str(i) for i in data], dtype=pl.Utf8).unique(maintain_order=True)
+    if items.len() == 0:
+        raise UsageError("the item catalogue is empty", arguments=["items"])
+    return items.alias(ITEM)
 
 
 def write_candidates(cands, path: PathLike) -> dict:

@@ -35,6 +35,7 @@ from .trec_eval import (
     PAIR_PARAMS,
     TREC_MEASURES,
     nicknames,
+    printed_per_query,
 )
 
 
@@ -113,6 +114,19 @@ class MeasureRequest:
         their own name."""
         return next((v.base for v in self.variants if v.spec == column), column)
 
+    def per_query_names(self, column: str, names: list[str]) -> list[str]:
+        """Of the ``names`` a value column is printed under, those with per-query values in the tidy rows,
+        frames and dicts: all where trec_eval prints the measure with ``-q``; for trec_eval's summary-only
+        ``num_q``, ir_measures' ``NumQ`` asked for as ir_measures' measure (an object, ``NumQ()``), which is
+        1 per query as ir_measures' pytrec_eval provider gives it (``pytrec_eval_provider.py``: trec_eval's
+        per-query ``num_q``); the summary stays the count, trec_eval's text
+        (:func:`trecrs.report.trec.format_trec`) keeps trec_eval's rule, and the plain names (``num_q``, the
+        alias ``NumQ``) keep trec_eval's rows."""
+        if printed_per_query(self.measure_of(column)):
+            return names
+        counts = {v.spec for v in self.variants if v.base in PER_QUERY_COUNTS}
+        return [n for n in names if n in counts]
+
     def printed_name(self, column: str) -> str:
         """The name trec_eval prints for an engine's value column: the measure's name, and for a measure
         named after its parameters (:data:`NAMED_BY_PARAMS`) given some, ``_`` and the parameters as typed
@@ -120,6 +134,9 @@ class MeasureRequest:
         p = self.params.get(column)
         return column if p is None or column not in NAMED_BY_PARAMS else f"{column}_{p}"
 
+
+# trec_eval's summary-only counts that ir_measures gives per query (NumQ: 1 for each query)
+PER_QUERY_COUNTS = frozenset({"num_q"})
 
 # Measures whose engines return one value column named after the measure, which trec_eval prints as
 # ``name_params`` when -m gave parameters (meas_init.c builds the printed name from the typed string).

@@ -20,7 +20,7 @@ FRAMEWORK = Framework("lenskit", "LensKit 2025.8.1", "src/lenskit/metrics/rankin
        "rbp_cut.k,0.85 = trec_eval 10.0 rbp.p=0.85 with -M k", concept="rbp"),
     _D("AveragePrecision", "map_cap_ret.{k}", "Σ_{relevant j<=k} P@j / min(|R|, |L_k|)",
        "new: map_cap_ret.k (= map_cut.k when |R| <= |L_k|)", concept="map"),
-    _D("ListGini", "gini.{k}", "Gini index of how often each catalogue item is in a top k; needs train",
+    _D("ListGini", "gini.{k}", "Gini index of how often each catalogue item is in a top k; needs train or --items",
        "gini.k (LensKit's items = the catalogue)", needs_relevant=False, concept="gini"),
     _D("MeanPopRank", "pop_quantile.{k}", "mean over L_k of the item's popularity quantile (training users); "
        "needs train", "new: pop_quantile.k", needs_relevant=False, concept="popularity"),

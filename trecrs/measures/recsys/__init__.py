@@ -13,6 +13,7 @@
 * :mod:`.ranx`: the measures of ranx that trecrs had under no name (hits, AP@k over |R|, nDCG and DCG with
   linear gain, DCG with exponential gain, R-precision, bpref undefined without judged non-relevant documents);
 * :mod:`.error`: MAE, RMSE and their normalised, per-user and per-item forms (prediction files);
+* :mod:`.pooled`: ROC AUC and log loss over every (query, document) pair pooled (RecBole's auc, logloss);
 * :mod:`.beyond`: user/catalogue/prediction coverage, Gini, entropy, novelty, popularity, head/tail;
 * :mod:`.popularity_bias`: APLT, ACLT, PopRSP, PopREO, EPC, EFD (plain and rank/relevance-aware), ItemMAD;
 * :mod:`.diversity`: intra-list diversity, subtopic recall, category coverage and diversity (item categories);
@@ -44,6 +45,7 @@ from . import (  # noqa: F401 - each module registers its measures
     error,
     frameworks,
     opr,
+    pooled,
     popularity_bias,
     ranking,
     rectools,

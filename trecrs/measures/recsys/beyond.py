@@ -3,8 +3,8 @@ popularity-stratified precision/recall (short head vs long tail).
 
 Item popularity comes from the training ratings (``train=``): φ(i) = number of training ratings of i
 (= users who rated it), p(i) = φ(i)/|U_train|. Short head and long tail follow the one rule of
-:mod:`trecrs.data.popularity` (ties at the boundary split by natural item id order). The catalogue I is every item of the training ratings plus
-every item the run retrieved. "Recommended" means: in the top k of an evaluated query (the whole L_u when
+:mod:`trecrs.data.popularity` (ties at the boundary split by natural item id order). The catalogue I is the item catalogue given (``items=``,
+``--items``), else every item of the training ratings plus every item the run retrieved. "Recommended" means: in the top k of an evaluated query (the whole L_u when
 no cutoff is given), in trec_eval's order.
 """
 
@@ -250,8 +250,8 @@ def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAM
 _global("user_coverage", "share of the qrels queries with at least one recommendation", f"{HERLOCKER}; {GE}", _user_coverage,
         ties=FREE)
 _global(
-    "catalog_coverage", "share of the catalogue (training items + run items) in some top k", GE, _catalog_coverage,
-    params=CUTOFFS, needs=("train",),
+    "catalog_coverage", "share of the catalogue (the items given, else training items + run items) in some top k", GE,
+    _catalog_coverage, params=CUTOFFS, needs=("catalogue",),
 )  # fmt: skip
 register(
     ExtraMeasure(
@@ -271,7 +271,7 @@ register(
 # Gini and entropy describe how concentrated the recommendations are: neither way is better by definition
 _global(
     "gini", "Gini index of how often catalogue items are recommended in the top k (0 = uniform)",
-    "Fleder & Hosanagar 2009; Shani & Gunawardana 2011", _gini, params=CUTOFFS, needs=("train",), better=NEITHER,
+    "Fleder & Hosanagar 2009; Shani & Gunawardana 2011", _gini, params=CUTOFFS, needs=("catalogue",), better=NEITHER,
 )  # fmt: skip
 _global(
     "entropy", "Shannon entropy (bits) of the items recommended in the top k",

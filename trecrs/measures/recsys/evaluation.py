@@ -12,6 +12,7 @@ import os
 import polars as pl
 
 from ...data.popularity import HEAD_SHARE
+from ...files.candidates import as_items
 from ...files.features import as_item_features, as_item_groups
 from ...files.ratings import as_ratings
 from ...files.scores import read_predictions
@@ -46,6 +47,8 @@ def evaluate_extras(
     item_groups=None,
     ties: str = "trec_eval",
     depth: int | None = None,
+    items=None,
+    qrels_items=None,
 ) -> ExtrasResult:
     """Compute the requested extras for one run (the hook :func:`trecrs.evaluate.evaluate_full` calls).
 
@@ -55,7 +58,10 @@ def evaluate_extras(
     ``item_features``: an ``item, category`` frame or a file (:func:`trecrs.files.features.read_item_features`);
     ``item_groups``: an ``item, group`` frame or a file (``item_mad``'s groups instead of head and tail).
     ``ties``: the tie mode (:mod:`.ties`); ``depth``: a ``-M`` the run is not cut at yet (tie modes cut after
-    ordering the tie groups).
+    ordering the tie groups). ``items``: the item catalogue (a file :func:`trecrs.files.candidates.read_items`
+    reads, or a sequence of ids) of every coverage- and Gini-like measure, instead of the training items
+    plus the run's; ``qrels_items``: the documents of the whole qrels (the test items of
+    ``catalog_coverage_pad``'s catalogue; default the documents of ``qrels``).
     """
     check_average(opr_average)
     outputs = resolve(specs)
@@ -75,6 +81,8 @@ def evaluate_extras(
         item_groups=None if item_groups is None else as_item_groups(item_groups),
         ties=ties,
         depth=depth,
+        items=None if items is None else as_items(items),
+        qrels_items=qrels_items,
     )
     return compute(outputs, ctx, opr_average=opr_average)
 

@@ -20,7 +20,6 @@ import numpy as np
 import polars as pl
 
 from ...errors import UsageError
-from ...ids import natural_key
 from ...schema import DOC, ITEM, QUERY, RANK, REL, USER
 from ..trec_eval import HIGHER, NEITHER
 from .beyond import _item_counts, gini_index, shannon_entropy
@@ -247,22 +246,25 @@ def _auc_weighted(ctx: Context, frame: pl.DataFrame) -> float:
 
 
 def _coverage_pad(ctx: Context, k: int | None, frame) -> float:
-    """|∪_u L_k(u)| / (|I| + 1), I = the catalogue (training items + run items).
+    """|∪_u L_k(u)| / (|I| + 1), I = every item of the data set: the items given (``items=``), else the
+    training items, the test items (qrels documents, test ratings) and the run's items.
 
-    RecBole's ``ItemCoverage`` (``metrics.py``: ``unique_count / num_items``, num_items counting its
-    ``[PAD]`` item): ``catalog_coverage.k`` with a catalogue one item larger.
+    RecBole's ``ItemCoverage`` (``metrics.py``: ``unique_count / num_items``; ``num_items`` =
+    ``dataset.num(item_id)``, the items of train, validation and test remapped together plus its ``[PAD]``
+    id 0, ``dataset.py`` ``_remap``): ``catalog_coverage.k`` over that catalogue plus one item.
     """
-    return _item_counts(ctx, k).height / (ctx.catalogue.len() + 1)
+    return _item_counts(ctx, k).height / (ctx.dataset_items.len() + 1)
 
 
 def _gini_pad(ctx: Context, k: int | None, frame) -> float:
-    """The Gini index of the top-k counts over |I| + 1 items, the never-recommended ones as zeros.
+    """The Gini index of the top-k counts over |I| + 1 items (I as ``catalog_coverage_pad``), the
+    never-recommended ones as zeros.
 
     RecBole's ``GiniIndex`` (``metrics.py`` ``get_gini``: Σ (2i − n − 1) x_(i) / (n Σx), n = num_items with
-    its ``[PAD]`` item): ``gini.k`` with a catalogue one item larger.
+    its ``[PAD]`` item): ``gini.k`` over that catalogue plus one item.
     """
     counts = _item_counts(ctx, k)
-    x = pl.DataFrame({ITEM: ctx.catalogue}).join(counts, on=ITEM, how="left").get_column("n").fill_null(0.0)
+    x = pl.DataFrame({ITEM: ctx.dataset_items}).join(counts, on=ITEM, how="left").get_column("n").fill_null(0.0)
     return gini_index(np.append(x.to_numpy(), 0.0))
 
 
@@ -297,10 +299,10 @@ register(replace(REGISTRY["auc_weighted"], name="gauc", doc="RecBole's GAUC: per
                  "Σ|R_u|AUC_u/Σ|R_u| over the queries with an AUC (= auc_weighted)"))  # fmt: skip
 # coverage is better higher; Gini and entropy describe concentration (as gini.k and entropy.k)
 for _name, _doc, _src, _fn, _needs, _better in (
-    ("catalog_coverage_pad", "|∪ top k| / (|catalogue| + 1) (RecBole itemcoverage@k)", "ItemCoverage", _coverage_pad,
-     ("train",), HIGHER),
-    ("gini_pad", "Gini index of the top-k counts over |catalogue| + 1 items (RecBole giniindex@k)", "GiniIndex",
-     _gini_pad, ("train",), NEITHER),
+    ("catalog_coverage_pad", "|∪ top k| / (|items of train, test and run| + 1) (RecBole itemcoverage@k)",
+     "ItemCoverage", _coverage_pad, ("catalogue",), HIGHER),
+    ("gini_pad", "Gini index of the top-k counts over |items of train, test and run| + 1 items (RecBole "
+     "giniindex@k)", "GiniIndex", _gini_pad, ("catalogue",), NEITHER),
     ("entropy_per_item", "entropy (nats) of the top-k items / number of distinct items (RecBole shannonentropy@k)",
      "ShannonEntropy", _entropy_per_item, (), NEITHER),
 ):  # fmt: skip
@@ -310,12 +312,19 @@ for _name, _doc, _src, _fn, _needs, _better in (
 
 def _tail_items(ctx: Context, ratio: float) -> pl.Series:
     """RecBole's tail T: with ratio > 1 the training items with at most ``ratio`` training ratings, else the
-    first max(⌊|I_train|·ratio⌋, 1) training items by (count, item) ascending, items in natural id order
-    (RecBole's internal ids, which follow the items' first appearance in its data)."""
-    pop = ctx.item_popularity
+    first max(⌊|I_train|·ratio⌋, 1) training items by (count, internal id) ascending.
+
+    RecBole's ``TailPercentage.get_tail`` sorts ``(item, count)`` by ``(count, item)``, the item being its
+    internal id: ``dataset.py`` ``_remap`` numbers the items by ``pd.factorize`` over the interactions as
+    loaded (the training file first), so among the training items the id order is the order in which they
+    first appear in the training data. Here: the row order of the training ratings (the readers keep the
+    file's order).
+    """
+    train = ctx.require("train", "least_rated_share").get_column(ITEM)
+    pop = train.to_frame().group_by(ITEM, maintain_order=True).agg(pl.len().alias("count"))  # first appearance
     if ratio > 1:
         return pop.filter(pl.col("count") <= ratio).get_column(ITEM)
-    pop = pop.sort([pl.col("count"), natural_key(pop.get_column(ITEM))])
+    pop = pop.sort("count", maintain_order=True)
     return pop.head(max(int(pop.height * ratio), 1)).get_column(ITEM)
 
 

@@ -19,6 +19,8 @@ Data a measure sees (:class:`Context`): the run as trec_eval ranks it (:func:`tr
 document's qrels value ``rel`` and ``relevant = rel >= level`` (``-l``). L_u, the candidate set of a query,
 is the set of documents the run retrieved for it. R_u is the set of the query's qrels documents with
 ``rel >= level``; relevant documents the run did not retrieve count as ranked below every retrieved one.
+The catalogue I (coverage, Gini, the long tail's size...) is the item catalogue given (``items=``,
+``--items``), else the training items plus every item the run retrieved (:attr:`Context.catalogue`).
 
 Aggregation: unless a measure says otherwise, the summary (``all``) is the arithmetic mean over the
 evaluated queries of the per-query values that are defined; a query whose value is undefined (e.g. AUC
@@ -84,7 +86,7 @@ class ExtraMeasure:
     params: str = NO_PARAMS
     param_names: tuple[str, ...] = ()
     defaults: tuple[float, ...] = ()
-    needs: tuple[str, ...] = ()  # "train", "test", "predictions", "item_features"
+    needs: tuple[str, ...] = ()  # "train", "test", "predictions", "item_features", "catalogue" (train or items)
     print_per_query: bool = True  # False: per-query values feed the summary only (gmap, ...)
     undefined_when: str = ""  # when a per-query value is undefined (null), in words
     aliases: tuple[str, ...] = ()
@@ -256,7 +258,7 @@ def listing() -> list[str]:
         }
         extra = []
         if m.needs:
-            extra.append("needs " + ", ".join(f"--{n}" for n in m.needs))
+            extra.append("needs " + ", ".join(NEED_OPTIONS.get(n, f"--{n}") for n in m.needs))
         if m.aliases:
             extra.append("alias " + ", ".join(m.aliases))
         if m.family == "custom":
@@ -267,6 +269,11 @@ def listing() -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------- context
+
+#: How ``--list-measures`` names a need that more than one option meets.
+NEED_OPTIONS = {"catalogue": "--train or --items"}
+_NOUNS = {"train": "the training ratings", "test": "the test ratings", "predictions": "the predicted ratings",
+          "item_features": "the item categories", "catalogue": "the item catalogue"}  # fmt: skip
 
 
 @dataclass
@@ -287,6 +294,8 @@ class Context:
     item_groups: pl.DataFrame | None = None  # item, group (item_mad's groups instead of head/tail)
     ties: str = "trec_eval"  # the tie mode (trecrs.measures.ties); other than trec_eval's, see .ties
     depth: int | None = None  # -M still to apply (tie modes: after the tie groups are ordered or counted)
+    items: pl.Series | None = None  # the catalogue given (items=, --items); None: built from the data
+    qrels_items: pl.Series | None = None  # documents of the whole qrels (every query, not only the evaluated)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
@@ -326,13 +335,17 @@ class Context:
         """The ranked rows with rank <= k (all of them when k is None)."""
         return self.ranked if k is None else self.ranked.filter(pl.col(RANK) <= k)
 
-    def require(self, what: str, measure: str) -> pl.DataFrame:
-        """The ``train``, ``test`` or ``predictions`` data; a :class:`UsageError` naming the argument if absent."""
+    def require(self, what: str, measure: str) -> pl.DataFrame | pl.Series:
+        """The ``train``, ``test``, ``predictions`` or ``item_features`` data, or the ``catalogue`` (the
+        items given, else built from the training ratings); a :class:`UsageError` naming the argument if
+        absent."""
+        if what == "catalogue":
+            if self.items is None and self.train is None:
+                raise UsageError(f"measure {measure} needs {_NOUNS[what]} (items=) or the training ratings (train=)")
+            return self.catalogue
         data = getattr(self, what)
         if data is None:
-            noun = {"train": "the training ratings", "test": "the test ratings", "predictions": "the predicted "
-                    "ratings", "item_features": "the item categories"}[what]  # fmt: skip
-            raise UsageError(f"measure {measure} needs {noun} ({what}=)")
+            raise UsageError(f"measure {measure} needs {_NOUNS[what]} ({what}=)")
         return data
 
     @cached_property
@@ -347,9 +360,35 @@ class Context:
 
     @cached_property
     def catalogue(self) -> pl.Series:
-        """Items a recommendation could be: the training items plus every item the run retrieved."""
-        train = self.require("train", "catalogue").get_column(ITEM)
-        return pl.concat([train, self.run.get_column(DOC)]).unique().sort()
+        """Items a recommendation could be: the items given (``items=``), else the training items plus every
+        item the run retrieved. A given catalogue must hold every item the run retrieves and every
+        training item (a :class:`UsageError` names the first one missing)."""
+        if self.items is None:
+            train = self.require("train", "catalogue").get_column(ITEM)
+            return pl.concat([train, self.run.get_column(DOC)]).unique().sort()
+        used = [("the run", self.run.get_column(DOC))]
+        if self.train is not None:
+            used.append(("the training ratings", self.train.get_column(ITEM)))
+        for what, ids in used:
+            outside = ids.unique().sort()
+            outside = outside.filter(~outside.is_in(self.items.implode()))
+            if outside.len():
+                raise UsageError(f"the item catalogue (items=) lacks {outside.len()} item(s) of {what} (first: "
+                                 f"{outside[0]!r})", arguments=["items"])
+        return self.items.alias(ITEM).unique().sort()
+
+    @cached_property
+    def dataset_items(self) -> pl.Series:
+        """Every item of the data set as a framework that loads train and test together sees it (RecBole's
+        ``num_items`` less its padding id): the items given (``items=``), else :attr:`catalogue` (training
+        items and run items) plus the test items, i.e. the qrels documents of every query and the items of
+        the test ratings when given."""
+        if self.items is not None:
+            return self.catalogue
+        parts = [self.catalogue, self.qrels.get_column(DOC) if self.qrels_items is None else self.qrels_items]
+        if self.test is not None:
+            parts.append(self.test.get_column(ITEM))
+        return pl.concat([p.alias(ITEM) for p in parts]).unique().sort()
 
     @cached_property
     def cases(self) -> pl.DataFrame:
