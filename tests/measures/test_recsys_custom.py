@@ -79,11 +79,12 @@ def test_the_frame_it_receives(own_measures, files):
     trecrs.register_measure("seen", keep, description="the frame")
     evaluate_full(*files, ["seen"], relevance_level=2)
     frame = seen[-1]
-    assert frame.columns == ["query", "rank", "doc", "rel", "num_rel"]
-    assert frame.dtypes == [pl.Utf8, pl.Int64, pl.Utf8, pl.Int64, pl.Int64]
-    assert frame.rows() == [  # trec_eval's order; b is unjudged for query 2, a and b for 3; num_rel at -l 2
-        ("1", 1, "a", 2, 1), ("1", 2, "c", 0, 1), ("1", 3, "b", 1, 1), ("2", 1, "b", None, 1), ("2", 2, "d", 2, 1),
-        ("3", 1, "a", None, 0), ("3", 2, "b", None, 0), ("3", 3, "e", 1, 0)]  # fmt: skip
+    assert frame.columns == ["query", "rank", "doc", "rel", "num_rel", "relevant"]
+    assert frame.dtypes == [pl.Utf8, pl.Int64, pl.Utf8, pl.Int64, pl.Int64, pl.Boolean]
+    assert frame.rows() == [  # trec_eval's order; b is unjudged for query 2, a and b for 3; num_rel, relevant at -l 2
+        ("1", 1, "a", 2, 1, True), ("1", 2, "c", 0, 1, False), ("1", 3, "b", 1, 1, False), ("2", 1, "b", None, 1, False),
+        ("2", 2, "d", 2, 1, True), ("3", 1, "a", None, 0, False), ("3", 2, "b", None, 0, False),
+        ("3", 3, "e", 1, 0, False)]  # fmt: skip
     evaluate_full(*files, ["seen"], judged_only=True)  # -J: unjudged documents removed before ranking
     assert seen[-1].select("query", "rank", "doc").rows() == [
         ("1", 1, "a"), ("1", 2, "c"), ("1", 3, "b"), ("2", 1, "d"), ("3", 1, "e")]  # fmt: skip

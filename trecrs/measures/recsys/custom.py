@@ -13,6 +13,7 @@ trec_eval's order (:func:`trecrs.ordering.trec_order`, after ``-M`` and ``-J``):
 ``doc``     the document (str)
 ``rel``     its qrels grade, null when the qrels do not judge it
 ``num_rel`` the query's relevant documents in the qrels (grade >= ``-l``), retrieved or not
+``relevant`` whether the document is relevant at ``-l`` (grade >= ``-l``; false when unjudged)
 ==========  ============================================================================
 
 and returns a frame ``query, value``: one finite number per query; a query it leaves out scores 0 (a query
@@ -46,7 +47,8 @@ from .registry import CUTOFFS, NO_PARAMS, UNKNOWN_NAME_HOOKS, VALUE, VALUES, Ext
 FAMILY = "custom"
 ENTRY_POINT_GROUP = "trecrs.measures"
 NUM_REL = "num_rel"
-COLUMNS = (QUERY, RANK, DOC, REL, NUM_REL)  # the frame a custom measure receives
+RELEVANT = "relevant"
+COLUMNS = (QUERY, RANK, DOC, REL, NUM_REL, RELEVANT)  # the frame a custom measure receives
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _SOURCE: list[str] = []  # what is being loaded now (a file, an entry point): each measure records it
@@ -94,12 +96,14 @@ def _param_style(name: str, params) -> tuple[str, tuple[str, ...], tuple[float, 
 
 
 def ranked_frame(ctx) -> pl.DataFrame:
-    """``query, rank, doc, rel, num_rel``: the frame a custom measure receives (module docstring)."""
+    """``query, rank, doc, rel, num_rel, relevant``: the frame a custom measure receives (module docstring);
+    ``relevant`` lets a measure follow ``-l`` as the built-in ones do."""
     def make() -> pl.DataFrame:
         counts = ctx.stats.select(QUERY, pl.col(NUM_REL))
         joined = ctx.ranked.join(counts, on=QUERY, how="left", maintain_order="left")
         return joined.select(QUERY, pl.col(RANK).cast(pl.Int64), DOC, pl.col(REL).cast(pl.Int64),
-                             pl.col(NUM_REL).fill_null(0).cast(pl.Int64))  # fmt: skip
+                             pl.col(NUM_REL).fill_null(0).cast(pl.Int64),
+                             (pl.col(REL) >= ctx.level).fill_null(False).alias(RELEVANT))  # fmt: skip
 
     return ctx.cached("custom-ranked", make)
 
