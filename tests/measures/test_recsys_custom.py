@@ -34,7 +34,7 @@ HALF, THIRD = 1 / math.log2(4), 1 / math.log2(3)  # first relevant at rank 3, at
 
 def discounted_hit(ranked: pl.DataFrame, k: int) -> pl.DataFrame:
     """1 / log2(rank + 1) of the first relevant (grade >= 1) document within the top k."""
-    hits = ranked.filter((pl.col("rank") <= k) & (pl.col("rel") >= 1))
+    hits = ranked.filter((pl.col("rank") <= k) & pl.col("relevant"))
     first = hits.group_by("query").agg(pl.col("rank").min())
     return first.select("query", (1 / (pl.col("rank") + 1).log(2)).alias("value"))
 
