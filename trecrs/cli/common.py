@@ -287,3 +287,33 @@ def ties_parameters(args: argparse.Namespace) -> dict:
 
     return {} if args.ties == DEFAULT else {"ties": args.ties}
 
+
+def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -> None:
+    """trec_eval's flags and trecrs's choices for commands that score runs the way ``eval`` does (``compare``,
+    ``study``): ``-l``, ``-c`` (when ``complete``), ``-M``, ``-J``, ``--trec-eval-version``, ``--engine``,
+    ``--ties``; :func:`scoring_settings` makes them one ``EvalSettings``."""
+    from ..engines import ENGINES
+
+    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
+                   help="minimum relevance value that counts as relevant (default 1)")
+    if complete:
+        p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
+                       help="average over every qrels query (a query missing from a run scores 0)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
+                   help="use only the first N documents of each query")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="remove documents absent from the qrels before computing anything")
+    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
+                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
+    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
+    add_ties_option(p)
+
+
+def scoring_settings(args: argparse.Namespace):
+    """The ``EvalSettings`` of :func:`add_scoring_options`' options."""
+    from ..evaluate import EvalSettings
+    from ..trec_eval_versions import get
+
+    return EvalSettings(relevance_level=args.level, average_all=getattr(args, "average_all", False), depth=args.depth,
+                        judged_only=args.judged_only, engine=args.engine, ties=args.ties,
+                        trec_eval_version=get(args.trec_eval_version).number)  # fmt: skip

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import sys
 
-from ..engines import ENGINES
 from ..errors import UsageError
-from ..evaluate import EvalSettings
 from ..files.features import GROUP_BY
 from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
 from ..report.stats import CORRECTIONS, TESTS
-from ..trec_eval_versions import get as trec_eval_version
 from .common import (
     OUTPUT_HELP,
     add_measures_from_option,
-    add_ties_option,
+    add_scoring_options,
     argv,
-    c_long,
     command,
     int_range,
     measure_file_inputs,
+    scoring_settings,
     seed,
     ties_parameters,
     wrote,
@@ -67,16 +64,7 @@ def register(sub) -> None:
     p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
                    help="draw each system's interpolated precision at the 11 standard recall levels "
                    "(iprec_at_recall, mean over the compared queries; .png or .pdf)")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None,
-                   metavar="N", help="use only the first N documents of each query")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="remove documents absent from the qrels before computing anything")
-    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
-                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
-    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
-    add_ties_option(p)
+    add_scoring_options(p)
     add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
@@ -102,9 +90,7 @@ def run(args) -> int:
         raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
     settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
                         resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
-    evaluation = EvalSettings(relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
-                              engine=args.engine, trec_eval_version=trec_eval_version(args.trec_eval_version).number,
-                              ties=args.ties)  # fmt: skip
+    evaluation = scoring_settings(args)
     result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
                      allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation,
                      user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from ..engines import ENGINES
 from .common import (
     OUTPUT_HELP,
     add_measures_from_option,
-    add_ties_option,
+    add_scoring_options,
     argv,
-    c_long,
     command,
     measure_file_inputs,
+    scoring_settings,
     ties_parameters,
     wrote,
 )
@@ -44,18 +43,7 @@ def register(sub) -> None:
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
-                   help="average over every qrels query (a query missing from a run scores 0)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
-                   help="use only the first N documents of each query")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="remove documents absent from the qrels before computing anything")
-    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
-                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
-    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
-    add_ties_option(p)
+    add_scoring_options(p, complete=True)
     add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot"))
 
@@ -68,18 +56,14 @@ def _alpha(text: str) -> float:
 
 def run(args) -> int:
     from ..errors import UsageError
-    from ..evaluate import EvalSettings
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
     from ..report.study import study
     from ..report.study_output import FORMATS, plot
-    from ..trec_eval_versions import get
 
     if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
         raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
-    evaluation = EvalSettings(relevance_level=args.level, average_all=args.average_all, depth=args.depth,
-                              judged_only=args.judged_only, engine=args.engine, ties=args.ties,
-                              trec_eval_version=get(args.trec_eval_version).number)  # fmt: skip
+    evaluation = scoring_settings(args)
     result = study(args.study, args.measures, baseline=args.baseline, alpha=args.alpha, evaluation=evaluation)
     text = FORMATS[args.format](result)
     params = {k: getattr(args, k) for k in ("measures", "baseline", "alpha", "format", "level", "average_all", "depth",
