@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import warnings
 from dataclasses import dataclass
@@ -122,8 +123,16 @@ def definitions(measure: str, qrels, run, *, train=None, relevance_level: int = 
     """Every definition that goes by ``measure``, with ``run``'s mean under each (as ``trecrs eval -m`` gives
     it with ``-l relevance_level``; ``train`` feeds the definitions that need training data). A definition
     that cannot be computed on these inputs has value None and says why."""
+    from ..files.ratings import as_ratings
+    from ..files.trec import read_qrels, read_run
+
     concept, k = concept_of(measure)
     settings = EvalSettings(relevance_level=relevance_level, trec_eval_version=trec_eval_version)
+    # read once (a malformed file is its reader's error, not a definition "not computed"), then evaluated
+    # as frames: the evaluations of the spellings share the pair's checked encoding (trecrs.evaluate.warm)
+    qrels = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    run = read_run(run) if isinstance(run, str | os.PathLike) else run
+    train = None if train is None else as_ratings(train)
     rows = []
     for framework, name, text in spellings(concept, k):
         try:
