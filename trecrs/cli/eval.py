@@ -58,6 +58,14 @@ def register(sub) -> None:
     p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input")
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)")
     add_trec_eval_options(p)
+    _add_engine_options(p)
+    _add_recommender_inputs(p)
+    _add_other_options(p)
+    p.set_defaults(func=run, outputs=("output",))
+
+
+def _add_engine_options(p) -> None:
+    """The engine and its dask options."""
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
                    help="computation engine (default: auto, the fastest that covers the measures)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -65,6 +73,10 @@ def register(sub) -> None:
                    "LocalCluster on this machine; docs/scaling.md)")
     p.add_argument("--partitions", type=int64, default=None, metavar="N",
                    help="--engine dask: partitions of the query ids per file (default: 2 per worker thread)")
+
+
+def _add_recommender_inputs(p) -> None:
+    """The recommender inputs: ratings, predictions, catalogue, features, groups."""
     p.add_argument("--train", metavar="TRAIN",
                    help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
     p.add_argument("--test", metavar="TEST",
@@ -94,6 +106,10 @@ def register(sub) -> None:
     p.add_argument("--opr-average", choices=["case", "user"], default=None,
                    help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
                    "the default) or per user first, then over users")
+
+
+def _add_other_options(p) -> None:
+    """The trec_eval version, block reading, measure listing and trec_eval's remaining flags."""
     p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
                    help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
                    f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
@@ -114,7 +130,6 @@ def register(sub) -> None:
                    help="print on stderr the version line of the trec_eval reproduced (as its -v does), then exit")
     p.add_argument("--Output_old_results_format", dest="old_results_format", metavar="ARG", default=None,
                    help="accepted and ignored, as trec_eval ignores it (obsolete); trecrs's -o is --output")
-    p.set_defaults(func=run, outputs=("output",))
 
 
 def add_trec_eval_options(p) -> None:

@@ -24,9 +24,7 @@ users with no relevant test rating are not queries (num_q), bpref has no judged 
 
 
 def register(sub) -> None:
-    from ..files.ratings import FORMATS
-    from ..protocol.candidates import METHODOLOGIES
-    from ..protocol.qrels import GRADES, USER_BASES, USER_STATS_FROM
+    from ..protocol.qrels import USER_BASES, USER_STATS_FROM
 
     p = command(sub,
         "qrels",
@@ -44,6 +42,18 @@ def register(sub) -> None:
                    help="which of the user's ratings --per-user uses: test (default), train, all (train+test)")
     p.add_argument("--train", metavar="TRAIN",
                    help="training ratings (for --long-tail, --per-user-from train|all)")
+    _add_output_options(p)
+    add_dedupe_option(p)
+    p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file" + STDOUT_HELP)
+    p.set_defaults(func=run, outputs=("output",))
+
+
+def _add_output_options(p) -> None:
+    """The relevance value, the items kept, the methodology and the output layout."""
+    from ..files.ratings import FORMATS
+    from ..protocol.candidates import METHODOLOGIES
+    from ..protocol.qrels import GRADES
+
     p.add_argument("--grade", choices=list(GRADES), default="rating",
                    help="relevance value: rating (default), binary (1), shifted (lowest relevant rating = 1)")
     p.add_argument("--nonrelevant", action="store_true",
@@ -62,9 +72,6 @@ def register(sub) -> None:
                    help="field separator of the output (default tab, as in Bellogín et al.'s files)")
     p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
                    help="layout of TEST/TRAIN (default: detected)")
-    add_dedupe_option(p)
-    p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file" + STDOUT_HELP)
-    p.set_defaults(func=run, outputs=("output",))
 
 
 def run(args) -> int:

@@ -22,7 +22,6 @@ Output files keep the input's layout and extension (.csv/.dat/.tsv/.txt/.parquet
 
 def register(sub) -> None:
     from ..data.splits import SPLITTERS
-    from ..files.ratings import DEDUPE_POLICIES, FORMATS
 
     methods = "\n".join(f"  {s.name:<9} {s.doc}" for s in SPLITTERS.values())
     p = command(sub,
@@ -36,6 +35,13 @@ def register(sub) -> None:
     p.add_argument("out_dir", metavar="OUT_DIR", help="output folder (created if needed)")
     p.add_argument("--method", required=True, choices=list(SPLITTERS), help="split method")
     p.add_argument("--seed", type=seed, default=None, metavar="S", help="random seed (required by random methods)")
+    _add_method_options(p)
+    _add_io_options(p)
+    p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
+
+
+def _add_method_options(p) -> None:
+    """The options of each split method."""
     g = p.add_argument_group("method options")
     g.add_argument("--ratio", default=None, metavar="R",
                    help="holdout: test share (0.2); per-user: each user's test share; temporal: the latest "
@@ -53,6 +59,12 @@ def register(sub) -> None:
     g.add_argument("--pick", choices=["random", "latest"], default=None, help="loo: which rating leaves (random)")
     g.add_argument("--threshold", type=finite_float, default=None, metavar="T",
                    help="probe: probe ratings >= T form the test set (5)")
+
+
+def _add_io_options(p) -> None:
+    """The input layout and the output order."""
+    from ..files.ratings import DEDUPE_POLICIES, FORMATS
+
     r = p.add_argument_group("input and output")
     r.add_argument("--format", dest="fmt", default="auto", choices=["auto", *FORMATS],
                    help="ratings layout (default: detected from name and content)")
@@ -63,7 +75,6 @@ def register(sub) -> None:
     r.add_argument("--dedupe", choices=list(DEDUPE_POLICIES), default=None,
                    help="merge a (user, item) rated twice (default: an error naming both lines)")
     r.add_argument("--sort", action="store_true", help="write rows by (user, item) instead of input order")
-    p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 
 
 def _file_names(args) -> list[str]:
