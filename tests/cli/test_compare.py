@@ -195,7 +195,8 @@ def test_user_groups_compare_each_group_separately(cli, paths, tmp_path):
     rows of the library's comparison on the group's qrels, in text and csv; --group-by alone is refused."""
     import warnings
 
-    from trecrs.report.compare import FORMATS, compare
+    from trecrs.report.compare import compare
+    from trecrs.report.compare_output import FORMATS
 
     odd = set(QUERIES[::2])  # u1, u3, ...: base ranks r1 first there
     (tmp_path / "groups.tsv").write_text("".join(f"{q}\t{'odd' if q in odd else 'even'}\n" for q in QUERIES))

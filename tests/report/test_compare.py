@@ -13,7 +13,8 @@ from trecrs import evaluate
 from trecrs.errors import SemanticError, TrecrsWarning, UsageError
 from trecrs.files.manifest import write_manifest
 from trecrs.report import stats
-from trecrs.report.compare import COLUMNS, FORMATS, Settings, compare, pair_rngs, per_query_values
+from trecrs.report.compare import COLUMNS, Settings, compare, pair_rngs, per_query_values
+from trecrs.report.compare_output import FORMATS
 
 from ..warned import warned
 

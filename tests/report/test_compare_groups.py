@@ -13,7 +13,8 @@ from scipy import stats as scipy_stats
 
 from trecrs import evaluate
 from trecrs.errors import TrecrsWarning, UsageError
-from trecrs.report.compare import COLUMNS, FORMATS, compare
+from trecrs.report.compare import COLUMNS, compare
+from trecrs.report.compare_output import FORMATS
 
 from ..warned import warned
 

@@ -13,15 +13,8 @@ import pytest
 from scipy.stats import kendalltau
 
 from trecrs import evaluate
-from trecrs.report.sensitivity import (
-    EXPECTATIONS,
-    FORMATS,
-    expected_value,
-    kendall_tau,
-    query_stats,
-    sensitivity,
-    tau_table,
-)
+from trecrs.report.random_expectation import EXPECTATIONS, expected_value, query_stats
+from trecrs.report.sensitivity import FORMATS, kendall_tau, sensitivity, tau_table
 
 # Each query: its candidates L_u and its qrels (doc -> rel); some relevant items lie outside L_u (they
 # count in recall's denominator and the ideal DCG), q3 has no relevant candidate, q4 a single candidate.

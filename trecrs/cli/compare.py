@@ -6,7 +6,8 @@ import sys
 
 from ..errors import UsageError
 from ..files.features import GROUP_BY
-from ..report.compare import FORMATS, Settings, compare, plot_comparison, plot_precision_recall
+from ..report.compare import Settings, compare, plot_comparison, plot_precision_recall
+from ..report.compare_output import FORMATS
 from ..report.stats import CORRECTIONS, TESTS
 from .common import (
     OUTPUT_HELP,
@@ -40,6 +41,13 @@ def register(sub) -> None:
     p.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC runs; each run's tag names its system")
     p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE", required=True,
                    help="a measure with per-query values (P.10, map, P@10, nDCG@50 ...); repeatable")
+    _add_test_options(p)
+    _add_output_options(p)
+    p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
+
+
+def _add_test_options(p) -> None:
+    """The baseline, the paired test, its correction, level and resampling, the queries compared."""
     p.add_argument("--baseline", metavar="RUN", help="the baseline run, by path or tag (default: the first run)")
     p.add_argument("--test", choices=list(TESTS), default="t", help="paired test (default: t)")
     p.add_argument("--correction", choices=list(CORRECTIONS), default="holm",
@@ -53,6 +61,10 @@ def register(sub) -> None:
                    "a query missing from a run scoring 0)")
     p.add_argument("--allow-mixed", action="store_true",
                    help="compare runs whose manifests show different splits, candidates or methodologies")
+
+
+def _add_output_options(p) -> None:
+    """Groups of users, the output and the figures; the scoring options and measures of one's own."""
     p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
                    help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
                    "with --group-by): the comparison again on each group's users alone, after every user's")
@@ -66,7 +78,6 @@ def register(sub) -> None:
                    "(iprec_at_recall, mean over the compared queries; .png or .pdf)")
     add_scoring_options(p)
     add_measures_from_option(p)
-    p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
 
 
 def _alpha(text: str) -> float:

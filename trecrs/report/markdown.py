@@ -1,4 +1,5 @@
-"""Markdown pieces of the reports: numbers with a fixed number of digits, tables, the findings table."""
+"""Markdown and LaTeX pieces of the reports: numbers with a fixed number of digits, tables, the findings table,
+LaTeX escapes."""
 
 from __future__ import annotations
 
@@ -38,3 +39,13 @@ def findings_table(findings: Iterable[Finding]) -> str:
     """The claims, our verdict on each and its evidence, as a Markdown table."""
     rows = [[f.claim, "**holds**" if f.holds else "**does not hold**", f.evidence] for f in findings]
     return md_table(["claim", "ours", "evidence"], rows, "lll")
+
+
+_LATEX_SPECIAL = {"–": "--", "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (ids and measure names: ``P_10``, ``run#2``); the en dash
+    of a missing value as ``--``."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from .figures import pyplot, save_figure
-from .markdown import md_table
+from .markdown import latex_escape, md_table
 from .study import StudyResult
 
 MARK = "*"  # significantly different from the baseline (p < alpha)
@@ -66,20 +66,16 @@ def format_markdown(result: StudyResult) -> str:
     return "\n".join(out)
 
 
-def _tex(text: str) -> str:
-    return text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%").replace("&", r"\&").replace("#", r"\#")
-
-
 def format_latex(result: StudyResult) -> str:
     out = []
     for m in result.measures:
         header, rows = _rows(result, m)
         out += [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
-                " & ".join(_tex(h) for h in header) + r" \\", r"\midrule"]  # fmt: skip
+                " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]  # fmt: skip
         for r in rows:
-            cells = [_tex(r[0]), *(c.replace(" ± ", r" $\pm$ ").replace(MARK, r"$^{*}$") for c in r[1:])]
+            cells = [latex_escape(r[0]), *(c.replace(" ± ", r" $\pm$ ").replace(MARK, r"$^{*}$") for c in r[1:])]
             out.append(" & ".join(cells) + r" \\")
-        out += [r"\bottomrule", r"\end{tabular}", f"% {_tex(m)}: " + "; ".join(_footer(result, m)), ""]
+        out += [r"\bottomrule", r"\end{tabular}", f"% {latex_escape(m)}: " + "; ".join(_footer(result, m)), ""]
     return "\n".join(out)
 
 
