@@ -11,7 +11,8 @@ from ..engines import ENGINES
 from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
-from ..evaluate import EvalSettings, evaluate_full
+from ..evaluate.api import evaluate_full
+from ..evaluate.settings import EvalSettings
 from ..files.features import GROUP_BY
 from ..measures.aliases import listing as alias_listing
 from ..measures.recsys.registry import listing as extras_listing

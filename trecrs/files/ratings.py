@@ -32,6 +32,7 @@ import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
@@ -50,6 +51,7 @@ from .ratings_format import (
     REQUIRED_ROLES,
     ROLES,
     WHITESPACE,
+    ColumnsSpec,
     RatingsFormat,
     columns_from_header,
     first_content_line,
@@ -59,7 +61,12 @@ from .ratings_format import (
     ratings_format,
 )
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
 PathLike = str | os.PathLike
+LineOf = Callable[[dict], "int | None"]  # a row -> its line number (None: a Parquet row)
+TextOf = Callable[[dict], str]  # a row -> the text an error quotes
 
 DEDUPE_POLICIES: tuple[str, ...] = ("first", "last", "mean")
 
@@ -70,7 +77,7 @@ def read_ratings(
     path: PathLike,
     *,
     fmt: str | RatingsFormat = "auto",
-    columns=None,
+    columns: ColumnsSpec = None,
     separator: str | None = None,
     dedupe: str | None = None,
     report: Callable[[str], None] | None = None,
@@ -172,7 +179,9 @@ def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, l
         # The default mapping (schema names) does not fit: try MovieLens/alias names.
         mapping = dict(columns_from_header(path, names))
     # Values are read as text and parsed by _validate, as for text files: a float32 rating 3.7 stays 3.7.
-    dtypes = {c: None if r == TIMESTAMP else pl.Utf8 for r, c in mapping.items()}
+    # A position is no Parquet name: read_parquet reports it as a missing column.
+    names_of = cast("dict[str, str]", mapping)
+    dtypes: dict[str, PolarsDataType | None] = {c: None if r == TIMESTAMP else pl.Utf8 for r, c in names_of.items()}
     table = read_parquet(path, dtypes, what="ratings", not_null=())
     table = table.with_row_index(_LINENO, offset=1)
     exprs = [pl.col(_LINENO), pl.lit("").alias(_LINE)]
@@ -180,8 +189,8 @@ def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, l
         if role not in mapping:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
             continue
-        col = pl.col(mapping[role])
-        if role == TIMESTAMP and table.schema[mapping[role]].is_temporal():
+        col = pl.col(names_of[role])
+        if role == TIMESTAMP and table.schema[names_of[role]].is_temporal():
             col = col.cast(pl.Datetime("us")).dt.epoch("s")
         exprs.append(col.cast(pl.Utf8).alias(f"_{role}"))
     return table, exprs
@@ -195,7 +204,7 @@ def typed(raw: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def value_checks(path: PathLike, *, line_of, text_of) -> list[Check]:
+def value_checks(path: PathLike, *, line_of: LineOf, text_of: TextOf) -> list[Check]:
     """The checks of ids, ratings and timestamps on :func:`typed` rows, in the order they run: an empty
     user or item id, a rating that is not a finite number or is out of range, a non-integer timestamp."""
 
@@ -219,7 +228,7 @@ def value_checks(path: PathLike, *, line_of, text_of) -> list[Check]:
             (pl.col(RATING).abs() > RATING_ABS_MAX, huge), (has_ts & pl.col(TIMESTAMP).is_null(), timestamp)]
 
 
-def _validate(raw: pl.DataFrame, path: PathLike, *, line_of, text_of) -> pl.DataFrame:
+def _validate(raw: pl.DataFrame, path: PathLike, *, line_of: LineOf, text_of: TextOf) -> pl.DataFrame:
     """Check ids, ratings and timestamps; cast to the ratings schema (keeping ``lineno`` for duplicates)."""
     df = typed(raw)
     raise_first(df, value_checks(path, line_of=line_of, text_of=text_of))
@@ -234,7 +243,8 @@ def duplicate_error(path: PathLike, unit: str, first: dict, second: dict) -> Inp
     return InputError(path, None if unit == "row" else second[_LINENO], reason)
 
 
-def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, unit: str) -> pl.DataFrame:
+def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report: Callable[[str], None] | None, *,
+            unit: str) -> pl.DataFrame:
     # the pairs are compared as integer codes (a struct of two strings costs several times the memory)
     pair = first_repeat(pair_codes(df.get_column(USER), df.get_column(ITEM)))
     if pair is not None:
@@ -265,7 +275,7 @@ def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report, *, uni
     return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])
 
 
-def as_ratings(data, columns=None) -> pl.DataFrame:
+def as_ratings(data: object, columns: ColumnsSpec = None) -> pl.DataFrame:
     """Accept a ratings DataFrame (polars or pandas) or a path; return it with the ratings schema dtypes.
 
     A frame's columns take their roles by name (:func:`~trecrs.files.columns.find_roles`: ``userId``,
@@ -333,7 +343,7 @@ def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
         roles.sort(key=lambda r: int(mapping[r]))
     elif all(isinstance(mapping[r], str) for r in roles) and fmt.header_names:
         order = {n: i for i, n in enumerate(fmt.header_names)}
-        roles.sort(key=lambda r: order.get(mapping[r], len(order)))
+        roles.sort(key=lambda r: order.get(str(mapping[r]), len(order)))  # every role is named here
     texts = {
         USER: pl.col(USER),
         ITEM: pl.col(ITEM),
@@ -395,6 +405,7 @@ def _sep_name(sep: str | None) -> str:
 __all__ = [
     "DEDUPE_POLICIES",
     "FORMATS",
+    "ColumnsSpec",
     "RatingsFormat",
     "as_ratings",
     "first_content_line",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -16,6 +16,9 @@ from .lines import _open_bytes, decode_text
 from .parquet import parquet_columns
 
 PathLike = str | os.PathLike
+#: A column mapping as a user gives it: role -> header name or position counted from 1, or the command
+#: line's ``"user=userId,item=movieId,rating=rating"``; None for the layout's own.
+ColumnsSpec = str | Mapping[str, str | int] | None
 
 ROLES: tuple[str, ...] = (USER, ITEM, RATING, TIMESTAMP)
 REQUIRED_ROLES: tuple[str, ...] = (USER, ITEM, RATING)
@@ -70,7 +73,7 @@ FORMATS: dict[str, RatingsFormat] = {
 }
 
 
-def normalise_mapping(columns) -> dict[str, str | int] | None:
+def normalise_mapping(columns: ColumnsSpec) -> dict[str, str | int] | None:
     """``columns`` as role -> name or 0-based index (:func:`trecrs.files.columns.normalise_columns`); a
     mapping refused is a :class:`UsageError` about the argument ``columns``."""
     try:
@@ -82,7 +85,9 @@ def normalise_mapping(columns) -> dict[str, str | int] | None:
 def parse_columns(spec: str) -> dict[str, str | int]:
     """Parse a command-line column mapping: ``user=userId,item=movieId,rating=rating[,timestamp=ts]``
     (names, or positions counted from 1), or a positional list of roles ``user,item,_,rating``."""
-    return normalise_mapping(spec)
+    mapping = normalise_mapping(spec)
+    assert mapping is not None  # only None maps to None
+    return mapping
 
 
 def _sniff_separator(line: str) -> str | None:
@@ -122,7 +127,7 @@ def ratings_format(
     path: PathLike,
     fmt: str | RatingsFormat = "auto",
     *,
-    columns=None,
+    columns: ColumnsSpec = None,
     separator: str | None = None,
 ) -> RatingsFormat:
     """The :class:`RatingsFormat` of ``path``: ``fmt`` by name, or detected when ``fmt="auto"``.

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from ..errors import SemanticError, TrecrsWarning, UsageError
-from ..evaluate import EvalSettings, Evaluation, evaluate_full
-from ..evaluate import _sequential_sum as sequential_sum
+from ..evaluate.api import evaluate_full
+from ..evaluate.finalize import _sequential_sum as sequential_sum
+from ..evaluate.result import Evaluation
+from ..evaluate.settings import EvalSettings
 from ..files.hashing import file_digest
 from ..files.lines import is_stdin, read_through_file, source_name
 from ..files.manifest import read_manifest
@@ -32,6 +36,9 @@ from .compare_figures import RECALL_LEVELS, plot_comparison, plot_precision_reca
 from .compare_groups import ALL_USERS, group_label, group_queries, read_groups
 from .compare_output import COLUMNS, QUERY_RULES, format_html
 from .stats import CORRECTIONS, TESTS, bootstrap_ci, cohens_d, wins_ties_losses
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: The inputs of a run's manifest that fix what it was built from (with the methodology parameter).
 PROVENANCE_INPUTS = ("train", "test", "candidates")
@@ -82,11 +89,11 @@ class Comparison:
         """After the correction, the difference to the baseline is significant at alpha (p_adjusted < alpha)."""
         return row["p_adjusted"] is not None and row["p_adjusted"] < self.settings.alpha
 
-    def plot(self, path: str | os.PathLike | None = None):
+    def plot(self, path: str | os.PathLike | None = None) -> Figure:
         """The differences to the baseline with their CIs, as ``--plot`` draws them (:func:`plot_comparison`)."""
         return plot_comparison(self, path)
 
-    def plot_pr(self, path: str | os.PathLike | None = None):
+    def plot_pr(self, path: str | os.PathLike | None = None) -> Figure:
         """The precision-recall curves, as ``--pr-plot`` draws them (:func:`plot_precision_recall`)."""
         if self.pr is None:
             raise UsageError("no precision-recall curves: compare with pr_curves=True", arguments=["pr_curves"])
@@ -132,7 +139,7 @@ def _aligned(values: dict[str, float], queries: list[str]) -> np.ndarray:
     return np.array([values.get(q, 0.0) for q in queries], dtype=np.float64)
 
 
-def _query_set(qrels, per_run: list[dict[str, dict[str, float]]], rule: str) -> list[str]:
+def _query_set(qrels: object, per_run: list[dict[str, dict[str, float]]], rule: str) -> list[str]:
     """The compared queries in bytewise order (:data:`QUERY_RULES`)."""
     if rule == "all":
         return bytewise_sorted(as_polars(qrels, QRELS_SCHEMA, "qrels").get_column(QUERY).unique().to_list())
@@ -179,7 +186,7 @@ def check_provenance(runs: list[RunInfo], *, allow_mixed: bool = False) -> None:
                     "allow_mixed= compares them anyway")
 
 
-def run_info(path, ev: Evaluation) -> RunInfo:
+def run_info(path: object, ev: Evaluation) -> RunInfo:
     """A run's :class:`RunInfo`: its tag, and its manifest's record (the file's own sha256 without one)."""
     if not isinstance(path, str | os.PathLike):
         return RunInfo(f"<{ev.runid}>", ev.runid, "", None)
@@ -270,9 +277,10 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
     return row
 
 
-def compare(qrels, runs, measures, *, baseline: str | None = None, settings: Settings = Settings(),
-            allow_mixed: bool = False, pr_curves: bool = False, evaluation: EvalSettings | None = None,
-            user_groups=None, group_by: str | None = None, **eval_flags) -> Comparison:  # fmt: skip
+def compare(qrels: object, runs: Sequence[object], measures: Sequence[object], *, baseline: str | None = None,
+            settings: Settings = Settings(), allow_mixed: bool = False, pr_curves: bool = False,
+            evaluation: EvalSettings | None = None, user_groups: object = None, group_by: str | None = None,
+            **eval_flags: object) -> Comparison:  # fmt: skip
     """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
 
     Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same settings: ``evaluation``
@@ -342,7 +350,7 @@ def _rows(names: list[str], values: list[dict[str, dict[str, float]]], infos: li
     return rows
 
 
-def precision_recall(qrels, runs, queries: list[str], evaluation: EvalSettings) -> list[list[float]]:
+def precision_recall(qrels: object, runs: Sequence[object], queries: list[str], evaluation: EvalSettings) -> list[list[float]]:
     """Each run's interpolated precision at :data:`RECALL_LEVELS`, averaged over ``queries``.
 
     trec_eval's ``iprec_at_recall`` (the max precision at any recall >= r, per query), computed by the same
@@ -358,7 +366,7 @@ def precision_recall(qrels, runs, queries: list[str], evaluation: EvalSettings) 
     return curves
 
 
-def _evaluate(qrels, run, measures, evaluation: EvalSettings) -> Evaluation:
+def _evaluate(qrels: object, run: object, measures: Sequence[object], evaluation: EvalSettings) -> Evaluation:
     """:func:`~trecrs.evaluate.evaluate_full` of one run, its warnings passed on prefixed with the run
     (``base.run: 1 of 4 qrels queries have no line in the run ...``), as ``trecrs eval`` does for several
     runs: with two runs or more, a warning that does not say which is of no use."""

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
@@ -130,7 +131,7 @@ def _p(value) -> str:
 def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:
     """Systems as rows, measures as columns: each mean at 4 digits, the best bold (the lowest where lower is
     better, none without a direction), significant ones marked."""
-    choose = {HIGHER: max, LOWER: min, NEITHER: lambda values: None}
+    choose: dict[str, Callable[[Iterable[float]], float | None]] = {HIGHER: max, LOWER: min, NEITHER: lambda v: None}
     best = {m: choose[better(m)](c.row(m, s)["mean"] for s in c.systems) for m in c.measures}
     rows = []
     for s in c.systems:

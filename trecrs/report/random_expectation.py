@@ -126,10 +126,17 @@ def _cutoff(column: str, base: str) -> int | None:
     return int(rest) if rest.isdigit() else None
 
 
+def _k(column: str, base: str) -> int:
+    """The cutoff of a column that has one (:func:`expected_value` returns None before for one without)."""
+    k = _cutoff(column, base)
+    assert k is not None
+    return k
+
+
 # trec_eval base measure -> E[value] per query of a random ranking, given the value column (P_10 -> k=10)
 EXPECTATIONS: dict[str, Callable[[QueryStats, str], np.ndarray]] = {
-    "P": lambda s, c: expected_precision(s, _cutoff(c, "P")),
-    "recall": lambda s, c: expected_recall(s, _cutoff(c, "recall")),
+    "P": lambda s, c: expected_precision(s, _k(c, "P")),
+    "recall": lambda s, c: expected_recall(s, _k(c, "recall")),
     "ndcg_cut": lambda s, c: expected_ndcg(s, _cutoff(c, "ndcg_cut")),
     "ndcg": lambda s, c: expected_ndcg(s, None),
     "map": lambda s, c: expected_ap(s),
@@ -140,9 +147,10 @@ EXPECTATIONS: dict[str, Callable[[QueryStats, str], np.ndarray]] = {
 def expected_value(stats: QueryStats, column: str) -> float | None:
     """The mean over queries (trec_eval's average) of a random ranking's expected ``column``; None when
     :data:`EXPECTATIONS` has no formula for it (or no query is evaluated)."""
-    rule = EXPECTATIONS.get(base_of(column) or "")
+    base = base_of(column) or ""
+    rule = EXPECTATIONS.get(base)
     if rule is None or stats.n.size == 0:
         return None
-    if base_of(column) in ("P", "recall", "ndcg_cut") and _cutoff(column, base_of(column)) is None:
+    if base in ("P", "recall", "ndcg_cut") and _cutoff(column, base) is None:
         return None
     return float(np.mean(rule(stats, column)))

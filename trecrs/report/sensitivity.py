@@ -25,15 +25,17 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from ..errors import TrecrsWarning, UsageError
-from ..evaluate import EvalSettings, evaluate_full
+from ..evaluate.api import evaluate_full
+from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
 from ..measures.recsys.error import join_predictions, rmse
 from ..measures.request import parse_measures
@@ -46,13 +48,19 @@ from .markdown import latex_escape, md_table
 from .notebook import html_table
 from .random_expectation import expected_value, query_stats
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from ..measures.request import MeasureRequest
+    from ..protocol.indexed import IndexedSplit
+
 RANDOM = "random (expected)"  # the row of the random ranking's expectation
 RMSE = "RMSE"  # the column of the order by ascending RMSE in the agreement tables
 
 # --------------------------------------------------------------------------------------------- agreement
 
 
-def kendall_tau(x, y) -> tuple[float, int]:
+def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[float, int]:
     """Kendall's tau-b of two orders given as values (higher first) and the number of discordant pairs.
 
     tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)), C / D the concordant / discordant pairs, n0 = n(n-1)/2,
@@ -96,7 +104,7 @@ class SensitivityResult:
                                & (pl.col("measure") == measure))
         return v.get_column("value")[0] if v.height else math.nan
 
-    def plot(self, path=None):
+    def plot(self, path: str | os.PathLike | None = None) -> Figure:
         """The paper's Figure 2 for these systems, as ``--plot`` draws it (:func:`plot`): the Figure."""
         return plot(self, path)
 
@@ -105,16 +113,19 @@ class SensitivityResult:
         return "".join(html_table(header, rows, title) for title, header, rows in _tables(self))
 
 
-def _qrels(name: str, train, test, threshold: float, relevant_threshold: float) -> pl.DataFrame:
+def _qrels(name: str, train: object, test: object, threshold: float, relevant_threshold: float) -> pl.DataFrame:
     if METHODOLOGIES[name].per_case:
         return methodology_qrels(name, train, test, relevant_threshold=relevant_threshold).qrels
     return methodology_qrels(name, train, test, threshold=threshold).qrels
 
 
-def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, request, options: dict):
+def _evaluate_methodology(name: str, split: IndexedSplit, qrels: pl.DataFrame, scores: dict, request: MeasureRequest,
+                          options: dict) -> tuple[list[tuple], list[tuple], dict]:
     """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
     cset = CandidateSet(split, METHODOLOGIES[name], options["candidates"])  # the split is coded once, for every methodology
-    rows, info, caught = [], {}, {}
+    rows: list[tuple] = []
+    info: dict[str, dict] = {}
+    caught: dict[tuple[type[Warning], str], list[str]] = {}
     for system, table in scores.items():
         with _collected_warnings(system, caught):
             run = build_run(cset, table, missing=options["missing"], tag=system,
@@ -135,7 +146,7 @@ def _evaluate_methodology(name: str, split, qrels: pl.DataFrame, scores: dict, r
 
 
 @contextlib.contextmanager
-def _collected_warnings(system: str, caught: dict):
+def _collected_warnings(system: str, caught: dict) -> Iterator[None]:
     """Collect the warnings of one system's run and evaluation into ``caught`` (message -> systems)."""
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
@@ -158,20 +169,20 @@ _FORMULA_SETTINGS = EvalSettings()
 _FORMULA_FIELDS = ("relevance_level", "judged_only", "average_all", "depth")
 
 
-def _own_gains(request, column: str) -> bool:
+def _own_gains(request: MeasureRequest, column: str) -> bool:
     """``ndcg.1=3,2=9``: gains other than the rel values, which :func:`expected_ndcg` assumes."""
     return base_of(column) == "ndcg" and request.params.get("ndcg") is not None
 
 
 def sensitivity(
-    train,
-    test,
+    train: object,
+    test: object,
     scores: dict,
-    measures,
+    measures: list | tuple | str | None,
     *,
     predictions: dict | None = None,
-    methodologies=None,
-    items=None,
+    methodologies: Sequence[str] | None = None,
+    items: object = None,
     threshold: float = 4.0,
     relevant_threshold: float = 5.0,
     n: int = 1000,
@@ -279,11 +290,11 @@ def agreement(result: SensitivityResult) -> pl.DataFrame:
 # --------------------------------------------------------------------------------------------- output
 
 
-def _missing(v) -> bool:
+def _missing(v: object) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _num(v, digits: int = 4) -> str:
+def _num(v: float | None, digits: int = 4) -> str:
     return "–" if _missing(v) else f"{v:.{digits}f}"
 
 
@@ -305,7 +316,9 @@ def tau_table(result: SensitivityResult, measure: str) -> tuple[list[str], list[
 
 
 def rmse_table(result: SensitivityResult) -> tuple[list[str], list[list[str]]]:
-    return ["system", RMSE], [[s, _num(result.rmse[s])] for s in result.systems]
+    """The RMSE of each system (a report has this table only with predictions)."""
+    rmse = result.rmse or {}
+    return ["system", RMSE], [[s, _num(rmse[s])] for s in result.systems]
 
 
 def _tables(result: SensitivityResult) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -350,8 +363,8 @@ def format_latex(result: SensitivityResult) -> str:
     return "\n".join(out)
 
 
-def _float(v) -> float | None:
-    return None if _missing(v) else float(v)
+def _float(v: float | None) -> float | None:
+    return None if v is None or math.isnan(v) else float(v)
 
 
 def records(result: SensitivityResult) -> list[tuple[str, str, str, str, float | None]]:
@@ -400,7 +413,7 @@ FORMATS: dict[str, Callable[[SensitivityResult], str]] = {
 }
 
 
-def plot(result: SensitivityResult, path=None):
+def plot(result: SensitivityResult, path: str | os.PathLike | None = None) -> Figure:
     """The paper's Figure 2 for these systems: one panel per methodology, bars per system per measure,
     the random expectation a dashed line across each measure's bars. The Figure, saved to ``path`` (PNG
     or PDF by the suffix) when given."""
