@@ -21,6 +21,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol, TypeGuard
 
 from ..errors import UsageError
 from .trec_eval import BY_NAME
@@ -208,11 +209,15 @@ def parse_bare(spec: str) -> Variant | None:
     ``Name()@k`` printed under ``spec``; None for any other string (the names of
     :mod:`trecrs.measures.aliases` are looked up before this)."""
     m = _BARE.match(spec)
-    form = BY_SPELLING.get(m.group("name").lower()) if m else None
+    if m is None:
+        return None
+    form = BY_SPELLING.get(m.group("name").lower())
     if form is None or m.group("name") not in form.spellings:
         return None
     k = m.group("k")
-    return replace(parse_call(f"{m.group('name')}()" + (f"@{k}" if k else "")), spec=spec)
+    variant = parse_call(f"{m.group('name')}()" + (f"@{k}" if k else ""))
+    assert variant is not None  # written Name()
+    return replace(variant, spec=spec)
 
 
 def parse_call(spec: str) -> Variant | None:
@@ -246,7 +251,15 @@ def parse_call(spec: str) -> Variant | None:
                    None if gains is None else tuple(sorted(gains.items())))
 
 
-def is_measure_object(obj) -> bool:
+class MeasureObject(Protocol):
+    """An ir_measures measure object, as far as trecrs reads it."""
+
+    NAME: str
+    params: dict
+    AT_PARAM: str
+
+
+def is_measure_object(obj: object) -> TypeGuard[MeasureObject]:
     """Whether ``obj`` is an ir_measures measure object (``ir_measures.nDCG@10``), recognised by the attributes
     ``ir_measures.measures.base.Measure`` defines (``NAME``, ``params``, ``AT_PARAM``): trecrs never imports
     ir_measures."""
@@ -254,7 +267,7 @@ def is_measure_object(obj) -> bool:
         isinstance(getattr(obj, a, None), t) for a, t in (("NAME", str), ("params", dict), ("AT_PARAM", str)))
 
 
-def from_object(obj) -> str | Variant:
+def from_object(obj: MeasureObject) -> str | Variant:
     """An ir_measures measure object as ``-m`` would take it, printed under ``str(obj)`` (ir_measures' own
     spelling: ``nDCG@10``, ``AP(rel=2)``, ``nDCG(gains={1:3})@5``).
 
@@ -269,7 +282,11 @@ def from_object(obj) -> str | Variant:
         return str(obj)
     k = params.pop(obj.AT_PARAM, None)
     call = f"{obj.NAME}({', '.join(f'{key}={value!r}' for key, value in params.items())})"
-    return replace(parse_call(call if k is None else f"{call}@{k}"), spec=str(obj))
+    call = call if k is None else f"{call}@{k}"
+    variant = parse_call(call)
+    if variant is None:  # a value whose repr is no Python expression
+        raise UsageError(f"measure {call!r}: parameter values must be literals")
+    return replace(variant, spec=str(obj))
 
 
 def _check_cutoff(spec: str, form: Form, k: str | None) -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..errors import TrecrsWarning, UsageError
 from ..ranges import ATOL_PREFIX, INT64_MAX, c_atol
@@ -23,8 +25,8 @@ from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
 from .dialects import parse_dialect
 from .grammar import Variant, from_object, is_measure_object, parse_bare, parse_call
+from .recsys.registry import Output, parse_spec
 from .recsys.registry import ordered as extras_ordered
-from .recsys.registry import parse_spec
 from .trec_eval import (
     BY_NAME,
     DOUBLE_CUTOFFS,
@@ -104,7 +106,7 @@ class MeasureRequest:
         :attr:`labels`, else the column): trec_eval's measures in table order, then the recommender
         measures and the ``Name(params)@k`` forms as asked for. Known before anything is evaluated."""
         columns = [c for base in self.names for c in ([base] if base in NAMED_BY_PARAMS else self.output_names(base))]
-        columns += [o.name for spec in self.extras for o in parse_spec(spec)]
+        columns += [o.name for spec in self.extras for o in _outputs(spec)]
         columns += [v.spec for v in self.variants]
         return [name for c in columns for name in self.labels.get(c, (c,))]
 
@@ -161,7 +163,7 @@ def _atol(text: str) -> int:
     ``atol`` ignores is reported in one warning, since a cutoff typed as ``23.4`` is rarely meant as 23."""
     m = ATOL_PREFIX.match(text)
     value = c_atol(text)  # saturated to a C long, as glibc's atol (strtol) does
-    if (text.strip() != (m.group(1) if m else None) or value != int(m.group(1))) and value > 0:
+    if (m is None or text.strip() != m.group(1) or value != int(m.group(1))) and value > 0:
         warnings.warn(TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2)
     return value
 
@@ -171,7 +173,10 @@ def double_cutoffs(base: str, p: str | None) -> list[float]:
     return _cutoffs(base, p, float, "parameters must be numbers")
 
 
-def _cutoffs(base: str, p: str | None, cast, not_a_number: str) -> list:
+_N = TypeVar("_N", int, float)
+
+
+def _cutoffs(base: str, p: str | None, cast: Callable[[str], _N], not_a_number: str) -> list[_N]:
     """The comma-separated values of ``p`` cast and sorted, refusing duplicates; the defaults for None."""
     if p is None:
         return list(BY_NAME[base].defaults)
@@ -185,6 +190,14 @@ def _cutoffs(base: str, p: str | None, cast, not_a_number: str) -> list:
 
 
 _ALIAS_RE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*?)(?:@(?P<k>[0-9]+(?:\.[0-9]+)?))?$")
+
+
+def _outputs(spec: str) -> list[Output]:
+    """The outputs of a recommender measure's spec (:func:`~.recsys.registry.parse_spec`); unknown: a UsageError."""
+    outputs = parse_spec(spec)
+    if outputs is None:
+        raise UsageError(f"unknown measure {spec!r}")
+    return outputs
 
 
 def _alias(spec: str) -> tuple[Alias, str | None] | None:
@@ -239,7 +252,7 @@ class _Parsed:
         self.aliased: list[tuple[str, Alias, str | None]] = []  # (name as typed, alias, k)
         self.variants: list[Variant] = []  # Name(params)@k, in the order given
 
-    def add(self, raw) -> None:
+    def add(self, raw: object) -> None:
         if not isinstance(raw, str):
             self._add_object(raw)
             return
@@ -267,7 +280,7 @@ class _Parsed:
         else:
             raise unknown_measure(raw, self.version)
 
-    def _add_object(self, obj) -> None:
+    def _add_object(self, obj: object) -> None:
         """An ir_measures measure object (:func:`~trecrs.measures.grammar.from_object`), or a refusal."""
         if not is_measure_object(obj):
             raise UsageError(f"a measure must be a name or an ir_measures measure object, got {obj!r}")
@@ -336,7 +349,7 @@ class _Parsed:
         """Value column -> printed names: trec_eval's (or the recommender measure's) own name when it was
         asked for by that name, then each alias as typed, in the order given."""
         named = _columns(MeasureRequest(_merged(self.trec, self.underscored, [])))
-        named |= {o.name for spec in self.extras for o in parse_spec(spec)}
+        named |= {o.name for spec in self.extras for o in _outputs(spec)}
         labels: dict[str, list[str]] = {}
         for spec, alias, k in self.aliased:
             column = _alias_column(request, alias, k, spec)
@@ -379,7 +392,7 @@ def _columns(request: MeasureRequest) -> set[str]:
 def _alias_column(request: MeasureRequest, alias: Alias, k: str | None, spec: str) -> str:
     """The value column an alias reads (``P@10`` -> ``P_10``, ``RR@10`` -> ``recip_rank_cut_10``)."""
     if alias.family == RECSYS:
-        return parse_spec(alias.resolves_to(k) if k is not None else alias.target)[0].name
+        return _outputs(alias.resolves_to(k) if k is not None else alias.target)[0].name
     if k is not None:
         return MeasureRequest({alias.target: k}).output_names(alias.target)[0]
     p = request.params[alias.target]
@@ -420,7 +433,8 @@ def variant_passes(request: MeasureRequest) -> list[VariantPass]:
             target = VariantPass(*key, {}, [])
             passes.append(target)
         prior = target.params.get(v.base)
-        if cutoffs and prior is not None and float(v.param) not in {float(x) for x in prior.split(",")}:
+        if (cutoffs and prior is not None and v.param is not None
+                and float(v.param) not in {float(x) for x in prior.split(",")}):
             target.params[v.base] = f"{prior},{v.param}"
         elif prior is None:
             target.params[v.base] = v.param
@@ -445,7 +459,8 @@ def suggestions(spec: str, version: TrecEvalVersion, n: int = 3) -> list[str]:
     their documented case (``nDCG@10``, or ``nDCG@k`` without a cutoff), the nicknames, the recommender
     measures. A name differing from an earlier one by case only is left out.
     """
-    k = _CUTOFF_RE.match(spec).group("k")
+    m = _CUTOFF_RE.match(spec)  # no match for a name with a line break
+    k = m.group("k") if m else None
     candidates: dict[str, str] = {}
     for name in _candidates(version, k):
         candidates.setdefault(name.lower(), name)
@@ -499,7 +514,7 @@ def parse_measures(
         raise exc.about("measures") from None
 
 
-def typed_order(names: list[str], specs, *, trec_eval_version: int = 9) -> list[str]:
+def typed_order(names: list[str], specs: list | tuple | str | None, *, trec_eval_version: int = 9) -> list[str]:
     """``names`` (printed measure names of one evaluation of ``specs``) in the order the measures were
     asked for: each at the place of the first spec that asks for it alone
     (:meth:`MeasureRequest.value_names`), the names of one spec (``P``: P_5 ... P_1000) in their own order

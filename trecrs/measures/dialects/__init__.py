@@ -138,8 +138,8 @@ def parse_dialect(spec: str) -> DialectVariant | None:
             f"measure {spec!r}: unknown framework prefix {prefix!r} (known: {', '.join(FRAMEWORKS)})"
         )
     rest, level = _level(framework, m.group("rest"))
-    name, at, k = rest.partition("@")
-    dialect, p, k = _find(framework, name, k if at else None)
+    name, at, cut = rest.partition("@")
+    dialect, p, k = _find(framework, name, cut if at else None)
     if dialect is None:
         raise _unknown(spec, framework, name)
     label = f"{framework.prefix}:{dialect.name}"

@@ -25,6 +25,8 @@ mean of ``P.k`` and ``recall.k`` (the alias ``F1@k``), which differs from ``f1.k
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from ...errors import UsageError
@@ -63,8 +65,8 @@ def confusion(ctx: Context, k: int | None) -> pl.DataFrame:
     return ctx.cached(("confusion", k), make)
 
 
-def _measure(expr_of: callable):
-    def per_query(ctx: Context, k):
+def _measure(expr_of: Callable[[], pl.Expr]) -> Callable[[Context, int | None], pl.DataFrame]:
+    def per_query(ctx: Context, k: int | None) -> pl.DataFrame:
         return per_outcome(confusion(ctx, k), expr_of())
 
     return per_query

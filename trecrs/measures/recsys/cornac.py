@@ -33,9 +33,9 @@ NO_RELEVANT = "no relevant document"
 
 def _harmonic(n: pl.Series) -> pl.Series:
     """H(n) = Σ_{j=1}^{n} 1/j for each n (0 for n = 0)."""
-    n = n.cast(pl.Int64).to_numpy()
-    h = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, max(int(n.max(initial=0)), 1) + 1))])
-    return pl.Series(h[n])
+    counts = n.cast(pl.Int64).to_numpy()
+    h = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, max(int(counts.max(initial=0)), 1) + 1))])
+    return pl.Series(h[counts])
 
 
 def _ncrr(ctx: Context, k: int | None) -> pl.DataFrame:

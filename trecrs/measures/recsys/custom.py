@@ -35,14 +35,14 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import polars as pl
 
 from ...errors import FileAccessError, MeasureError, UsageError
 from ...schema import DOC, QUERY, RANK, REL
 from ..trec_eval import HIGHER, LOWER
-from .registry import CUTOFFS, NO_PARAMS, UNKNOWN_NAME_HOOKS, VALUE, VALUES, ExtraMeasure, register
+from .registry import CUTOFFS, NO_PARAMS, UNKNOWN_NAME_HOOKS, VALUE, VALUES, Context, ExtraMeasure, register
 
 FAMILY = "custom"
 ENTRY_POINT_GROUP = "trecrs.measures"
@@ -77,12 +77,12 @@ def register_measure(name: str, fn: Callable, *, description: str, higher_is_bet
     return register(measure)
 
 
-def _param_style(name: str, params) -> tuple[str, tuple[str, ...], tuple[float, ...], Callable | None]:
+def _param_style(name: str, params: str | Mapping[str, float] | None) -> tuple[str, tuple[str, ...], tuple[float, ...], Callable | None]:
     """The registry's parameter style, names, defaults and check for ``params`` (see :func:`register_measure`)."""
     if params is None:
         return NO_PARAMS, (), (), None
     if params == "cutoff":
-        def needs_cutoff(param) -> None:
+        def needs_cutoff(param: int | None) -> None:
             if param is None:
                 raise UsageError(f"measure {name} needs a cutoff: {name}.k (k a positive integer)")
         return CUTOFFS, ("k",), (), needs_cutoff
@@ -95,7 +95,7 @@ def _param_style(name: str, params) -> tuple[str, tuple[str, ...], tuple[float, 
                      f"defaults, got {params!r}")
 
 
-def ranked_frame(ctx) -> pl.DataFrame:
+def ranked_frame(ctx: Context) -> pl.DataFrame:
     """``query, rank, doc, rel, num_rel, relevant``: the frame a custom measure receives (module docstring);
     ``relevant`` lets a measure follow ``-l`` as the built-in ones do."""
     def make() -> pl.DataFrame:
@@ -110,7 +110,7 @@ def ranked_frame(ctx) -> pl.DataFrame:
 
 def _per_query(name: str, fn: Callable) -> Callable:
     """The registry's ``per_query(ctx, param)`` of a custom measure: ``fn`` called and its answer checked."""
-    def per_query(ctx, param) -> pl.DataFrame:
+    def per_query(ctx: Context, param: int | tuple[float, ...] | None) -> pl.DataFrame:
         label = name if param is None else f"{name}_{param if isinstance(param, int) else ','.join(map(_num, param))}"
         args = () if param is None else (param,) if isinstance(param, int) else tuple(param)
         frame = ranked_frame(ctx)
@@ -130,7 +130,7 @@ def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else str(v)
 
 
-def checked(label: str, got, queries: list[str]) -> pl.DataFrame:
+def checked(label: str, got: object, queries: list[str]) -> pl.DataFrame:
     """``got`` as ``query`` (str), ``value`` (float): a :class:`MeasureError` naming measure ``label`` unless
     it is a polars frame of exactly those columns, one finite number per evaluated query at most."""
     if not isinstance(got, pl.DataFrame):
@@ -156,7 +156,7 @@ def checked(label: str, got, queries: list[str]) -> pl.DataFrame:
 
 
 @contextlib.contextmanager
-def _loading(source: str):
+def _loading(source: str) -> Iterator[None]:
     """Measures registered within are recorded as coming from ``source``."""
     _SOURCE.append(source)
     try:

@@ -19,6 +19,8 @@ set are ignored (counted as ``n_extra``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import polars as pl
@@ -27,10 +29,13 @@ from ...errors import InputError, SemanticError, UsageError
 from ...ranges import RATING_ABS_MAX
 from ...schema import ITEM, RATING, SCORE, USER
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 PREDICTION = "prediction"  # column of the joined frame holding p_ui
 
 
-def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
+def _arrays(pred: ArrayLike, truth: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     p = np.asarray(pred, dtype=np.float64).ravel()
     t = np.asarray(truth, dtype=np.float64).ravel()
     if p.shape != t.shape:
@@ -45,7 +50,7 @@ def _arrays(pred, truth) -> tuple[np.ndarray, np.ndarray]:
     return p, t
 
 
-def mae(pred, truth) -> float:
+def mae(pred: ArrayLike, truth: ArrayLike) -> float:
     """Mean absolute error: (1/n) * sum |p_i - r_i| (Herlocker et al. 2004, eq. in section 4.1.1).
 
     ``pred`` and ``truth``: equal-length sequences of numbers (lists, numpy arrays, polars/pandas series).
@@ -54,24 +59,24 @@ def mae(pred, truth) -> float:
     return float(np.mean(np.abs(p - t)))
 
 
-def rmse(pred, truth) -> float:
+def rmse(pred: ArrayLike, truth: ArrayLike) -> float:
     """Root mean squared error: sqrt((1/n) * sum (p_i - r_i)^2) (Herlocker et al. 2004, section 4.1.1)."""
     p, t = _arrays(pred, truth)
     return float(math.sqrt(np.mean((p - t) ** 2)))
 
 
-def mse(pred, truth) -> float:
+def mse(pred: ArrayLike, truth: ArrayLike) -> float:
     """Mean squared error: (1/n) * sum (p_i - r_i)^2."""
     p, t = _arrays(pred, truth)
     return float(np.mean((p - t) ** 2))
 
 
-def nmae(pred, truth, r_min: float, r_max: float) -> float:
+def nmae(pred: ArrayLike, truth: ArrayLike, r_min: float, r_max: float) -> float:
     """Normalised MAE: MAE / (r_max - r_min) (Goldberg, Roeder, Gupta, Perkins, "Eigentaste", 2001)."""
     return mae(pred, truth) / _span(r_min, r_max)
 
 
-def nrmse(pred, truth, r_min: float, r_max: float) -> float:
+def nrmse(pred: ArrayLike, truth: ArrayLike, r_min: float, r_max: float) -> float:
     """Normalised RMSE: RMSE / (r_max - r_min)."""
     return rmse(pred, truth) / _span(r_min, r_max)
 
@@ -86,7 +91,7 @@ def _span(r_min: float, r_max: float) -> float:
 # --------------------------------------------------------------------------------------------- frames
 
 
-def _frame(data, needed: tuple[str, ...], what: str, value_aliases: tuple[str, ...] = ()) -> pl.DataFrame:
+def _frame(data: object, needed: tuple[str, ...], what: str, value_aliases: tuple[str, ...] = ()) -> pl.DataFrame:
     if not isinstance(data, pl.DataFrame):
         try:
             data = pl.from_pandas(data)
@@ -104,7 +109,7 @@ def _frame(data, needed: tuple[str, ...], what: str, value_aliases: tuple[str, .
     return data.select(pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8), pl.col(value).cast(pl.Float64))
 
 
-def join_predictions(predictions, test) -> tuple[pl.DataFrame, dict[str, int]]:
+def join_predictions(predictions: object, test: object) -> tuple[pl.DataFrame, dict[str, int]]:
     """Pair each test rating with its prediction: ``(user, item, rating, prediction)`` plus counts.
 
     ``predictions``: columns ``user, item, score`` (``prediction`` or ``rating`` accepted as the value
@@ -139,12 +144,17 @@ def per_group_errors(joined: pl.DataFrame, by: str) -> pl.DataFrame:
 
 def rating_range(*frames: pl.DataFrame) -> tuple[float, float]:
     """(min, max) of the ``rating`` column over the given frames: the observed rating scale."""
-    lo = min(float(f.get_column(RATING).min()) for f in frames if f.height)
-    hi = max(float(f.get_column(RATING).max()) for f in frames if f.height)
+    lo = min(_number(f.get_column(RATING).min()) for f in frames if f.height)
+    hi = max(_number(f.get_column(RATING).max()) for f in frames if f.height)
     return lo, hi
 
 
-def error_measures(predictions, test, *, rating_range: tuple[float, float] | None = None) -> pl.DataFrame:
+def _number(value: object) -> float:
+    """A numeric column's min, max or mean as a float (polars types them as any Python value)."""
+    return float(cast(float, value))
+
+
+def error_measures(predictions: object, test: object, *, rating_range: tuple[float, float] | None = None) -> pl.DataFrame:
     """All error measures of a prediction frame against test ratings, as ``(measure, value)`` rows.
 
     Rows, in this order: ``mae``, ``rmse``, ``nmae``, ``nrmse`` (over all predicted test pairs),
@@ -167,17 +177,17 @@ def error_measures(predictions, test, *, rating_range: tuple[float, float] | Non
         "rmse": rmse(p, t),
         "nmae": nmae(p, t, lo, hi),
         "nrmse": nrmse(p, t, lo, hi),
-        "mae_user": float(by_user.get_column("mae").mean()),
-        "rmse_user": float(by_user.get_column("rmse").mean()),
-        "mae_item": float(by_item.get_column("mae").mean()),
-        "rmse_item": float(by_item.get_column("rmse").mean()),
+        "mae_user": _number(by_user.get_column("mae").mean()),
+        "rmse_user": _number(by_user.get_column("rmse").mean()),
+        "mae_item": _number(by_item.get_column("mae").mean()),
+        "rmse_item": _number(by_item.get_column("rmse").mean()),
         "prediction_coverage": counts["n_predicted"] / counts["n_test"],
         **{k: float(v) for k, v in counts.items()},
     }
     return pl.DataFrame({"measure": list(values), "value": list(values.values())})
 
 
-def _observed_range(test) -> tuple[float, float]:
+def _observed_range(test: object) -> tuple[float, float]:
     truth = _frame(test, (USER, ITEM, RATING), "test ratings")
     return rating_range(truth)
 
@@ -193,7 +203,7 @@ from .ties import FREE  # noqa: E402
 
 
 def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
-    def make():
+    def make() -> tuple[pl.DataFrame, dict[str, int]]:
         joined, counts = join_predictions(ctx.require("predictions", "error"), ctx.require("test", "error"))
         if counts["n_predicted"] < counts["n_test"]:
             ctx.note(
@@ -211,14 +221,14 @@ def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
     return ctx.cached("errors_joined", make)
 
 
-def _range(ctx: Context, param) -> tuple[float, float]:
+def _range(ctx: Context, param: tuple[float, ...]) -> tuple[float, float]:
     if param:
         return float(param[0]), float(param[1])
     return rating_range(ctx.require("test", "error"))
 
 
-def _per_user(kind: str, normalised: bool):
-    def per_query(ctx: Context, param):
+def _per_user(kind: str, normalised: bool) -> Callable[[Context, tuple[float, ...]], pl.DataFrame]:
+    def per_query(ctx: Context, param: tuple[float, ...]) -> pl.DataFrame:
         joined, _ = _joined(ctx)
         by_user = per_group_errors(joined, USER).select(USER, pl.col(kind).alias(VALUE))
         if normalised:
@@ -231,8 +241,8 @@ def _per_user(kind: str, normalised: bool):
     return per_query
 
 
-def _pooled(kind: str, normalised: bool):
-    def summary(ctx: Context, param, frame) -> float:
+def _pooled(kind: str, normalised: bool) -> Callable[[Context, tuple[float, ...], pl.DataFrame | None], float]:
+    def summary(ctx: Context, param: tuple[float, ...], frame: pl.DataFrame | None) -> float:
         joined, _ = _joined(ctx)
         p, t = joined.get_column(PREDICTION).to_numpy(), joined.get_column(RATING).to_numpy()
         value = mae(p, t) if kind == "mae" else rmse(p, t)
@@ -243,15 +253,15 @@ def _pooled(kind: str, normalised: bool):
     return summary
 
 
-def _grouped(kind: str, by: str):
-    def summary(ctx: Context, param, frame) -> float:
+def _grouped(kind: str, by: str) -> Callable[[Context, None, pl.DataFrame | None], float]:
+    def summary(ctx: Context, param: None, frame: pl.DataFrame | None) -> float:
         joined, _ = _joined(ctx)
-        return float(per_group_errors(joined, by).get_column(kind).mean())
+        return _number(per_group_errors(joined, by).get_column(kind).mean())
 
     return summary
 
 
-def _range_validate(param) -> None:
+def _range_validate(param: tuple[float, ...]) -> None:
     if len(param) not in (0, 2):
         raise UsageError(
             "normalised errors take both ends of the rating scale: nmae.R_MIN,R_MAX (e.g. nmae.1,5)"

@@ -298,7 +298,7 @@ register(
 register(replace(REGISTRY["auc_weighted"], name="gauc", doc="RecBole's GAUC: per query the ROC AUC auc; summary "
                  "Σ|R_u|AUC_u/Σ|R_u| over the queries with an AUC (= auc_weighted)"))  # fmt: skip
 # coverage is better higher; Gini and entropy describe concentration (as gini.k and entropy.k)
-for _name, _doc, _src, _fn, _needs, _better in (
+for _name, _doc, _src, _summary, _needs, _better in (
     ("catalog_coverage_pad", "|∪ top k| / (|items of train, test and run| + 1) (RecBole itemcoverage@k)",
      "ItemCoverage", _coverage_pad, ("catalogue",), HIGHER),
     ("gini_pad", "Gini index of the top-k counts over |items of train, test and run| + 1 items (RecBole "
@@ -306,7 +306,7 @@ for _name, _doc, _src, _fn, _needs, _better in (
     ("entropy_per_item", "entropy (nats) of the top-k items / number of distinct items (RecBole shannonentropy@k)",
      "ShannonEntropy", _entropy_per_item, (), NEITHER),
 ):  # fmt: skip
-    register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_fn,
+    register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_summary,
                           params=CUTOFFS, needs=_needs, aggregate="global", better=_better, ties=FREE_WHOLE))  # fmt: skip
 
 

@@ -140,7 +140,7 @@ def _item_mad(ctx: Context, k: int | None, frame) -> float:
     Elliot's ItemMADranking); an item never recommended counts 0, an item of no given group is left out.
     The training ratings are needed for head/tail only: given item groups replace them."""
     if ctx.item_groups is not None:
-        return _item_groups_mad(ctx, k)
+        return _item_groups_mad(ctx, ctx.item_groups, k)
     ctx.require("train", "item_mad" if k is None else f"item_mad_{k}")
     rec = _recommended(ctx, k)
     in_head = int(rec.get_column(HEAD).sum())
@@ -150,11 +150,11 @@ def _item_mad(ctx: Context, k: int | None, frame) -> float:
     return mean_absolute_difference([in_head / n_head, (rec.height - in_head) / n_tail])
 
 
-def _item_groups_mad(ctx: Context, k: int | None) -> float:
+def _item_groups_mad(ctx: Context, groups: pl.DataFrame, k: int | None) -> float:
     """ItemMAD over the groups of ``item_groups``: each group's items as listed, in bytewise group order."""
     times = ctx.top(k).group_by(DOC).agg(pl.len().alias("n")).rename({DOC: ITEM})
     per_group = (
-        ctx.item_groups.join(times, on=ITEM, how="left")
+        groups.join(times, on=ITEM, how="left")
         .group_by(GROUP)
         .agg(pl.col("n").fill_null(0).cast(F).mean().alias("m"))
         .sort(pl.col(GROUP).cast(pl.Binary))

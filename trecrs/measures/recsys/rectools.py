@@ -13,6 +13,9 @@ them; docs/measures.md ("Framework dialects") compares them with the other frame
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypedDict
+
 import polars as pl
 
 from ...schema import ITEM, QUERY, RANK, USER
@@ -130,7 +133,18 @@ def _serendipity_pop(ctx: Context, k: int | None) -> pl.DataFrame:
     return _per_query(ctx, rec.group_by(QUERY).agg(term.mean().alias(VALUE)))
 
 
-_MEASURES = (
+class _Options(TypedDict, total=False):
+    """The keyword arguments of :class:`ExtraMeasure` the measures below set."""
+
+    ties: str
+    expected: Callable
+    needs: tuple[str, ...]
+    undefined_when: str
+    better: str
+    ties_depth: bool
+
+
+_MEASURES: tuple[tuple[str, str, str, Callable[[Context, int | None], pl.DataFrame], _Options], ...] = (
     ("map_over_k", "AP@k divided by k: Σ_{relevant j<=k} P@j / k (RecTools MAP divide_by_k)",
      f"{RECTOOLS}/ranking.py MAP(divide_by_k=True)", _map_over_k, dict(ties=MONOTONE, expected=_map_over_k)),
     ("map_over_r", "AP@k divided by |R| (= map_cut.k; RecTools MAP@k)", f"{RECTOOLS}/ranking.py MAP",

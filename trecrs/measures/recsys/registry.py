@@ -32,9 +32,10 @@ each user's cases, then over users.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal, TypeVar, overload
 
 import numpy as np
 import polars as pl
@@ -58,6 +59,8 @@ GLOBAL = "global"  # computed from the whole evaluation, not from per-query valu
 VALUE = "value"
 RELEVANT = "relevant"
 UNRETRIEVED = "unretrieved"  # count of relevant docs a query did not retrieve
+
+_T = TypeVar("_T")
 
 FAMILIES = ("classification", "ranking", "error", "beyond", "opr", "custom")
 
@@ -299,7 +302,7 @@ class Context:
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # intermediate frames shared by measures (e.g. per cutoff)
 
-    def cached(self, key, make: Callable[[], object]):
+    def cached(self, key: Hashable, make: Callable[[], _T]) -> _T:
         """``make()`` once per ``key`` for this evaluation."""
         if key not in self.cache:
             self.cache[key] = make()
@@ -335,6 +338,15 @@ class Context:
         """The ranked rows with rank <= k (all of them when k is None)."""
         return self.ranked if k is None else self.ranked.filter(pl.col(RANK) <= k)
 
+    @overload
+    def require(self, what: Literal["catalogue"], measure: str) -> pl.Series: ...
+
+    @overload
+    def require(self, what: Literal["train", "test", "predictions", "item_features"], measure: str) -> pl.DataFrame: ...
+
+    @overload
+    def require(self, what: str, measure: str) -> pl.DataFrame | pl.Series: ...
+
     def require(self, what: str, measure: str) -> pl.DataFrame | pl.Series:
         """The ``train``, ``test``, ``predictions`` or ``item_features`` data, or the ``catalogue`` (the
         items given, else built from the training ratings); a :class:`UsageError` naming the argument if
@@ -343,7 +355,7 @@ class Context:
             if self.items is None and self.train is None:
                 raise UsageError(f"measure {measure} needs {_NOUNS[what]} (items=) or the training ratings (train=)")
             return self.catalogue
-        data = getattr(self, what)
+        data: pl.DataFrame | None = getattr(self, what)
         if data is None:
             raise UsageError(f"measure {measure} needs {_NOUNS[what]} ({what}=)")
         return data
@@ -459,6 +471,7 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
         frame = None
         if m.per_query is not None:
             fn = m.expected if ctx.ties == "expected" and m.ties == "monotone" else m.per_query
+            assert fn is not None  # --ties expected: .ties.check refused a measure without an expected form
             got = fn(ctx, out.param).select(QUERY, pl.col(VALUE).cast(pl.Float64))
             frame = qframe.join(got, on=QUERY, how="left", maintain_order="left")
             undefined = int(frame.get_column(VALUE).is_null().sum())
@@ -469,13 +482,19 @@ def compute(outputs: list[Output], ctx: Context, *, opr_average: str | None = No
                 )
             if m.print_per_query:
                 columns[out.name] = frame.get_column(VALUE).alias(out.name)
+        value: float | None
         if m.summary == GLOBAL:
+            assert m.global_summary is not None  # a GLOBAL measure has its global_summary
             value = m.global_summary(ctx, out.param, frame)
         else:
+            assert frame is not None  # a MEAN or REDUCE measure has per-query values
             units = unit_values(frame, ctx.query_users if opr_average == "user" else None)
             value = None
-            if units.size:
-                value = float(m.reduce(units)) if m.summary == REDUCE else sequential_mean(units)
+            if units.size and m.summary == REDUCE:
+                assert m.reduce is not None  # a REDUCE measure has its reduce
+                value = float(m.reduce(units))
+            elif units.size:
+                value = sequential_mean(units)
         if value is None or math.isnan(value):
             ctx.note(f"{out.name}: undefined for every query; no summary value")
             continue

@@ -36,7 +36,7 @@ def _train_coverage(ctx: Context, k: int | None, frame) -> float:
     """
     items = ctx.require("train", "train_coverage").get_column(ITEM).unique()
     recommended = _item_counts(ctx, k).get_column(ITEM)
-    return recommended.is_in(items.implode()).sum() / items.len() if items.len() else math.nan
+    return float(recommended.is_in(items.implode()).sum()) / items.len() if items.len() else math.nan
 
 
 def _with_user_history(ctx: Context, k: int | None) -> pl.DataFrame:

@@ -219,6 +219,8 @@ def case_ranks(cands: CandidateSet, scores, *, missing: str = "fail", scores_pat
     if missing not in RANK_MISSING:
         raise UsageError(f"missing must be one of {', '.join(RANK_MISSING)} to compare ranks, got {missing!r}")
     split, cases = cands.split, cands.cases
+    if cases is None:
+        raise UsageError("case_ranks needs One-Plus-Random candidates (opr_candidates), one case per test rating")
     keys = pl.DataFrame({QUERY: cands.query_names(cases.get_column(_Q)),
                          USER: split.users.gather(cases.get_column(_U)),
                          DOC: split.items.gather(cases.get_column(_I))})
