@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import (
@@ -50,13 +51,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _named_command(argv: list[str] | None) -> str | None:
+def _named_command(argv: Sequence[str] | None) -> str | None:
     """The command ``argv`` names, if its first word is one (``trecrs eval ...``); None otherwise."""
     words = sys.argv[1:] if argv is None else argv
     return words[0] if words and words[0] in COMMAND_MODULES else None
 
 
-def build_parser(argv: list[str] | None = ()) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = ()) -> argparse.ArgumentParser:
     """The ``trecrs`` parser: every command, or only the one ``argv`` names.
 
     A command's module imports the library it drives, so ``trecrs eval ...`` builds (and imports) the
@@ -134,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.close()
         return EXIT_OK
     except (OSError, EOFError) as exc:  # one the readers and writers did not name: disk full, lost mount
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        filename = getattr(exc, "filename", None)
+        where = f"{filename}: " if filename else ""
         return _fail(args.command, f"error: {where}{os_reason(exc, writing=None)}", EXIT_IO)
     except MemoryError:
         return _fail(args.command, "error: out of memory", EXIT_IO)

@@ -231,7 +231,9 @@ def int_range(low: int, high: int):
 def seed(text: str) -> int:
     """A random seed: an integer from 0 to ranges.SEED_MAX."""
     try:
-        return check_seed(int(text))
+        value = int(text)
+        check_seed(value)
+        return value
     except (ValueError, UsageError):
         raise argparse.ArgumentTypeError(f"a seed must be an integer from 0 to {SEED_MAX}, got {text!r}") from None
 
@@ -311,7 +313,7 @@ def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -
 
 def scoring_settings(args: argparse.Namespace):
     """The ``EvalSettings`` of :func:`add_scoring_options`' options."""
-    from ..evaluate import EvalSettings
+    from ..evaluate.settings import EvalSettings
     from ..trec_eval_versions import get
 
     return EvalSettings(relevance_level=args.level, average_all=getattr(args, "average_all", False), depth=args.depth,

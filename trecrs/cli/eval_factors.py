@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..evaluate import evaluate_factors
+from ..evaluate.api import evaluate_factors
 from .common import command, int64, note, ties_parameters
 from .eval import add_trec_eval_options, check_format, print_evaluations, trec_eval_settings
 

@@ -79,8 +79,8 @@ def _listing() -> str:
         params = ", ".join(f"{k}={v}" for k, v in a.defaults.items()) or "-"
         lines.append(f"  {a.name:<10} {a.summary}  [{params}]  ({a.source})")
     lines.append("presets (the configurations the reproduced papers name):")
-    for name, (algo, params) in PRESETS.items():
-        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+    for name, (algo, preset) in PRESETS.items():
+        shown = ", ".join(f"{k}={v}" for k, v in preset.items())
         lines.append(f"  {name:<10} = {algo}" + (f" {shown}" if shown else ""))
     lines.append("kNN weightings: " + "; ".join(f"{k}: {w.rule}" for k, w in WEIGHTINGS.items()))
     return "\n".join(lines) + "\n"

@@ -109,6 +109,7 @@ def run(args) -> int:
     else:
         sys.stdout.write(text)
     if args.plot:
+        assert report.cases is not None  # sampled() keeps the ranks of every case
         recall_curves(report.cases, args.plot)
         write_manifest(args.plot, "sampled-figure", inputs=inputs, parameters=params, command=argv())
         note(f"wrote {args.plot}")

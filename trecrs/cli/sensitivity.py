@@ -118,7 +118,7 @@ def _inputs(args) -> dict:
 
 def run(args) -> int:
     from ..errors import UsageError
-    from ..evaluate import EvalSettings
+    from ..evaluate.settings import EvalSettings
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
     from ..report.sensitivity import FORMATS, plot, sensitivity

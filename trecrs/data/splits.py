@@ -30,10 +30,11 @@ ratings in train; :attr:`Split.report` counts them, and every rating dropped, so
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import polars as pl
@@ -44,6 +45,7 @@ from ..ranges import FOLDS_MAX, check_seed
 from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
 
 PathLike = str | os.PathLike
+Columns = str | Mapping[str, str | int]  # role -> column name or position from 1, or "user=userId,..."
 
 _POS = "_pos"
 _KEY = "_key"
@@ -57,8 +59,8 @@ class Split:
     train: pl.DataFrame
     test: pl.DataFrame
     name: str
-    parameters: dict = field(default_factory=dict)
-    report: dict = field(default_factory=dict)
+    parameters: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         label = f"{self.name}: " if self.name else ""
@@ -79,11 +81,13 @@ class Splitter:
 
 SPLITTERS: dict[str, Splitter] = {}
 
+_F = TypeVar("_F", bound=Callable[..., list[Split]])
 
-def register(name: str, options: tuple[str, ...], *, random: bool, doc: str):
+
+def register(name: str, options: tuple[str, ...], *, random: bool, doc: str) -> Callable[[_F], _F]:
     """Decorator adding a splitter to :data:`SPLITTERS` (the CLI's ``--method`` choices come from it)."""
 
-    def deco(func):
+    def deco(func: _F) -> _F:
         SPLITTERS[name] = Splitter(name, func, options, random, doc)
         return func
 
@@ -99,15 +103,20 @@ ML100K_PREDEFINED = "ml100k-predefined"
 def declared_random(parameters: dict | None) -> bool:
     """Whether a split file's manifest parameters declare a split that ignores time: a method that draws
     at random (:data:`SPLITTERS`; leave-one-out only with ``pick`` random) or ML-100K's predefined splits."""
-    method = (parameters or {}).get("method")
+    given = parameters or {}
+    method = given.get("method")
     if method == ML100K_PREDEFINED:
         return True
-    return method in SPLITTERS and SPLITTERS[method].random and parameters.get("pick", "random") == "random"
+    return method in SPLITTERS and SPLITTERS[method].random and given.get("pick", "random") == "random"
 
 
 # --------------------------------------------------------------------------------------------- helpers
 
 
+@overload
+def round_half_up(ratio: float | str | Fraction, n: int) -> int: ...
+@overload
+def round_half_up(ratio: float | str | Fraction, n: np.ndarray) -> np.ndarray: ...
 def round_half_up(ratio: float | str | Fraction, n: int | np.ndarray) -> int | np.ndarray:
     """``round(ratio * n)`` with halves rounded up, computed exactly on the decimal ratio as written.
 
@@ -120,7 +129,7 @@ def round_half_up(ratio: float | str | Fraction, n: int | np.ndarray) -> int | n
     return (2 * p * int(n) + q) // (2 * q)
 
 
-def _ratio(value, name: str, *, upper_open: bool = True) -> Fraction:
+def _ratio(value: object, name: str, *, upper_open: bool = True) -> Fraction:
     try:
         frac = Fraction(str(value))
     except (ValueError, ZeroDivisionError):
@@ -130,13 +139,13 @@ def _ratio(value, name: str, *, upper_open: bool = True) -> Fraction:
     return frac
 
 
-def _positive_int(value, name: str) -> int:
+def _positive_int(value: float | None, name: str) -> int:
     if value is None or int(value) != value or int(value) < 1:
         raise UsageError(f"{name} must be a positive integer, got {value!r}", arguments=[name])
     return int(value)
 
 
-def check_folds(folds) -> int:
+def check_folds(folds: int) -> int:
     """A k-fold count: an integer from 2 to :data:`~trecrs.ranges.FOLDS_MAX` (every fold is two files,
     named before the ratings are read)."""
     k = _positive_int(folds, "folds")
@@ -172,7 +181,9 @@ def _per_user_share(df: pl.DataFrame, frac: Fraction) -> tuple[pl.DataFrame, pl.
     return df, pl.col("_nth") <= pl.col("_t"), int((t == 0).sum())
 
 
-def _per_user_count(df: pl.DataFrame, name: str, value, *, to_test: bool = True):
+def _per_user_count(
+    df: pl.DataFrame, name: str, value: int, *, to_test: bool = True
+) -> tuple[pl.DataFrame, pl.Expr, dict[str, Any], dict[str, int]]:
     """Each user's first ``value`` ratings (``_nth`` order) to test (``to_test``) or to train, the rest to
     the other side; a user with at most ``value`` ratings keeps them all in train.
 
@@ -185,7 +196,9 @@ def _per_user_count(df: pl.DataFrame, name: str, value, *, to_test: bool = True)
     return df, in_test, {name: k}, _short_users(f"users with <= {k} ratings (all kept in train)", short)
 
 
-def _per_user_ratio(df: pl.DataFrame, name: str, value):
+def _per_user_ratio(
+    df: pl.DataFrame, name: str, value: object
+) -> tuple[pl.DataFrame, pl.Expr, dict[str, Any], dict[str, int]]:
     """Each user's first round_half_up(``value`` * n_u) ratings to test (see :func:`_per_user_share`)."""
     df, in_test, short = _per_user_share(df, _ratio(value, name))
     return df, in_test, {name: str(value)}, _short_users("users whose share rounds to 0 test ratings (all kept in train)", short)
@@ -202,7 +215,7 @@ def _random_share(n: int, frac: Fraction, rng: np.random.Generator) -> np.ndarra
     return chosen
 
 
-def _parts(df: pl.DataFrame, in_test: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _parts(df: pl.DataFrame, in_test: pl.Expr | pl.Series) -> tuple[pl.DataFrame, pl.DataFrame]:
     cols = list(RATINGS_SCHEMA)
     marked = df.with_columns(in_test.alias("_test"))
     return (
@@ -232,7 +245,7 @@ def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> 
 
 
 @register("holdout", ("ratio",), random=True, doc="random hold-out of round(ratio*N) ratings (default 0.2)")
-def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split]:
+def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio: float | str = 0.2) -> list[Split]:
     df = _indexed(ratings)
     chosen = _random_share(df.height, _ratio(ratio, "ratio"), _rng(seed, "holdout"))
     train, test = _parts(df, pl.Series(chosen))
@@ -240,7 +253,7 @@ def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio=0.2) -> list[Split
 
 
 @register("kfold", ("folds",), random=True, doc="k-fold cross-validation over ratings (default 5 folds)")
-def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
+def kfold(ratings: pl.DataFrame, *, seed: int | None, folds: int = 5) -> list[Split]:
     k = check_folds(folds)
     if k > ratings.height:
         raise UsageError(f"{k} folds but only {ratings.height} ratings", arguments=["folds"])
@@ -263,7 +276,10 @@ def kfold(ratings: pl.DataFrame, *, seed: int | None, folds=5) -> list[Split]:
     random=True,
     doc="per-user hold-out: --given N to train, --all-but N to test, or --ratio R of each user to test",
 )
-def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=None, ratio=None) -> list[Split]:
+def per_user(
+    ratings: pl.DataFrame, *, seed: int | None, given: int | None = None, all_but: int | None = None,
+    ratio: float | str | None = None,
+) -> list[Split]:
     chosen = [name for name, v in (("given", given), ("all_but", all_but), ("ratio", ratio)) if v is not None]
     if len(chosen) != 1:
         raise UsageError("per-user split: give exactly one of given, all_but, ratio", arguments=["given", "all_but", "ratio"])
@@ -286,7 +302,10 @@ def per_user(ratings: pl.DataFrame, *, seed: int | None, given=None, all_but=Non
     random=False,
     doc="time-aware: global --cut TIMESTAMP or --ratio R (latest share); per user --last N or --last-ratio R",
 )
-def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=None, last=None, last_ratio=None) -> list[Split]:
+def temporal(
+    ratings: pl.DataFrame, *, seed: int | None = None, cut: int | None = None, ratio: float | str | None = None,
+    last: int | None = None, last_ratio: float | str | None = None,
+) -> list[Split]:
     chosen = [k for k, v in (("cut", cut), ("ratio", ratio), ("last", last), ("last_ratio", last_ratio)) if v is not None]
     if len(chosen) != 1:
         raise UsageError(
@@ -295,7 +314,8 @@ def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=
         )
     _need_timestamps(ratings, "temporal")
     df = _indexed(ratings)
-    report = {}
+    report: dict[str, int] = {}
+    params: dict[str, Any]
     if cut is not None:
         c = int(cut)
         train, test = _parts(df, pl.col(TIMESTAMP) >= c)
@@ -323,7 +343,7 @@ def temporal(ratings: pl.DataFrame, *, seed: int | None = None, cut=None, ratio=
 
 
 @register("loo", ("pick",), random=True, doc="leave-one-out: one rating per user to test (--pick random|latest)")
-def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick="random") -> list[Split]:
+def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick: str = "random") -> list[Split]:
     if pick not in ("random", "latest"):
         raise UsageError(f"leave-one-out pick must be random or latest, got {pick!r}", arguments=["pick"])
     df = _indexed(ratings)
@@ -347,7 +367,9 @@ def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick="random") -> 
     random=True,
     doc="Cremonesi et al. 2010: a random --ratio of ratings (0.014) is the probe; test = probe >= --threshold (5)",
 )
-def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5.0) -> list[Split]:
+def probe(
+    ratings: pl.DataFrame, *, seed: int | None, ratio: float | str = "0.014", threshold: float = 5.0
+) -> list[Split]:
     """A random ``ratio`` of all ratings is the probe; test = probe ratings >= ``threshold``; train = every
     rating outside the probe.
 
@@ -374,7 +396,9 @@ def probe(ratings: pl.DataFrame, *, seed: int | None, ratio="0.014", threshold=5
 # --------------------------------------------------------------------------------------------- entry points
 
 
-def split(ratings, method: str, *, seed: int | None = None, columns=None, **options) -> list[Split]:
+def split(
+    ratings: Any, method: str, *, seed: int | None = None, columns: Columns | None = None, **options: Any
+) -> list[Split]:
     """Split ``ratings`` (a DataFrame or a path) with the registered ``method``; returns the splits.
 
     A frame's columns are recognised by name (``userId``, ``movieId``, ``rating``...); ``columns`` maps
@@ -452,14 +476,14 @@ def write_split(
     ext = output_extension(source) if source is not None else ""
     if isinstance(fmt, RatingsFormat) and fmt.name == "parquet":
         ext = ".parquet"
-    written = []
+    written: list[Path] = []
     for s in splits:
         for role, df, fname in zip(("train", "test"), (s.train, s.test), split_file_names(s, ext), strict=True):
             path = out / fname
             write_ratings(df, path, fmt=fmt, sort=sort)
             layout = fmt.name if isinstance(fmt, RatingsFormat) else fmt
             params = dict(s.parameters) | {"role": role, "format": layout, "sorted": sort}
-            extra = {"ratings": df.height, "users": df.get_column(USER).n_unique()}
+            extra: dict[str, Any] = {"ratings": df.height, "users": df.get_column(USER).n_unique()}
             if s.report:
                 extra["report"] = s.report
             write_manifest(
@@ -481,13 +505,13 @@ def split_file(
     *,
     seed: int | None = None,
     fmt: str | RatingsFormat = "auto",
-    columns=None,
+    columns: Columns | None = None,
     separator: str | None = None,
     dedupe: str | None = None,
     report: Callable[[str], None] | None = None,
     sort: bool = False,
     command: list[str] | None = None,
-    **options,
+    **options: Any,
 ) -> tuple[list[Split], list[Path]]:
     """Read a ratings file, split it, and write the parts in the file's own layout (see :func:`write_split`).
 

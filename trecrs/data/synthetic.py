@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -135,7 +136,7 @@ def write_synthetic(
     *,
     seed: int = 42,
     command: list[str] | None = None,
-    **kwargs,
+    **kwargs: Any,
 ) -> Path:
     """Generate (see :func:`generate`) and write ``OUT_DIR/u.data`` (ML-100K layout) with its manifest."""
     from ..files.manifest import write_manifest

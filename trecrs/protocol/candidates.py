@@ -28,8 +28,9 @@ bounded by ``chunk_rows`` whatever the dataset size).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -54,12 +55,17 @@ from .qrels import QrelsResult, make_qrels
 
 # --------------------------------------------------------------------------------------------- split
 
+# An item catalogue: item ids, or a path read by read_items
+Items = Sequence[object] | pl.Series | np.ndarray | str | os.PathLike
+# A methodology's candidate chunks of a split: (split, options, info to fill) -> integer-coded frames
+Chunks = Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]]
+
 
 def _index(values: pl.Series, code: str) -> pl.DataFrame:
     return pl.DataFrame({"_id": values}).with_row_index(code).with_columns(pl.col(code).cast(pl.Int64))
 
 
-def make_split(train, test, items=None, *, paths: dict | None = None) -> IndexedSplit:
+def make_split(train: object, test: object, items: Items | None = None, *, paths: dict | None = None) -> IndexedSplit:
     """Validate a split and number its users and items (see :class:`IndexedSplit`).
 
     ``train`` / ``test``: ratings frames (or paths); ``items``: an optional catalogue (a sequence or
@@ -114,7 +120,7 @@ class Methodology:
     name: str
     rule: str
     reference: str
-    chunks: Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]]
+    chunks: Chunks
     per_case: bool = False
     # The paper's short names (Bellogín et al. 2011, Figure 2: TR, TeI, TrI, AI, 1R; OPR), accepted
     # case-insensitively wherever a methodology is named; manifests record ``name``.
@@ -134,7 +140,7 @@ def _test_ratings_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict
         start = stop
 
 
-def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]):
+def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]) -> Chunks:
     """Chunks of L_u = P \\ Tr_u for a pool P of items (a bool mask over the catalogue)."""
 
     def chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
@@ -218,10 +224,10 @@ class CandidateSet:
     def __post_init__(self) -> None:
         self._cases = opr_cases(self.split, self.options) if self.methodology.per_case else None
         if self._cases is not None:
-            self._check_case_ids()
+            self._check_case_ids(self._cases)
 
-    def _check_case_ids(self) -> None:
-        check_case_names(self.split.users, self.split.items, lambda: self.query_names(self._cases.get_column(_Q)))
+    def _check_case_ids(self, cases: pl.DataFrame) -> None:
+        check_case_names(self.split.users, self.split.items, lambda: self.query_names(cases.get_column(_Q)))
 
     @property
     def cases(self) -> pl.DataFrame | None:
@@ -265,9 +271,9 @@ class CandidateSet:
 
 def candidate_set(
     methodology: str,
-    train,
-    test=None,
-    items=None,
+    train: object,
+    test: object = None,
+    items: Items | None = None,
     *,
     n: int = 1000,
     relevant_threshold: float = 5.0,
@@ -289,15 +295,18 @@ def candidate_set(
     return CandidateSet(split, m, opts)
 
 
-def _indexed(train, test, items, paths: dict | None) -> IndexedSplit:
+def _indexed(train: object, test: object, items: Items | None, paths: dict | None) -> IndexedSplit:
     """A split of ratings coded once: ``train``/``test``, or ``train`` alone as a Split (``.train``/``.test``
     ratings). Checked after IndexedSplit, which has ``.train``/``.test`` too, of codes, not ratings."""
     if test is None and hasattr(train, "train") and hasattr(train, "test"):
-        train, test = train.train, train.test
+        test = train.test
+        train = train.train
     return make_split(train, test, items, paths=paths)
 
 
-def candidates(methodology: str, train, test=None, items=None, **options) -> pl.DataFrame:
+def candidates(
+    methodology: str, train: object, test: object = None, items: Items | None = None, **options: Any
+) -> pl.DataFrame:
     """All candidate pairs ``query, user, item`` of ``methodology`` on a split (see :func:`candidate_set`).
 
     Queries in natural user order (One-Plus-Random: natural (user, item) order), items in natural order.
@@ -310,15 +319,15 @@ def candidates(methodology: str, train, test=None, items=None, **options) -> pl.
 
 def methodology_qrels(
     methodology: str,
-    train,
-    test,
-    items=None,
+    train: object,
+    test: object,
+    items: Items | None = None,
     *,
     relevant_threshold: float = 5.0,
     long_tail: float | None = None,
     grade: str = "rating",
     scale: int | None = None,
-    **qrels_options,
+    **qrels_options: Any,
 ) -> QrelsResult:
     """The qrels matching ``methodology``'s queries.
 
@@ -341,6 +350,7 @@ def methodology_qrels(
     cset = candidate_set(methodology, train, test, items, relevant_threshold=relevant_threshold,
                          long_tail=long_tail)
     cases = cset.cases
+    assert cases is not None  # per_case: the candidate set built them
     qrels, info = opr_qrels(cset.query_names(cases.get_column(_Q)), cset.split.items.gather(cases.get_column(_I)),
                             cases, relevant_threshold=relevant_threshold, grade=grade, scale=scale)
     info = {"test_ratings": cset.split.test.height, **info}
@@ -354,13 +364,13 @@ _NOT_PER_CASE = ("threshold", "per_user", "offset", "per_user_from", "nonrelevan
 
 
 def build_qrels(
-    test,
+    test: object,
     *,
     methodology: str = "test-ratings",
     relevant_threshold: float = 5.0,
-    train=None,
-    columns=None,
-    **options,
+    train: object = None,
+    columns: str | Mapping[str, str | int] | None = None,
+    **options: Any,
 ) -> pl.DataFrame:
     """The qrels frame ``trecrs qrels`` writes (``query iter doc rel``), from test ratings (a frame or a path).
 

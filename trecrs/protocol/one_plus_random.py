@@ -140,7 +140,7 @@ def case_keys(seed: int, users: list[str], items: list[str]) -> np.ndarray:
     return mix64(mix64(hu ^ _seed_key(seed), add_gamma=False) ^ hi, add_gamma=False)
 
 
-def _check_draw_options(opts: CandidateOptions) -> None:
+def _check_draw_options(opts: CandidateOptions) -> int:
     if opts.pool not in OPR_POOLS:
         raise UsageError(f"unknown One-Plus-Random pool {opts.pool!r}; choose from {OPR_POOLS}")
     if opts.n < 1:
@@ -148,6 +148,7 @@ def _check_draw_options(opts: CandidateOptions) -> None:
     if opts.seed is None:
         raise UsageError("one-plus-random draws random items: give a seed (seed=S)")
     check_seed(opts.seed)
+    return opts.seed
 
 
 def _item_hashes(split: IndexedSplit, pool: np.ndarray) -> np.ndarray:
@@ -184,7 +185,7 @@ def _smallest(keys: np.ndarray, n: int, c_i: np.ndarray) -> np.ndarray:
 
 def one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
     """Candidates of every case (see the module docstring), in chunks of whole cases: ``_q, _u, _i``."""
-    _check_draw_options(opts)
+    seed = _check_draw_options(opts)
     cases = opr_cases(split, opts)
     n_items = split.items.len()
     pool = np.ones(n_items, dtype=bool) if opts.pool == "all" else split.item_mask(split.test)
@@ -192,7 +193,7 @@ def one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: di
     rated = pl.concat([split.train.select(_U, _I), split.test.select(_U, _I)]).sort(_U, _I)
     cu = cases.get_column(_U).to_numpy()
     ci = cases.get_column(_I).to_numpy()
-    keys_case = case_keys(opts.seed, split.users.gather(cu).to_list(), split.items.gather(ci).to_list())
+    keys_case = case_keys(seed, split.users.gather(cu).to_list(), split.items.gather(ci).to_list())
     step = max(1, opts.chunk_rows // max(1, n_items))
     short = 0
     for start in range(0, cases.height, step):

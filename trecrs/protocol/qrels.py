@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -100,6 +101,7 @@ class Grade:
 
 def _shifted(scaled: pl.Expr, factor: int, threshold: float | None) -> pl.Expr:
     # the lowest rating that can pass the threshold gets 1: ceil is exact for thresholds on the grid
+    assert threshold is not None  # needs_threshold: make_qrels refuses grade=shifted without one
     base = math.ceil(threshold * factor - 1e-9)
     return scaled - base + 1
 
@@ -155,13 +157,14 @@ def relevance_mask(
             raise UsageError(f"unknown per-user rule {per_user!r}; choose from {sorted(USER_BASES)}")
         if per_user_from not in USER_STATS_FROM:
             raise UsageError(f"per-user statistics come from one of {USER_STATS_FROM}, not {per_user_from!r}")
-        if per_user_from != "test" and train is None:
+        if per_user_from == "test":
+            source = test
+        elif train is None:
             raise UsageError(f"per-user statistics from {per_user_from!r} need the training ratings (train=)")
-        source = {
-            "test": lambda: test,
-            "train": lambda: train,
-            "all": lambda: pl.concat([train.select(USER, ITEM, RATING), test.select(USER, ITEM, RATING)]),
-        }[per_user_from]()
+        elif per_user_from == "train":
+            source = train
+        else:
+            source = pl.concat([train.select(USER, ITEM, RATING), test.select(USER, ITEM, RATING)])
         base = source.group_by(USER).agg(USER_BASES[per_user](pl.col(RATING)).alias("_base"))
         out = out.join(base, on=USER, how="left", maintain_order="left")
         out = out.with_columns(
@@ -172,13 +175,13 @@ def relevance_mask(
 
 
 def make_qrels(
-    test,
+    test: object,
     *,
     threshold: float | None = None,
     per_user: str | None = None,
     offset: float = 0.0,
     per_user_from: str = "test",
-    train=None,
+    train: object = None,
     grade: str = "rating",
     nonrelevant: bool = False,
     scale: int | None = None,
@@ -252,6 +255,6 @@ def make_qrels(
     return QrelsResult(natural_sort(out, [QUERY, DOC]).select(list(QRELS_SCHEMA)), info)
 
 
-def qrels_from_ratings(test, **options) -> pl.DataFrame:
+def qrels_from_ratings(test: object, **options: Any) -> pl.DataFrame:
     """The qrels frame of :func:`make_qrels` alone (same options)."""
     return make_qrels(test, **options).qrels

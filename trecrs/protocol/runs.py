@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -40,6 +41,9 @@ from .candidates import _I, _Q, _U, CandidateSet, candidate_set
 
 MISSING_POLICIES: tuple[str, ...] = ("fail", "last", "drop")
 
+PathLike = str | os.PathLike
+Columns = str | Mapping[str, str | int]  # role -> column name or position from 1, or "user=userId,..."
+
 _S = "_s"
 
 
@@ -49,7 +53,7 @@ _S = "_s"
 class FrameCandidates:
     """Candidates given as a frame ``query, user, item`` (e.g. read from a PAIRS file), coded like a split."""
 
-    def __init__(self, frame: pl.DataFrame):
+    def __init__(self, frame: pl.DataFrame) -> None:
         missing = [c for c in (QUERY, USER, ITEM) if c not in frame.columns]
         if missing:
             raise InputError(None, None, f"candidates lack column(s) {missing}; has {frame.columns}")
@@ -99,7 +103,7 @@ class _Tally:
     missing: int = 0
     written: int = 0
     cut: int = 0
-    first_missing: tuple | None = None  # (query, user, item) of the first candidate without a score
+    first_missing: tuple[str, str, str] | None = None  # (query, user, item) of the first candidate without a score
 
 
 def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
@@ -111,7 +115,8 @@ def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
         raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}", arguments=["tag"])
 
 
-def _coded_scores(cands, scores: pl.DataFrame, users: pl.Series, items: pl.Series, scores_path) -> pl.DataFrame:
+def _coded_scores(cands: CandidateSet | FrameCandidates, scores: pl.DataFrame, users: pl.Series, items: pl.Series,
+                  scores_path: PathLike | None) -> pl.DataFrame:
     """``_u, _i, score, _s`` (row number in ``scores``) of the scores whose user and item the candidates know.
 
     With a split's candidates, a user in neither train nor test is an error: the ids are not the split's.
@@ -133,7 +138,7 @@ def _coded_scores(cands, scores: pl.DataFrame, users: pl.Series, items: pl.Serie
 
 
 def _scored_chunk(chunk: pl.DataFrame, scored: pl.DataFrame, missing: str, fill: float, tally: _Tally,
-                  name) -> pl.DataFrame | None:
+                  name: Callable[[dict], tuple[str, str, str]]) -> pl.DataFrame | None:
     """A candidate chunk with its scores, missing ones handled by ``missing``; None once ``fail`` has failed."""
     joined = chunk.join(scored, on=[_U, _I], how="left")
     tally.used[joined.get_column(_S).drop_nulls().to_numpy()] = True
@@ -152,8 +157,8 @@ def _scored_chunk(chunk: pl.DataFrame, scored: pl.DataFrame, missing: str, fill:
     return joined
 
 
-def _run_chunk(joined: pl.DataFrame, cands, items: pl.Series, depth: int | None, tag: str,
-               tally: _Tally) -> pl.DataFrame:
+def _run_chunk(joined: pl.DataFrame, cands: CandidateSet | FrameCandidates, items: pl.Series, depth: int | None,
+               tag: str, tally: _Tally) -> pl.DataFrame:
     """Scored candidates -> run lines: trec_eval order, ranks 1..n, cut at ``depth``."""
     ranked = trec_order(
         joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
@@ -176,8 +181,8 @@ def _run_chunk(joined: pl.DataFrame, cands, items: pl.Series, depth: int | None,
     )
 
 
-def _finish(info: dict, cands, scores: pl.DataFrame, tally: _Tally, *, missing: str, depth, tag: str,
-            fill: float, scores_path) -> None:
+def _finish(info: dict, cands: CandidateSet | FrameCandidates, scores: pl.DataFrame, tally: _Tally, *, missing: str,
+            depth: int | None, tag: str, fill: float, scores_path: PathLike | None) -> None:
     """Fill ``info`` with the counts; raise when no score was a candidate or ``fail`` found a gap."""
     n_used = int(tally.used.sum())
     info.update(
@@ -199,6 +204,7 @@ def _finish(info: dict, cands, scores: pl.DataFrame, tally: _Tally, *, missing: 
         raise InputError(scores_path, None, f"none of the {scores.height} scores is a candidate pair of this "
                          "methodology; do the user and item ids belong to this split?")
     if missing == "fail" and tally.missing:
+        assert tally.first_missing is not None  # recorded with the first missing candidate
         q, u, i = tally.first_missing
         raise InputError(
             scores_path, None,
@@ -214,14 +220,14 @@ def _finish(info: dict, cands, scores: pl.DataFrame, tally: _Tally, *, missing: 
 
 def iter_run(
     cands: CandidateSet | FrameCandidates | pl.DataFrame,
-    scores,
+    scores: object,
     *,
     missing: str = "fail",
     depth: int | None = None,
     tag: str = "trecrs",
     kind: str | None = None,
-    columns=None,
-    scores_path=None,
+    columns: Columns | None = None,
+    scores_path: PathLike | None = None,
     info: dict | None = None,
 ) -> Iterator[pl.DataFrame]:
     """Yield the run chunk by chunk (whole queries, natural query order); ``info`` is filled at the end.
@@ -247,11 +253,11 @@ def iter_run(
     else:
         users, items = cands.users, cands.items
     scored = _coded_scores(cands, scores, users, items, scores_path)
-    smin = scores.get_column(SCORE).min()
+    smin = cast(float, scores.get_column(SCORE).min())  # a Float64 column, never empty
     fill = float(smin - max(1.0, abs(smin)))
     tally = _Tally(np.zeros(scores.height, dtype=bool))
 
-    def name(row: dict) -> tuple:
+    def name(row: dict) -> tuple[str, str, str]:
         return cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]]
 
     for chunk in cands.code_chunks():
@@ -261,7 +267,7 @@ def iter_run(
     _finish(info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path)
 
 
-def build_run(cands: CandidateSet | FrameCandidates | pl.DataFrame, scores, **options) -> RunResult:
+def build_run(cands: CandidateSet | FrameCandidates | pl.DataFrame, scores: object, **options: Any) -> RunResult:
     """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
 
     ``cands``: a :class:`~trecrs.protocol.candidates.CandidateSet` (from
@@ -280,22 +286,22 @@ def build_run(cands: CandidateSet | FrameCandidates | pl.DataFrame, scores, **op
     return RunResult(run, info)
 
 
-def write_run_stream(chunks: Iterator[pl.DataFrame], path) -> None:
+def write_run_stream(chunks: Iterator[pl.DataFrame], path: PathLike) -> None:
     """Write run chunks as ``qid Q0 docno rank score tag`` lines, atomically (nothing left on error)."""
     write_chunks(chunks, path)
 
 
 def run_from_scores(
-    scores,
+    scores: object,
     *,
     methodology: str,
-    train,
-    test,
-    columns=None,
+    train: object,
+    test: object,
+    columns: Columns | None = None,
     missing: str = "fail",
     depth: int | None = None,
     tag: str = "trecrs",
-    **candidate_options,
+    **candidate_options: Any,
 ) -> pl.DataFrame:
     """The TREC run ``trecrs run`` writes: ``methodology``'s candidates on the split ``train``/``test``
     ranked by ``scores`` (a path or a frame ``user, item, score``), as :func:`build_run` builds it.

@@ -227,7 +227,7 @@ def popularity_below(model: Recommender, values: np.ndarray, items: np.ndarray) 
     scored = values[np.isfinite(values)]
     lo = float(scored.min()) if scored.size else 0.0
     missing = ~np.isfinite(values)
-    counts = np.diff(model.data.R.tocsc().indptr)
+    counts = np.diff(model._fitted.R.tocsc().indptr)
     pop = np.where(items[missing] >= 0, counts[np.maximum(items[missing], 0)], 0)
     distinct = np.unique(pop)  # ascending: the rank from the top is (#distinct - 1 - position)
     rank = distinct.size - 1 - np.searchsorted(distinct, pop)
@@ -266,6 +266,13 @@ class Recommender:
         for key, value in self.params.items():
             setattr(self, key, value)
         self.data: RatingData | None = None
+
+    @property
+    def _fitted(self) -> RatingData:
+        """The training data :meth:`fit` coded (a UsageError before ``fit``)."""
+        if self.data is None:
+            raise UsageError(f"{self.name}: fit() before score()")
+        return self.data
 
     # ---- public
     def fit(self, train: pl.DataFrame) -> Recommender:
@@ -327,7 +334,7 @@ class Recommender:
         idx = idx[np.argsort(u[idx], kind="stable")]
         uu = u[idx]
         users = np.unique(uu)
-        step = max(1, _BLOCK_CELLS // max(1, self.data.n_items))
+        step = max(1, _BLOCK_CELLS // max(1, self._fitted.n_items))
         for start in range(0, users.size, step):
             block_users = users[start : start + step]
             dense = self._block(block_users)
@@ -340,7 +347,7 @@ class Recommender:
 
     def _known_ratings(self, block: np.ndarray, users: np.ndarray) -> None:
         """Mahout returns a user's own rating for an item the user rated; do the same in ``block``."""
-        sub = self.data.R[users]
+        sub = self._fitted.R[users]
         r, c = sub.nonzero()
         block[r, c] = np.asarray(sub[r, c]).ravel()
 

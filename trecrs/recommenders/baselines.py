@@ -37,7 +37,7 @@ class TopPop(Recommender):
     name = "toppop"
 
     def _fit(self) -> None:
-        self._count = np.diff(self.data.R.tocsc().indptr).astype(np.float64)
+        self._count = np.diff(self._fitted.R.tocsc().indptr).astype(np.float64)
 
     def _score_coded(self, u, i, pairs):
         return np.where(i >= 0, self._count[np.maximum(i, 0)], 0.0)
@@ -50,7 +50,7 @@ class ItemAvg(Recommender):
     name = "itemavg"
 
     def _fit(self) -> None:
-        self._mean = _row_means(self.data.R.T.tocsr())
+        self._mean = _row_means(self._fitted.R.T.tocsr())
 
     def _score_coded(self, u, i, pairs):
         return np.where(i >= 0, self._mean[np.maximum(i, 0)], np.nan)

@@ -195,13 +195,17 @@ class UserKNN(Recommender):
 
     name = "userknn"
     defaults = {"k": 50, "similarity": "pearson", "weighting": "shifted", "ties": "mahout"}
+    k: int
+    similarity: str
+    weighting: str
+    ties: str
 
     def _fit(self) -> None:
         similarity = option(self.name, "similarity", self.similarity, USER_SIMILARITIES)
         if int(self.k) < 1:
             raise UsageError("userknn: k must be at least 1")
         self._weighting = option(self.name, "weighting", self.weighting, WEIGHTINGS)
-        sim = similarity(self.data)
+        sim = similarity(self._fitted)
         np.fill_diagonal(sim, np.nan)  # Mahout's estimator skips the user itself
         self.neighbours = nearest_neighbours(sim, int(self.k), self.ties)
         r, c = self.neighbours.nonzero()
@@ -213,7 +217,7 @@ class UserKNN(Recommender):
         self._Wd = sp.csr_matrix((w_den, (r, c)), shape=shape)
 
     def _block(self, users):
-        d = self.data
+        d = self._fitted
         num = (self._Wn[users] @ d.R).toarray()
         den = (self._Wd[users] @ d.B).toarray()
         cnt = (self.neighbours[users] @ d.B).toarray() if self._weighting.capped else None
@@ -235,11 +239,13 @@ class ItemKNN(Recommender):
 
     name = "itemknn"
     defaults = {"similarity": "adjusted-cosine", "weighting": "shifted"}
+    similarity: str
+    weighting: str
 
     def _fit(self) -> None:
         similarity = option(self.name, "similarity", self.similarity, ITEM_SIMILARITIES)
         self._weighting = option(self.name, "weighting", self.weighting, WEIGHTINGS)
-        sim = similarity(self.data)
+        sim = similarity(self._fitted)
         defined = ~np.isnan(sim)
         w_num, w_den = self._weighting.weights(np.where(defined, sim, 0.0))
         self._Wn_t = np.ascontiguousarray(np.where(defined, w_num, 0.0).T)
@@ -247,7 +253,7 @@ class ItemKNN(Recommender):
         self._M_t = np.ascontiguousarray(defined.T.astype(np.float64)) if self._weighting.capped else None
 
     def _block(self, users):
-        d = self.data
+        d = self._fitted
         num = d.R[users] @ self._Wn_t  # num[u, i] = sum_j r_uj w(sim(i, j))
         den = d.B[users] @ self._Wd_t
         cnt = d.B[users] @ self._M_t if self._M_t is not None else None
@@ -283,6 +289,10 @@ class _CremonesiKNN(Recommender):
     """Shared machinery of CorNgbr and NNCosNgbr: baselines, shrunk item similarities, D^k(u; i)."""
 
     defaults = {"k": 200, "shrinkage": 100.0, "lambda_item": 25.0, "lambda_user": 10.0}
+    k: int
+    shrinkage: float
+    lambda_item: float
+    lambda_user: float
     normalised = True
 
     def _similarity(self) -> np.ndarray:  # pragma: no cover
@@ -291,14 +301,14 @@ class _CremonesiKNN(Recommender):
     def _fit(self) -> None:
         if int(self.k) < 1 or float(self.shrinkage) < 0:
             raise UsageError(f"{self.name}: k must be >= 1 and shrinkage >= 0")
-        self._mu, self._bu, self._bi = baseline_estimates(self.data, self.lambda_item, self.lambda_user)
+        self._mu, self._bu, self._bi = baseline_estimates(self._fitted, self.lambda_item, self.lambda_user)
         d = self._similarity()
         d[np.isnan(d)] = 0.0
         np.fill_diagonal(d, 0.0)  # an item is not its own neighbour
         self._D = d
 
     def _block(self, users):
-        d = self.data
+        d = self._fitted
         k = int(self.k)
         out = np.empty((users.size, d.n_items))
         for row, u in enumerate(users):
@@ -330,7 +340,7 @@ class CorNgbr(_CremonesiKNN):
     normalised = True
 
     def _similarity(self):
-        d = self.data
+        d = self._fitted
         sim, n = corated_similarity(d.R.T.tocsr(), d.B.T.tocsr(), centered=True)
         return shrink(sim, n, float(self.shrinkage))
 
@@ -347,7 +357,7 @@ class NNCosNgbr(_CremonesiKNN):
     normalised = False
 
     def _similarity(self):
-        d = self.data
+        d = self._fitted
         Rt = d.R.T.tocsr()
         num = (Rt @ Rt.T).toarray()
         norms = np.sqrt(np.asarray(Rt.multiply(Rt).sum(axis=1)).ravel())

@@ -31,9 +31,12 @@ class BiasedMF(Recommender):
 
     name = "mf"
     defaults = {"factors": 50, "regularization": 0.065, "iterations": 15}
+    factors: int
+    regularization: float
+    iterations: int
 
     def _fit(self) -> None:
-        d = self.data
+        d = self._fitted
         f = int(self.factors)
         lam = float(self.regularization)
         if f < 1 or lam < 0 or int(self.iterations) < 1:
@@ -123,11 +126,12 @@ class PureSVD(Recommender):
 
     name = "puresvd"
     defaults = {"factors": 50}
+    factors: int
     # Largest users x items matrix decomposed densely (80 MB of float64); larger ones go to ARPACK.
     dense_cells = 10_000_000
 
     def _fit(self) -> None:
-        d = self.data
+        d = self._fitted
         f = int(self.factors)
         if f < 1:
             raise UsageError("puresvd: factors must be >= 1")
@@ -145,4 +149,4 @@ class PureSVD(Recommender):
         self._Q = np.ascontiguousarray(Q)
 
     def _block(self, users):
-        return np.asarray(self.data.R[users] @ self._Q) @ self._Q.T
+        return np.asarray(self._fitted.R[users] @ self._Q) @ self._Q.T

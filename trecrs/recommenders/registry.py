@@ -8,7 +8,6 @@ choices and its ``--list`` from here.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,7 @@ from .mf import BiasedMF, PureSVD
 class Algorithm:
     """A registered algorithm: its class, a one-line summary, and the paper it follows."""
 
-    factory: Callable[..., Recommender]
+    factory: type[Recommender]
     summary: str
     source: str
 
@@ -87,7 +86,7 @@ def resolve(name: str) -> tuple[str, dict]:
     raise UsageError(f"unknown algorithm {name!r}; known: {', '.join(algorithm_names())}")
 
 
-def make_recommender(name: str, *, seed: int = 0, **params) -> Recommender:
+def make_recommender(name: str, *, seed: int = 0, **params: Any) -> Recommender:
     """A recommender by algorithm or preset name; ``params`` override the preset's / defaults."""
     algo, preset = resolve(name)
     return ALGORITHMS[algo].factory(seed=seed, **{**preset, **params})
@@ -115,7 +114,8 @@ def parse_param(text: str, algorithm: str) -> tuple[str, Any]:
 
 
 def recommend(
-    train: pl.DataFrame, pairs: pl.DataFrame, algorithm: str, *, seed: int = 0, unscored: str = "fallback", **params
+    train: pl.DataFrame, pairs: pl.DataFrame, algorithm: str, *, seed: int = 0, unscored: str = "fallback",
+    **params: Any,
 ) -> Scores:
     """Fit ``algorithm`` on ``train`` and score the distinct (user, item) pairs of ``pairs``; as
     ``trecrs recommend``, every pair by default (``unscored``: :data:`~.base.UNSCORED`)."""
