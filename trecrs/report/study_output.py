@@ -109,7 +109,7 @@ def cliques(ranks: dict[str, float], cd: float) -> list[tuple[float, float]]:
     """The bars of the diagram: maximal runs of systems (by average rank) within ``cd`` of each other, as
     (lowest rank, highest rank), each of two or more systems and not inside another."""
     r = sorted(ranks.values())
-    spans = []
+    spans: list[tuple[float, float]] = []
     for i, low in enumerate(r):
         j = max(k for k in range(i, len(r)) if r[k] - low < cd)
         if j > i and not any(a <= low and r[j] <= b for a, b in spans):
