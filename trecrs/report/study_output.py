@@ -39,8 +39,10 @@ def _footer(result: StudyResult, measure: str) -> list[str]:
     out = [f"{MARK}: p < {result.alpha} against {result.baseline} ({', '.join(tests) or 'no test'}, two-sided); "
            f"± half-width of the {1 - result.alpha:.0%} t interval over the folds"]  # fmt: skip
     if measure in result.friedman:
+        # NaN (every system tied on every data set) is None in the result: printed as nan
         f = result.friedman[measure]
-        out.append(f"Friedman chi-square {f['statistic']:.4f}, p = {f['p']:.4g} ({len(result.ranks[measure])} systems, "
+        stat, p = (math.nan if v is None else v for v in (f["statistic"], f["p"]))
+        out.append(f"Friedman chi-square {stat:.4f}, p = {p:.4g} ({len(result.ranks[measure])} systems, "
                    f"{len(result.datasets)} data sets)")  # fmt: skip
     if measure in result.cd:
         out.append(f"Nemenyi critical difference {result.cd[measure]:.4f} (alpha {result.alpha})")
