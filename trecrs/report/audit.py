@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -22,7 +24,13 @@ from . import audit_measures  # noqa: F401  (registers power and baselines)
 from .audit_checks import CHECKS, NEEDS, SEVERITIES, AuditInputs, Outcome
 from .markdown import md_table
 
+if TYPE_CHECKING:
+    from ..measures.request import MeasureRequest
+    from .audit_checks import Check
+
 PathLike = str | os.PathLike
+#: The runs of an audit: paths (each named by its path), or name -> path or frame.
+Runs = dict[str, PathLike | pl.DataFrame] | Iterable[PathLike]
 DEFAULT_MEASURES = ("P.10", "ndcg_cut.10")
 DEFAULT_CUTOFF = 10
 
@@ -64,7 +72,9 @@ class AuditResult:
         return {"findings": [f.to_dict() for f in self.findings], "skipped": self.skipped}
 
 
-def audit(*, train=None, test=None, qrels=None, runs=None, candidates=None, items=None, measures=None,
+def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.DataFrame | None = None,
+          runs: Runs | None = None, candidates: PathLike | pl.DataFrame | None = None,
+          items: PathLike | Iterable[str] | None = None, measures: list[str] | tuple[str, ...] | None = None,
           relevance_level: int = 1, threshold: float = 4.0, random_split: bool | None = None, seed: int = 0,
           trec_eval_version: int = 9) -> AuditResult:  # fmt: skip
     """Check an evaluation's inputs for the flaws of docs/audit.md; every input is optional.
@@ -80,7 +90,7 @@ def audit(*, train=None, test=None, qrels=None, runs=None, candidates=None, item
     a = _inputs(train, test, qrels, runs, candidates, items, measures, relevance_level=relevance_level,
                 threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version)  # fmt: skip
     found: list[tuple[tuple, AuditFinding]] = []
-    skipped = []
+    skipped: list[dict] = []
     for rank, c in enumerate(CHECKS.values()):
         missing = [n for n in c.needs if not a.has(n)]
         if missing:
@@ -96,25 +106,28 @@ def audit(*, train=None, test=None, qrels=None, runs=None, candidates=None, item
     return AuditResult([f for _, f in found], skipped)
 
 
-def _finding(c, o: Outcome, run: str | None) -> AuditFinding:
+def _finding(c: Check, o: Outcome, run: str | None) -> AuditFinding:
     return AuditFinding(c.id, o.severity or c.severity, int(o.count), int(o.of), o.example if o.count else "",
                    c.source, c.advice, run, o.measure, o.values)  # fmt: skip
 
 
-def _inputs(train, test, qrels, runs, candidates, items, measures, **options) -> AuditInputs:
+def _inputs(train: object, test: object, qrels: PathLike | pl.DataFrame | None, runs: Runs | None,
+            candidates: PathLike | pl.DataFrame | None, items: PathLike | Iterable[str] | None,
+            measures: list[str] | tuple[str, ...] | None, *, relevance_level: int, threshold: float,
+            random_split: bool | None, seed: int, trec_eval_version: int) -> AuditInputs:
     """Read what is given as paths (each with its own reader's errors) into an :class:`AuditInputs`."""
     from ..files.candidates import read_candidates, read_items
     from ..files.ratings import as_ratings
     from ..files.trec import read_qrels, read_run
     from ..measures.request import parse_measures
 
-    def ratings(x):
+    def ratings(x: object) -> pl.DataFrame | None:
         return None if x is None else as_ratings(x)
 
-    if options["random_split"] is None:
-        options["random_split"] = declared_random_split(train, test)
-    measures = list(measures or DEFAULT_MEASURES)
-    request = parse_measures(measures, trec_eval_version=options["trec_eval_version"])
+    if random_split is None:
+        random_split = declared_random_split(train, test)
+    names = list(measures or DEFAULT_MEASURES)
+    request = parse_measures(names, trec_eval_version=trec_eval_version)
     a = AuditInputs(
         train=ratings(train), test=ratings(test),
         qrels=None if qrels is None else read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels,
@@ -122,12 +135,13 @@ def _inputs(train, test, qrels, runs, candidates, items, measures, **options) ->
                     if isinstance(candidates, str | os.PathLike) else candidates),
         items=(None if items is None else read_items(items) if isinstance(items, str | os.PathLike)
                else pl.Series("item", list(items), dtype=pl.Utf8)),
-        runs=_runs(runs, read_run), measures=measures, cutoff=_cutoff(request), **options,
+        runs=_runs(runs, read_run), measures=names, cutoff=_cutoff(request), relevance_level=relevance_level,
+        threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version,
     )  # fmt: skip
     return a
 
 
-def _runs(runs, read_run) -> dict[str, pl.DataFrame]:
+def _runs(runs: Runs | None, read_run: Callable[[PathLike], pl.DataFrame]) -> dict[str, pl.DataFrame]:
     if runs is None:
         return {}
     if not isinstance(runs, dict):
@@ -137,14 +151,14 @@ def _runs(runs, read_run) -> dict[str, pl.DataFrame]:
     return {str(k): read_run(v) if isinstance(v, str | os.PathLike) else v for k, v in runs.items()}
 
 
-def _cutoff(request) -> int:
+def _cutoff(request: MeasureRequest) -> int:
     from ..engines.vectorized.ties import report_cutoffs
 
     ks = report_cutoffs(request)
     return ks[-1] if ks else DEFAULT_CUTOFF
 
 
-def declared_random_split(*paths) -> bool:
+def declared_random_split(*paths: object) -> bool:
     """True when a split file's manifest declares a split that ignores time."""
     from ..data.splits import declared_random
     from ..files.manifest import read_manifest

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 import polars as pl
 
 from ..protocol.one_plus_random import CASE_SEPARATOR
 from ..schema import DOC, ITEM, QUERY, RATING, REL, TIMESTAMP, USER
+
+T = TypeVar("T")
 
 #: Severities, worst first.
 SEVERITIES = ("error", "warning", "info")
@@ -88,13 +91,14 @@ class Check:
 
 
 CHECKS: dict[str, Check] = {}
+CheckFunc = TypeVar("CheckFunc", bound=Callable[..., Outcome | list[Outcome]])
 
 
 def check(id: str, severity: str, needs: tuple[str, ...], *, count: str, of: str, source: str, advice: str,
-          per_run: bool = False):  # fmt: skip
+          per_run: bool = False) -> Callable[[CheckFunc], CheckFunc]:  # fmt: skip
     """Decorator adding a check to :data:`CHECKS` (an id registered twice is refused)."""
 
-    def deco(func):
+    def deco(func: CheckFunc) -> CheckFunc:
         if id in CHECKS:
             raise ValueError(f"audit check {id!r} registered twice")
         CHECKS[id] = Check(id, severity, needs, per_run, count, of, source, advice, func)
@@ -104,6 +108,18 @@ def check(id: str, severity: str, needs: tuple[str, ...], *, count: str, of: str
 
 
 # --------------------------------------------------------------------------------------------- helpers
+
+
+def given(value: T | None) -> T:
+    """An input a check needs: :func:`~.audit.audit` runs a check only when its ``needs`` are given."""
+    if value is None:
+        raise ValueError("an audit check ran without an input it needs")
+    return value
+
+
+def _least(df: pl.DataFrame, column: str) -> str:
+    """The smallest (bytewise) id of a string column."""
+    return cast(str, df.get_column(column).min())
 
 
 def _pairs(df: pl.DataFrame) -> pl.DataFrame:
@@ -153,19 +169,21 @@ LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommende
 def overlap(a: AuditInputs) -> Outcome:
     # a semi join needs no distinct pass over train (a right side's repeats are harmless); test's pairs
     # are distinct when read from a file (the readers refuse a pair given twice), so their count is cheap
-    both = _pairs(a.test.join(a.train.select(USER, ITEM), on=[USER, ITEM], how="semi"))
-    return Outcome(both.height, _distinct_pairs(a.test), _pair_example(both))
+    train, test = given(a.train), given(a.test)
+    both = _pairs(test.join(train.select(USER, ITEM), on=[USER, ITEM], how="semi"))
+    return Outcome(both.height, _distinct_pairs(test), _pair_example(both))
 
 
 @check("test-before-train-user", "warning", ("train", "test", "timestamps"),
        count="test ratings older than the same user's latest training rating", of="test ratings", source=LEAKAGE,
        advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)")  # fmt: skip
 def test_before_train_user(a: AuditInputs) -> Outcome:
-    last = a.train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
-    bad = a.test.join(last, on=USER, how="inner").filter(pl.col(TIMESTAMP) < pl.col("_last"))
+    train, test = given(a.train), given(a.test)
+    last = train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
+    bad = test.join(last, on=USER, how="inner").filter(pl.col(TIMESTAMP) < pl.col("_last"))
     r = _smallest(bad, [USER, ITEM])
     ex = r and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
-    return Outcome(bad.height, a.test.height, ex or "")
+    return Outcome(bad.height, test.height, ex or "")
 
 
 @check("future-training", "warning", ("train", "test", "timestamps"),
@@ -173,11 +191,12 @@ def test_before_train_user(a: AuditInputs) -> Outcome:
        advice="cut train and test at one point in time (trecrs split --method temporal --cut T); a random split "
        "is declared with --random-split (or by its manifest) and makes this a note")  # fmt: skip
 def future_training(a: AuditInputs) -> Outcome:
-    oldest = a.test.get_column(TIMESTAMP).min()
-    bad = a.train.filter(pl.col(TIMESTAMP) > oldest)
+    train, test = given(a.train), given(a.test)
+    oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
+    bad = train.filter(pl.col(TIMESTAMP) > oldest)
     r = _smallest(bad, [USER, ITEM])
     ex = f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})" if r else ""
-    return Outcome(bad.height, a.train.height, ex, severity="info" if a.random_split else None,
+    return Outcome(bad.height, train.height, ex, severity="info" if a.random_split else None,
                    values={"random_split": a.random_split})  # fmt: skip
 
 
@@ -185,17 +204,18 @@ def future_training(a: AuditInputs) -> Outcome:
        source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
        advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set")  # fmt: skip
 def cold_users(a: AuditInputs) -> Outcome:
-    users = a.test.select(USER).unique()
-    cold = users.join(a.train.select(USER), on=USER, how="anti")
-    return Outcome(cold.height, users.height, f"user {cold.get_column(USER).min()}" if cold.height else "")
+    users = given(a.test).select(USER).unique()
+    cold = users.join(given(a.train).select(USER), on=USER, how="anti")
+    return Outcome(cold.height, users.height, f"user {_least(cold, USER)}" if cold.height else "")
 
 
 @check("cold-items", "info", ("train", "test"), count="test ratings on items without a training rating",
        of="test ratings", source="an item no training rating mentions cannot be scored by collaborative models",
        advice="expect collaborative models to miss these items; count them in the report or filter them")  # fmt: skip
 def cold_items(a: AuditInputs) -> Outcome:
-    cold = a.test.join(a.train.select(ITEM), on=ITEM, how="anti")
-    return Outcome(cold.height, a.test.height, _pair_example(cold))
+    test = given(a.test)
+    cold = test.join(given(a.train).select(ITEM), on=ITEM, how="anti")
+    return Outcome(cold.height, test.height, _pair_example(cold))
 
 
 # --------------------------------------------------------------------------------------------- runs
@@ -206,9 +226,9 @@ def cold_items(a: AuditInputs) -> Outcome:
        source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
        advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped")  # fmt: skip
 def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
-    relevant = a.qrels.filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
+    relevant = given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
     missing = relevant.join(run.select(QUERY).unique(), on=QUERY, how="anti")
-    return Outcome(missing.height, relevant.height, f"query {missing.get_column(QUERY).min()}" if missing.height else "")
+    return Outcome(missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else "")
 
 
 @check("extra-users", "info", ("qrels", "runs"), per_run=True, count="run queries absent from the qrels",
@@ -216,8 +236,8 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        advice="check that the run and the qrels come from the same split (ids, One-Plus-Random case names)")  # fmt: skip
 def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     queries = run.select(QUERY).unique()
-    extra = queries.join(a.qrels.select(QUERY).unique(), on=QUERY, how="anti")
-    return Outcome(extra.height, queries.height, f"query {extra.get_column(QUERY).min()}" if extra.height else "")
+    extra = queries.join(given(a.qrels).select(QUERY).unique(), on=QUERY, how="anti")
+    return Outcome(extra.height, queries.height, f"query {_least(extra, QUERY)}" if extra.height else "")
 
 
 @check("seen-items", "error", ("train", "runs"), per_run=True,
@@ -227,7 +247,7 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)")  # fmt: skip
 def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     lines = query_users(a, run)
-    seen = lines.join(a.train.select(USER, pl.col(ITEM).alias(DOC)), on=[USER, DOC], how="semi")
+    seen = lines.join(given(a.train).select(USER, pl.col(ITEM).alias(DOC)), on=[USER, DOC], how="semi")
     r = _smallest(seen, [QUERY, DOC])
     ex = r and f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})")
     return Outcome(seen.height, run.height, ex or "")
@@ -258,7 +278,7 @@ def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        of="run lines", source="coverage and novelty measures divide by the catalogue; an item outside it is a wrong id",
        advice="check the item ids (leading zeros, a prefix) or give the catalogue the run was made from")  # fmt: skip
 def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
-    items = a.items.to_frame(DOC).unique()
+    items = given(a.items).to_frame(DOC).unique()
     bad = run.select(QUERY, DOC).join(items, on=DOC, how="anti")
     r = _smallest(bad, [QUERY, DOC])
     return Outcome(bad.height, run.height, f"query {r[QUERY]}, doc {r[DOC]}" if r else "")
@@ -271,9 +291,10 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        of="candidate pairs", source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
        advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
 def candidate_in_train(a: AuditInputs) -> Outcome:
-    bad = a.candidates.join(a.train.select(USER, ITEM), on=[USER, ITEM], how="semi")
+    candidates = given(a.candidates)
+    bad = candidates.join(given(a.train).select(USER, ITEM), on=[USER, ITEM], how="semi")
     r = _smallest(bad, [QUERY, ITEM])
-    return Outcome(bad.height, a.candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "")
+    return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "")
 
 
 @check("negative-is-positive", "error", ("candidates", "test", "opr"),
@@ -282,8 +303,8 @@ def candidate_in_train(a: AuditInputs) -> Outcome:
        source="the N random items are assumed not relevant (Cremonesi, Koren & Turrin, RecSys 2010)",
        advice="draw the random items among the items the user did not rate (trecrs candidates --methodology one-plus-random)")  # fmt: skip
 def negative_is_positive(a: AuditInputs) -> Outcome:
-    negatives = _opr(a.candidates).filter(pl.col(ITEM) != pl.col("_target"))
-    relevant = a.test.filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING)
+    negatives = _opr(given(a.candidates)).filter(pl.col(ITEM) != pl.col("_target"))
+    relevant = given(a.test).filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING)
     bad = negatives.join(relevant, on=[USER, ITEM], how="inner")
     r = _smallest(bad, [QUERY, ITEM])
     ex = f"query {r[QUERY]}: item {r[ITEM]}, rated {r[RATING]:g} in the test set" if r else ""

@@ -13,10 +13,12 @@ import numpy as np
 import polars as pl
 
 from ..errors import TrecrsWarning
-from ..evaluate import EvalSettings, Evaluation, evaluate_full
+from ..evaluate.api import evaluate_full
+from ..evaluate.result import Evaluation
+from ..evaluate.settings import EvalSettings
 from ..measures.direction import NEITHER, better, sign
 from ..schema import DOC, ITEM, QUERY, REL, SCORE, USER
-from .audit_checks import AuditInputs, Outcome, check, query_users
+from .audit_checks import AuditInputs, Outcome, check, given, query_users
 from .stats import detectable_dz
 
 ALPHA = 0.05
@@ -41,7 +43,7 @@ def _evaluated(a: AuditInputs, name: str, run: pl.DataFrame) -> Evaluation:
 
 
 def _relevant_queries(a: AuditInputs) -> int:
-    return a.qrels.filter(pl.col(REL) >= a.relevance_level).get_column(QUERY).n_unique()
+    return given(a.qrels).filter(pl.col(REL) >= a.relevance_level).get_column(QUERY).n_unique()
 
 
 @check("power", "info", ("qrels", "runs"), per_run=True,
@@ -92,7 +94,7 @@ def baseline_run(a: AuditInputs, label: str, pairs: pl.DataFrame) -> pl.DataFram
 
     key = ("model", label)
     if key not in a.cache:
-        a.cache[key] = make_recommender(BASELINES[label], seed=a.seed).fit(a.train)
+        a.cache[key] = make_recommender(BASELINES[label], seed=a.seed).fit(given(a.train))
     scores = a.cache[key].score(pairs.select(USER, ITEM)).frame
     return pairs.join(scores, on=[USER, ITEM], how="inner").select(QUERY, pl.col(ITEM).alias(DOC), SCORE)
 

@@ -18,11 +18,16 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import TrecrsError, TrecrsWarning, UsageError
-from ..evaluate import EvalSettings, evaluate_full
+from ..evaluate.api import evaluate_full
+from ..evaluate.settings import EvalSettings
 from ..measures.dialects import FRAMEWORKS
 from ..measures.dialects.base import CONCEPTS
+
+if TYPE_CHECKING:
+    from ..measures.request import MeasureRequest
 
 #: trec_eval's measure of a concept without a cutoff (``MRR``, ``MAP``), where the cutoff form is none.
 WHOLE = {"ndcg": "ndcg", "map": "map", "mrr": "recip_rank"}
@@ -77,9 +82,8 @@ def concept_of(measure: str) -> tuple[str, int | None]:
     """``(concept, k)`` of a name as people type it: ``NDCG@10``, ``ndcg_cut.10``, ``MAP@10``, ``HitRate@5``,
     ``MRR`` (any framework's spelling of the concept, trec_eval's or ir_measures'; any case)."""
     m = _NAME.match(measure.strip())
-    key = m and m.group("name").lower()
-    concept = _spellings().get(key) if key else None
-    if concept is None:
+    concept = _spellings().get(m.group("name").lower()) if m else None
+    if m is None or concept is None:
         known = ", ".join(sorted({c for c in _spellings().values()}))
         raise UsageError(f"measure {measure!r}: no known definitions go by this name (concepts: {known}; "
                          "e.g. NDCG@10, MAP@10, Recall@20, HitRate@5, MRR)", arguments=["measure"])  # fmt: skip
@@ -118,7 +122,7 @@ def spellings(concept: str, k: int | None) -> list[tuple[str, str, str]]:
     return rows
 
 
-def definitions(measure: str, qrels, run, *, train=None, relevance_level: int = 1,
+def definitions(measure: str, qrels: object, run: object, *, train: object = None, relevance_level: int = 1,
                 trec_eval_version: int = 9) -> Definitions:  # fmt: skip
     """Every definition that goes by ``measure``, with ``run``'s mean under each (as ``trecrs eval -m`` gives
     it with ``-l relevance_level``; ``train`` feeds the definitions that need training data). A definition
@@ -147,7 +151,7 @@ def definitions(measure: str, qrels, run, *, train=None, relevance_level: int = 
     return Definitions(measure, rows)
 
 
-def _target(request) -> str:
+def _target(request: MeasureRequest) -> str:
     """The trecrs measure one spelling resolves to, as ``-m`` names it (``ndcg_cut.10``, ``ndcg_jk.10,2``)."""
     if request.variants:
         return request.variants[0].target()

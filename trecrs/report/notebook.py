@@ -10,14 +10,23 @@ that comes from the data (run names, measure names, query ids) is escaped with :
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import UsageError
-from ..evaluate import Evaluation
+from ..evaluate.result import Evaluation
 from ..schema import ALL
 from .figures import figure, finish
 from .trec import format_trec
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from ..files.output import PathLike
 
 
 class Html(str):
@@ -25,7 +34,7 @@ class Html(str):
     puts it in as it is; every other string is escaped."""
 
 
-def _cell(text) -> str:
+def _cell(text: object) -> str:
     return text if isinstance(text, Html) else html.escape(str(text))
 
 
@@ -51,7 +60,7 @@ def evaluation_html(ev: Evaluation) -> str:
 # ------------------------------------------------------------------------------------------- figures
 
 
-def _histogram(ax, values: np.ndarray, measure: str):
+def _histogram(ax: Axes, values: np.ndarray, measure: str) -> Callable[..., object]:
     from matplotlib.ticker import MaxNLocator
 
     ax.hist(values, bins="auto", color="C0", edgecolor="white")
@@ -61,7 +70,7 @@ def _histogram(ax, values: np.ndarray, measure: str):
     return ax.axvline  # where the overall value is drawn: across the values' axis
 
 
-def _box(ax, values: np.ndarray, measure: str):
+def _box(ax: Axes, values: np.ndarray, measure: str) -> Callable[..., object]:
     ax.boxplot(values, widths=0.5, showfliers=False)
     # every query a point, spread sideways by a fixed seed: the same values give the same figure
     spread = np.random.default_rng(0).uniform(-0.15, 0.15, values.size)
@@ -76,7 +85,8 @@ def _box(ax, values: np.ndarray, measure: str):
 DISTRIBUTIONS = {"hist": _histogram, "box": _box}
 
 
-def plot_distribution(values, *, measure: str, runid: str, overall: float | None, kind: str = "hist", path=None):
+def plot_distribution(values: ArrayLike, *, measure: str, runid: str, overall: float | None, kind: str = "hist",
+                      path: PathLike | None = None) -> Figure:
     """The per-query values of one measure of one run, drawn as ``kind`` (:data:`DISTRIBUTIONS`), with the
     ``overall`` value (trec_eval's ``all``) a dashed line: the Figure (one axes), saved to ``path`` (PNG,
     or PDF by the suffix, deterministic bytes: :func:`~trecrs.report.figures.save_figure`) when given."""

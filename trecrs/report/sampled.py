@@ -7,6 +7,7 @@ Figure 2). The estimators are :mod:`trecrs.measures.recsys.sampled` (Krichene & 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +36,9 @@ class SampledReport:
     cases: dict[str, pl.DataFrame] | None = None
 
 
-def sampled(train, test, scores: dict, ks=(1, 5, 10), *, n: int = 100, relevant_threshold: float = 5.0,
-            seed: int | None = None, items=None, lam: float = 0.1, missing: str = "fail",
-            paths: dict | None = None) -> SampledReport:  # fmt: skip
+def sampled(train: object, test: object, scores: dict, ks: Iterable[int] = (1, 5, 10), *, n: int = 100,
+            relevant_threshold: float = 5.0, seed: int | None = None, items: object = None, lam: float = 0.1,
+            missing: str = "fail", paths: dict | None = None) -> SampledReport:  # fmt: skip
     """Sampled against exact rank metrics of every system (``scores``: name -> score file or table) on the
     One-Plus-Random candidates of a split: ``trecrs sampled``.
 
@@ -101,7 +102,7 @@ def _agreement(table: pl.DataFrame) -> pl.DataFrame:
                                       "kendall_tau": pl.Float64}, orient="row")
 
 
-def _number(v) -> str:
+def _number(v: float | None) -> str:
     return "-" if v is None else f"{v:.4f}"
 
 

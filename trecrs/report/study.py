@@ -18,16 +18,19 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 import numpy as np
 import polars as pl
 
 from ..errors import UsageError
-from ..evaluate import EvalSettings, evaluate_full
+from ..evaluate.api import evaluate_full
+from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
 from .stats import corrected_resampled_t, nemenyi_cd, t_interval
 
 PathLike = str | os.PathLike
+T = TypeVar("T")
 CORRECTED = "corrected resampled t"
 PLAIN = "paired t"
 
@@ -60,7 +63,7 @@ class StudyResult:
     alpha: float
     cells: list[Cell]
     ranks: dict[str, dict[str, float]]
-    friedman: dict[str, dict[str, float]]
+    friedman: dict[str, dict[str, float | None]]  # statistic, p (None: NaN)
     cd: dict[str, float]
     fold_values: pl.DataFrame  # dataset, fold, system, measure, value
     notes: list[str] = field(default_factory=list)
@@ -83,11 +86,11 @@ def from_dict(doc: dict) -> StudyResult:
                        doc["ranks"], doc["friedman"], doc["cd"], pl.DataFrame(), doc.get("notes", []))  # fmt: skip
 
 
-def _json_num(v):
+def _json_num(v: T) -> T | None:
     return None if isinstance(v, float) and math.isnan(v) else v
 
 
-def study(path: PathLike, measures, *, baseline: str | None = None, alpha: float = 0.05,
+def study(path: PathLike, measures: list | tuple | str | None, *, baseline: str | None = None, alpha: float = 0.05,
           evaluation: EvalSettings | None = None) -> StudyResult:  # fmt: skip
     """Evaluate every line of the study file ``path`` with ``measures`` and ``evaluation`` (trec_eval's flags,
     ``--ties``, the engine) and summarise it (module docstring). ``baseline``: a system name (default: the
@@ -112,7 +115,7 @@ def study(path: PathLike, measures, *, baseline: str | None = None, alpha: float
     return result
 
 
-def _fold_values(lines: pl.DataFrame, measures, settings: EvalSettings) -> pl.DataFrame:
+def _fold_values(lines: pl.DataFrame, measures: list | tuple | str | None, settings: EvalSettings) -> pl.DataFrame:
     """``dataset fold system measure value``: each line's ``all`` value of each measure, as printed."""
     rows = []
     for r in lines.iter_rows(named=True):
@@ -130,9 +133,10 @@ def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | N
         if test.null_count() < part.height or train.null_count() < part.height:
             notes.append(f"{dataset}: test_size/train_size missing on some lines: plain paired t test")
         return None
+    mean_test, mean_train = cast(float, test.mean()), cast(float, train.mean())  # numbers, no nulls
     if test.n_unique() > 1 or train.n_unique() > 1:
-        notes.append(f"{dataset}: the folds' sizes differ; their means are used ({test.mean():g} / {train.mean():g})")
-    return float(test.mean()) / float(train.mean())
+        notes.append(f"{dataset}: the folds' sizes differ; their means are used ({mean_test:g} / {mean_train:g})")
+    return float(mean_test) / float(mean_train)
 
 
 def _cells(values: pl.DataFrame, dataset: str, measure: str, baseline: str, alpha: float,

@@ -39,8 +39,10 @@ def _footer(result: StudyResult, measure: str) -> list[str]:
     out = [f"{MARK}: p < {result.alpha} against {result.baseline} ({', '.join(tests) or 'no test'}, two-sided); "
            f"± half-width of the {1 - result.alpha:.0%} t interval over the folds"]  # fmt: skip
     if measure in result.friedman:
+        # NaN (every system tied on every data set) is None in the result: printed as nan
         f = result.friedman[measure]
-        out.append(f"Friedman chi-square {f['statistic']:.4f}, p = {f['p']:.4g} ({len(result.ranks[measure])} systems, "
+        stat, p = (math.nan if v is None else v for v in (f["statistic"], f["p"]))
+        out.append(f"Friedman chi-square {stat:.4f}, p = {p:.4g} ({len(result.ranks[measure])} systems, "
                    f"{len(result.datasets)} data sets)")  # fmt: skip
     if measure in result.cd:
         out.append(f"Nemenyi critical difference {result.cd[measure]:.4f} (alpha {result.alpha})")
@@ -105,7 +107,7 @@ def cliques(ranks: dict[str, float], cd: float) -> list[tuple[float, float]]:
     """The bars of the diagram: maximal runs of systems (by average rank) within ``cd`` of each other, as
     (lowest rank, highest rank), each of two or more systems and not inside another."""
     r = sorted(ranks.values())
-    spans = []
+    spans: list[tuple[float, float]] = []
     for i, low in enumerate(r):
         j = max(k for k in range(i, len(r)) if r[k] - low < cd)
         if j > i and not any(a <= low and r[j] <= b for a, b in spans):

@@ -8,11 +8,12 @@ summary-only measures runid/num_q/gm_* left out), then the summary with query ``
 from __future__ import annotations
 
 import json
+from collections.abc import Set as AbstractSet
 
 import polars as pl
 
 from ..errors import UsageError
-from ..evaluate import Evaluation
+from ..evaluate.result import Evaluation
 from ..measures.trec_eval import ORDER, base_of, format_float, format_value, printed_per_query
 from ..schema import ALL, MEASURE, QUERY, RUN, VALUE
 
@@ -83,7 +84,7 @@ def _names(ev: Evaluation, column: str) -> list[str]:
     return [ev.request.printed_name(column) if n == column else n for n in ev.printed_names(column)]
 
 
-def _relstring_position(q_cols: list[str], extras: set[str] = frozenset()) -> int:
+def _relstring_position(q_cols: list[str], extras: AbstractSet[str] = frozenset()) -> int:
     rel_order = ORDER["relstring"]
     for j, c in enumerate(q_cols):
         b = base_of(c)

@@ -60,7 +60,7 @@ def tr_far_above(v: SplitMeans) -> Finding:
         for rec in v.recs
         for m in PAPER_METRICS
     }
-    worst = min(ratios, key=ratios.get)
+    worst = min(ratios, key=ratios.__getitem__)
     return Finding(
         "TR values are far above every other methodology",
         all(r >= 2 for r in ratios.values()),
@@ -96,7 +96,7 @@ def tri_equals_ai(v: SplitMeans) -> Finding:
 def tei_at_least_tri(v: SplitMeans) -> Finding:
     """TestItems is never below TrainingItems."""
     gaps = {(rec, m): v(rec, "TeI", m) - v(rec, "TrI", m) for rec in v.recs for m in PAPER_METRICS}
-    low = min(gaps, key=gaps.get)
+    low = min(gaps, key=gaps.__getitem__)
     return Finding(
         "TeI >= TrI for every recommender and metric",
         min(gaps.values()) >= 0,
@@ -149,7 +149,7 @@ def same_ordering(v: SplitMeans) -> Finding:
     """The recommenders rank in the same order under every non-TR methodology and metric."""
     recs = v.recs
     orders = {
-        (meth, m): tuple(sorted(recs, key=lambda r, meth=meth, m=m: -v(r, meth, m)))
+        (meth, m): _order(v, recs, meth, m)
         for meth in OTHERS
         for m in PAPER_METRICS
     }
@@ -163,3 +163,8 @@ def same_ordering(v: SplitMeans) -> Finding:
             for o in distinct
         ),
     )
+
+
+def _order(v: SplitMeans, recs: list[str], meth: str, metric: str) -> tuple[str, ...]:
+    """``recs`` by descending mean under ``meth`` and ``metric`` (ties in their given order)."""
+    return tuple(sorted(recs, key=lambda r: -v(r, meth, metric)))

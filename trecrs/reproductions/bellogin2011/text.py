@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 
@@ -140,7 +141,7 @@ def _distance(d: pl.DataFrame) -> list[str]:
         "Distance from the published bars, per methodology (mean and max |ours - published| over "
         "recommenders and metrics): "
         + "; ".join(f"{m} {a:.3f} / {b:.3f}" for m, a, b in by.iter_rows())
-        + f". Over all {d.height} bars: mean {d.get_column('diff').abs().mean():.3f}.",
+        + f". Over all {d.height} bars: mean {cast(float, d.get_column('diff').abs().mean()):.3f}.",
         "",
     ]
 
@@ -169,9 +170,12 @@ def _our_values(res: pl.DataFrame, coverage: pl.DataFrame, split: str) -> list[s
             rec,
             fmt(value(res, split, rec, "-", "RMSE")),
             fmt(
-                coverage.filter((pl.col("split") == split) & (pl.col("recommender") == rec))
-                .get_column("coverage")
-                .mean()
+                cast(
+                    "float | None",  # the mean of a float column (None without rows)
+                    coverage.filter((pl.col("split") == split) & (pl.col("recommender") == rec))
+                    .get_column("coverage")
+                    .mean(),
+                )
             ),
         ]
         for rec in RECOMMENDERS
