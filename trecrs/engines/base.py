@@ -109,7 +109,7 @@ class FileComputed:
     """What :attr:`Engine.compute_files` returns: the per-query values, the run tag, the query counts."""
 
     computed: Computed
-    tag: str  # the tag of the run's last line, as trec_eval prints it in runid
+    tag: str | None  # the tag of the run's last line, as trec_eval prints it in runid (None: a dask part without rows)
     stats: QueryStats
 
 

@@ -107,21 +107,21 @@ def _check_placement(path: Path, queries: pl.Series, index: int, n: int) -> None
                                      f"parts hold the queries whose id hashes to them (docs/scaling.md)")
 
 
-def _partitioned(qrels, run, n: int | None, tmp: str) -> tuple[list[Path], list[Path], str | None]:
+def _partitioned(qrels, run, n: int, tmp: str) -> tuple[list[Path], list[Path], str | None]:
     """The qrels and run parts (a directory is used as it is, a file is checked and partitioned into
     ``tmp`` to match) and the run's tag (None: the last part's, known when the parts are read)."""
     qdir, rdir = Path(qrels).is_dir(), Path(run).is_dir()
     rparts = dataset_parts(run) if rdir else None
     qparts = dataset_parts(qrels) if qdir else None
-    if qdir and rdir and len(qparts) != len(rparts):
+    if qparts is not None and rparts is not None and len(qparts) != len(rparts):
         raise UsageError(f"the qrels have {len(qparts)} parts and the run {len(rparts)}: partition both alike")
-    n = len(rparts) if rdir else len(qparts) if qdir else n
+    n = len(rparts) if rparts is not None else len(qparts) if qparts is not None else n
     tag = None
-    if not rdir:
+    if rparts is None:
         run_df, tag = read_run_for_scoring(run)  # every line checked here, errors name the file and line
         rparts = write_partitions(run_df.select(QUERY, DOC, SCORE), Path(tmp) / "run", n)
         del run_df
-    if not qdir:
+    if qparts is None:
         qparts = write_partitions(read_qrels(qrels).select(QUERY, DOC, REL), Path(tmp) / "qrels", n)
     return qparts, rparts, tag
 

@@ -11,6 +11,7 @@ breaks score ties: ``form_prefs_counts.c`` sorts equal scores by docno *ascendin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,12 +91,13 @@ def _ec_group(group: list, nj: int, njr: int, counts: np.ndarray) -> JudgmentGro
     """``form_jg_ec`` + ``add_ec_pref_to_jg``: every doc of a higher class preferred to every lower one."""
     jg = JudgmentGroup()
     levels: list[float] = []
+    ecs: list[list[int]] = []
     for g in group:
         if not levels or -g[2] != levels[-1]:
             levels.append(-g[2])
-            jg.ecs.append([])
-        jg.ecs[-1].append(g[3])
-    jg.ecs = [np.array(e, dtype=np.int64) for e in jg.ecs]
+            ecs.append([])
+        ecs[-1].append(g[3])
+    jg.ecs = [np.array(e, dtype=np.int64) for e in ecs]
     for k, (level, ec) in enumerate(zip(levels, jg.ecs, strict=True)):
         ret = int((ec < njr).sum())
         if level > 0.0:
@@ -120,22 +122,22 @@ def _ec_group(group: list, nj: int, njr: int, counts: np.ndarray) -> JudgmentGro
 
 def _pa_group(group: list, nj: int, njr: int, counts: np.ndarray) -> JudgmentGroup:
     """``form_jg_pa`` + ``add_transitives`` + ``add_pa_pref_to_jg``: partial preferences of sub-groups."""
-    jg = JudgmentGroup(rel=np.full(nj, -1.0), pa=np.zeros((nj, nj), dtype=bool))
+    rel, pa = np.full(nj, -1.0), np.zeros((nj, nj), dtype=bool)
+    jg = JudgmentGroup(rel=rel, pa=pa)
     for i, (_, jsg, neg, r, doc) in enumerate(group):
-        level, cur = -neg, jg.rel[r]
+        level, cur = -neg, rel[r]
         if (cur > 0.0 and level == 0.0) or (cur == 0.0 and level > 0.0):
             raise SemanticError(f"doc {doc!r} has both 0 and non-0 rel_level in one judgment group "
                                 "(trec_eval cannot calculate the preference measures either)")
-        jg.rel[r] = level
+        rel[r] = level
         for g in group[i + 1 :]:
             if g[1] != jsg:
                 break
             if g[2] != neg:
-                jg.pa[r, g[3]] = True
-    jg.pa = _transitive(jg.pa)
-    _count_pa(jg, jg.pa, njr)
-    counts += jg.pa
-    rel = jg.rel
+                pa[r, g[3]] = True
+    jg.pa = pa = _transitive(pa)
+    _count_pa(jg, pa, njr)
+    counts += pa
     jg.num_rel_ret, jg.num_nonrel_ret = int((rel[:njr] > 0).sum()), int((rel[:njr] == 0).sum())
     jg.num_rel, jg.num_nonrel = int((rel > 0).sum()), int((rel == 0).sum())
     return jg
@@ -208,7 +210,7 @@ def _pair(blocks: int):
         c, r, n = pc.counts, pc.num_judged_ret, pc.num_judged
         both = (c + c.T) > 0
         upper = np.triu(both, 1)
-        parts = [np.argwhere(upper[:r, :r])]
+        parts: list[np.ndarray] = [np.argwhere(upper[:r, :r])]
         if blocks >= 2:
             parts.append(np.argwhere(both[:r, r:]) + [0, r])
         ij = np.concatenate(parts)
@@ -260,12 +262,13 @@ def _recalculate(jg: JudgmentGroup, pc: PrefCounts, retrieved_only: bool) -> tup
             ful += int(won.sum())
             poss += int((~won).sum())
         return ful, poss + ful
+    assert jg.rel is not None  # set with pa (_pa_group)
     limit = njr if retrieved_only else pc.num_judged
     nonrel = np.flatnonzero(jg.rel[:limit] == 0.0)
     first = int(nonrel[jg.num_rel]) if nonrel.size > jg.num_rel else limit
-    keep = ~((np.arange(pc.num_judged) >= first) & (jg.rel == 0.0))
+    kept = ~((np.arange(pc.num_judged) >= first) & (jg.rel == 0.0))
     part = JudgmentGroup()
-    _count_pa(part, jg.pa & keep[:, None] & keep[None, :], njr, retrieved_only=retrieved_only)
+    _count_pa(part, jg.pa & kept[:, None] & kept[None, :], njr, retrieved_only=retrieved_only)
     ful = part.ful_ret + part.ful_imp
     return ful, part.poss_ret + part.poss_imp + part.notoccur
 
@@ -389,7 +392,7 @@ def _rprec_mult_avgjg(groups: list[JudgedRanking], level: int, percents: list[fl
 
 
 #: The judgment-group measures (``m_*_avgjg.c``): name -> (function, parameters from the request).
-JG_MEASURES = {
+JG_MEASURES: dict[str, tuple[Callable[..., list[float]], Callable[[str, str | None], object]]] = {
     "map_avgjg": (_map_avgjg, lambda base, p: None),
     "P_avgjg": (_p_avgjg, long_cutoffs),
     "Rprec_mult_avgjg": (_rprec_mult_avgjg, double_cutoffs),

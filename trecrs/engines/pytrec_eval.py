@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -18,7 +19,7 @@ from ..schema import DOC, QUERY, REL, SCORE
 from .base import Engine, register_engine
 
 
-def nested_dict(df: pl.DataFrame, value: str, cast: Callable = float) -> dict[str, dict[str, object]]:
+def nested_dict(df: pl.DataFrame, value: str, cast: Callable = float) -> dict[str, dict[str, Any]]:
     """``{query: {doc: value}}`` from a long frame, built group by group (no per-row Python work)."""
     if df.height == 0:
         return {}
@@ -72,7 +73,7 @@ def compute(
     if not queries:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
     names = [n for n in results[queries[0]] if n not in ("runid", "relstring")]
-    data = {QUERY: queries}
+    data: dict[str, list[str] | np.ndarray] = {QUERY: queries}
     for n in names:
         data[n] = np.fromiter((results[q][n] for q in queries), dtype=np.float64, count=len(queries))
     return pl.DataFrame(data)

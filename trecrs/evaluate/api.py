@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
+import polars as pl
 
 from ..data.popularity import check_share
 from ..engines import ENGINES, vectorized
@@ -26,6 +29,7 @@ from ..files.trec import as_polars
 from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from ..schema import QRELS_SCHEMA
+from ..trec_eval_versions import TrecEvalVersion
 from ..trec_eval_versions import get as trec_eval_version_entry
 from . import warm
 from .compute import (
@@ -56,11 +60,24 @@ from .result import Evaluation, EvaluationResult
 from .settings import ALL_FIELDS, RANKING_FIELDS, EvalSettings, takes_settings
 from .ties import warn_ties
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
+
+class _Ends(TypedDict):
+    """The keywords of :func:`finalize` that every path of :func:`evaluate_full` gives alike."""
+
+    average_all: bool
+    trec_eval_version: int
+    zscores: pl.DataFrame | None
+
+
+# The inputs (qrels, run, ratings, features...) are paths, dicts or polars or pandas frames, read by the
+# functions they are given to (pandas ships no type information: Any).
 @takes_settings(*ALL_FIELDS)
-def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-                  predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None,
-                  items=None) -> Evaluation:  # fmt: skip
+def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: EvalSettings, train: Any = None,
+                  test: Any = None, predictions: Any = None, item_features: Any = None, item_groups: Any = None,
+                  user_groups: Any = None, group_by: str | None = None, items: Any = None) -> Evaluation:  # fmt: skip
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
@@ -98,7 +115,7 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     check_share(s.head_share, "head_share")
     eng = choose_engine(s.engine, request)
     check_ties(eng, request, s)
-    ends = dict(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
+    ends = _Ends(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
     lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
     groups = None if user_groups is None else as_user_groups(user_groups, group_by)
@@ -131,7 +148,7 @@ def evaluate_full(qrels, run, measures=None, *, settings: EvalSettings, train=No
     return ev
 
 
-def _catalogue(items):
+def _catalogue(items: Any) -> pl.Series | None:
     """The item catalogue given to :func:`evaluate_full`, read once for every measure (None: not given)."""
     if items is None:
         return None
@@ -141,9 +158,9 @@ def _catalogue(items):
 
 
 @takes_settings(*ALL_FIELDS)
-def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, test=None,
-             predictions=None, item_features=None, item_groups=None, user_groups=None, group_by=None,
-             items=None) -> EvaluationResult:  # fmt: skip
+def evaluate(qrels: Any, run: Any, measures: object = None, *, settings: EvalSettings, train: Any = None,
+             test: Any = None, predictions: Any = None, item_features: Any = None, item_groups: Any = None,
+             user_groups: Any = None, group_by: str | None = None, items: Any = None) -> EvaluationResult:  # fmt: skip
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -191,7 +208,8 @@ def evaluate(qrels, run, measures=None, *, settings: EvalSettings, train=None, t
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 
-def _vectorized_request(caller: str, measures, settings: EvalSettings, version=None) -> MeasureRequest:
+def _vectorized_request(caller: str, measures: object, settings: EvalSettings,
+                        version: TrecEvalVersion | None = None) -> MeasureRequest:  # fmt: skip
     """The request of an entry point that computes the vectorized engine's measures only, with its flags
     checked (``depth`` 0 or more)."""
     request = request_for(measures, version)
@@ -205,7 +223,8 @@ def _vectorized_request(caller: str, measures, settings: EvalSettings, version=N
 
 
 @takes_settings(*RANKING_FIELDS, "trec_eval_version")
-def evaluate_matrix(qrels, scores, user_ids, item_ids, *, exclude=None, measures=None, tag: str = "trecrs",
+def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], item_ids: Iterable[object], *,
+                    exclude: ArrayLike | None = None, measures: object = None, tag: str = "trecrs",
                     settings: EvalSettings) -> EvaluationResult:  # fmt: skip
     """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
 
@@ -251,7 +270,8 @@ def evaluate_matrix(qrels, scores, user_ids, item_ids, *, exclude=None, measures
 
 
 @takes_settings(*RANKING_FIELDS)
-def evaluate_factors(qrels, train, user_factors, item_factors, user_ids, item_ids, *, measures=None,
+def evaluate_factors(qrels: Any, train: Any, user_factors: ArrayLike, item_factors: ArrayLike,
+                     user_ids: Iterable[object], item_ids: Iterable[object], *, measures: object = None,
                      block_users: int = 512, threads: int = 2, tag: str = "trecrs",
                      settings: EvalSettings) -> EvaluationResult:  # fmt: skip
     """Score a factor model as the AllItems run it stands for, exactly, in blocks of users.

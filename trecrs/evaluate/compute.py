@@ -63,10 +63,11 @@ def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequ
     its tie report: the vectorized engine gives all three from one ranking; another engine the values, the
     vectorized engine's code the rest."""
     depth = kwargs.get("depth")
-    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    level, judged_only = settings.relevance_level, settings.judged_only
     if eng is vectorized.ENGINE and request.params and run.height:
         enc = vectorized.encode(qrels, run, score_dtype=request.version.score_dtype)
-        out = vectorized.compute_encoded(enc, request, depth=depth, ties=settings.ties, report_ties=report, **flags)
+        out = vectorized.compute_encoded(enc, request, depth=depth, ties=settings.ties, report_ties=report,
+                                         relevance_level=level, judged_only=judged_only)  # fmt: skip
         out.per_query = out.per_query.sort(QUERY)  # bytewise query order, as the engine's compute gives
         if out.ties is not None and settings.depth is not None:  # run cut at -M already: no range, as on files
             out.ties.parts = []
@@ -74,10 +75,12 @@ def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequ
     values = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
     ties = None
     if report and settings.ties == DEFAULT_TIES and request.params:
-        ties = vectorized.tie_report_frames(qrels, run, request, depth=settings.depth, **flags)
-    rs = {}
-    if request.relstring_length() is not None:
-        rs = _relstrings(qrels, run.clear() if depth == 0 else run, request, settings)
+        ties = vectorized.tie_report_frames(qrels, run, request, depth=settings.depth, relevance_level=level,
+                                            judged_only=judged_only)  # fmt: skip
+    rs: dict[str, str] = {}
+    length = request.relstring_length()
+    if length is not None:
+        rs = _relstrings(qrels, run.clear() if depth == 0 else run, request, settings, length)
     return Computed(values, relstrings=rs, ties=ties)
 
 
@@ -102,7 +105,8 @@ def _variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureReque
     return out
 
 
-def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings) -> dict[str, str]:
+def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings,
+                length: int) -> dict[str, str]:  # fmt: skip
     """The relstrings, in the order the tie mode ranks (trec_eval's, or best/worst's reordered groups: the
     run is cut at ``-M`` after reordering them, as the measures see it)."""
     if run.height == 0:
@@ -110,7 +114,7 @@ def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest,
     order = None if settings.ties == DEFAULT_TIES else settings.ties
     ranked = vectorized.rank(qrels, run, judged_only=settings.judged_only, score_dtype=request.version.score_dtype,
                              tie_order=order, depth=None if order is None else settings.depth)  # fmt: skip
-    return vectorized.relstrings(ranked, request.relstring_length())
+    return vectorized.relstrings(ranked, length)
 
 
 def compute_files(eng, qrels, run, request: MeasureRequest, settings: EvalSettings) -> tuple[Computed, str, QrelsTotals]:
@@ -176,7 +180,9 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         else:
             res = evaluate_extras([v.target()], qrels=graded(qrels, v.gains), level=v.relevance_level,
                                   judged_only=v.judged_only, **common)
-        column = parse_spec(v.target())[0].name
+        outputs = parse_spec(v.target())
+        assert outputs is not None  # a recommender variant's target is a registered measure
+        column = outputs[0].name
         summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere
         per_query = [v.spec] if column in res.per_query.columns else []  # a global measure has none
         _merge_extras(ev, res.per_query.rename({column: v.spec}, strict=False), per_query, summary)
@@ -232,8 +238,10 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
     queries = bytewise_sorted((rel_queries & run_queries) | set(missing))
     if not queries:
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
-    per_query = fmt.compute(rel, run, queries, request, depth=settings.depth,
-                            relevance_level=settings.relevance_level, judged_only=settings.judged_only)
+    compute = fmt.compute
+    assert compute is not None  # evaluate_full sends here only the formats that compute their own measures
+    per_query = compute(rel, run, queries, request, depth=settings.depth,
+                        relevance_level=settings.relevance_level, judged_only=settings.judged_only)
     return finalize(request, Computed(per_query, missing), run_tag(run), average_all=settings.average_all,
                     totals=QrelsTotals(len(rel_queries), 0), trec_eval_version=version.number, zscores=zscores)
 

@@ -12,6 +12,7 @@ import os
 import sys
 import warnings
 from dataclasses import dataclass
+from types import FrameType
 
 import numpy as np
 
@@ -109,7 +110,8 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
 
 def _warn(message: str) -> None:
     """A :class:`~trecrs.errors.TrecrsWarning` attributed to the first caller outside trecrs (the user's line)."""
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     warnings.warn(TrecrsWarning(message), stacklevel=level)

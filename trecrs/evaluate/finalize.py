@@ -148,12 +148,12 @@ def finalize(
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
     if order != per_query.get_column(QUERY).to_list():
         per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
-    complete = average_all and totals is not None
-    num_q = totals.queries if complete and trec_eval_version == 9 else per_query.height
+    complete = totals if average_all else None  # -c, with the qrels' totals
+    num_q = complete.queries if complete is not None and trec_eval_version == 9 else per_query.height
     summary: dict[str, float] = {"runid": float("nan")} if "runid" in request.params else {}
     summary.update(summarize(per_query, num_q, {v.spec: v.base for v in request.variants}))
-    if complete and "num_rel" in summary:
-        summary["num_rel"] = float(totals.relevant)
+    if complete is not None and "num_rel" in summary:
+        summary["num_rel"] = float(complete.relevant)
     rs: dict[str, str] = {}
     if request.relstring_length() is not None:
         # 10.0 empties a stand-in's relstring when its printed name is one it resets ("relstring", not

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 import polars as pl
 
@@ -11,6 +13,14 @@ from ..errors import UsageError
 from ..measures.request import MeasureRequest
 from ..schema import ALL, MEASURE, QUERY, VALUE
 from .formats import FIGURES, TEXT_FORMATS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: A polars DataFrame, or a pandas one when a pandas frame was given (pandas ships no type information).
+Frame: TypeAlias = Any
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -41,7 +51,7 @@ class Evaluation:
     def group_rows(self) -> pl.DataFrame:
         """``(query, measure, value)`` rows of the user groups (:mod:`trecrs.evaluate.groups`): measure by
         measure, one row per group (query ``all:GROUP``), then ``NAME_mad`` (query ``all``)."""
-        rows = []
+        rows: list[tuple[str, str, float]] = []
         for column, means in self.group_means.items():
             for name in self.printed_names(column):
                 rows.extend((f"{ALL}:{g}", name, v) for g, v in means.items())
@@ -86,25 +96,32 @@ class Evaluation:
         """Tidy rows with each value column's rows repeated under each of its ``names`` (of its
         :meth:`printed_names`)."""
         pairs = [(c, n) for c in long.get_column(MEASURE).unique(maintain_order=True) for n in names[c]]
-        names = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
-        joined = long.with_row_index("_r").join(names, on=MEASURE, how="left", maintain_order="left_right")
+        table = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
+        joined = long.with_row_index("_r").join(table, on=MEASURE, how="left", maintain_order="left_right")
         return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
 
 
 
-class Summary(dict):
+class Summary(dict[Any, float]):
     """A dict of summary values keyed by printed name, where a key that is no string (an ir_measures
     measure object) is looked up as ``str(key)``, the name it prints under."""
 
-    def __missing__(self, key):
+    def __missing__(self, key: object) -> float:
         if isinstance(key, str) or not super().__contains__(str(key)):
             raise KeyError(key)
         return self[str(key)]
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return super().__contains__(key if isinstance(key, str) else str(key))
 
-    def get(self, key, default=None):
+    @overload
+    def get(self, key: object, default: None = None, /) -> float | None: ...
+    @overload
+    def get(self, key: object, default: float, /) -> float: ...
+    @overload
+    def get(self, key: object, default: _T, /) -> float | _T: ...
+
+    def get(self, key: object, default: object = None) -> object:
         return self[key] if key in self else default
 
 
@@ -125,7 +142,7 @@ class EvaluationResult:
         return self.evaluation.runid
 
     @property
-    def per_query(self):
+    def per_query(self) -> Frame:
         """``query`` then one column per per-query value (``P_10``, ``map``...), as trec_eval's ``-q`` prints."""
         rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
         wide = self.evaluation.per_query.select(QUERY)
@@ -143,7 +160,7 @@ class EvaluationResult:
         return Summary((m, v) for m, v in zip(rows[MEASURE], rows[VALUE], strict=True) if m != "runid")
 
     @property
-    def groups(self):
+    def groups(self) -> Frame:
         """The user groups' rows (``user_groups=``): ``query, measure, value`` with query ``all:GROUP`` for
         each group's mean of each averaged measure and ``all`` for ``NAME_mad``, the mean absolute
         difference between the group means (:mod:`trecrs.evaluate.groups`); empty without groups."""
@@ -153,7 +170,7 @@ class EvaluationResult:
         """Exactly what ``trecrs eval`` (``-q`` with ``per_query``) prints for this evaluation."""
         return TEXT_FORMATS["trec"](self.evaluation, per_query=per_query)
 
-    def tidy(self, per_query: bool = True):
+    def tidy(self, per_query: bool = True) -> Frame:
         """``(query, measure, value)`` rows: per query (trec_eval's ``-q`` order), then the ``all`` rows,
         then the user groups' (:attr:`groups`)."""
         return self._frame(self.evaluation.tidy(per_query=per_query).filter(pl.col(MEASURE) != "runid"))
@@ -165,7 +182,7 @@ class EvaluationResult:
             out.setdefault(q, {})[m] = v
         return out
 
-    def plot(self, measure, kind: str = "hist", *, path=None):
+    def plot(self, measure: object, kind: str = "hist", *, path: str | os.PathLike | None = None) -> Figure:
         """The per-query values of ``measure`` (a name :attr:`per_query` has) as a matplotlib Figure:
         ``kind`` ``"hist"`` a histogram, ``"box"`` a box plot over one point per query; the ``all`` value
         (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF by the suffix) when given, atomically
@@ -188,7 +205,7 @@ class EvaluationResult:
         """What a notebook shows: the summary as an HTML table (``TEXT_FORMATS["html"]``), names escaped."""
         return TEXT_FORMATS["html"](self.evaluation)
 
-    def _frame(self, frame: pl.DataFrame):
+    def _frame(self, frame: pl.DataFrame) -> Frame:
         return frame.to_pandas() if self.pandas else frame
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ..data.popularity import HEAD_SHARE
 from ..errors import UsageError
@@ -63,20 +64,22 @@ class EvalSettings:
     the default), the mean over every order of the tied documents (``expected``), or the largest or smallest
     value over them (``best``, ``worst``)."""
 
-    def replace(self, **changes) -> EvalSettings:
+    def replace(self, **changes: Any) -> EvalSettings:
         """A copy with ``changes`` applied (``dataclasses.replace``)."""
         return dataclasses.replace(self, **changes)
 
 
 FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(EvalSettings)}
 
+_R = TypeVar("_R")
 
-def _differs(value, default) -> bool:
+
+def _differs(value: object, default: object) -> bool:
     # identity first: a frame given as -Z cannot be compared with ==
     return value is not None if default is None else value is not default and value != default
 
 
-def resolve(settings: EvalSettings | None, flags: dict, names: tuple[str, ...], caller: str) -> EvalSettings:
+def resolve(settings: EvalSettings | None, flags: dict[str, Any], names: tuple[str, ...], caller: str) -> EvalSettings:
     """``settings`` (None: the defaults) with the keyword arguments ``flags`` applied.
 
     ``names``: the fields ``caller`` reads. A field it does not read, set in ``settings`` to anything but
@@ -92,7 +95,7 @@ def resolve(settings: EvalSettings | None, flags: dict, names: tuple[str, ...], 
     return base.replace(**flags) if flags else base
 
 
-def takes_settings(*names: str) -> Callable:
+def takes_settings(*names: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
     """Decorate an entry point that reads the fields ``names`` of :class:`EvalSettings`.
 
     The decorated function is called with ``settings=`` (an :class:`EvalSettings` or None) and those
@@ -103,17 +106,17 @@ def takes_settings(*names: str) -> Callable:
     if unknown:
         raise ValueError(f"not fields of EvalSettings: {sorted(unknown)}")
 
-    def wrap(func: Callable) -> Callable:
+    def wrap(func: Callable[..., _R]) -> Callable[..., _R]:
         @functools.wraps(func)
-        def call(*args, settings: EvalSettings | None = None, **kwargs):
+        def call(*args: Any, settings: EvalSettings | None = None, **kwargs: Any) -> _R:
             flags = {n: kwargs.pop(n) for n in names if n in kwargs}
             return func(*args, settings=resolve(settings, flags, names, func.__name__), **kwargs)
 
         own = inspect.signature(func)
         extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=FIELDS[n].default,
                                    annotation=FIELDS[n].type) for n in names]  # fmt: skip
-        call.__signature__ = own.replace(parameters=[*own.parameters.values(), *extra])
-        call.settings_fields = names
+        signature = own.replace(parameters=[*own.parameters.values(), *extra])
+        vars(call).update(__signature__=signature, settings_fields=names)  # what help() and callers read
         return call
 
     return wrap

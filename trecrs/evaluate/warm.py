@@ -36,6 +36,7 @@ old columns' memory held until it is evaluated again or gone.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -101,20 +102,22 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     p = pair.prepared(request.version.score_dtype)
     if settings.ties in ("best", "worst") and tie_unsupported(request, settings.ties, p.enc.qv):
         return None  # gains checked against the grades of the evaluated queries only: the frames path decides
-    evaluated, missing = check_pair(pair.facts, pair.qrels.checked, request, settings)
+    facts = pair.facts
+    assert facts is not None  # set by the pair's first prepared()
+    evaluated, missing = check_pair(facts, pair.qrels.checked, request, settings)
     computed = Computed(pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8}))
     if evaluated:
         computed = _evaluated(p, request, settings)
     if missing:  # only the stand-in rankings, as the frames path computes them (cheap: one line each)
         later = settings.depth if settings.ties != DEFAULT_TIES else None
-        f = Frames(pair.qrels.checked, pair.run.checked.clear(), pair.tag, [], missing, pair.facts.totals,
+        f = Frames(pair.qrels.checked, pair.run.checked.clear(), pair.tag, [], missing, facts.totals,
                    empty=settings.depth == 0 and later is None, depth=later)  # fmt: skip
         stand_ins = compute_cold(f, eng, request, settings)
         parts = [computed.per_query] if evaluated else []
         computed.per_query = pl.concat([*parts, stand_ins.per_query], how="vertical_relaxed")
         computed.stand_in = missing
         computed.relstrings.update(stand_ins.relstrings)
-    return computed, pair.tag, pair.facts.totals
+    return computed, pair.tag, facts.totals
 
 
 def _evaluated(p: vectorized.Prepared, request: MeasureRequest, settings: EvalSettings) -> Computed:
@@ -303,7 +306,7 @@ def _frame(frame: pl.DataFrame, schema: dict, what: str, sources: dict[str, str]
         return entry
     checks = tuple(_column(name, frame.get_column(source)) for name, source in sources.items())
     checked = as_polars(frame, schema, what, max_rel=REL_MAX)  # errors as the frames path gives them
-    entry = _Frame(weakref.ref(frame, lambda ref, key=key: _drop(key, ref)), tuple(frame.columns), checks, checked)
+    entry = _Frame(weakref.ref(frame, functools.partial(_drop, key)), tuple(frame.columns), checks, checked)
     with _LOCK:
         old = _FRAMES.pop(key, None)
         if old is not None:

@@ -35,6 +35,11 @@ def _gains(r: Ranked, p: str | None) -> Ranked:
     """``r`` itself for the default gains (the relevance values), else its :func:`.gains.gain_view`."""
     if p is None:
         return r
+    return _gain_view(r, p)
+
+
+def _gain_view(r: Ranked, p: str) -> GainRanked:
+    """``r``'s :func:`.gains.gain_view` for the parameters ``p``, kept in its cache."""
     key = ("gains", p)
     if key not in r._cache:
         r._cache[key] = gain_view(r, p)
@@ -117,7 +122,7 @@ def m_Rndcg(r: Ranked, p):
 def m_G(r: Ranked, p):
     """m_G.c (default gains): each gain / log2(2 + ideal cost so far - gain so far), over the ideal total."""
     if p is not None:
-        return _G_params(_gains(r, p))
+        return _G_params(_gain_view(r, p))
     g = r.gainrows
     gains = r.rel[g.idx]
     gcs = np.cumsum(gains)  # integer running gain over the gain rows (other rows add 0): exact

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import warnings
+from typing import TypedDict
 
 import numpy as np
 import polars as pl
@@ -43,6 +44,7 @@ def encoded_stats(enc: Encoded, *, depth: int | None = None) -> QueryStats:
     top = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(top, enc.qq, enc.qv)
     relevant = np.bincount(enc.qq[enc.qv > 0], minlength=n)
+    assert enc.qcode is not None  # counted before prepare releases the run arrays
     retrieved = np.bincount(enc.qcode, minlength=n)
     if depth is not None:
         retrieved = np.minimum(retrieved, depth)
@@ -53,6 +55,15 @@ def encoded_stats(enc: Encoded, *, depth: int | None = None) -> QueryStats:
     return QueryStats(qrels, run)
 
 
+class _Flags(TypedDict):
+    """trec_eval's ranking flags and the tie mode, passed on to each block."""
+
+    relevance_level: int
+    judged_only: bool
+    depth: int | None
+    ties: str
+
+
 def compute_files(
     qrels, run, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
     depth: int | None = None, complete: bool = False, block_lines: int = BLOCK_LINES, ties: str = "trec_eval",
@@ -60,8 +71,9 @@ def compute_files(
     """The run in blocks of whole queries of about ``block_lines`` lines (module docstring); the same
     answer, tag and counts as reading it whole (a repeated (query, doc) names both lines)."""
     _check_block_lines(block_lines)
-    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties)
+    flags = _Flags(relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties)
     qrels_df = _lean_qrels(read_qrels(qrels))
+    stream: RunBlocks | Partitions
     try:
         try:
             stream = RunBlocks(run, block_lines)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 import numpy as np
@@ -90,15 +90,15 @@ def _msort(items: list, key) -> list:
 def sorted_entries(num_levels: int, pairs: list[tuple[int, float]]) -> list[tuple[int, float, int]]:
     """``setup_gains``: (rel level, gain, level whose count it takes or -1), in qsort's order."""
     ents = [(lvl, gain, -1) for lvl, gain in pairs]
-    first = {}
+    first: dict[int, int] = {}
     for j, (lvl, _) in enumerate(pairs):
         first.setdefault(lvl, j)
     for i in range(num_levels):
-        j = first.get(i)
-        if j is None:
+        k = first.get(i)
+        if k is None:
             ents.append((i, float(i), i))
         else:
-            ents[j] = (ents[j][0], ents[j][1], i)
+            ents[k] = (ents[k][0], ents[k][1], i)
     return _msort(ents, key=lambda e: e[1])
 
 
@@ -214,7 +214,7 @@ class GainRanked(Ranked):
     """A :class:`Ranked` whose documents carry gains from ``rel=gain`` parameters: ``gain`` per row,
     ``ideal`` the ideal ranking's gains (positive, in the order trec_eval walks them)."""
 
-    gain: np.ndarray | None = None
+    gain: np.ndarray = field(kw_only=True)
 
     @cached_property
     def gainrows(self) -> Sparse:

@@ -263,9 +263,9 @@ class Encoded:
     qq: np.ndarray  # qrels rows: query code
     qd: np.ndarray  # qrels rows: doc code
     qv: np.ndarray  # qrels rows: relevance value
-    qcode: np.ndarray  # run rows: query code
-    dcode: np.ndarray  # run rows: doc code
-    s32: np.ndarray  # run rows: score as float32 (trec_eval 9.x) or float64 (10.0)
+    qcode: np.ndarray | None  # run rows: query code (None once released by prepare)
+    dcode: np.ndarray | None  # run rows: doc code (None once released)
+    s32: np.ndarray | None  # run rows: score as float32 (trec_eval 9.x) or float64 (10.0) (None once released)
 
 
 def encode(qrels: pl.DataFrame, run: pl.DataFrame, *, score_dtype=np.float32) -> Encoded:
@@ -328,7 +328,7 @@ def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = F
         idx = np.repeat(np.arange(0, (b1 - b0) * ndocs, ndocs, dtype=np.int32), lens) + dcode[a:b]
         out[a:b] = table[idx]
         table[cells] = NONPOOL
-        if owner is not None and _repeats(owner, marks, idx, (b1 - b0) * ndocs):
+        if owner is not None and marks is not None and _repeats(owner, marks, idx, (b1 - b0) * ndocs):
             raise DuplicateEntry("duplicate (query, doc) in the run")
         b0 = b1
     return out
@@ -369,6 +369,7 @@ class _Blocks:
 def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     """Order the run's rows (trec_eval's rule) and look their relevance up; ``enc``'s run arrays are released."""
     qcode, dcode, s32 = enc.qcode, enc.dcode, enc.s32
+    assert qcode is not None and dcode is not None and s32 is not None  # released only here, once per pair
     enc.qcode = enc.dcode = enc.s32 = None
     qcode, s32, dcode, tied = ordered_with_ties(qcode, s32, dcode)  # tie groups reordered in place, no copy
     del s32

@@ -74,7 +74,10 @@ class TieGroups:
     @cached_property
     def heads(self) -> np.ndarray:
         """First row of each group."""
-        return self.members[~self.r.tied[self.members]]
+        tied = self.r.tied
+        if tied is None:  # no flags: no group (members is empty)
+            return self.members
+        return self.members[~tied[self.members]]
 
     @cached_property
     def size(self) -> np.ndarray:
@@ -107,7 +110,7 @@ class TieGroups:
             else np.zeros(rows.size, dtype=bool)  # fmt: skip
         return np.where(inside, g, -1)
 
-    def at(self, k) -> tuple[np.ndarray, ...]:
+    def at(self, k) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per query, the count of relevant documents among the first ``min(k, limit)``: the relevant rows
         of the groups wholly above, and the group cut there (size ``t``, relevant ``r``, ``m`` of its
         places above the cut); ``t = 1, r = m = 0`` where the cut splits no group."""
@@ -452,6 +455,7 @@ def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> 
     if not ks or r.tied is None:
         return None
     top = _top(r, ks[-1])
+    assert top.tied is not None  # _top keeps r's tie flags
     sub = MeasureRequest({b: request.params[b] for b in request.names if b in CUTOFF_MEASURES},
                          trec_eval_version=request.trec_eval_version)  # fmt: skip
     parts = [] if depth is not None or not top.tied.any() else [TopRankings(top, sub)]
@@ -476,6 +480,7 @@ class TopRankings:
 def _top(r: Ranked, k: int) -> Ranked:
     """``r`` with each ranking cut after the tie group holding its ``k``-th document (the places that decide
     every measure at a cutoff up to ``k``, whatever the order of the tied documents)."""
+    assert r.tied is not None  # tie_report's rankings carry their tie flags
     tg = TieGroups.of(r, None)
     last = r.first + np.minimum(r.lens, k) - 1
     g = tg.group_of(last)
@@ -492,11 +497,13 @@ def _straddled(r: Ranked, ks: list[int]) -> dict[int, int]:
     documents are not all alike (the non-relevant ones alike, each relevance value of the relevant ones its
     own): a group of equals changes nothing whatever its order."""
     out = dict.fromkeys(ks, 0)
+    tied = r.tied
+    assert tied is not None  # tie_report's rankings carry their tie flags
     found = {k: np.flatnonzero(r.lens > k) for k in ks}
-    found = {k: q[r.tied[r.first[q] + k]] for k, q in found.items()}
+    found = {k: q[tied[r.first[q] + k]] for k, q in found.items()}
     if not any(q.size for q in found.values()):
         return out
-    heads, mixed = _mixed_groups(r.rel, r.tied, r.level)
+    heads, mixed = _mixed_groups(r.rel, tied, r.level)
     for k, q in found.items():
         g = np.searchsorted(heads, r.first[q] + k, "right") - 1
         out[k] = int(mixed[g].sum())
@@ -546,6 +553,7 @@ def straddles(run: pl.DataFrame, k: int, *, qrels: pl.DataFrame | None = None, r
 def reordered(r: Ranked, mode: str) -> Ranked:
     """``r`` with each tie group ordered by ``mode`` (best, worst): exact when no ``-M`` cut (``-J`` and the
     order commute)."""
+    assert r.tied is not None  # tie_report's rankings carry their tie flags
     return dataclasses.replace(r, rel=reorder_ties(r.rel, r.tied, descending=mode == "best"), _cache={})
 
 
