@@ -277,7 +277,7 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
     return row
 
 
-def compare(qrels: object, runs: Sequence[object], measures: Sequence[object], *, baseline: str | None = None,
+def compare(qrels: object, runs: Sequence[object], measures: list | tuple, *, baseline: str | None = None,
             settings: Settings = Settings(), allow_mixed: bool = False, pr_curves: bool = False,
             evaluation: EvalSettings | None = None, user_groups: object = None, group_by: str | None = None,
             **eval_flags: object) -> Comparison:  # fmt: skip
@@ -366,7 +366,7 @@ def precision_recall(qrels: object, runs: Sequence[object], queries: list[str], 
     return curves
 
 
-def _evaluate(qrels: object, run: object, measures: Sequence[object], evaluation: EvalSettings) -> Evaluation:
+def _evaluate(qrels: object, run: object, measures: list | tuple, evaluation: EvalSettings) -> Evaluation:
     """:func:`~trecrs.evaluate.evaluate_full` of one run, its warnings passed on prefixed with the run
     (``base.run: 1 of 4 qrels queries have no line in the run ...``), as ``trecrs eval`` does for several
     runs: with two runs or more, a warning that does not say which is of no use."""

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..measures.request import MeasureRequest
+    from ..protocol.candidates import Items
     from ..protocol.indexed import IndexedSplit
 
 RANDOM = "random (expected)"  # the row of the random ranking's expectation
@@ -182,7 +183,7 @@ def sensitivity(
     *,
     predictions: dict | None = None,
     methodologies: Sequence[str] | None = None,
-    items: object = None,
+    items: Items | None = None,
     threshold: float = 4.0,
     relevant_threshold: float = 5.0,
     n: int = 1000,
