@@ -5,10 +5,17 @@ the first time it is used (:mod:`trecrs.lazy`), so ``import trecrs`` loads no th
 and polars come with the first name used, scipy, pyarrow and the rest with the functions that need them.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from . import evaluate as _evaluate_package
 from ._version import __version__
 from .errors import InputError, MeasureError, TrecrsError, UsageError
 from .lazy import exports
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _PUBLIC = {
     "load_movielens": ".data.datasets:load",
@@ -64,21 +71,21 @@ _PUBLIC = {
 __getattr__, __dir__ = exports(__name__, _PUBLIC)
 
 
-def _format_trec(*args, **kwargs) -> str:
+def _format_trec(*args: Any, **kwargs: Any) -> str:
     """trec_eval's text output, printed by the report layer (imported when first used)."""
     from .report.trec import format_trec
 
     return format_trec(*args, **kwargs)
 
 
-def _format_html(*args, **kwargs) -> str:
+def _format_html(*args: Any, **kwargs: Any) -> str:
     """An evaluation's summary as an HTML table, by the report layer (imported when first used)."""
     from .report.notebook import evaluation_html
 
     return evaluation_html(*args, **kwargs)
 
 
-def _plot_distribution(*args, **kwargs):
+def _plot_distribution(*args: Any, **kwargs: Any) -> Figure:
     """The per-query values of a measure as a figure, drawn by the report layer (imported when first used)."""
     from .report.notebook import plot_distribution
 

@@ -26,7 +26,7 @@ import errno
 import gzip
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -97,12 +97,14 @@ class InputError(TrecrsError):
             where = f"{where}:{line}"
         super().__init__(f"{where}: {reason}", arguments=arguments)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., InputError], tuple[object, ...]]:
         # pickled by its fields (an error raised on a dask worker comes back to the caller whole)
         return _rebuild_input_error, (type(self), self.path, self.line, self.reason, self.arguments)
 
 
-def _rebuild_input_error(cls, path, line, reason, arguments):
+def _rebuild_input_error(
+    cls: type[InputError], path: str | None, line: int | None, reason: str, arguments: Sequence[str]
+) -> InputError:
     return cls(path, line, reason, arguments=arguments)
 
 
@@ -142,7 +144,8 @@ def os_reason(exc: BaseException, *, writing: bool | None = False) -> str:
     code = getattr(exc, "errno", None)
     if code in (errno.ENOENT, errno.EISDIR) and not writing:
         return _REASONS[code]
-    reason = _REASONS.get(code) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    known = None if code is None else _REASONS.get(code)
+    reason = known or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
     return reason if writing is None else f"cannot {'write' if writing else 'read'}: {reason}"
 
 

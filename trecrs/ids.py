@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -28,8 +29,8 @@ def natural_key(values: pl.Series) -> pl.Series:
 
 def natural_sort(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     """Sort ``df`` by ``columns`` in natural id order (see :func:`natural_key`); stable and deterministic."""
-    keys = [natural_key(df.get_column(c)) for c in columns]
-    return df.sort(keys + columns, maintain_order=True)
+    keys: list[pl.Series | str] = [natural_key(df.get_column(c)) for c in columns]
+    return df.sort([*keys, *columns], maintain_order=True)
 
 
 def natural_unique(values: pl.Series) -> pl.Series:
@@ -68,7 +69,7 @@ class IdCodes:
             # categorical codes are global and dense: every code up to the largest one used names an id,
             # so the strings of codes 0..max stand in for a (costlier) distinct pass over the column;
             # ids of other columns that come along are harmless extra vocabulary
-            top = col.to_physical().max()
+            top = cast("int | None", col.to_physical().max())  # UInt32 codes
             self.phys = np.arange(0 if top is None else int(top) + 1, dtype=np.uint32)
             self.strings = pl.Series(self.phys).cat.to(pl.Categorical).cast(pl.Utf8)
         else:

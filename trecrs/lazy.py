@@ -42,7 +42,7 @@ def exports(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], obj
     for name in attributes:
         if isinstance(vars(module).get(name), types.ModuleType):
             delattr(module, name)
-    module._lazy_attributes = attributes
+    vars(module)["_lazy_attributes"] = attributes  # read by _Package.__setattr__
     module.__class__ = _Package
 
     def __getattr__(name: str) -> object:

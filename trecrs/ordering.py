@@ -17,21 +17,30 @@ score, :func:`tied_with_previous`) are put in doc id descending order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 import polars as pl
 
 from .schema import DOC, QUERY, RANK, SCORE
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+#: Rows in trec_eval order: ``(qcode, scores, dcode)``
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
+
 ROWS_PER_PASS = 1 << 22  # rows handled at once by passes over a whole run (bounds their temporaries)
 _KEY = "__trec_score_key"
 
 
-def bytewise_sorted(values) -> list[str]:
+def bytewise_sorted(values: Iterable[str]) -> list[str]:
     """Query ids in trec_eval's order: ascending, compared bytewise (``strcmp`` on UTF-8)."""
     return sorted(values, key=lambda s: s.encode("utf-8"))
 
 
-def c_floats(scores: pl.Series, score_dtype=np.float32) -> np.ndarray:
+def c_floats(scores: pl.Series, score_dtype: DTypeLike = np.float32) -> np.ndarray:
     """Scores as C ``float``s (float32) or, for trec_eval 10.0, ``double``s; -0.0 made 0.0 (they compare
     equal in C, so the doc id decides).
 
@@ -68,7 +77,7 @@ def score_doc_key(s32: np.ndarray, dcode: np.ndarray, dbits: int) -> np.ndarray:
     return key
 
 
-def trec_order(run: pl.DataFrame, *, rank: bool = True, score_dtype=np.float32) -> pl.DataFrame:
+def trec_order(run: pl.DataFrame, *, rank: bool = True, score_dtype: DTypeLike = np.float32) -> pl.DataFrame:
     """Order a run the way trec_eval ranks it, and (optionally) renumber the rank column.
 
     Per query, score (as a C ``float``, or ``double`` with ``score_dtype=np.float64``) descending, then document id descending bytewise, so ``"9"``
@@ -177,12 +186,14 @@ def order_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.ndar
     return _sorted_rows(qcode, s32, dcode)
 
 
-def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+def in_trec_order(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) -> Columns:
     """``(qcode, scores, dcode)`` with the rows in trec_eval order, as :func:`order_rows` orders them."""
     return ordered_with_ties(qcode, scores, dcode)[:3]
 
 
-def ordered_with_ties(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+def ordered_with_ties(
+    qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(qcode, scores, dcode, tied)``: the rows in trec_eval order and their :func:`tied_with_previous`
     flags (computed once: reordering a tie group leaves its flags as they are).
 
@@ -207,7 +218,7 @@ def ordered_with_ties(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
     return qcode, scores, dcode, tied_with_previous(qcode, scores)
 
 
-def _sorted_columns(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray):
+def _sorted_columns(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) -> Columns:
     """The three columns sorted by (query, score descending, doc descending)."""
     keyed = _row_keys(qcode, scores, dcode)
     if keyed is not None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import operator
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from itertools import chain
 
 import numpy as np
@@ -41,7 +41,7 @@ import polars as pl
 
 from .engines.vectorized import Encoded, compute_encoded
 from .files.nested import parse_qrel, parse_run
-from .measures.request import parse_measures
+from .measures.request import MeasureRequest, parse_measures
 from .measures.trec_eval import BY_NAME, DOUBLE_CUTOFFS, LONG_CUTOFFS, NICKNAMES, NO_PARAMS, ORDER, base_of
 from .ordering import c_floats
 from .schema import DOC, QUERY, SCORE
@@ -128,7 +128,7 @@ def _engine_specs(specs: set[str]) -> tuple[list[str], set[str]]:
     return out, zeros
 
 
-def _c_int(value) -> int:
+def _c_int(value: int) -> int:
     """An argument as pytrec_eval's C code reads it (``PyArg_ParseTuple`` ``"i"``): an int in a C int's range."""
     try:
         number = operator.index(value)
@@ -179,19 +179,19 @@ class RelevanceEvaluator:
         if not order or self._request is None:
             return {q: dict.fromkeys(self._names, 0.0) for q in order}
         ranked = {q: scores[q] for q in order if scores[q]}
-        values = self._values(ranked, self._judged_only) if ranked else {}
+        values = self._values(self._request, ranked, self._judged_only) if ranked else {}
         # an empty ranking: trec_eval's values for no document, those of -J when nothing retrieved is judged
         empty = {q: {_stand_in(judged[q]): 0.0} for q in order if not scores[q]}
         if empty:
-            values.update(self._values(empty, True))
+            values.update(self._values(self._request, empty, True))
         return {q: values[q] for q in order}
 
-    def _values(self, run: dict, judged_only: bool) -> dict[str, dict[str, float]]:
+    def _values(self, request: MeasureRequest, run: dict, judged_only: bool) -> dict[str, dict[str, float]]:
         """``{query: {name: value}}`` of ``run`` (queries with qrels, rankings not empty) by the vectorized engine."""
         enc = self._qrels.encoded(run)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # trecrs's notes (cutoffs read as C's atol reads them): pytrec_eval has none
-            computed = compute_encoded(enc, self._request, relevance_level=self._level, judged_only=judged_only)
+            computed = compute_encoded(enc, request, relevance_level=self._level, judged_only=judged_only)
         return _as_dicts(computed.per_query, self._names, self._zeros)
 
 
@@ -267,7 +267,7 @@ def _check_run(scores: dict, judged: dict) -> None:
             raise TypeError(_BAD_RUN)
 
 
-def _stand_in(judged) -> str:
+def _stand_in(judged: Container[str]) -> str:
     """A document id ``judged`` (a query's judged documents) does not hold."""
     doc = _NOTHING_RETRIEVED
     while doc in judged:

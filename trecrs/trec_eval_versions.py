@@ -77,7 +77,7 @@ def get(version: int | str | None = None) -> TrecEvalVersion:
     """The registry entry for ``version`` (None: ``$TRECRS_TREC_EVAL_VERSION``, else 9); UsageError if
     unknown, about the argument ``trec_eval_version`` when it was given, else naming the variable."""
     given = version is not None
-    if not given:
+    if version is None:
         version = os.environ.get(ENV) or DEFAULT
     try:
         return VERSIONS[int(version)]

@@ -45,7 +45,9 @@ def _ids_only(data: bytes) -> bytes:
             line.decode("utf-8")
             return line
         except UnicodeDecodeError:
-            head = _FIRST_FIELD.match(line).group()
+            found = _FIRST_FIELD.match(line)
+            assert found is not None  # the pattern matches every line: its field may end at the line's end
+            head = found.group()
             return head if head == line else head + b"x"
 
     return utf8_or_each_line(data, fix)

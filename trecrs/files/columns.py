@@ -36,6 +36,9 @@ HEADER_NAMES: dict[str, tuple[str, ...]] = {
 
 SKIP = ("_", "-", "")  # the role of a column a positional mapping leaves out
 
+#: A column mapping as given (see :func:`normalise_columns`); None: the header names decide.
+ColumnsArg = str | Mapping[str, str | int | None] | Sequence[str | None] | None
+
 
 def header_key(name: str) -> str:
     """The form header names are compared in: stripped, unquoted, lower case, without a ``:type`` suffix."""
@@ -68,7 +71,7 @@ def find_roles(names: Sequence[str], roles: Sequence[str], required: Sequence[st
     return found
 
 
-def normalise_columns(columns, roles: Sequence[str], required: Sequence[str], *,
+def normalise_columns(columns: ColumnsArg, roles: Sequence[str], required: Sequence[str], *,
                       what: str = "column") -> dict[str, str | int] | None:
     """A user's column mapping as role -> header name or 0-based index; None for None.
 
@@ -78,17 +81,21 @@ def normalise_columns(columns, roles: Sequence[str], required: Sequence[str], *,
     """
     if columns is None:
         return None
+    return _mapping(columns, roles, required, what)
+
+
+def _mapping(columns: object, roles: Sequence[str], required: Sequence[str], what: str) -> dict[str, str | int]:
+    """:func:`normalise_columns` of ``columns`` other than None."""
     if isinstance(columns, str):
         return parse_columns(columns, roles, required, what=what)
+    out: dict[str, str | int] = {}
     if isinstance(columns, Mapping):
-        out = {}
         for role, col in columns.items():
             _check_role(role, roles, what)
             if col is None or col == "":
                 continue
             out[role] = _position(role, col) if isinstance(col, int) or str(col).isdigit() else col
     elif isinstance(columns, Sequence):
-        out = {}
         for pos, role in enumerate(columns):
             if role in SKIP or role is None:
                 continue
@@ -112,10 +119,10 @@ def parse_columns(spec: str, roles: Sequence[str], required: Sequence[str], *, w
     positions counted from 1), or the role of each column in order, ``user,item,_,score``."""
     parts = [p.strip() for p in spec.split(",") if p.strip()]
     if parts and all("=" in p for p in parts):
-        return normalise_columns(dict(p.split("=", 1) for p in parts), roles, required, what=what)
+        return _mapping(dict(p.split("=", 1) for p in parts), roles, required, what)
     if any("=" in p for p in parts):
         raise UsageError(f"columns {spec!r}: use either role=column pairs or a list of roles, not both")
-    return normalise_columns(parts, roles, required, what=what)
+    return _mapping(parts, roles, required, what)
 
 
 def _check_role(role, roles: Sequence[str], what: str) -> None:

@@ -281,7 +281,8 @@ def read_user_groups(path: PathLike, group_by: str | None = None) -> pl.DataFram
     if not ml and group_by is not None:
         raise UsageError(f"group_by reads MovieLens' u.user / users.dat; {path} is a user<TAB>group file",
                          arguments=["group_by"])
-    return _read_groups(path, USER, layout, _USER_FIELDS[layout][group_by] if ml else 1)
+    # a MovieLens file has a group_by, any other none (both checked above)
+    return _read_groups(path, USER, layout, 1 if group_by is None else _USER_FIELDS[layout][group_by])
 
 
 def read_item_groups(path: PathLike) -> pl.DataFrame:

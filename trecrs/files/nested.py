@@ -146,7 +146,7 @@ def _nested(queries: pl.Series, docs: pl.Series, values: pl.Series, pattern: str
     starts = ends - lens
     names = runs.struct.field("value").to_list()
     d, v = _shared_strings(frame.get_column("d")), frame.get_column("v").to_list()
-    out = collections.defaultdict(dict)
+    out: collections.defaultdict[str, dict] = collections.defaultdict(dict)
     for q, a, b in zip(names, starts.tolist(), ends.tolist(), strict=True):
         out[q] = dict(zip(d[a:b], v[a:b], strict=True))
     return out if sum(map(len, out.values())) == frame.height else None

@@ -224,8 +224,8 @@ def _signals_held() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        for sig in received:
-            signal.raise_signal(sig)
+        for signum in received:
+            signal.raise_signal(signum)
 
 
 def _put_in_place(pending: dict[Path, Path]) -> None:
@@ -435,7 +435,7 @@ def _write_parquet_chunks(chunks: Iterable[pl.DataFrame], path: PathLike) -> Non
     import pyarrow.parquet as pq
 
     with atomic_path(path) as tmp:
-        writer, schema = None, None
+        writer, schema = None, pl.Schema()  # schema: set with the writer, from the first frame
         try:
             for chunk in chunks:
                 if writer is None:  # the first frame (empty or not) gives the file its schema

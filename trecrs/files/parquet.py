@@ -12,11 +12,15 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ..errors import FileAccessError, InputError
 from .lines import first_duplicate
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 PathLike = str | os.PathLike
 
@@ -56,12 +60,12 @@ def parquet_columns(path: PathLike) -> list[str]:
     if Path(path).is_dir():
         raise FileAccessError(path, None, "is a directory, expected a file")
     with _reading(path):
-        return list(pl.read_parquet_schema(path))
+        return list(pl.read_parquet_schema(os.fspath(path)))
 
 
 def read_parquet(
     path: PathLike,
-    columns: Mapping[str, pl.DataType | None],
+    columns: Mapping[str, PolarsDataType | None],
     *,
     what: str,
     fill: Mapping[str, object] | None = None,
@@ -84,7 +88,7 @@ def read_parquet(
         raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {names}")
     exprs = [_cast(pl.col(c) if c in names else pl.lit(fill[c]), dtype).alias(c) for c, dtype in columns.items()]
     with _reading(path, f"{what} Parquet column has the wrong type"):
-        df = pl.scan_parquet(path).select(exprs).collect()
+        df = pl.scan_parquet(os.fspath(path)).select(exprs).collect()
     read = [c for c in columns if c in names]
     _check_no_nul(df, path, read)
     _check_rows(df, path, what, read if not_null is None else list(not_null), list(not_nan))
@@ -93,13 +97,14 @@ def read_parquet(
     return df
 
 
-def last_value(path: PathLike, column: str, dtype: pl.DataType) -> object | None:
+def last_value(path: PathLike, column: str, dtype: PolarsDataType) -> object | None:
     """The last row's value of ``column`` cast to ``dtype`` (None when the file lacks the column, has no
     rows or the value is null); only that column is read."""
     if column not in parquet_columns(path):
         return None
     with _reading(path, f"cannot read column {column!r} as {dtype}"):
-        last, rows = pl.scan_parquet(path).select(pl.col(column).last().cast(dtype), pl.len()).collect().row(0)
+        last_row = pl.scan_parquet(os.fspath(path)).select(pl.col(column).last().cast(dtype), pl.len())
+        last, rows = last_row.collect().row(0)
     if isinstance(last, str) and "\x00" in last:
         raise InputError(path, None, f"row {rows}: NUL byte in column {column!r}")
     return last
@@ -120,7 +125,7 @@ def _check_no_nul(df: pl.DataFrame, path: PathLike, columns: list[str]) -> None:
             raise InputError(path, None, f"row {row}: NUL byte in column {c!r}")
 
 
-def _cast(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
+def _cast(expr: pl.Expr, dtype: PolarsDataType | None) -> pl.Expr:
     if dtype is None:
         return expr
     if dtype == pl.Categorical:  # ids are strings first: an integer id column becomes its decimal text
@@ -143,7 +148,9 @@ def check_unique(df: pl.DataFrame, key: list[str], *, path: PathLike | None, wha
     """Raise naming the first row (1-based) whose ``key`` columns repeat an earlier row's, and that row."""
     if df.height < 2 or df.select(key).n_unique() == df.height:
         return
-    first, at = first_duplicate(df, key)
+    found = first_duplicate(df, key)
+    assert found is not None  # some key repeats: n_unique is below the height
+    first, at = found
     where = ", ".join(f"{c} {at[c]!r}" for c in key)
     raise InputError(path, None, f"row {at['_row']}: duplicate {what} entry for {where} (first seen on row {first['_row']})")
 

@@ -16,6 +16,8 @@ either stops or counts the pair twice).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from ..errors import InputError
@@ -32,12 +34,15 @@ from .lines import (
     take_fields,
 )
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
 JG = "jg"
 JSG = "jsg"
 LEVEL = "level"
 
-PREFS_SCHEMA: dict[str, pl.DataType] = {QUERY: pl.Utf8, JG: pl.Utf8, JSG: pl.Utf8, DOC: pl.Utf8, LEVEL: pl.Float64}
-QRELS_JG_SCHEMA: dict[str, pl.DataType] = {QUERY: pl.Utf8, JG: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
+PREFS_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, JG: pl.Utf8, JSG: pl.Utf8, DOC: pl.Utf8, LEVEL: pl.Float64}
+QRELS_JG_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, JG: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER = r"^[+-]?\d+$"

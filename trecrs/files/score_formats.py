@@ -36,6 +36,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import polars as pl
 
@@ -382,7 +383,17 @@ def read_parquet_scores(path: PathLike, spec: ScoreFormat, *, kind: str | None, 
 # --------------------------------------------------------------------------------------------- the registry
 
 
-_TRIPLE = {"positional": (USER, ITEM, SCORE), "positional_ranks": (USER, ITEM, RANK), "layout": "user item score"}
+class _Positions(TypedDict):
+    """The fields of a :class:`ScoreFormat` that say what each position of a headerless line holds."""
+
+    positional: tuple[str, ...]
+    positional_ranks: tuple[str, ...]
+    layout: str
+
+
+_TRIPLE: _Positions = {
+    "positional": (USER, ITEM, SCORE), "positional_ranks": (USER, ITEM, RANK), "layout": "user item score"
+}
 register(ScoreFormat("whitespace", (".txt",), None, read_delimited, **_TRIPLE))
 register(ScoreFormat("csv", (".csv",), ",", read_delimited, **_TRIPLE))
 register(ScoreFormat("tsv", (".tsv",), "\t", read_delimited, **_TRIPLE))

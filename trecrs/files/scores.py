@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 import polars as pl
 
 from ..errors import InputError, TrecrsWarning, UsageError
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, QUERY, RANK, SCORE, USER
+from .columns import ColumnsArg
 from .lines import LINENO, first_duplicate, read_lines, split_fields, take_fields
 from .manifest import write_manifest
 from .output import write_table
@@ -58,7 +61,8 @@ class ScoreTable:
     format: str
 
 
-def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns=None) -> ScoreTable:
+def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
+                     ) -> ScoreTable:
     """Read a score file or top-N lists in any layout of :data:`~trecrs.files.score_formats.FORMATS`.
 
     ``fmt``: a format name or ``"auto"`` (by extension, else by the first content line). ``columns``: role
@@ -73,12 +77,13 @@ def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "aut
     return _table(raw, path, kind, spec.name)
 
 
-def read_scores(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns=None) -> pl.DataFrame:
+def read_scores(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
+                ) -> pl.DataFrame:
     """:func:`read_score_table`'s frame: ``user, item, score, lineno`` (see there)."""
     return read_score_table(path, kind=kind, fmt=fmt, columns=columns).frame
 
 
-def as_score_table(data, *, kind: str | None = None, columns=None) -> ScoreTable:
+def as_score_table(data: object, *, kind: str | None = None, columns: ColumnsArg = None) -> ScoreTable:
     """A :class:`ScoreTable` from a path (:func:`read_score_table`) or a polars/pandas frame, whose column
     names take roles by :data:`~trecrs.files.columns.HEADER_NAMES` (``userID, itemID, prediction`` too)
     or by ``columns=``."""
@@ -97,7 +102,7 @@ def as_score_table(data, *, kind: str | None = None, columns=None) -> ScoreTable
     return _table(raw, None, kind, "frame")
 
 
-def as_scores(data, *, kind: str | None = None, columns=None) -> pl.DataFrame:
+def as_scores(data: object, *, kind: str | None = None, columns: ColumnsArg = None) -> pl.DataFrame:
     """:func:`as_score_table`'s frame: ``user, item, score, lineno``."""
     return as_score_table(data, kind=kind, columns=columns).frame
 
@@ -142,7 +147,9 @@ def _parse_values(df: pl.DataFrame, path: PathLike | None, kind: str) -> pl.Data
     return df
 
 
-def _refuse_duplicate(df: pl.DataFrame, key: list[str], path, what) -> None:
+def _refuse_duplicate(
+    df: pl.DataFrame, key: list[str], path: PathLike | None, what: Callable[[dict[str, Any]], str]
+) -> None:
     """The duplicate rule of every reader (:func:`~.lines.first_duplicate`): name both lines (rows)."""
     dup = first_duplicate(df, key)
     if dup is not None:
@@ -172,7 +179,7 @@ def _ranks_as_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
         row = too_far.row(0, named=True)
         raise InputError(path, row[LINENO], f"rank {row[_V]} is beyond {MAX_RANK:,}: a longer list cannot keep "
                          "its order as trec_eval's float32 scores")
-    top = df.get_column(SCORE).max()
+    top = cast(float, df.get_column(SCORE).max())  # Float64, not empty
     return df.with_columns((top + 1 - s).alias(SCORE), s.cast(pl.Int64).alias(_V))
 
 
@@ -202,7 +209,22 @@ def _warn_rank_contradictions(df: pl.DataFrame, path: PathLike | None) -> None:
     ), stacklevel=4)
 
 
-def write_scores(scores, path: PathLike, *, inputs=None, parameters=None, command=None) -> None:
+class ScoresLike(Protocol):
+    """What :func:`write_scores` reads of a recommender's scores (:class:`trecrs.recommenders.base.Scores`)."""
+
+    frame: pl.DataFrame
+    n_pairs: int
+    n_unscored: int
+
+
+def write_scores(
+    scores: ScoresLike,
+    path: PathLike,
+    *,
+    inputs: dict[str, str | os.PathLike] | None = None,
+    parameters: dict | None = None,
+    command: list[str] | None = None,
+) -> None:
     """Write a score file ``user item score`` (Parquet for ``*.parquet``), atomically, with its manifest.
 
     ``scores``: what a recommender's ``score`` returns (``frame``, ``n_pairs``, ``n_unscored``).
@@ -223,7 +245,7 @@ def write_scores(scores, path: PathLike, *, inputs=None, parameters=None, comman
 # --------------------------------------------------------------------------------------------- predictions
 
 
-def read_predictions(path: PathLike, *, fmt: str = "auto", columns=None) -> pl.DataFrame:
+def read_predictions(path: PathLike, *, fmt: str = "auto", columns: ColumnsArg = None) -> pl.DataFrame:
     """Read a prediction file ``user item predicted_rating``, in any layout a score file may have
     (:func:`read_score_table`: whitespace, CSV, TSV, JSON lines, Parquet; headers by name, ``columns=``).
 

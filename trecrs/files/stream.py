@@ -22,6 +22,7 @@ import os
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -107,7 +108,8 @@ def _parquet_pieces(path: PathLike, batch_lines: int):
     tag = last_value(path, TAG, pl.Utf8)
     ids = [pl.col(c).cast(pl.Utf8, strict=True).cast(pl.Categorical) for c in (QUERY, DOC)]
     score = pl.col(SCORE).cast(pl.Float64, strict=True).cast(pl.Float32)  # NaN stays NaN
-    batches = pl.scan_parquet(path).select(*ids, score).collect_batches(chunk_size=max(1, min(batch_lines, 1 << 20)))
+    chunk_size = max(1, min(batch_lines, 1 << 20))
+    batches = pl.scan_parquet(os.fspath(path)).select(*ids, score).collect_batches(chunk_size=chunk_size)
     nul = _NulCheck()
     try:
         for df in batches:
@@ -130,7 +132,8 @@ class _NulCheck:
         self.upto = -1  # every code up to this one is checked
 
     def found(self, df: pl.DataFrame) -> bool:
-        top = max((df.get_column(c).to_physical().max() for c in (QUERY, DOC)), key=lambda v: -1 if v is None else v)
+        codes = [cast("int | None", df.get_column(c).to_physical().max()) for c in (QUERY, DOC)]  # UInt32 codes
+        top = max(codes, key=lambda v: -1 if v is None else v)
         if top is None or top <= self.upto:
             return False
         new = pl.Series(np.arange(self.upto + 1, top + 1, dtype=np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)

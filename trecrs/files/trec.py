@@ -17,8 +17,9 @@ import os
 import queue
 import threading
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -43,6 +44,9 @@ from .lines import (
 from .output import write_table
 from .parquet import is_parquet, last_value, read_parquet
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
 PathLike = str | os.PathLike
 
 
@@ -59,9 +63,12 @@ _AHEAD = 4
 # Left to the line-by-line path: comments, other whitespace, the unit separator, and NUL (refused there,
 # naming its line). With isascii(), a regular chunk is thus valid text without being decoded.
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
-_QRELS_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
-_RUN_FAST_SCHEMA = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8}
-LEAN_RUN_SCHEMA = {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}  # parsed for lean_piece
+_QRELS_FAST_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
+_RUN_FAST_SCHEMA: dict[str, PolarsDataType] = {
+    QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8
+}
+# parsed for lean_piece
+LEAN_RUN_SCHEMA: dict[str, PolarsDataType] = {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}
 
 
 def _chunks(path: PathLike) -> Iterator[bytes]:
@@ -101,7 +108,7 @@ def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
     stop = threading.Event()
     done = object()
 
-    def offer(item) -> bool:
+    def offer(item: object) -> bool:
         while not stop.is_set():  # the consumer may stop early: never block on a full queue
             try:
                 out.put(item, timeout=0.05)
@@ -138,7 +145,9 @@ def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
         worker.join()
 
 
-def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> list | None:
+def _fast_read(
+    path: PathLike, schema: Mapping[str, PolarsDataType], keep: Callable[[pl.DataFrame], Any] | None = None
+) -> list[Any] | None:
     """Parse a regular TREC file with polars' CSV reader, or return None to use the line-by-line path.
 
     Regular: the separator (one space, or one tab, sniffed from the first line) is the only whitespace
@@ -155,12 +164,14 @@ def _fast_read(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> lis
     return frames or None
 
 
-def fast_pieces(path: PathLike, schema: dict[str, pl.DataType], keep=None) -> Iterator:
+def fast_pieces(
+    path: PathLike, schema: Mapping[str, PolarsDataType], keep: Callable[[pl.DataFrame], Any] | None = None
+) -> Iterator[Any]:
     """:func:`_fast_read`'s pieces one at a time, in file order (about 16 MB of text each); a None piece
     means the file is not regular (the line-by-line path decides) and ends the iteration. Two pieces are
     parsed at a time, at most :data:`_AHEAD` are in hand, and none is kept once yielded, so memory does
     not grow with the file."""
-    def parse(chunk: bytes, sep: bytes):
+    def parse(chunk: bytes, sep: bytes) -> Any:
         try:
             df = pl.read_csv(
                 chunk, has_header=False, separator=sep.decode(), quote_char=None, schema=schema, raise_if_empty=False
@@ -219,7 +230,7 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
         key = pl.col(QUERY).to_physical().cast(pl.UInt64) * (1 << 32) + pl.col(DOC).to_physical()
         if fast.select(key.n_unique()).item() != fast.height:
             fast = None  # a duplicate: the line-by-line path reports it with its line numbers
-    if fast is None:
+    if fast is None or pieces is None:  # pieces is None only when fast is
         full = _read_run_lines(path)
         warn_rank_contradictions(path, rank_contradictions(full), full.height, full.get_column(QUERY).n_unique())
         return _lean(full), run_tag(full)
@@ -281,10 +292,10 @@ def _read_parquet_for_scoring(path: PathLike, check_duplicates: bool) -> tuple[p
         unique=[QUERY, DOC] if check_duplicates else (),
     )
     tag = last_value(path, TAG, pl.Utf8)
-    return df.with_columns(pl.col(SCORE).cast(pl.Float32)), "trecrs" if tag is None else tag
+    return df.with_columns(pl.col(SCORE).cast(pl.Float32)), "trecrs" if tag is None else str(tag)
 
 
-def _read_parquet(path: PathLike, schema: dict[str, pl.DataType], what: str) -> pl.DataFrame:
+def _read_parquet(path: PathLike, schema: Mapping[str, PolarsDataType], what: str) -> pl.DataFrame:
     """A qrels/run stored as Parquet: required columns checked, optional ones filled, values validated."""
     need = [QUERY, DOC, REL if what == "qrels" else SCORE]
     fill = {ITER: "0" if what == "qrels" else "Q0", RANK: 0, TAG: "trecrs"}
@@ -383,7 +394,9 @@ def _has_duplicates(df: pl.DataFrame) -> bool:
 def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> None:
     if not _has_duplicates(df):
         return
-    first, second = first_duplicate(df, [QUERY, DOC])
+    found = first_duplicate(df, [QUERY, DOC])
+    assert found is not None  # _has_duplicates found a repeated pair
+    first, second = found
     also = f" (first seen on line {first[LINENO]})" if LINENO in df.columns else ""
     raise InputError(
         path, second.get(LINENO), f"duplicate {what} entry for query {second[QUERY]!r}, doc {second[DOC]!r}{also}"
@@ -401,7 +414,7 @@ def run_tag(run: pl.DataFrame, default: str = "trecrs") -> str:
 # --------------------------------------------------------------------------------------------- coercion
 
 
-def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int = REL_MAX) -> pl.DataFrame:
+def as_polars(data: object, schema: Mapping[str, PolarsDataType], what: str, *, max_rel: int = REL_MAX) -> pl.DataFrame:
     """Accept a path, a polars or pandas DataFrame, or a dict of dicts; return a polars frame with ``schema``.
 
     * a path is read by :func:`read_qrels` / :func:`read_run`;
@@ -439,7 +452,7 @@ def as_polars(data, schema: dict[str, pl.DataType], what: str, *, max_rel: int =
     return out
 
 
-def frame_sources(columns: list[str], schema: dict[str, pl.DataType], what: str) -> dict[str, str]:
+def frame_sources(columns: list[str], schema: Mapping[str, PolarsDataType], what: str) -> dict[str, str]:
     """The column of a frame (with ``columns``) that each field of ``schema`` is read from by
     :func:`as_polars`: query, document, value (and a run's rank) by role, the others by their own name;
     a field without one is filled. :class:`UsageError` when a role is missing or ambiguous."""
@@ -450,7 +463,7 @@ def frame_sources(columns: list[str], schema: dict[str, pl.DataType], what: str)
     return {name: found.get(name, name) for name in schema if found.get(name, name) in columns}
 
 
-def _as_frame(data, what: str, value: str) -> pl.DataFrame:
+def _as_frame(data: Any, what: str, value: str) -> pl.DataFrame:
     """A polars frame of a polars/pandas frame, a dict of dicts or an object with ``to_dict()``."""
     if isinstance(data, pl.DataFrame):
         return data
@@ -464,7 +477,7 @@ def _as_frame(data, what: str, value: str) -> pl.DataFrame:
                      f"got {type(data).__name__}")
 
 
-def _is_pandas(data) -> bool:
+def _is_pandas(data: object) -> bool:
     return type(data).__module__.split(".")[0] == "pandas"
 
 
