@@ -19,7 +19,7 @@ import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeGuard, TypeVar
 
 import numpy as np
 import polars as pl
@@ -46,7 +46,7 @@ def read_failure(path: PathLike, exc: BaseException) -> InputError:
     return FileAccessError.from_os_error(path, exc)
 
 
-def is_stdin(path: object) -> bool:
+def is_stdin(path: object) -> TypeGuard[str | os.PathLike]:
     """Whether ``path`` is ``-``, standard input (a file literally named ``-`` is ``./-``)."""
     return isinstance(path, str | os.PathLike) and os.fspath(path) == STDIN
 
