@@ -25,7 +25,7 @@ from ..data.popularity import check_share
 from ..engines import ENGINES, vectorized
 from ..errors import UsageError
 from ..files.features import as_user_groups
-from ..files.trec import as_polars
+from ..files.frames import as_polars
 from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from ..schema import QRELS_SCHEMA

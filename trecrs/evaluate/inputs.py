@@ -12,8 +12,9 @@ import polars as pl
 
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS, RelInfoFormat, kinds_for, unserved
 from ..errors import InputError, SemanticError, UsageError
+from ..files.frames import as_polars
 from ..files.lines import is_stdin, read_through_file
-from ..files.trec import as_polars, read_qrels, read_run, run_tag
+from ..files.trec import read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
 from ..measures.request import MeasureRequest, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
@@ -80,7 +81,7 @@ class PairFacts:
 
 
 def pair_facts(qrels: pl.DataFrame, run: pl.DataFrame) -> PairFacts:
-    """:class:`PairFacts` of a pair read as frames (:func:`~trecrs.files.trec.as_polars`)."""
+    """:class:`PairFacts` of a pair read as frames (:func:`~trecrs.files.frames.as_polars`)."""
     tops = qrels.group_by(QUERY).agg(pl.col(REL).max().alias("top"))
     both = tops.join(run.group_by(QUERY).len("lines"), on=QUERY, how="full", coalesce=True)
     both = both.sort(QUERY)  # polars sorts strings bytewise: trec_eval's query order

@@ -3,7 +3,7 @@
 Notebook work evaluates the same qrels and run frames again and again (``trecrs.read_qrels`` /
 ``trecrs.read_run`` once, then :func:`~trecrs.evaluate.api.evaluate` with other measures or flags). While
 both frames live and stay unchanged, the first evaluation with the vectorized engine keeps: each frame
-as read and checked (:func:`~trecrs.files.trec.as_polars`), the run tag, the pair encoded and prepared once
+as read and checked (:func:`~trecrs.files.frames.as_polars`), the run tag, the pair encoded and prepared once
 per score type (:class:`~trecrs.engines.vectorized.rank.Prepared`: trec_eval's order and each line's
 relevance; C ``float`` for trec_eval 9.0.8, ``double`` for 10.0) and the pair's facts read from it
 (:class:`~trecrs.evaluate.inputs.PairFacts`: queries, lines, top grades). A later evaluation checks its
@@ -48,7 +48,8 @@ import polars as pl
 from ..engines import Computed, vectorized
 from ..engines.vectorized.ties import unsupported as tie_unsupported
 from ..errors import UsageError
-from ..files.trec import as_polars, frame_sources, run_tag
+from ..files.frames import as_polars, frame_sources
+from ..files.trec import run_tag
 from ..measures.request import MeasureRequest
 from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..ranges import REL_MAX

@@ -22,10 +22,11 @@ from ..evaluate.api import evaluate_full
 from ..evaluate.finalize import _sequential_sum as sequential_sum
 from ..evaluate.result import Evaluation
 from ..evaluate.settings import EvalSettings
+from ..files.frames import as_polars
 from ..files.hashing import file_digest
 from ..files.lines import is_stdin, read_through_file, source_name
 from ..files.manifest import read_manifest
-from ..files.trec import as_polars, read_qrels
+from ..files.trec import read_qrels
 from ..ids import hash_ids
 from ..measures.direction import HIGHER, NEITHER, better
 from ..measures.request import typed_order

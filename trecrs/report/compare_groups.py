@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import UsageError
 from ..files.features import as_user_groups
-from ..files.trec import as_polars
+from ..files.frames import as_polars
 from ..protocol.one_plus_random import case_ids
 from ..schema import GROUP, QRELS_SCHEMA, QUERY, USER
 
