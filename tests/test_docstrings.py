@@ -12,7 +12,7 @@ from tests.warned import warned
 
 MODULES = [
     "trecrs.evaluate.api",
-    "trecrs.files.trec",
+    "trecrs.files.frames",
     "trecrs.files.ratings",
     "trecrs.data.splits",
     "trecrs.protocol.candidates",

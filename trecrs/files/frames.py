@@ -33,6 +33,7 @@ def as_polars(data: object, schema: Mapping[str, PolarsDataType], what: str, *, 
     Ids become strings (``7`` -> ``"7"``). Missing optional columns are filled (``iter`` "0"/"Q0",
     ``rank`` by order, ``tag`` "trecrs"). Qrels relevance must be at most ``max_rel`` (see :func:`read_qrels`).
 
+    >>> from trecrs.schema import QRELS_SCHEMA
     >>> as_polars({"u1": {"i1": 1, 2: 0}}, QRELS_SCHEMA, "qrels").rows()
     [('u1', '0', 'i1', 1), ('u1', '0', '2', 0)]
     """
