@@ -98,13 +98,23 @@ def one_run(folder: Path, workers: int) -> dict:
     from distributed import Client, LocalCluster, get_task_stream
 
     load = os.getloadavg()[0]
-    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cl, Client(cl) as client:
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cl,
+        Client(cl) as client,
+    ):
         with get_task_stream(client) as ts:
             t0 = time.perf_counter()
-            ev = evaluate_full(folder / "qrels", folder / "run", MEASURES, engine="dask",
-                               engine_options={"scheduler": client})
+            ev = evaluate_full(
+                folder / "qrels",
+                folder / "run",
+                MEASURES,
+                engine="dask",
+                engine_options={"scheduler": client},
+            )
             wall = time.perf_counter() - t0
-        tasks = [sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute") for t in ts.data]
+        tasks = [
+            sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute") for t in ts.data
+        ]
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return {
         "load_before": load, "wall_s": wall, "tasks": len(tasks), "task_sum_s": sum(tasks),

@@ -104,7 +104,9 @@ def repeat(cmd: list[str], n: int, label: str) -> dict:
     runs = []
     for i in range(n):
         runs.append(measure(cmd))
-        print(f"  {label} #{i + 1}: {runs[-1]['wall_s']:.2f} s, {runs[-1]['peak_mb']:.0f} MB", file=sys.stderr)
+        print(
+            f"  {label} #{i + 1}: {runs[-1]['wall_s']:.2f} s, {runs[-1]['peak_mb']:.0f} MB", file=sys.stderr
+        )
     return {
         "median_wall_s": statistics.median(r["wall_s"] for r in runs),
         "median_peak_mb": statistics.median(r["peak_mb"] for r in runs),
@@ -174,9 +176,13 @@ def main(argv=None) -> None:
     p.add_argument("--repeat", type=int, default=3, help="runs per tool (median reported)")
     p.add_argument("--reference", type=int, default=None, help="pytrec_eval runs (default: --repeat)")
     p.add_argument("--ranx", type=int, default=0, help="ranx runs (0: skip; it needs ~6 GB on case b)")
-    p.add_argument("--parquet", type=int, default=None, help="trecrs runs on the Parquet run (default: --repeat)")
+    p.add_argument(
+        "--parquet", type=int, default=None, help="trecrs runs on the Parquet run (default: --repeat)"
+    )
     p.add_argument("--trec-eval", type=int, default=0, help="trec_eval 9.0.8 (C) runs (0: skip)")
-    p.add_argument("--block-lines", type=int, default=None, help="trecrs eval --block-lines N (default: its own)")
+    p.add_argument(
+        "--block-lines", type=int, default=None, help="trecrs eval --block-lines N (default: its own)"
+    )
     p.add_argument("--name", default=None, help="results file stem under results/ (default: the case)")
     p.add_argument("--no-agreement", action="store_true", help="skip the untimed per-query comparison")
     p.add_argument("--untied-check", action="store_true",
@@ -191,13 +197,19 @@ def main(argv=None) -> None:
         "shape": CASES[args.case],
         "run_lines": sum(1 for _ in open(run, "rb")),
         "measures": MEASURES,
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
     }
     print(f"case {args.case}: {res['run_lines']:,} run lines", file=sys.stderr)
     res["block_lines"] = args.block_lines
     res["trecrs"] = repeat(trecrs_cmd(qrels, run, args.block_lines), args.repeat, "trecrs eval (text)")
     if n_pq:
-        res["trecrs_parquet"] = repeat(trecrs_cmd(qrels, parquet, args.block_lines), n_pq, "trecrs eval (parquet)")
+        res["trecrs_parquet"] = repeat(
+            trecrs_cmd(qrels, parquet, args.block_lines), n_pq, "trecrs eval (parquet)"
+        )
     if args.trec_eval:
         res["trec_eval_c"] = repeat(trec_eval_cmd(qrels, run), args.trec_eval, "trec_eval 9.0.8 (C)")
     ref_cmd = [sys.executable, str(HERE / "reference_eval.py")]
@@ -207,14 +219,18 @@ def main(argv=None) -> None:
             res["pytrec_eval"] = repeat(ref_cmd + ["pytrec_eval", str(qrels), str(run), "--out", str(ref_out)],
                                         n_ref, "pytrec_eval")  # fmt: skip
         if args.ranx:
-            res["ranx"] = repeat(ref_cmd + ["ranx", str(qrels), str(run), "--out", str(ranx_out)], args.ranx, "ranx")
+            res["ranx"] = repeat(
+                ref_cmd + ["ranx", str(qrels), str(run), "--out", str(ranx_out)], args.ranx, "ranx"
+            )
         ours = {} if args.no_agreement else trecrs_per_query(qrels, run)
         if args.untied_check:
             untied = DATA / f"{args.case}.untied.run"
             write_untied(run, untied)
             out = Path(tmp) / "ranx_untied.json"
             measure(ref_cmd + ["ranx", str(qrels), str(untied), "--out", str(out)])
-            res["agreement_ranx_untied"] = compare(trecrs_per_query(qrels, untied), json.loads(out.read_text()), 1e-9)
+            res["agreement_ranx_untied"] = compare(
+                trecrs_per_query(qrels, untied), json.loads(out.read_text()), 1e-9
+            )
         if n_ref and not args.no_agreement:
             res["agreement_pytrec_eval"] = compare(ours, json.loads(ref_out.read_text()), 0.0)
         if args.ranx:
@@ -224,7 +240,9 @@ def main(argv=None) -> None:
         res["ratio_peak_mb"] = res["trecrs"]["median_peak_mb"] / res["pytrec_eval"]["median_peak_mb"]
     if args.trec_eval:
         res["ratio_wall_trec_eval_c"] = res["trecrs"]["median_wall_s"] / res["trec_eval_c"]["median_wall_s"]
-        res["ratio_peak_mb_trec_eval_c"] = res["trecrs"]["median_peak_mb"] / res["trec_eval_c"]["median_peak_mb"]
+        res["ratio_peak_mb_trec_eval_c"] = (
+            res["trecrs"]["median_peak_mb"] / res["trec_eval_c"]["median_peak_mb"]
+        )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.name or args.case}.json").write_text(json.dumps(res, indent=1) + "\n")
     print(table(res))

@@ -40,7 +40,9 @@ sys.stdout.write(ev.to_trec())
 def one_run(cmd: list[str]) -> dict:
     load = os.getloadavg()[0]
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE.parent)  # this checkout
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE.parent
+    )  # this checkout
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
     out, err = proc.stdout.read().decode(), proc.stderr.read().decode()
@@ -69,10 +71,15 @@ def main() -> None:
     runs = []
     for i in range(a.runs):
         r = one_run(cmd)
-        print(f"run {i + 1}: {r['wall_s']} s, {r['peak_rss_mb']} MB, load before {r['load1_before']}", flush=True)
+        print(
+            f"run {i + 1}: {r['wall_s']} s, {r['peak_rss_mb']} MB, load before {r['load1_before']}",
+            flush=True,
+        )
         runs.append(r)
     result = {
-        "command": " ".join(["trecrs", *cmd[3:]]).replace(str(HERE.parent) + "/", "") if a.mode == "cli" else API,
+        "command": " ".join(["trecrs", *cmd[3:]]).replace(str(HERE.parent) + "/", "")
+        if a.mode == "cli"
+        else API,
         "shape": "138,493 users x 26,744 items, rank 64; 16.0M train ratings, 4.0M test qrels (generate_factors.py)",
         "runs": [{k: v for k, v in r.items() if k != "output"} for r in runs],
         "median_wall_s": statistics.median(r["wall_s"] for r in runs),
@@ -80,7 +87,9 @@ def main() -> None:
         "output": runs[-1]["output"],
     }
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / ("factors.json" if a.mode == "cli" else "factors-api.json")).write_text(json.dumps(result, indent=1) + "\n")
+    (HERE / "results" / ("factors.json" if a.mode == "cli" else "factors-api.json")).write_text(
+        json.dumps(result, indent=1) + "\n"
+    )
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=1))
 
 

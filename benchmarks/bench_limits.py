@@ -37,9 +37,11 @@ df = pl.read_csv(sys.argv[1], separator=" ", has_header=False, new_columns=list(
 print(df.height)
 """
 # bare read of the same file with the types trecrs reads (rank integer, score float), as the issue states it
-READ_CSV_TYPED = READ_CSV.replace('schema = {c: pl.String for c in ("query", "q0", "doc", "rank", "score", "tag")}',
-                                  'schema = {"query": pl.String, "q0": pl.String, "doc": pl.String, '
-                                  '"rank": pl.Int64, "score": pl.Float64, "tag": pl.String}')
+READ_CSV_TYPED = READ_CSV.replace(
+    'schema = {c: pl.String for c in ("query", "q0", "doc", "rank", "score", "tag")}',
+    'schema = {"query": pl.String, "q0": pl.String, "doc": pl.String, '
+    '"rank": pl.Int64, "score": pl.Float64, "tag": pl.String}',
+)
 READ_PARQUET = "import sys, polars as pl; print(pl.read_parquet(sys.argv[1]).height)"
 
 
@@ -125,11 +127,15 @@ def ratios(res: dict) -> dict[str, float]:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", type=int, default=3, help="runs of trecrs and each bare floor (min and median given)")
+    p.add_argument(
+        "--runs", type=int, default=3, help="runs of trecrs and each bare floor (min and median given)"
+    )
     p.add_argument("--startup-runs", type=int, default=9, help="runs of the start-up rows")
     p.add_argument("--reference-runs", type=int, default=1, help="runs of trec_eval (C) and pytrec_eval")
     p.add_argument("--no-scoring", action="store_true", help="start-up rows only")
-    p.add_argument("--factors", action="store_true", help="also eval-factors at the ML-20M shape (CLI vs API)")
+    p.add_argument(
+        "--factors", action="store_true", help="also eval-factors at the ML-20M shape (CLI vs API)"
+    )
     args = p.parse_args(argv)
     res = startup(args.startup_runs)
     if not args.no_scoring:

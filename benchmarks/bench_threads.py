@@ -88,10 +88,12 @@ def main() -> None:
     a = ap.parse_args()
     train, pairs = _inputs(a.ml100k)
     env = {k: v for k, v in os.environ.items() if not k.endswith(("NUM_THREADS", "MAX_THREADS"))}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # this checkout
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
+    )  # this checkout
     runs: dict[str, list[dict]] = {"pinned": [], "unpinned": []}
     for i in range(a.runs):
-        for mode in (["pinned", "unpinned"] if i % 2 == 0 else ["unpinned", "pinned"]):
+        for mode in ["pinned", "unpinned"] if i % 2 == 0 else ["unpinned", "pinned"]:
             load = os.getloadavg()[0]
             proc = subprocess.run([sys.executable, "-c", WORKER, mode, str(train), str(pairs), *PRESETS], env=env,
                                   capture_output=True, text=True, check=True)  # fmt: skip

@@ -86,7 +86,10 @@ def modes_sitting(runs: int) -> dict[str, dict]:
     q, r, _ = ensure_data("t-asc")
     base = trecrs_cmd(q, r)
     rows = {"t-asc: trecrs eval": base}
-    rows |= {f"t-asc: trecrs eval --ties {m}": [*base[:4], "--ties", m, *base[4:]] for m in ("expected", "best", "worst")}
+    rows |= {
+        f"t-asc: trecrs eval --ties {m}": [*base[:4], "--ties", m, *base[4:]]
+        for m in ("expected", "best", "worst")
+    }
     return timed(rows, runs)
 
 
@@ -94,7 +97,10 @@ def modes_ratios(rows: dict[str, dict]) -> dict[str, float]:
     """Each mode's min wall time over the default mode's (the issue's target: expected <= 1.3)."""
     t = {k: v["min_wall_s"] for k, v in rows.items()}
     base = t["t-asc: trecrs eval"]
-    return {f"{m} / default": round(t[f"t-asc: trecrs eval --ties {m}"] / base, 3) for m in ("expected", "best", "worst")}
+    return {
+        f"{m} / default": round(t[f"t-asc: trecrs eval --ties {m}"] / base, 3)
+        for m in ("expected", "best", "worst")
+    }
 
 
 def same_output() -> dict[str, str]:
@@ -122,9 +128,12 @@ def ratios(rows: dict[str, dict]) -> dict[str, float]:
         "t / polars bare read": t["t: trecrs eval"] / bare,
         "t-shuf / polars bare read": t["t-shuf: trecrs eval"] / bare,
         "t-asc / t": t["t-asc: trecrs eval"] / t["t: trecrs eval"],
-        "pytrec_eval / trecrs, t-asc": t["t-asc: pytrec_eval"] / t["t-asc: trecrs eval (beside the references)"],
-        "trec_eval C / trecrs, t-asc": t["t-asc: trec_eval 9.0.8 (C)"] / t["t-asc: trecrs eval (beside the references)"],
-        "pytrec_eval / trecrs, a-asc (wall)": t["a-asc: pytrec_eval"] / t["a-asc: trecrs eval (beside the references)"],
+        "pytrec_eval / trecrs, t-asc": t["t-asc: pytrec_eval"]
+        / t["t-asc: trecrs eval (beside the references)"],
+        "trec_eval C / trecrs, t-asc": t["t-asc: trec_eval 9.0.8 (C)"]
+        / t["t-asc: trecrs eval (beside the references)"],
+        "pytrec_eval / trecrs, a-asc (wall)": t["a-asc: pytrec_eval"]
+        / t["a-asc: trecrs eval (beside the references)"],
         "pytrec_eval / trecrs, a-asc (peak memory)": m["a-asc: pytrec_eval"] / m["a-asc: trecrs eval"],
         "peak MB t-asc": m["t-asc: trecrs eval"],
     }
@@ -132,7 +141,9 @@ def ratios(rows: dict[str, dict]) -> dict[str, float]:
         if f"{case}: trecrs eval, baseline" in t:
             out[f"{case}: baseline / this"] = t[f"{case}: trecrs eval, baseline"] / t[f"{case}: trecrs eval"]
     if "t4-asc: trecrs eval" in m:
-        out["peak memory t4-asc / t-asc (4x the lines)"] = m["t4-asc: trecrs eval"] / m["t-asc: trecrs eval (beside t4-asc)"]
+        out["peak memory t4-asc / t-asc (4x the lines)"] = (
+            m["t4-asc: trecrs eval"] / m["t-asc: trecrs eval (beside t4-asc)"]
+        )
     return {k: round(v, 3) for k, v in out.items()}
 
 
@@ -150,15 +161,26 @@ def main(argv=None) -> None:
         doc = {"rows": rows, "ratios": modes_ratios(rows)}
     else:
         rows = sitting(args.runs, args.reference_runs, not args.no_4x, args.baseline)
-        doc = {"baseline": args.baseline, "rows": rows, "ratios": ratios(rows), "output_sha256": same_output()}
+        doc = {
+            "baseline": args.baseline,
+            "rows": rows,
+            "ratios": ratios(rows),
+            "output_sha256": same_output(),
+        }
     doc = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                        "load1_before": load, "load1_after": os.getloadavg()[0]}} | doc  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / ("ties_modes.json" if args.modes else "ties.json")).write_text(json.dumps(doc, indent=1) + "\n")
-    print("| what | min wall (s) | median wall (s) | median peak (MB) | loads before |\n|---|---:|---:|---:|---|")
+    (RESULTS / ("ties_modes.json" if args.modes else "ties.json")).write_text(
+        json.dumps(doc, indent=1) + "\n"
+    )
+    print(
+        "| what | min wall (s) | median wall (s) | median peak (MB) | loads before |\n|---|---:|---:|---:|---|"
+    )
     for name, r in rows.items():
         loads = ", ".join(f"{x['load_before']:.1f}" for x in r["runs"])
-        print(f"| {name} | {r['min_wall_s']:.2f} | {r['median_wall_s']:.2f} | {r['median_peak_mb']:.0f} | {loads} |")
+        print(
+            f"| {name} | {r['min_wall_s']:.2f} | {r['median_wall_s']:.2f} | {r['median_peak_mb']:.0f} | {loads} |"
+        )
     for name, v in doc["ratios"].items():
         print(f"{name}: {v}")
     for name, v in doc.get("output_sha256", {}).items():

@@ -23,7 +23,9 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 
 
-def generate(out: Path, *, users: int, items: int, rank: int, pairs: int, test_share: float, seed: int) -> None:
+def generate(
+    out: Path, *, users: int, items: int, rank: int, pairs: int, test_share: float, seed: int
+) -> None:
     """Write the four files of one case to ``out``."""
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -52,8 +54,12 @@ def generate(out: Path, *, users: int, items: int, rank: int, pairs: int, test_s
     q[:, 0] = bias
     for name, col, f in (("user", "user", p), ("item", "item", q)):
         series = pl.Series("factors", f).cast(pl.List(pl.Float32))
-        pl.DataFrame({col: ids(np.arange(f.shape[0])), "factors": series}).write_parquet(out / f"{name}.parquet")
-    print(f"{out}: {users} users x {items} items, rank {rank}; {int((~test).sum())} train, {int(test.sum())} test")
+        pl.DataFrame({col: ids(np.arange(f.shape[0])), "factors": series}).write_parquet(
+            out / f"{name}.parquet"
+        )
+    print(
+        f"{out}: {users} users x {items} items, rank {rank}; {int((~test).sum())} train, {int(test.sum())} test"
+    )
 
 
 def main() -> None:

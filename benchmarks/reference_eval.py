@@ -66,7 +66,9 @@ def main() -> None:
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(per_query, fh)
-    print(json.dumps({"tool": args.tool, "parse_s": parse_s, "evaluate_s": eval_s, "queries": len(per_query)}))
+    print(
+        json.dumps({"tool": args.tool, "parse_s": parse_s, "evaluate_s": eval_s, "queries": len(per_query)})
+    )
 
 
 if __name__ == "__main__":

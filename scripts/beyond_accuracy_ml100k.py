@@ -52,14 +52,47 @@ def make_runs(data: Path, out: Path, trecrs: list[str]) -> dict[str, Path]:
         subprocess.run([*trecrs, *map(str, args)], check=True)
 
     call("qrels", "--test", test, "--threshold", 4, "-o", out / "th4.qrels")
-    call("candidates", "--methodology", "all-items", "--train", train, "--test", test, "-o", out / "all-items.pairs")
+    call(
+        "candidates",
+        "--methodology",
+        "all-items",
+        "--train",
+        train,
+        "--test",
+        test,
+        "-o",
+        out / "all-items.pairs",
+    )
     runs = {}
     for rec in RECOMMENDERS:
         scores, runs[rec] = out / f"{rec}.scores.parquet", out / f"{rec}.AI.run"
-        call("recommend", "--algorithm", rec, "--seed", SEED, "--train", train, "--candidates",
-             out / "all-items.pairs", "-o", scores, "--quiet")
-        call("run", "--candidates", out / "all-items.pairs", "--scores", scores, "--depth", 1000, "--tag", rec,
-             "-o", runs[rec])
+        call(
+            "recommend",
+            "--algorithm",
+            rec,
+            "--seed",
+            SEED,
+            "--train",
+            train,
+            "--candidates",
+            out / "all-items.pairs",
+            "-o",
+            scores,
+            "--quiet",
+        )
+        call(
+            "run",
+            "--candidates",
+            out / "all-items.pairs",
+            "--scores",
+            scores,
+            "--depth",
+            1000,
+            "--tag",
+            rec,
+            "-o",
+            runs[rec],
+        )
     return runs
 
 
@@ -67,8 +100,15 @@ def measure(data: Path, qrels: Path, run: Path) -> dict[str, dict[str, float]]:
     """``{users: {column: value}}`` of one run: ``all``, each gender, and ``MAD``."""
     from trecrs import evaluate
 
-    result = evaluate(str(qrels), str(run), [m for m, _, _ in COLUMNS], train=str(data / f"{FOLD}.base"),
-                      item_features=str(data / "u.item"), user_groups=str(data / "u.user"), group_by="gender")
+    result = evaluate(
+        str(qrels),
+        str(run),
+        [m for m, _, _ in COLUMNS],
+        train=str(data / f"{FOLD}.base"),
+        item_features=str(data / "u.item"),
+        user_groups=str(data / "u.user"),
+        group_by="gender",
+    )
     values: dict[str, dict[str, float]] = {"all": dict(result.summary)}
     for query, name, value in result.groups.iter_rows():
         if name.endswith("_mad"):
@@ -84,7 +124,9 @@ def table(values: dict[str, dict[str, dict[str, float]]]) -> str:
              "|---|---|" + "---:|" * len(COLUMNS)]  # fmt: skip
     for rec, by_users in values.items():
         for users in ("all", *GROUPS, "MAD"):
-            cells = [f"{by_users[users][c]:.4f}" if c in by_users.get(users, {}) else "" for _, c, _ in COLUMNS]
+            cells = [
+                f"{by_users[users][c]:.4f}" if c in by_users.get(users, {}) else "" for _, c, _ in COLUMNS
+            ]
             label = {"all": "all", "MAD": "MAD"}.get(users, users)
             lines.append(f"| {rec if users == 'all' else ''} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -115,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plot", type=Path, default=None, help="the figure (default OUT_DIR/beyond_accuracy.png)")
     p.add_argument("--trecrs", default=f"{shlex.quote(sys.executable)} -m trecrs", help="the command to run")
     args = p.parse_args(argv)
-    missing = [n for n in (f"{FOLD}.base", f"{FOLD}.test", "u.item", "u.user") if not (args.data / n).is_file()]
+    missing = [
+        n for n in (f"{FOLD}.base", f"{FOLD}.test", "u.item", "u.user") if not (args.data / n).is_file()
+    ]
     if missing:
         p.error(f"{args.data} has no {', '.join(missing)} (DATA_DIR must hold MovieLens 100K)")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,11 @@ def _serve(path: str) -> None:
             request = json.loads(stream.readline())
             os.chdir(request["cwd"])
             outcome = run_in_process(request["argv"])
-            reply = {"status": outcome.status, "stdout": outcome.stdout.decode("latin-1"), "stderr": outcome.stderr}
+            reply = {
+                "status": outcome.status,
+                "stdout": outcome.stdout.decode("latin-1"),
+                "stderr": outcome.stderr,
+            }
             stream.write(json.dumps(reply).encode() + b"\n")
 
 
@@ -69,8 +73,12 @@ def commands_in_one_process(folder: Path):
     shim = bin_dir / "trecrs"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "{HERE}" client "{sock}" "$@"\n')
     shim.chmod(0o755)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
-    server = subprocess.Popen([sys.executable, "-m", "tests.command_server", "serve", sock], cwd=root, env=env)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.command_server", "serve", sock], cwd=root, env=env
+    )
     try:
         deadline = time.monotonic() + 60
         while not os.path.exists(sock):

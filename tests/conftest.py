@@ -51,7 +51,11 @@ def cli(capsys):
 def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m trecrs ARGS`` as a separate process (exit codes, stderr as a shell sees them)."""
     return subprocess.run(
-        [sys.executable, "-m", "trecrs", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "trecrs", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 
@@ -61,7 +65,12 @@ def own_measures():
     ``--measures-from``, entry points) are gone for the next one; ``custom`` is the module that loads them."""
     from trecrs.measures.recsys import custom, registry
 
-    saved = dict(registry.REGISTRY), dict(registry.ALIASES), dict(custom._LOADED_FILES), dict(custom._ENTRY_POINTS)
+    saved = (
+        dict(registry.REGISTRY),
+        dict(registry.ALIASES),
+        dict(custom._LOADED_FILES),
+        dict(custom._ENTRY_POINTS),
+    )
     yield custom
     for live, kept in zip((registry.REGISTRY, registry.ALIASES, custom._LOADED_FILES, custom._ENTRY_POINTS), saved,
                           strict=True):  # fmt: skip

@@ -27,7 +27,14 @@ RUN = (
 MEASURES = ["map", "P.2,4", "ndcg_cut.4", "recip_rank", "num_q", "num_rel_ret", "gm_map"]
 # by hand (the CLI's text is compared below): relevant ranks 1,3 / 1,3 / 3, so AP = 5/6, 5/6, 1/3 (map 2/3),
 # RR = 1, 1, 1/3; P_2 = 1/2, 1/2, 0; P_4 = 2/4, 2/4, 1/4
-EXPECTED = {"num_q": 3.0, "num_rel_ret": 5.0, "map": 2 / 3, "recip_rank": 7 / 9, "P_2": 1 / 3, "P_4": 1.25 / 3}
+EXPECTED = {
+    "num_q": 3.0,
+    "num_rel_ret": 5.0,
+    "map": 2 / 3,
+    "recip_rank": 7 / 9,
+    "P_2": 1 / 3,
+    "P_4": 1.25 / 3,
+}
 
 
 def _rows(text: str, cols: int) -> list[list[str]]:
@@ -74,17 +81,31 @@ def _inputs():
             rp.rename({"query": "userId", "doc": "itemId", "score": "prediction"}).to_pandas(),
         ),
         "polars qid/docno integer ids": (
-            qp.select(pl.col("query").cast(pl.Int64).alias("qid"), pl.col("doc").cast(pl.Int64).alias("docno"),
-                      pl.col("rel").alias("label")),
-            rp.select(pl.col("query").cast(pl.Int64).alias("qid"), pl.col("doc").cast(pl.Int64).alias("docno"),
-                      "score"),
+            qp.select(
+                pl.col("query").cast(pl.Int64).alias("qid"),
+                pl.col("doc").cast(pl.Int64).alias("docno"),
+                pl.col("rel").alias("label"),
+            ),
+            rp.select(
+                pl.col("query").cast(pl.Int64).alias("qid"),
+                pl.col("doc").cast(pl.Int64).alias("docno"),
+                "score",
+            ),
         ),
         "dict of dicts": (_nested(QRELS_ROWS), _nested(RUN_ROWS)),
         "to_dict objects": (_Ranx(QRELS_ROWS), _Ranx(RUN_ROWS)),
-        "trecrs results": (make_qrels(qp.select(pl.col("query").alias("user"), pl.col("doc").alias("item"),
-                                                pl.col("rel").cast(pl.Float64).alias("rating")), threshold=1,
-                                      nonrelevant=True),
-                           _run_result(rp)),
+        "trecrs results": (
+            make_qrels(
+                qp.select(
+                    pl.col("query").alias("user"),
+                    pl.col("doc").alias("item"),
+                    pl.col("rel").cast(pl.Float64).alias("rating"),
+                ),
+                threshold=1,
+                nonrelevant=True,
+            ),
+            _run_result(rp),
+        ),
     }
 
 
@@ -129,8 +150,11 @@ def test_to_trec_is_the_cli_output_byte_for_byte(files, flags):
     via = run_command if flags == [] else run_in_process  # one round trip through a process
     cli = via("eval", *[x for m in measures for x in ("-m", m)], *flags, *files)
     assert cli.returncode == 0
-    kw = {"relevance_level": 2 if "-l" in flags else 1, "average_all": "-c" in flags,
-          "depth": 2 if "-M" in flags else None}
+    kw = {
+        "relevance_level": 2 if "-l" in flags else 1,
+        "average_all": "-c" in flags,
+        "depth": 2 if "-M" in flags else None,
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrecrsWarning)
         res = trecrs.evaluate(*files, measures, **kw)
@@ -142,8 +166,19 @@ def test_summary_and_per_query_are_the_printed_lines(files):
     res = trecrs.evaluate(*files, MEASURES)
     lines = [line.split("\t") for line in res.to_trec(per_query=True).splitlines()]
     printed = {name.strip(): float(v) for name, q, v in lines if q == "all" and name.strip() != "runid"}
-    assert printed == {k: round(v, 4) if k not in ("num_q", "num_rel_ret") else v for k, v in res.summary.items()}
-    assert list(res.summary) == ["num_q", "num_rel_ret", "map", "gm_map", "recip_rank", "P_2", "P_4", "ndcg_cut_4"]
+    assert printed == {
+        k: round(v, 4) if k not in ("num_q", "num_rel_ret") else v for k, v in res.summary.items()
+    }
+    assert list(res.summary) == [
+        "num_q",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "recip_rank",
+        "P_2",
+        "P_4",
+        "ndcg_cut_4",
+    ]
     per_query = {(q, name.strip()): float(v) for name, q, v in lines if q != "all"}
     wide = res.per_query
     assert wide.columns == ["query", "num_rel_ret", "map", "recip_rank", "P_2", "P_4", "ndcg_cut_4"]
@@ -159,15 +194,18 @@ def test_evaluate_matrix_returns_the_same_result_type():
     import numpy as np
 
     qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
-    res = trecrs.evaluate_matrix(qrels, np.array([[0.9, 0.1], [0.9, 0.1]]), ["u1", "u2"], ["a", "b"],
-                                 measures=["P.1"])
+    res = trecrs.evaluate_matrix(
+        qrels, np.array([[0.9, 0.1], [0.9, 0.1]]), ["u1", "u2"], ["a", "b"], measures=["P.1"]
+    )
     assert isinstance(res, trecrs.EvaluationResult) and res.summary == {"P_1": 0.5}
     assert res.to_trec() == "P_1                   \tall\t0.5000\n"
 
 
 def test_bad_inputs_are_clear_errors():
     good = {"q": {"d": 1}}
-    with pytest.raises(UsageError, match=r"run: expected a path, a polars/pandas DataFrame or a dict .* got list"):
+    with pytest.raises(
+        UsageError, match=r"run: expected a path, a polars/pandas DataFrame or a dict .* got list"
+    ):
         trecrs.evaluate(good, [("q", "d", 1.0)])
     with pytest.raises(UsageError, match=r"qrels dict: query 'q' maps to int, expected a dict \{doc: rel\}"):
         trecrs.evaluate({"q": 1}, {"q": {"d": 1.0}})
@@ -175,7 +213,9 @@ def test_bad_inputs_are_clear_errors():
         trecrs.evaluate(good, {"q": {"d": "x"}})
     with pytest.raises(InputError, match=r"run DataFrame has NaN or missing values in column 'score'"):
         trecrs.evaluate(good, pd.DataFrame({"query": ["q"], "doc": ["d"], "score": [float("nan")]}))
-    with pytest.raises(InputError, match=r"missing column\(s\) doc: the run DataFrame has \['query', 'score'\]"):
+    with pytest.raises(
+        InputError, match=r"missing column\(s\) doc: the run DataFrame has \['query', 'score'\]"
+    ):
         trecrs.evaluate(good, pl.DataFrame({"query": ["q"], "score": [1.0]}))
     with pytest.raises(InputError, match="relevance values in column 'rel' must be integers"):
         trecrs.evaluate(pl.DataFrame({"query": ["q"], "doc": ["d"], "rel": [0.5]}), {"q": {"d": 1.0}})
@@ -211,10 +251,14 @@ def test_coverage_warnings_on_both_paths(warn_files, engine):
         res = trecrs.evaluate(*warn_files, ["P.5,1000", "map"], engine=engine)
     assert [str(w.message) for w in caught] == WARNINGS
     assert res.summary["P_5"] == pytest.approx(5 / 7 / 5)
-    qrels = pl.DataFrame([(q, d, int(r)) for q, _, d, r in _rows(WARN_QRELS, 4)], schema=["qid", "docno", "rel"],
-                         orient="row")
-    run = pl.DataFrame([(q, d, float(s)) for q, _, d, _, s, _ in _rows(WARN_RUN, 6)], schema=["user", "item", "score"],
-                       orient="row")
+    qrels = pl.DataFrame(
+        [(q, d, int(r)) for q, _, d, r in _rows(WARN_QRELS, 4)], schema=["qid", "docno", "rel"], orient="row"
+    )
+    run = pl.DataFrame(
+        [(q, d, float(s)) for q, _, d, _, s, _ in _rows(WARN_RUN, 6)],
+        schema=["user", "item", "score"],
+        orient="row",
+    )
     with pytest.warns(TrecrsWarning) as caught:
         trecrs.evaluate(qrels, run, ["P.5,1000", "map"])
     assert [str(w.message) for w in caught] == WARNINGS
@@ -257,10 +301,13 @@ def test_split_maps_userid_and_movieid_of_a_frame():
     (auto,) = trecrs.split(MOVIELENS.to_pandas(), "temporal", last=1)
     assert auto.test.select("user", "item", "rating").rows() == [("1", "30", 5.0), ("2", "50", 5.0)]
     renamed = MOVIELENS.rename({"userId": "who", "movieId": "what", "rating": "stars"})
-    (mapped,) = trecrs.split(renamed, "temporal", last=1, columns="user=who,item=what,rating=stars,timestamp=timestamp")
+    (mapped,) = trecrs.split(
+        renamed, "temporal", last=1, columns="user=who,item=what,rating=stars,timestamp=timestamp"
+    )
     assert mapped.test.equals(auto.test) and mapped.train.equals(auto.train)
-    (by_position,) = trecrs.split(renamed, "temporal", last=1, columns={"user": 1, "item": 2, "rating": 3,
-                                                                         "timestamp": 4})
+    (by_position,) = trecrs.split(
+        renamed, "temporal", last=1, columns={"user": 1, "item": 2, "rating": 3, "timestamp": 4}
+    )
     assert by_position.test.equals(auto.test)
 
 
@@ -284,6 +331,11 @@ def test_qrels_and_run_from_frames_with_movielens_names():
 def test_run_recognises_score_columns_of_a_pandas_frame():
     (s,) = trecrs.split(MOVIELENS, "temporal", last=1)
     scores = pd.DataFrame({"userID": ["1", "2"], "itemID": ["30", "50"], "prediction": [0.5, 0.25]})
-    run = trecrs.run(scores, methodology="test-ratings", train=s.train, test=s.test,
-                     columns="user=userID,item=itemID,score=prediction")
+    run = trecrs.run(
+        scores,
+        methodology="test-ratings",
+        train=s.train,
+        test=s.test,
+        columns="user=userID,item=itemID,score=prediction",
+    )
     assert run.select("query", "doc").rows() == [("1", "30"), ("2", "50")]

@@ -34,8 +34,19 @@ LAYERS: dict[str, int] = {
 
 # The modules of trecrs/evaluate/ (layer 7) in their own order: each imports only those before it
 # (docs/architecture.md), so the settings record and the result types never depend on how values are computed.
-EVALUATE_ORDER = ("formats", "settings", "result", "finalize", "ties", "coverage", "inputs", "compute", "warm", "groups",
-                  "api")
+EVALUATE_ORDER = (
+    "formats",
+    "settings",
+    "result",
+    "finalize",
+    "ties",
+    "coverage",
+    "inputs",
+    "compute",
+    "warm",
+    "groups",
+    "api",
+)
 
 MAX_FUNCTION_LINES = 80  # body lines, docstring excluded
 
@@ -59,8 +70,16 @@ def _is_package(module: str) -> bool:
 
 def _type_only(tree: ast.Module) -> set[int]:
     """The ids of the import nodes under ``if TYPE_CHECKING:``: annotations only, never run."""
-    blocks = [n for n in ast.walk(tree) if isinstance(n, ast.If) and ast.unparse(n.test).endswith("TYPE_CHECKING")]
-    return {id(i) for b in blocks for s in b.body for i in ast.walk(s) if isinstance(i, (ast.Import, ast.ImportFrom))}
+    blocks = [
+        n for n in ast.walk(tree) if isinstance(n, ast.If) and ast.unparse(n.test).endswith("TYPE_CHECKING")
+    ]
+    return {
+        id(i)
+        for b in blocks
+        for s in b.body
+        for i in ast.walk(s)
+        if isinstance(i, (ast.Import, ast.ImportFrom))
+    }
 
 
 def _imports(module: str, *, typing: bool = True) -> set[str]:
@@ -101,7 +120,9 @@ def _part(module: str) -> str:
 
 
 def test_every_part_has_a_layer():
-    assert {_part(m) for m in MODULES} <= set(LAYERS), "add new top-level modules to LAYERS and docs/architecture.md"
+    assert {_part(m) for m in MODULES} <= set(LAYERS), (
+        "add new top-level modules to LAYERS and docs/architecture.md"
+    )
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -113,7 +134,11 @@ def test_imports_point_down(module):
 
 
 def test_library_never_imports_cli():
-    offenders = sorted(m for m, ts in GRAPH.items() if _part(m) not in ("cli", "__main__") and any(_part(t) == "cli" for t in ts))
+    offenders = sorted(
+        m
+        for m, ts in GRAPH.items()
+        if _part(m) not in ("cli", "__main__") and any(_part(t) == "cli" for t in ts)
+    )
     assert not offenders
 
 
@@ -159,7 +184,11 @@ def _long_functions() -> list[tuple[str, int]]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+                if (
+                    body
+                    and isinstance(body[0], ast.Expr)
+                    and isinstance(getattr(body[0], "value", None), ast.Constant)
+                ):
                     body = body[1:]
                 if body:
                     n = body[-1].end_lineno - body[0].lineno + 1
@@ -177,6 +206,10 @@ def test_evaluate_package_order():
     package = {m for m in MODULES if m.startswith("trecrs.evaluate.")}
     assert package == {f"trecrs.evaluate.{n}" for n in EVALUATE_ORDER}, "add the module to EVALUATE_ORDER"
     for i, name in enumerate(EVALUATE_ORDER):
-        inside = {t for t in GRAPH[f"trecrs.evaluate.{name}"] if t == "trecrs.evaluate" or t.startswith("trecrs.evaluate.")}
+        inside = {
+            t
+            for t in GRAPH[f"trecrs.evaluate.{name}"]
+            if t == "trecrs.evaluate" or t.startswith("trecrs.evaluate.")
+        }
         later = sorted(inside - {f"trecrs.evaluate.{n}" for n in EVALUATE_ORDER[:i]})
         assert not later, f"trecrs.evaluate.{name} imports {later}, which come after it in EVALUATE_ORDER"

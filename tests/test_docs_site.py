@@ -28,4 +28,7 @@ def test_the_api_reference_finds_every_public_name():
     page = hooks.api_page()
     listed = re.findall(r"^## `trecrs\.(\w+)`$", page, flags=re.M)
     assert sorted(listed) == sorted(n for n in trecrs.__all__ if n != "__version__")
-    assert "::: trecrs.evaluate.api.evaluate\n" in page and "::: trecrs.protocol.candidates.METHODOLOGIES\n" in page
+    assert (
+        "::: trecrs.evaluate.api.evaluate\n" in page
+        and "::: trecrs.protocol.candidates.METHODOLOGIES\n" in page
+    )

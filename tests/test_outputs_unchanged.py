@@ -21,7 +21,11 @@ RECORDED = ROOT / "tests" / "regression"
 
 
 def _fingerprint(tmp_path: Path, which: str) -> dict[str, str]:
-    env = {**os.environ, "SHARED": str(SHARED), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "SHARED": str(SHARED),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     subprocess.run(["bash", str(SCRIPT), str(tmp_path), which], check=True, env=env, capture_output=True)
     return _read(tmp_path / f"{which}.sha256")
 
@@ -33,7 +37,9 @@ def _read(path: Path) -> dict[str, str]:
 def _compare(got: dict[str, str], want: dict[str, str]) -> None:
     changed = sorted(n for n in want.keys() & got.keys() if want[n] != got[n])
     assert not changed, f"{len(changed)} outputs changed, e.g. {changed[:10]}"
-    assert got.keys() == want.keys(), f"missing {sorted(want.keys() - got.keys())[:10]}, new {sorted(got.keys() - want.keys())[:10]}"
+    assert got.keys() == want.keys(), (
+        f"missing {sorted(want.keys() - got.keys())[:10]}, new {sorted(got.keys() - want.keys())[:10]}"
+    )
 
 
 @pytest.mark.slow

@@ -82,7 +82,9 @@ def _comparable(results: dict) -> list:
 
 def _check(seed: int, k: int) -> None:
     qrels, run, measures, level, judged = make_case(seed, k)
-    want = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level, judged_docs_only_flag=judged)
+    want = pytrec_eval.RelevanceEvaluator(
+        qrels, measures, relevance_level=level, judged_docs_only_flag=judged
+    )
     got = dropin.RelevanceEvaluator(qrels, measures, relevance_level=level, judged_docs_only_flag=judged)
     expected = want.evaluate(run)
     assert _comparable(got.evaluate(run)) == _comparable(expected), (seed, k)
@@ -177,7 +179,9 @@ def test_module_constants_and_aggregation_are_pytrec_eval_s():
     assert dropin.supported_measures == pytrec_eval.supported_measures
     assert dropin.supported_nicknames == pytrec_eval.supported_nicknames
     for name, values in [("map", [0.1, 0.25, 0.3]), ("num_ret", [3.0, 4.0]), ("gm_map", [-1.2, -0.3, -11.5])]:
-        assert dropin.compute_aggregated_measure(name, values) == pytrec_eval.compute_aggregated_measure(name, values)
+        assert dropin.compute_aggregated_measure(name, values) == pytrec_eval.compute_aggregated_measure(
+            name, values
+        )
 
 
 def _run_lines(rng: random.Random, n: int) -> list[str]:
@@ -186,7 +190,9 @@ def _run_lines(rng: random.Random, n: int) -> list[str]:
         lambda: f"{rng.uniform(-1e3, 1e3):.{rng.randint(0, 22)}f}", lambda: f"{rng.uniform(0, 1):.{rng.randint(1, 19)}e}",
         lambda: str(rng.randint(-5, 5)), lambda: rng.choice(["1.", ".5", "+.5", "-0", "007", "1E+05", "1e400", "2.5e-310"]),
     ]  # fmt: skip
-    return [f"{rng.choice(['1', '10', '2', 'q'])} Q0 d{i} {i} {rng.choice(spellings)()} run" for i in range(n)]
+    return [
+        f"{rng.choice(['1', '10', '2', 'q'])} Q0 d{i} {i} {rng.choice(spellings)()} run" for i in range(n)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -216,16 +222,27 @@ def _nested_items(d: dict) -> list:
         "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1e-3 tag\n2\tQ0 d1 1 -0 tag\n 1 Q0 d3 3 7 tag \n",  # tab, spaces at the ends
         "1 Q0 d1 1 2.5 tag\r\n1  Q0 d2 2 1_000 tag\n\x0c2 Q0 d1 1 inf tag\n",  # CR, two spaces, float("1_000")
         "1 Q0 d1 1 nan tag\n1 Q0 d\u00e9 1 +Infinity tag\n1\u2003Q0 d2 1 1 tag\n",  # words, non-ASCII
-        "1 Q0 d1 1 2.5 tag\n 1 Q0 d2 1 2.5 tag\n", "1 Q0 d1 1 2.5 tag \n", "1 Q0 d1 1 2.5 tag\n\n",  # spaces, blank
-        "1 Q0 d1 1 2.5 tag\n\n1 Q0 d2 1 2.5 tag", "1 Q0 d1 1 2.5\n", "1 Q0 d1 1 2.5 tag x\n", "1 Q0 d1 1 2.5  tag\n",
-        "1 Q0 d1 1 inf tag\n1 Q0 d2 1 -nan tag\n1 Q0 d3 1 1e tag\n", "\n", " ", "1 Q0 d1 1 0x1 tag",
+        "1 Q0 d1 1 2.5 tag\n 1 Q0 d2 1 2.5 tag\n",
+        "1 Q0 d1 1 2.5 tag \n",
+        "1 Q0 d1 1 2.5 tag\n\n",  # spaces, blank
+        "1 Q0 d1 1 2.5 tag\n\n1 Q0 d2 1 2.5 tag",
+        "1 Q0 d1 1 2.5\n",
+        "1 Q0 d1 1 2.5 tag x\n",
+        "1 Q0 d1 1 2.5  tag\n",
+        "1 Q0 d1 1 inf tag\n1 Q0 d2 1 -nan tag\n1 Q0 d3 1 1e tag\n",
+        "\n",
+        " ",
+        "1 Q0 d1 1 0x1 tag",
     ],
 )
 def test_parsers_match_pytrec_eval_on_irregular_text(text, tmp_path):
     path = tmp_path / "run"
     path.write_text(text, encoding="utf-8", newline="")
     for newline in (None, ""):
-        with open(path, encoding="utf-8", newline=newline) as f, open(path, encoding="utf-8", newline=newline) as g:
+        with (
+            open(path, encoding="utf-8", newline=newline) as f,
+            open(path, encoding="utf-8", newline=newline) as g,
+        ):
             want, got = _outcome(pytrec_eval.parse_run, f), _outcome(dropin.parse_run, g)
         assert got == want
 
@@ -273,5 +290,9 @@ def test_parsers_read_from_where_the_file_is(tmp_path, encoding):
             with opener(path, "rt", encoding=encoding) as f, opener(path, "rt", encoding=encoding) as g:
                 skip(f)
                 skip(g)
-                assert dropin.parse_run(g) == pytrec_eval.parse_run(f) == {"1": {"d1": 2.5, "d2": 3.5}, "2": {"d1": 1e-3}}
+                assert (
+                    dropin.parse_run(g)
+                    == pytrec_eval.parse_run(f)
+                    == {"1": {"d1": 2.5, "d2": 3.5}, "2": {"d1": 1e-3}}
+                )
                 assert g.read() == ""

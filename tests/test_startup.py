@@ -16,7 +16,17 @@ import pytest
 
 from trecrs.cli import COMMAND_MODULES, build_parser
 
-HEAVY = ("scipy", "pyarrow", "pandas", "matplotlib", "dask", "distributed", "sklearn", "threadpoolctl", "pytrec_eval")
+HEAVY = (
+    "scipy",
+    "pyarrow",
+    "pandas",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "sklearn",
+    "threadpoolctl",
+    "pytrec_eval",
+)
 
 _LOADED = """
 import json, sys
@@ -37,7 +47,9 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
 
 def _loaded(code: str) -> tuple[list[str], list[str]]:
     """(third-party top-level packages, trecrs modules) a fresh interpreter has after running ``code``."""
-    out = subprocess.run([sys.executable, "-c", _LOADED.format(code=code)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _LOADED.format(code=code)], capture_output=True, text=True, check=True
+    )
     third, ours = json.loads(out.stdout)
     return third, ours
 
@@ -45,8 +57,14 @@ def _loaded(code: str) -> tuple[list[str], list[str]]:
 def test_import_trecrs_loads_no_third_party_package():
     third, ours = _loaded("import trecrs")
     assert third == []
-    assert ours == ["trecrs", "trecrs._version", "trecrs.errors", "trecrs.evaluate", "trecrs.evaluate.formats",
-                    "trecrs.lazy"]
+    assert ours == [
+        "trecrs",
+        "trecrs._version",
+        "trecrs.errors",
+        "trecrs.evaluate",
+        "trecrs.evaluate.formats",
+        "trecrs.lazy",
+    ]
 
 
 def test_eval_on_text_files_loads_numpy_and_polars_only(tmp_path):
@@ -57,8 +75,15 @@ def test_eval_on_text_files_loads_numpy_and_polars_only(tmp_path):
     assert not set(third) & set(HEAVY)
     commands = {m for m in ours if m.startswith("trecrs.cli.")}
     assert commands == {"trecrs.cli.common", "trecrs.cli.eval"}  # no other command's module
-    unused = ("trecrs.recommenders", "trecrs.reproductions", "trecrs.data.datasets", "trecrs.data.splits",
-              "trecrs.report.compare", "trecrs.report.sensitivity", "trecrs.report.figures")
+    unused = (
+        "trecrs.recommenders",
+        "trecrs.reproductions",
+        "trecrs.data.datasets",
+        "trecrs.data.splits",
+        "trecrs.report.compare",
+        "trecrs.report.sensitivity",
+        "trecrs.report.figures",
+    )
     assert not [m for m in ours if m.startswith(unused)]
 
 

@@ -76,5 +76,7 @@ print("ok")
 def test_one_thread_pins_a_library_loaded_inside_an_outer_block():
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
     module = ROOT / "trecrs" / "threads.py"
-    proc = subprocess.run([sys.executable, "-c", SUBPROCESS, str(module)], env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", SUBPROCESS, str(module)], env=env, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stderr

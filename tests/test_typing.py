@@ -17,8 +17,11 @@ def _unannotated(where: str, fn: object) -> list[str]:
         sig = inspect.signature(fn)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return []
-    missing = [f"{where}({p.name})" for p in sig.parameters.values()
-               if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    missing = [
+        f"{where}({p.name})"
+        for p in sig.parameters.values()
+        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+    ]
     if sig.return_annotation is inspect.Signature.empty and not where.endswith("__init__"):
         missing.append(f"{where} -> ?")
     return missing
@@ -48,4 +51,4 @@ def test_py_typed_ships_with_the_package():
     assert (Path(trecrs.__file__).parent / "py.typed").is_file()
     config = (ROOT / "pyproject.toml").read_text()  # read as text: tomllib is Python 3.11+
     assert '"trecrs" = ["py.typed"]' in config
-    assert '[tool.mypy]' in config and 'files = ["trecrs"]' in config
+    assert "[tool.mypy]" in config and 'files = ["trecrs"]' in config

@@ -46,7 +46,9 @@ def orderings(scores: dict[str, float], score_dtype=np.float32) -> list[list[str
 
 def count(run: dict, score_dtype=np.float32) -> int:
     """The largest number of combinations of a query of ``run``."""
-    return max((math.prod(math.factorial(len(g)) for g in groups(s, score_dtype)) for s in run.values()), default=1)
+    return max(
+        (math.prod(math.factorial(len(g)) for g in groups(s, score_dtype)) for s in run.values()), default=1
+    )
 
 
 def enumerate_modes(qrels: dict, run: dict, measures: list[str], *, score_dtype=np.float32, **flags) -> dict:
@@ -102,6 +104,11 @@ def assert_close(got: dict, want: dict, *, rel: float = 1e-9, abs_: float = 1e-1
                 continue
             if v is None or g is None or math.isnan(v):
                 assert g is v or (g is not None and math.isnan(g) and v is not None and math.isnan(v)), (
-                    context, q, name, g, v)
+                    context,
+                    q,
+                    name,
+                    g,
+                    v,
+                )
                 continue
             assert math.isclose(g, v, rel_tol=rel, abs_tol=abs_), (context, q, name, g, v)

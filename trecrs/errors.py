@@ -88,7 +88,9 @@ class InputError(TrecrsError):
 
     exit_code = EXIT_INPUT
 
-    def __init__(self, path: str | os.PathLike | None, line: int | None, reason: str, *, arguments: Sequence[str] = ()):
+    def __init__(
+        self, path: str | os.PathLike | None, line: int | None, reason: str, *, arguments: Sequence[str] = ()
+    ):
         self.path = None if path is None else os.fspath(path)
         self.line = line
         self.reason = reason
@@ -115,7 +117,9 @@ class FileAccessError(InputError):
     exit_code = EXIT_IO
 
     @classmethod
-    def from_os_error(cls, path: str | os.PathLike, exc: BaseException, *, writing: bool = False) -> InputError:
+    def from_os_error(
+        cls, path: str | os.PathLike, exc: BaseException, *, writing: bool = False
+    ) -> InputError:
         """The one-line error for an operating-system error on ``path`` (``no such file``...); a compressed
         file that opens but does not decompress is an :class:`InputError` (status 3): its content is bad."""
         if isinstance(exc, EOFError | gzip.BadGzipFile | zlib.error):

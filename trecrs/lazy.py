@@ -29,7 +29,9 @@ class _Package(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def exports(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+def exports(
+    package: str, names: Mapping[str, str]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``names[name] = "relative.module:attribute"``.
 
     The first access imports the module, reads the attribute and stores it in the package's namespace, so

@@ -132,8 +132,9 @@ def _grouped_descending(qcode: np.ndarray, scores: np.ndarray) -> bool:
     return True
 
 
-def _tie_moves(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray,
-               tied: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def _tie_moves(
+    qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray, tied: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """For rows grouped by query with scores non-increasing: the rows of the tie groups that are not in
     doc-code-descending order, and where each of them goes; None when every tie group is in order.
 
@@ -251,6 +252,8 @@ def _sorted_rows(qcode: np.ndarray, s32: np.ndarray, dcode: np.ndarray) -> np.nd
     if keyed is not None:  # one 64-bit key per line: a single integer sort
         return pl.Series(keyed[0]).arg_sort().to_numpy()
     frame = pl.DataFrame({"q": qcode, "s": s32, "d": dcode})
-    return frame.select(
-        pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True)
-    ).to_series().to_numpy()
+    return (
+        frame.select(pl.arg_sort_by(["q", "s", "d"], descending=[False, True, True], maintain_order=True))
+        .to_series()
+        .to_numpy()
+    )

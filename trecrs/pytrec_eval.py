@@ -65,7 +65,9 @@ _PARAMETERS = r"{}[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
 
 # measures whose values pytrec_eval names as trec_eval prints them (te_print_single_meas_a_cut): one per
 # cutoff; every other measure is one value under its own name
-_PER_CUTOFF = frozenset(m.name for m in BY_NAME.values() if m.params in (LONG_CUTOFFS, DOUBLE_CUTOFFS)) - {"11pt_avg"}
+_PER_CUTOFF = frozenset(m.name for m in BY_NAME.values() if m.params in (LONG_CUTOFFS, DOUBLE_CUTOFFS)) - {
+    "11pt_avg"
+}
 _ZERO = ("runid", "relstring")  # no value of their own: pytrec_eval returns the zeroed slot
 
 # the messages of pytrec_eval's C extension, kept as they are: code may match them
@@ -102,7 +104,12 @@ def trec_eval_measures(measures: Iterable[str]) -> set[str]:
     for measure in expanded:
         if measure not in supported_measures and measure not in supported_nicknames:
             match = next(
-                (m for m in (re.match(_PARAMETERS.format(re.escape(s)), measure) for s in supported_measures) if m), None
+                (
+                    m
+                    for m in (re.match(_PARAMETERS.format(re.escape(s)), measure) for s in supported_measures)
+                    if m
+                ),
+                None,
             )
             if match is None:
                 raise ValueError(f"unsupported measure {measure}")
@@ -190,7 +197,9 @@ class RelevanceEvaluator:
         """``{query: {name: value}}`` of ``run`` (queries with qrels, rankings not empty) by the vectorized engine."""
         enc = self._qrels.encoded(run)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # trecrs's notes (cutoffs read as C's atol reads them): pytrec_eval has none
+            warnings.simplefilter(
+                "ignore"
+            )  # trecrs's notes (cutoffs read as C's atol reads them): pytrec_eval has none
             computed = compute_encoded(enc, request, relevance_level=self._level, judged_only=judged_only)
         return _as_dicts(computed.per_query, self._names, self._zeros)
 
@@ -229,7 +238,9 @@ class _Qrels:
         if not all(isinstance(d, str) for d in docs):
             raise TypeError(_BAD_RUN)
         try:
-            scores = pl.Series(SCORE, list(chain.from_iterable(r.values() for r in run.values())), dtype=pl.Float64)
+            scores = pl.Series(
+                SCORE, list(chain.from_iterable(r.values() for r in run.values())), dtype=pl.Float64
+            )
         except TypeError:
             raise TypeError(_BAD_RUN) from None
         if scores.null_count():
@@ -245,8 +256,9 @@ class _Qrels:
             qd=np.fromiter(map(dcode.__getitem__, self.docs), dtype=np.int32, count=len(self.docs)),
             qv=self.rels,
             qcode=np.repeat(np.fromiter(map(qcode.__getitem__, run), dtype=np.int32, count=len(run)), lens),
-            dcode=np.fromiter(map(dcode.__getitem__, chain.from_iterable(run.values())), dtype=np.int32,
-                              count=scores.len()),  # fmt: skip
+            dcode=np.fromiter(
+                map(dcode.__getitem__, chain.from_iterable(run.values())), dtype=np.int32, count=scores.len()
+            ),  # fmt: skip
             s32=c_floats(scores),
         )
 
@@ -263,7 +275,9 @@ def _check_run(scores: dict, judged: dict) -> None:
     if not all(isinstance(q, str) and isinstance(r, dict) for q, r in scores.items()):
         raise TypeError(_BAD_RUN)
     for q, r in scores.items():
-        if q not in judged and not all(isinstance(d, str) and isinstance(v, int | float) for d, v in r.items()):
+        if q not in judged and not all(
+            isinstance(d, str) and isinstance(v, int | float) for d, v in r.items()
+        ):
             raise TypeError(_BAD_RUN)
 
 
@@ -292,4 +306,3 @@ def _as_dicts(per_query: pl.DataFrame, bases: list[str], zeros: set[str]) -> dic
     for i, q in enumerate(per_query.get_column(QUERY).to_list()):
         out[q] = {key: (0.0 if c is None else data[c][i]) for key, c in names}
     return out
-

@@ -25,6 +25,7 @@ def c_atol(text: str) -> int:
     m = ATOL_PREFIX.match(text)
     return 0 if not m else max(-INT64_MAX - 1, min(INT64_MAX, int(m.group(1))))
 
+
 # Relevance of a qrels line. trec_eval 9.0.8 keeps it in a C long but allocates one counter per grade
 # from 0 to the largest (form_res_rels.c), so a grade of 2**31 asks for 16 GB, fails ("Can't calculate
 # measure") or is mishandled by pytrec_eval; and its nDCG gain sort compares gains through an int

@@ -25,7 +25,12 @@ RANK = "rank"
 SCORE = "score"
 TAG = "tag"
 RUN_SCHEMA: dict[str, PolarsDataType] = {
-    QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8
+    QUERY: pl.Utf8,
+    ITER: pl.Utf8,
+    DOC: pl.Utf8,
+    RANK: pl.Int64,
+    SCORE: pl.Float64,
+    TAG: pl.Utf8,
 }
 
 # Ratings: ``user item rating [timestamp]``.
@@ -33,7 +38,12 @@ USER = "user"
 ITEM = "item"
 RATING = "rating"
 TIMESTAMP = "timestamp"
-RATINGS_SCHEMA: dict[str, PolarsDataType] = {USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64, TIMESTAMP: pl.Int64}
+RATINGS_SCHEMA: dict[str, PolarsDataType] = {
+    USER: pl.Utf8,
+    ITEM: pl.Utf8,
+    RATING: pl.Float64,
+    TIMESTAMP: pl.Int64,
+}
 
 # Score files written by recommenders / read by ``trecrs run``: ``user item score``.
 SCORES_SCHEMA: dict[str, PolarsDataType] = {USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl.Float64}
@@ -51,7 +61,12 @@ USER_GROUPS_SCHEMA: dict[str, PolarsDataType] = {USER: pl.Utf8, GROUP: pl.Utf8}
 MEASURE = "measure"
 VALUE = "value"
 RUN = "run"
-RESULTS_SCHEMA: dict[str, PolarsDataType] = {RUN: pl.Utf8, QUERY: pl.Utf8, MEASURE: pl.Utf8, VALUE: pl.Float64}
+RESULTS_SCHEMA: dict[str, PolarsDataType] = {
+    RUN: pl.Utf8,
+    QUERY: pl.Utf8,
+    MEASURE: pl.Utf8,
+    VALUE: pl.Float64,
+}
 
 # The per-query id trec_eval prints for the aggregate.
 ALL = "all"

@@ -84,5 +84,7 @@ def get(version: int | str | None = None) -> TrecEvalVersion:
     except (ValueError, TypeError, KeyError):
         known = ", ".join(str(v) for v in VERSIONS)
         where = "" if given else f" (${ENV})"
-        raise UsageError(f"trec_eval version {version!r}{where} is not supported: use one of {known}",
-                         arguments=["trec_eval_version"] if given else []) from None
+        raise UsageError(
+            f"trec_eval version {version!r}{where} is not supported: use one of {known}",
+            arguments=["trec_eval_version"] if given else [],
+        ) from None

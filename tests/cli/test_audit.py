@@ -24,7 +24,13 @@ RUN = "u1 Q0 c 1 0.9 r\nu1 Q0 a 2 0.5 r\nu2 Q0 b 1 0.7 r\nu2 Q0 d 2 0.6 r\n"  # 
 
 @pytest.fixture
 def files(tmp_path):
-    for name, text in {"train": TRAIN, "clean": TEST_CLEAN, "overlap": TEST_OVERLAP, "q": QRELS, "r": RUN}.items():
+    for name, text in {
+        "train": TRAIN,
+        "clean": TEST_CLEAN,
+        "overlap": TEST_OVERLAP,
+        "q": QRELS,
+        "r": RUN,
+    }.items():
         (tmp_path / name).write_text(text)
     return tmp_path
 
@@ -58,7 +64,10 @@ def test_a_bad_input_is_one_error_line(files):
     (files / "badq").write_text("u1 0 c x\n")
     p = run_command("audit", "--strict", "--qrels", files / "badq", files / "r")
     assert p.returncode == 3 and p.stdout == ""
-    assert p.stderr == f"trecrs audit: error: {files / 'badq'}:1: relevance must be an integer, found 'x': 'u1 0 c x'\n"
+    assert (
+        p.stderr
+        == f"trecrs audit: error: {files / 'badq'}:1: relevance must be an integer, found 'x': 'u1 0 c x'\n"
+    )
 
 
 @pytest.mark.slow

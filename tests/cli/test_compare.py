@@ -20,10 +20,17 @@ def _write(tmp_path):
     """12 queries with relevant items r1, r2; 'good' ranks them first; 'base' ranks r1 first at even
     positions (u1, u3, ...) and r1, r2 third and fourth at odd ones; 'weak' has no line for u12."""
     (tmp_path / "qrels").write_text("".join(f"{q} 0 r1 1\n{q} 0 r2 1\n{q} 0 n1 0\n" for q in QUERIES))
+
     def run(tag, order, queries=QUERIES):
-        return "".join(f"{q} Q0 {d} {k + 1} {10 - k} {tag}\n" for i, q in enumerate(queries)
-                       for k, d in enumerate(order(i)))
-    (tmp_path / "base.run").write_text(run("base", lambda i: ["n1", "n2", "r1", "r2"] if i % 2 else ["r1", "n1", "r2"]))
+        return "".join(
+            f"{q} Q0 {d} {k + 1} {10 - k} {tag}\n"
+            for i, q in enumerate(queries)
+            for k, d in enumerate(order(i))
+        )
+
+    (tmp_path / "base.run").write_text(
+        run("base", lambda i: ["n1", "n2", "r1", "r2"] if i % 2 else ["r1", "n1", "r2"])
+    )
     (tmp_path / "good.run").write_text(run("good", lambda i: ["r1", "r2", "n1"]))
     (tmp_path / "weak.run").write_text(run("weak", lambda i: ["n1", "r1"], QUERIES[:-1]))
     return [str(tmp_path / "qrels"), *(str(tmp_path / f"{n}.run") for n in ("base", "good", "weak"))]
@@ -67,8 +74,21 @@ def test_common_queries_and_legend(cli, paths):
 
 
 def test_output_is_byte_identical_across_invocations(cli, paths, tmp_path):
-    args = ["compare", "--quiet", "-m", "P@2", "-m", "AP", "--test", "randomization", "--resamples", "2000",
-            "--format", "json", *paths]
+    args = [
+        "compare",
+        "--quiet",
+        "-m",
+        "P@2",
+        "-m",
+        "AP",
+        "--test",
+        "randomization",
+        "--resamples",
+        "2000",
+        "--format",
+        "json",
+        *paths,
+    ]
     assert cli(*args, "-o", str(tmp_path / "a.json"))[0] == 0
     assert cli(*args, "-o", str(tmp_path / "b.json"))[0] == 0
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
@@ -97,8 +117,9 @@ def test_refusals(cli, paths, tmp_path):
     code, _, err = cli("compare", "-m", "P@2", paths[0], paths[2], str(tmp_path / "again" / "good.run"))
     assert code == 2 and "same tag and the same file name 'good.run'" in err
     (tmp_path / "good2.run").write_text((tmp_path / "good.run").read_text())
-    code, out, err = cli("compare", "-m", "P@2", "--format", "csv", paths[0], paths[1], paths[2],
-                         str(tmp_path / "good2.run"))
+    code, out, err = cli(
+        "compare", "-m", "P@2", "--format", "csv", paths[0], paths[1], paths[2], str(tmp_path / "good2.run")
+    )
     assert code == 0 and "runs share the tag 'good': systems are named by their file names" in err, err
     assert [r["system"] for r in _rows(out)] == ["base.run", "good.run", "good2.run"]
     code, _, err = cli("compare", "-m", "P@2", "--baseline", "nobody", *paths)
@@ -113,15 +134,28 @@ def test_mixed_runs_refused_unless_allowed(cli, paths, tmp_path):
     assert code == 4 and "were built from different test" in err and "--allow-mixed" in err
     code, out, err = cli("compare", "-m", "P@2", "--allow-mixed", "--format", "json", *paths)
     assert code == 0 and '"methodology": "TI"' in out
-    assert err == f"trecrs compare: warning: 1 of 3 runs have no manifest ({paths[3]}): their provenance " \
+    assert (
+        err == f"trecrs compare: warning: 1 of 3 runs have no manifest ({paths[3]}): their provenance "
         "(split, candidates, methodology) is unknown and cannot be checked\n"
+    )
 
 
 @pytest.mark.parametrize("suffix", ["png", "pdf"])
 def test_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
     for name in ("one", "two"):
-        code, _, _ = cli("compare", "--quiet", "-m", "P@2", "-m", "RR", "--resamples", "500",
-                         "--plot", str(tmp_path / f"{name}.{suffix}"), *paths)
+        code, _, _ = cli(
+            "compare",
+            "--quiet",
+            "-m",
+            "P@2",
+            "-m",
+            "RR",
+            "--resamples",
+            "500",
+            "--plot",
+            str(tmp_path / f"{name}.{suffix}"),
+            *paths,
+        )
         assert code == 0
     one, two = (tmp_path / f"one.{suffix}").read_bytes(), (tmp_path / f"two.{suffix}").read_bytes()
     assert one == two and one[:4] == (b"%PDF" if suffix == "pdf" else b"\x89PNG")
@@ -157,8 +191,17 @@ def test_pr_curves_are_eval_iprec_at_recall(paths, common):
 @pytest.mark.parametrize("suffix", ["png", "pdf"])
 def test_pr_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
     for name in ("one", "two"):
-        code, _, err = cli("compare", "--quiet", "-m", "RR", "--resamples", "10",
-                           "--pr-plot", str(tmp_path / f"{name}.{suffix}"), *paths)
+        code, _, err = cli(
+            "compare",
+            "--quiet",
+            "-m",
+            "RR",
+            "--resamples",
+            "10",
+            "--pr-plot",
+            str(tmp_path / f"{name}.{suffix}"),
+            *paths,
+        )
         assert code == 0, err
     one, two = (tmp_path / f"one.{suffix}").read_bytes(), (tmp_path / f"two.{suffix}").read_bytes()
     assert one == two and one[:4] == (b"%PDF" if suffix == "pdf" else b"\x89PNG")
@@ -167,7 +210,9 @@ def test_pr_plot_bytes_identical_twice(cli, paths, tmp_path, suffix):
 
 def test_pr_plot_must_be_png_or_pdf(cli, paths, tmp_path):
     code, _, err = cli("compare", "-m", "RR", "--pr-plot", str(tmp_path / "pr.svg"), *paths)
-    assert code == 2 and err.endswith(f"argument --pr-plot: must name a .png or .pdf file, got '{tmp_path / 'pr.svg'}'\n")
+    assert code == 2 and err.endswith(
+        f"argument --pr-plot: must name a .png or .pdf file, got '{tmp_path / 'pr.svg'}'\n"
+    )
 
 
 @pytest.mark.parametrize("where", [0, 1])  # the qrels, then the baseline run, from standard input
@@ -176,7 +221,7 @@ def test_standard_input(cli, paths, monkeypatch, where):
 
     code, expected, _ = cli("compare", "--quiet", "-m", "RR", "--format", "csv", *paths)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(paths[where], "rb").read())))
-    args = [*paths[:where], "-", *paths[where + 1:]]
+    args = [*paths[:where], "-", *paths[where + 1 :]]
     code, out, _ = cli("compare", "--quiet", "-m", "RR", "--format", "csv", *args)
     assert code == 0 and out == expected
 
@@ -185,8 +230,12 @@ def test_evaluation_warnings_name_their_run(cli, paths):
     """A warning from one run's evaluation says which run it is about, as trecrs eval does for several."""
     code, _, err = cli("compare", "-m", "RR", "--common-queries", "--resamples", "10", *paths)
     lines = err.splitlines()
-    assert code == 0 and f"trecrs compare: warning: {paths[3]}: 1 of 12 (8.3%) qrels queries have no line in " \
-        "the run: left out of the averages, as trec_eval does (-c would count them, scoring 0)" in lines
+    assert (
+        code == 0
+        and f"trecrs compare: warning: {paths[3]}: 1 of 12 (8.3%) qrels queries have no line in "
+        "the run: left out of the averages, as trec_eval does (-c would count them, scoring 0)"
+        in lines
+    )
     assert not any(line.startswith("trecrs compare: warning: 1 of 12") for line in lines)
 
 
@@ -207,20 +256,36 @@ def test_user_groups_compare_each_group_separately(cli, paths, tmp_path):
         want = compare(paths[0], paths[1:], ["P@2"], user_groups=str(tmp_path / "groups.tsv"))
     assert out == FORMATS["text"](want) and [g.users for g in want.groups] == ["all:even", "all:odd"]
     odd_good = want.groups[1].row("P@2", "good")
-    assert (odd_good["mean"], odd_good["baseline_mean"], odd_good["n_queries"]) == (1.0, 0.5, 6)  # base: r1, n1
-    code, out, _ = cli("compare", "--quiet", "-m", "P@2", "--format", "csv", "--user-groups", tmp_path / "groups.tsv", *paths)
+    assert (odd_good["mean"], odd_good["baseline_mean"], odd_good["n_queries"]) == (
+        1.0,
+        0.5,
+        6,
+    )  # base: r1, n1
+    code, out, _ = cli(
+        "compare", "--quiet", "-m", "P@2", "--format", "csv", "--user-groups", tmp_path / "groups.tsv", *paths
+    )
     rows = _rows(out)
     assert code == 0 and [r["users"] for r in rows] == ["all"] * 3 + ["all:even"] * 3 + ["all:odd"] * 3
     assert {r["n_queries"] for r in rows if r["users"] != "all"} == {"6"}
     code, out, err = cli("compare", "--quiet", "-m", "P@2", "--group-by", "gender", *paths)
-    assert (code, out) == (2, "") and err == "trecrs compare: error: argument --group-by: must come with --user-groups: it picks the field of a MovieLens users file\n"
+    assert (
+        (code, out) == (2, "")
+        and err
+        == "trecrs compare: error: argument --group-by: must come with --user-groups: it picks the field of a MovieLens users file\n"
+    )
 
 
-TYPED = ["recip_rank", "P_10", "map"]  # -m recip_rank -m P.10 -m map; trec_eval's table order: map, recip_rank, P_10
+TYPED = [
+    "recip_rank",
+    "P_10",
+    "map",
+]  # -m recip_rank -m P.10 -m map; trec_eval's table order: map, recip_rank, P_10
 
 
 def _typed(cli, paths, fmt: str) -> str:
-    code, out, err = cli("compare", "--quiet", "-m", "recip_rank", "-m", "P.10", "-m", "map", "--format", fmt, *paths)
+    code, out, err = cli(
+        "compare", "--quiet", "-m", "recip_rank", "-m", "P.10", "-m", "map", "--format", fmt, *paths
+    )
     assert code == 0, err
     return out
 
@@ -245,8 +310,19 @@ def test_measures_in_the_order_typed_in_every_format(cli, paths, monkeypatch, tm
         path.write_bytes(b"")
 
     monkeypatch.setattr(report, "save_figure", save)
-    code, _, err = cli("compare", "--quiet", "-m", "recip_rank", "-m", "P.10", "-m", "map", "--plot",
-                       tmp_path / "x.png", *paths)
+    code, _, err = cli(
+        "compare",
+        "--quiet",
+        "-m",
+        "recip_rank",
+        "-m",
+        "P.10",
+        "-m",
+        "map",
+        "--plot",
+        tmp_path / "x.png",
+        *paths,
+    )
     assert code == 0, err
     assert titles == TYPED
 
@@ -265,6 +341,8 @@ def test_small_p_values_print_as_below_the_floor(cli, paths):
     p = float(csv_rows[("map", "good")]["p_value"])
     values = [evaluate(paths[0], path, ["map"], average_all=True).to_dict() for path in paths[1:3]]
     base, good = (np.array([v[q]["map"] for q in sorted(QUERIES)]) for v in values)
-    assert p == pytest.approx(scipy_stats.ttest_rel(good, base).pvalue) and p == pytest.approx(9.32e-05, rel=0.001)
+    assert p == pytest.approx(scipy_stats.ttest_rel(good, base).pvalue) and p == pytest.approx(
+        9.32e-05, rel=0.001
+    )
     doc = json.loads(_typed(cli, paths, "json"))
     assert next(r for r in doc["rows"] if (r["measure"], r["system"]) == ("map", "good"))["p_value"] == p

@@ -17,7 +17,19 @@ def test_library_arguments_become_the_command_options(cli, tmp_path):
 
 
 def test_several_arguments_are_all_named(cli, tmp_path):
-    code, _, err = cli("split", "--method", "per-user", "--given", "3", "--ratio", "0.2", "--seed", "1", SAMPLE, tmp_path / "s")
+    code, _, err = cli(
+        "split",
+        "--method",
+        "per-user",
+        "--given",
+        "3",
+        "--ratio",
+        "0.2",
+        "--seed",
+        "1",
+        SAMPLE,
+        tmp_path / "s",
+    )
     assert code == EXIT_USAGE
     assert err.startswith("trecrs split: error: arguments --given, --all-but, --ratio: per-user split:")
     assert err.count("\n") == 1
@@ -62,7 +74,11 @@ def test_option_errors_names_the_option_of_usage_errors_only():
         raise UsageError("bad mapping", arguments=["columns"])
     with pytest.raises(InputError) as data, option_errors("param"):
         raise InputError("train.tsv", 3, "bad line")
-    assert (usage.value.arguments, listed.value.arguments, data.value.arguments) == (("param",), ("score_columns",), ())
+    assert (usage.value.arguments, listed.value.arguments, data.value.arguments) == (
+        ("param",),
+        ("score_columns",),
+        (),
+    )
 
 
 def test_input_error_names_file_and_line():

@@ -75,14 +75,19 @@ def test_tidy_tables(cli, files, tmp_path, fmt):
     else:
         rows = pl.read_csv(out_file, separator="\t" if fmt == "tsv" else ",").to_dicts()
     assert [(r["measure"], r["value"]) for r in rows] == [
-        ("numrelret", 3.0), ("success_1", pytest.approx(1 / 3)), ("Hit@1", pytest.approx(1 / 3))
+        ("numrelret", 3.0),
+        ("success_1", pytest.approx(1 / 3)),
+        ("Hit@1", pytest.approx(1 / 3)),
     ]
 
 
 def test_unknown_name_suggests_one_line_status_2(cli, files):
     code, out, err = cli("eval", "-m", "ndgc@10", *files)
     assert code == 2 and out == ""
-    assert err == "trecrs eval: error: argument -m/--measure: unknown measure 'ndgc@10'; did you mean: nDCG@10, Judged@10, ndcg_cut.10?\n"
+    assert (
+        err
+        == "trecrs eval: error: argument -m/--measure: unknown measure 'ndgc@10'; did you mean: nDCG@10, Judged@10, ndcg_cut.10?\n"
+    )
 
 
 def test_list_measures_shows_the_registry(cli):

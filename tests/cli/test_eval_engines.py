@@ -57,13 +57,17 @@ def test_engines_print_identical_text(cli, flags):
 def test_engine_that_cannot_compute_the_request_is_a_usage_error(cli):
     code, out, err = cli("eval", "--engine", "vectorized", "-m", "utility.1,2", TINY_QRELS, TINY_RUN)
     assert code == 2 and out == ""
-    assert err.strip() == "trecrs eval: error: argument --engine: engine 'vectorized' cannot compute utility.1,2"
+    assert (
+        err.strip() == "trecrs eval: error: argument --engine: engine 'vectorized' cannot compute utility.1,2"
+    )
 
 
 def test_gain_parameters_are_computed_by_the_vectorized_engine(cli):
     outputs = {}
     for engine in ("pytrec_eval", "vectorized", "auto"):
-        code, outputs[engine], err = cli("eval", "--engine", engine, "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN)
+        code, outputs[engine], err = cli(
+            "eval", "--engine", engine, "-m", "ndcg.1=3,2=9", TINY_QRELS, TINY_RUN
+        )
         assert code == 0, err
     assert outputs["pytrec_eval"] == outputs["vectorized"] == outputs["auto"]
     assert outputs["auto"].startswith("ndcg_1=3,2=9 ")  # named as trec_eval prints it
@@ -72,5 +76,7 @@ def test_gain_parameters_are_computed_by_the_vectorized_engine(cli):
 def test_library_messages_are_reworded_with_flags(cli):
     code, _, err = cli("eval", "-M", "-1", TINY_QRELS, TINY_RUN)
     assert code == 2
-    assert err == ("trecrs eval: error: argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
-                   "(trec_eval crashes on a negative -M)\n")
+    assert err == (
+        "trecrs eval: error: argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
+        "(trec_eval crashes on a negative -M)\n"
+    )

@@ -23,7 +23,9 @@ def files(tmp_path_factory):
     qrels, train, p, q, users, items = ml100k_like(seed=41)
     tmp = tmp_path_factory.mktemp("cli_factors")
     write_qrels(qrels, tmp / "qrels")
-    train.with_columns(pl.lit(4).alias("rating")).write_csv(tmp / "train.tsv", separator="\t", include_header=False)
+    train.with_columns(pl.lit(4).alias("rating")).write_csv(
+        tmp / "train.tsv", separator="\t", include_header=False
+    )
     u, i = np.nonzero(~_excluded(train, users, items))
     text = np.char.mod("%.9g", factor_scores(p, q)[u, i].astype(np.float64))
     run = pl.DataFrame({"u": np.array(users)[u], "i": np.array(items)[i], "s": text})
@@ -70,5 +72,7 @@ def test_errors_name_file_and_row(cli, files, tmp_path):
     assert code == 3 and "row 2: duplicate" in err and str(dup) in err
     code, _, err = cli("eval-factors", files["qrels"], "--train", files["train"], "--user-factors", files["user"],
                        "--item-factors", files["item"], "-M", "-1")  # fmt: skip
-    assert code == 2 and err.endswith("argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
-                                      "(trec_eval crashes on a negative -M)\n")
+    assert code == 2 and err.endswith(
+        "argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
+        "(trec_eval crashes on a negative -M)\n"
+    )

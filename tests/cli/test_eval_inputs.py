@@ -159,6 +159,8 @@ def test_relevance_level_below_one_is_refused_by_the_pytrec_eval_engine_only(tmp
     runf = write(tmp_path / "r", GOOD_RUN)
     proc = run_in_process("eval", "--engine", "pytrec_eval", "-l", "0", qrels, runf)
     assert proc.returncode == 2
-    assert proc.stderr == ("trecrs eval: error: argument -l/--level_for_rel: must be at least 1 for the pytrec_eval "
-                           "engine (pytrec_eval refuses it), got 0: use --engine vectorized\n")
+    assert proc.stderr == (
+        "trecrs eval: error: argument -l/--level_for_rel: must be at least 1 for the pytrec_eval "
+        "engine (pytrec_eval refuses it), got 0: use --engine vectorized\n"
+    )
     assert run_in_process("eval", "-l", "0", qrels, runf).returncode == 0

@@ -145,7 +145,10 @@ def test_items_name_the_catalogue_and_the_manifest_records_them(cli, files, tmp_
     code, _, err = cli("eval", "-m", "gini.1", "--items", write(tmp_path / "few", "a\nx\n"), q, r)
     assert code == 2 and "catalogue (--items) lacks 3 item(s) of the run (first: 'b')" in err
     code, _, err = cli("eval", "-m", "gini.1", q, r)
-    assert code == 2 and "measure gini_1 needs the item catalogue (--items) or the training ratings (--train)" in err
+    assert (
+        code == 2
+        and "measure gini_1 needs the item catalogue (--items) or the training ratings (--train)" in err
+    )
 
 
 def test_python_api_accepts_extras(files):
@@ -169,13 +172,17 @@ def test_depth_and_judged_only_apply_to_extras(files):
     with warned(MISSING):
         got = {
             (a, m): v
-            for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], engine="pytrec_eval").tidy().iter_rows()
+            for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], engine="pytrec_eval")
+            .tidy()
+            .iter_rows()
         }
     assert got[("u2", "precision_2")] == 0.5 and got[("u2", "auc")] == 1.0
     with warned(MISSING):
         got = {
             (a, m): v
-            for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], judged_only=True).tidy().iter_rows()
+            for a, m, v in evaluate(str(q), str(r), ["precision.2", "auc"], judged_only=True)
+            .tidy()
+            .iter_rows()
         }
     assert got[("u2", "precision_2")] == 1.0  # z removed: x alone
     assert ("u2", "auc") not in got  # no non-relevant document left

@@ -37,8 +37,10 @@ def test_a_bug_is_one_line_and_status_70(cli, files, monkeypatch):
     monkeypatch.setattr(trecrs_cli.eval, "evaluate_full", boom)
     code, out, err = cli("eval", files / "q", files / "r")
     assert code == EXIT_INTERNAL and out == ""
-    assert err == ("trecrs eval: internal error: ZeroDivisionError: division by zero "
-                   "(a bug in trecrs; TRECRS_DEBUG=1 shows the traceback)\n")
+    assert err == (
+        "trecrs eval: internal error: ZeroDivisionError: division by zero "
+        "(a bug in trecrs; TRECRS_DEBUG=1 shows the traceback)\n"
+    )
 
 
 def test_trecrs_debug_shows_the_traceback(cli, files, monkeypatch):
@@ -46,7 +48,9 @@ def test_trecrs_debug_shows_the_traceback(cli, files, monkeypatch):
     (files / "bad").write_text("q1 Q0 a 1 2.0\n")
     code, _, err = cli("eval", files / "q", files / "bad")
     assert code == EXIT_INPUT and err.startswith("Traceback (most recent call last):")
-    assert err.endswith("expected at least 6 fields (qid iter docno rank score tag), found 5: 'q1 Q0 a 1 2.0'\n")
+    assert err.endswith(
+        "expected at least 6 fields (qid iter docno rank score tag), found 5: 'q1 Q0 a 1 2.0'\n"
+    )
 
 
 def test_an_unnamed_os_error_is_an_io_failure(cli, files, monkeypatch):

@@ -63,8 +63,10 @@ def test_a_negative_depth_is_one_error(cli, files, tmp_path):
     """Both binaries die of a segmentation fault on -M -1; trecrs says why and writes nothing."""
     code, out, err = cli("eval", "-M", "-1", *files, "-o", tmp_path / "out")
     assert (code, out) == (2, "")
-    assert err == ("trecrs eval: error: argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
-                   "(trec_eval crashes on a negative -M)\n")
+    assert err == (
+        "trecrs eval: error: argument -M/--Max_retrieved_per_topic: must be 0 or more documents, got -1 "
+        "(trec_eval crashes on a negative -M)\n"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -75,12 +77,18 @@ def test_the_library_and_every_engine_answer_level_0_and_depth_0(files):
         result = trecrs.evaluate(trecrs.read_qrels(qrels), trecrs.read_run(run), ["all_trec"], relevance_level=-1,
                                  depth=0, engine=engine)  # fmt: skip
         assert result.to_trec(per_query=True) == expected
-    with (pytest.raises(trecrs.errors.UsageError, match="pytrec_eval refuses it"),
-          warned("2 of 3 .* retrieve fewer than 5 documents")):
+    with (
+        pytest.raises(trecrs.errors.UsageError, match="pytrec_eval refuses it"),
+        warned("2 of 3 .* retrieve fewer than 5 documents"),
+    ):
         trecrs.evaluate(qrels, run, ["P.5"], relevance_level=0, engine="pytrec_eval")
-    with (pytest.raises(trecrs.errors.UsageError, match="cannot rank nothing"),
-          warned("1 of 3 .* no relevant document at relevance level 1", "3 of 3 .* retrieve fewer than 5")):
-        trecrs.evaluate(trecrs.read_qrels(qrels), trecrs.read_run(run), ["P.5"], depth=0, engine="pytrec_eval")
+    with (
+        pytest.raises(trecrs.errors.UsageError, match="cannot rank nothing"),
+        warned("1 of 3 .* no relevant document at relevance level 1", "3 of 3 .* retrieve fewer than 5"),
+    ):
+        trecrs.evaluate(
+            trecrs.read_qrels(qrels), trecrs.read_run(run), ["P.5"], depth=0, engine="pytrec_eval"
+        )
 
 
 def test_compare_takes_level_0_and_depth_0(cli, files, tmp_path):
@@ -91,7 +99,9 @@ def test_compare_takes_level_0_and_depth_0(cli, files, tmp_path):
         assert code == 0, err
 
 
-@pytest.mark.skipif(not GOLDEN.exists(), reason="the golden data (../shared/data/bellogin2011_fold1) is absent")
+@pytest.mark.skipif(
+    not GOLDEN.exists(), reason="the golden data (../shared/data/bellogin2011_fold1) is absent"
+)
 @pytest.mark.parametrize("flags", [["-l", "0"], ["-l", "-1"], ["-M", "0"]], ids=" ".join)
 def test_golden_runs_at_the_flag_edges(cli, flags):
     """The paper's own runs and qrels (graded 1-5): the edges answered as both binaries answer them."""

@@ -37,8 +37,16 @@ def test_run_tag_is_the_score_file_name_up_to_its_first_dot(cli, tmp_path):
     assert "up to its first dot, svd.all.scores: svd" in _action("run", "tag").help
     (tmp_path / "p.pairs").write_text("u1\tu1\ti1\nu1\tu1\ti2\n")
     (tmp_path / "svd.all.scores").write_text("u1 i1 0.5\nu1 i2 0.25\n")
-    code, out, err = cli("run", "--quiet", "--candidates", tmp_path / "p.pairs", "--scores",
-                         tmp_path / "svd.all.scores", "-o", "-")
+    code, out, err = cli(
+        "run",
+        "--quiet",
+        "--candidates",
+        tmp_path / "p.pairs",
+        "--scores",
+        tmp_path / "svd.all.scores",
+        "-o",
+        "-",
+    )
     assert (code, out, err) == (0, "u1 Q0 i1 1 0.5 svd\nu1 Q0 i2 2 0.25 svd\n", "")
 
 

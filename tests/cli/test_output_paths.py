@@ -34,8 +34,14 @@ COMMANDS = {
     "eval": (["eval", "-o", "OUT", "tiny.qrels", "tiny.run"], "tiny.run"),
     "compare": (["compare", "-m", "P.1", "-o", "OUT", "tiny.qrels", "tiny.run", "tiny.run"], "tiny.run"),
     "qrels": (["qrels", "--test", "test", "--threshold", "4", "-o", "OUT"], "test"),
-    "candidates": (["candidates", "--methodology", "test-items", "--train", "train", "--test", "test", "-o", "OUT"], "train"),
-    "recommend": (["recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "OUT"], "train"),
+    "candidates": (
+        ["candidates", "--methodology", "test-items", "--train", "train", "--test", "test", "-o", "OUT"],
+        "train",
+    ),
+    "recommend": (
+        ["recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "OUT"],
+        "train",
+    ),
 }
 
 
@@ -49,7 +55,10 @@ def test_an_input_as_output_is_refused_and_left_intact(cli, work, command):
     before = (work / victim).read_bytes()
     code, out, err = cli(*_line(args, victim))
     assert code == 5 and out == ""
-    assert err == f"trecrs {command}: error: {victim}: is also an input ({victim}); writing it would destroy that input\n"
+    assert (
+        err
+        == f"trecrs {command}: error: {victim}: is also an input ({victim}); writing it would destroy that input\n"
+    )
     assert (work / victim).read_bytes() == before
     assert not (work / f"{victim}.manifest.json").exists()
 
@@ -77,15 +86,29 @@ def test_stdin_is_not_a_file_for_the_output_check(cli, work, monkeypatch):
 
 
 def test_the_same_output_twice_is_refused(cli, work):
-    code, _, err = cli("recommend", "-a", "toppop", "--train", "train", "--predict", "test", "-o", "s.txt",
-                       "--predictions", "s.txt")
+    code, _, err = cli(
+        "recommend",
+        "-a",
+        "toppop",
+        "--train",
+        "train",
+        "--predict",
+        "test",
+        "-o",
+        "s.txt",
+        "--predictions",
+        "s.txt",
+    )
     assert code == 5 and err.endswith("s.txt: named twice as an output\n")
     assert not (work / "s.txt").exists()
 
 
 @pytest.mark.parametrize(
     ("out", "reason"),
-    [("folder", "is a folder; give a file name for the output"), ("tiny.qrels/x.txt", "tiny.qrels is a file, not a folder")],
+    [
+        ("folder", "is a folder; give a file name for the output"),
+        ("tiny.qrels/x.txt", "tiny.qrels is a file, not a folder"),
+    ],
 )
 def test_unwritable_output_paths_are_one_line(cli, work, out, reason):
     (work / "folder").mkdir()
@@ -135,7 +158,10 @@ def _folder_line(command: str, out: str, victim: str = "u.data") -> list[str]:
 
 def _tree(root: Path) -> dict[str, bytes | None]:
     """Every path under ``root`` with its bytes (None for a folder): what a failed command must not change."""
-    return {p.relative_to(root).as_posix(): None if p.is_dir() else p.read_bytes() for p in sorted(root.rglob("*"))}
+    return {
+        p.relative_to(root).as_posix(): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
 
 
 def _refused(cli, work, line, reason):
@@ -153,7 +179,12 @@ def test_a_folder_output_that_is_a_file_is_refused(cli, work, command):
 
 @pytest.mark.parametrize("command", sorted(FOLDER_COMMANDS))
 def test_a_folder_output_under_a_file_is_refused(cli, work, command):
-    _refused(cli, work, _folder_line(command, "tiny.qrels/sub/out"), "cannot create it: tiny.qrels is a file, not a folder")
+    _refused(
+        cli,
+        work,
+        _folder_line(command, "tiny.qrels/sub/out"),
+        "cannot create it: tiny.qrels is a file, not a folder",
+    )
 
 
 @pytest.mark.parametrize("command", sorted(FOLDER_COMMANDS))
@@ -161,7 +192,9 @@ def test_a_file_the_command_writes_that_is_a_folder_is_refused(cli, work, comman
     args, victim = FOLDER_COMMANDS[command]
     name = victim or "u.data"
     (work / "out" / name).mkdir(parents=True)
-    _refused(cli, work, _folder_line(command, "out"), f"out/{name}: is a folder; give a file name for the output")
+    _refused(
+        cli, work, _folder_line(command, "out"), f"out/{name}: is a folder; give a file name for the output"
+    )
 
 
 @pytest.mark.parametrize("command", sorted(c for c, (_, victim) in FOLDER_COMMANDS.items() if victim))
@@ -169,18 +202,29 @@ def test_a_file_in_the_folder_that_is_an_input_is_refused(cli, work, command):
     _, victim = FOLDER_COMMANDS[command]
     (work / "data").mkdir()
     shutil.copy(work / "u.data", work / "data" / victim)
-    _refused(cli, work, _folder_line(command, "data", f"data/{victim}"),
-             f"data/{victim}: is also an input (data/{victim}); writing it would destroy that input")
+    _refused(
+        cli,
+        work,
+        _folder_line(command, "data", f"data/{victim}"),
+        f"data/{victim}: is also an input (data/{victim}); writing it would destroy that input",
+    )
 
 
 def test_a_link_in_the_folder_to_an_input_is_refused(cli, work):
     (work / "data").mkdir()
     (work / "data" / "train").symlink_to(work / "u.data")
-    _refused(cli, work, ["split", "--method", "holdout", "--seed", "1", "u.data", "data"], "is also an input (u.data)")
+    _refused(
+        cli,
+        work,
+        ["split", "--method", "holdout", "--seed", "1", "u.data", "data"],
+        "is also an input (u.data)",
+    )
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
-                    reason="root may write anywhere")
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+    reason="root may write anywhere",
+)
 def test_a_folder_output_in_a_read_only_folder_is_refused(cli, work):
     (work / "ro").mkdir()
     (work / "ro").chmod(0o555)
@@ -205,7 +249,8 @@ def test_a_folder_output_is_created_on_success(cli, work):
     code, _, _ = cli(*_folder_line("split", "new/deep"))
     assert code == 0
     assert sorted(p.name for p in (work / "new" / "deep").iterdir()) == sorted(
-        f"fold{i}.{r}{m}" for i in (1, 2) for r in ("train", "test") for m in ("", ".manifest.json"))
+        f"fold{i}.{r}{m}" for i in (1, 2) for r in ("train", "test") for m in ("", ".manifest.json")
+    )
 
 
 def test_files_of_a_failed_command_are_not_put_in_place(tmp_path):
@@ -234,7 +279,9 @@ def test_files_of_a_failed_command_are_not_put_in_place(tmp_path):
 def test_a_batch_log_is_an_output(cli, work, log):
     """--log and --progress are checked like -o: against the batch's file and every command's files, before
     any command runs (the first line's output is never written)."""
-    (work / "cmds").write_text("eval -m P.5 -o first.txt tiny.qrels tiny.run\neval -o second.txt tiny.qrels tiny.run\n")
+    (work / "cmds").write_text(
+        "eval -m P.5 -o first.txt tiny.qrels tiny.run\neval -o second.txt tiny.qrels tiny.run\n"
+    )
     (work / "folder").mkdir()
     before = {name: (work / name).read_bytes() for name in ("cmds", "tiny.run")}
     for path, reason in [

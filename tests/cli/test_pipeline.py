@@ -29,10 +29,17 @@ def _values(path: Path) -> dict[str, float]:
 def test_pipeline_on_sample_data(tmp_path):
     if not SAMPLE.exists():
         pytest.skip(f"needs {SAMPLE}")
-    env = dict(os.environ, N="100", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(
+        os.environ, N="100", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    )
     out = tmp_path / "out"
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(SAMPLE), str(out)],
-                          capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "pipeline.sh"), str(SAMPLE), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     for m in METHODOLOGIES:
         for f in (out / "candidates" / f"{m}.pairs", out / "runs" / f"{m}.run", out / "eval" / f"{m}.txt"):
@@ -63,8 +70,6 @@ def test_pipeline_on_sample_data(tmp_path):
     assert len(opr) == 101 * len(queries)
 
 
-
-
 # MovieLens-20M-style CSV with its header, and MovieLens-1M-style "::" lines
 _LAYOUTS = {
     "ratings.csv": ("userId,movieId,rating,timestamp\n", ","),
@@ -86,12 +91,18 @@ def test_pipeline_on_any_ratings_file_name(tmp_path, name):
     ratings.write_text(header + "".join(sep.join(r) + "\n" for r in rows))
     out = tmp_path / "out"
     with commands_in_one_process(tmp_path) as env:
-        proc = subprocess.run(["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
-                              capture_output=True, text=True, env=dict(env, N="20"), check=False)
+        proc = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "pipeline.sh"), str(ratings), str(out)],
+            capture_output=True,
+            text=True,
+            env=dict(env, N="20"),
+            check=False,
+        )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ext = Path(name).suffix
     assert sorted(p.name for p in (out / "split").iterdir() if not p.name.endswith(".json")) == [
-        f"test{ext}", f"train{ext}"
+        f"test{ext}",
+        f"train{ext}",
     ]
     # the test file keeps the layout: 400 of the 2000 ratings, with the CSV header
     test_lines = (out / "split" / f"test{ext}").read_text().splitlines()

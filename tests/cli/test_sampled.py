@@ -26,9 +26,11 @@ def split(tmp_path):
         rated = rng.choice(30, 12, replace=False) + 1
         for j, i in enumerate(rated):
             (test if j < 4 else train).append(f"{u}\t{i}\t{5 if j < 3 else 3}\t0")
-    paths = {"train": write(tmp_path / "train.tsv", "\n".join(train) + "\n"),
-             "test": write(tmp_path / "test.tsv", "\n".join(test) + "\n"),
-             "items": write(tmp_path / "items.txt", "".join(f"{i}\n" for i in range(1, 31)))}
+    paths = {
+        "train": write(tmp_path / "train.tsv", "\n".join(train) + "\n"),
+        "test": write(tmp_path / "test.tsv", "\n".join(test) + "\n"),
+        "items": write(tmp_path / "items.txt", "".join(f"{i}\n" for i in range(1, 31))),
+    }
     for name in ("a", "b"):
         lines = [f"{u} {i} {rng.integers(0, 10) / 10}" for u in range(1, 6) for i in range(1, 31)]
         paths[name] = write(tmp_path / f"{name}.scores", "\n".join(lines) + "\n")
@@ -42,13 +44,26 @@ def split_options(p):
 def success_by_eval(cli, p, tmp_path, system):
     """Per case u:i, success@k of the all-items run of user u with i the only relevant item."""
     run_path = tmp_path / f"{system}.run"
-    code, _, err = cli("run", "--quiet", "--methodology", "all-items", *split_options(p), "--scores", p[system],
-                       "-o", run_path)
+    code, _, err = cli(
+        "run",
+        "--quiet",
+        "--methodology",
+        "all-items",
+        *split_options(p),
+        "--scores",
+        p[system],
+        "-o",
+        run_path,
+    )
     assert code == 0, err
     run = [line.split() for line in run_path.read_text().splitlines()]
     cases = [line.split("\t") for line in p["test"].read_text().splitlines() if line.split("\t")[2] == "5"]
-    case_run = [f"{u}:{i} {rest[0]} {rest[1]} {rest[2]} {rest[3]} {rest[4]}"
-                for u, i, *_ in cases for (q, *rest) in run if q == u]
+    case_run = [
+        f"{u}:{i} {rest[0]} {rest[1]} {rest[2]} {rest[3]} {rest[4]}"
+        for u, i, *_ in cases
+        for (q, *rest) in run
+        if q == u
+    ]
     qrels = write(tmp_path / f"{system}.qrels", "".join(f"{u}:{i} 0 {i} 1\n" for u, i, *_ in cases))
     runs = write(tmp_path / f"{system}.cases.run", "\n".join(case_run) + "\n")
     code, out, err = cli("eval", "-q", "-m", "success." + ",".join(map(str, KS)), qrels, runs)
@@ -73,17 +88,36 @@ def test_exact_ranks_are_all_items_ranks_scored_by_eval(cli, split, tmp_path):
 
 def test_report_values(cli, split, tmp_path):
     out = tmp_path / "s.csv"
-    code, _, err = cli("sampled", "--quiet", *split_options(split), "--scores", f"A={split['a']}",
-                       "--scores", f"B={split['b']}", "--n", "6", "--seed", "3", *sum((["-k", str(k)] for k in KS), []),
-                       "--format", "csv", "-o", out)
+    code, _, err = cli(
+        "sampled",
+        "--quiet",
+        *split_options(split),
+        "--scores",
+        f"A={split['a']}",
+        "--scores",
+        f"B={split['b']}",
+        "--n",
+        "6",
+        "--seed",
+        "3",
+        *sum((["-k", str(k)] for k in KS), []),
+        "--format",
+        "csv",
+        "-o",
+        out,
+    )
     assert code == 0, err
     table = pl.read_csv(out)
     assert table.height == 2 * 2 * len(KS) * 6  # systems x measures x cutoffs x estimators
     for system, name in (("A", "a"), ("B", "b")):
         success = success_by_eval(cli, split, tmp_path, name)
         for k in KS:
-            row = table.filter((pl.col("system") == system) & (pl.col("measure") == "recall") & (pl.col("k") == k)
-                               & (pl.col("estimator") == "exact"))
+            row = table.filter(
+                (pl.col("system") == system)
+                & (pl.col("measure") == "recall")
+                & (pl.col("k") == k)
+                & (pl.col("estimator") == "exact")
+            )
             want = np.mean([v for (q, kk), v in success.items() if kk == k])
             assert row["value"][0] == pytest.approx(want) and row["difference"][0] == 0.0
     sampled = table.filter(pl.col("estimator") == "sampled")
@@ -94,9 +128,21 @@ def test_report_values(cli, split, tmp_path):
 
 
 def test_plot_png_and_deterministic_pdf(cli, split, tmp_path):
-    base = [*split_options(split), "--scores", f"A={split['a']}", "--n", "6", "--seed", "3", "-o", tmp_path / "t.txt"]
+    base = [
+        *split_options(split),
+        "--scores",
+        f"A={split['a']}",
+        "--n",
+        "6",
+        "--seed",
+        "3",
+        "-o",
+        tmp_path / "t.txt",
+    ]
     for fig in ("r.png", "r1.pdf", "r2.pdf"):
-        code, _, err = cli("sampled", "--quiet", *base[:-1], tmp_path / f"{fig}.txt", "--plot", tmp_path / fig)
+        code, _, err = cli(
+            "sampled", "--quiet", *base[:-1], tmp_path / f"{fig}.txt", "--plot", tmp_path / fig
+        )
         assert code == 0, err
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "r1.pdf").read_bytes() == (tmp_path / "r2.pdf").read_bytes()
@@ -106,10 +152,22 @@ def test_plot_png_and_deterministic_pdf(cli, split, tmp_path):
 
 def test_usage_errors(cli, split):
     code, _, err = cli("sampled", *split_options(split), "--scores", f"A={split['a']}")
-    assert code == 2 and err == "trecrs sampled: error: one-plus-random draws random items: give a seed (--seed S)\n"
-    code, _, err = cli("sampled", *split_options(split), "--scores", f"A={split['a']}", "--seed", "1",
-                       "--lambda", "2")
+    assert (
+        code == 2
+        and err == "trecrs sampled: error: one-plus-random draws random items: give a seed (--seed S)\n"
+    )
+    code, _, err = cli(
+        "sampled", *split_options(split), "--scores", f"A={split['a']}", "--seed", "1", "--lambda", "2"
+    )
     assert code == 2 and "argument --lambda" in err
-    code, _, err = cli("sampled", *split_options(split), "--scores", f"A={split['a']}", "--scores",
-                       f"A={split['b']}", "--seed", "1")
+    code, _, err = cli(
+        "sampled",
+        *split_options(split),
+        "--scores",
+        f"A={split['a']}",
+        "--scores",
+        f"A={split['b']}",
+        "--seed",
+        "1",
+    )
     assert code == 2 and "share a name" in err

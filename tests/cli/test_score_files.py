@@ -10,13 +10,35 @@ from tests.conftest import run_in_process
 
 TRAIN = "1\t10\t4\t0\n1\t11\t3\t0\n2\t10\t5\t0\n3\t12\t1\t0\n"
 TEST = "1\t12\t5\t0\n1\t13\t4\t0\n2\t13\t4\t0\n3\t13\t2\t0\n"
-SCORES = [("1", "12", 0.9), ("1", "13", 0.5), ("2", "11", 0.7), ("2", "12", 0.7), ("2", "13", 0.1),
-          ("3", "10", 1.0), ("3", "11", 0.2), ("3", "13", -1.0)]
+SCORES = [
+    ("1", "12", 0.9),
+    ("1", "13", 0.5),
+    ("2", "11", 0.7),
+    ("2", "12", 0.7),
+    ("2", "13", 0.1),
+    ("3", "10", 1.0),
+    ("3", "11", 0.2),
+    ("3", "13", -1.0),
+]
 
 
 def _run(t, scores, out, *extra):
-    res = run_in_process("run", "--methodology", "all-items", "--train", t / "tr", "--test", t / "te",
-                         "--scores", t / scores, "--tag", "x", "-o", t / out, *extra)
+    res = run_in_process(
+        "run",
+        "--methodology",
+        "all-items",
+        "--train",
+        t / "tr",
+        "--test",
+        t / "te",
+        "--scores",
+        t / scores,
+        "--tag",
+        "x",
+        "-o",
+        t / out,
+        *extra,
+    )
     assert res.returncode == 0, res.stderr
     return (t / out).read_bytes()
 
@@ -28,11 +50,16 @@ def test_readme_lenskit_csv_and_top_n_jsonl(tmp_path):
     (t / "plain.scores").write_text("".join(f"{u} {i} {s}\n" for u, i, s in SCORES))
     (t / "preds.csv").write_text("user,item,score\n" + "".join(f"{u},{i},{s}\n" for u, i, s in SCORES))
     lists = {"1": ["12", "13"], "2": ["12", "11", "13"], "3": ["10", "11", "13"]}  # the scores' order
-    (t / "top.jsonl").write_text("".join(json.dumps({"user": u, "items": v}) + "\n" for u, v in lists.items()))
-    (t / "top.ranks").write_text("".join(f"{u} {i} {k}\n" for u, v in lists.items() for k, i in enumerate(v, 1)))
+    (t / "top.jsonl").write_text(
+        "".join(json.dumps({"user": u, "items": v}) + "\n" for u, v in lists.items())
+    )
+    (t / "top.ranks").write_text(
+        "".join(f"{u} {i} {k}\n" for u, v in lists.items() for k, i in enumerate(v, 1))
+    )
     assert _run(t, "preds.csv", "csv.run") == _run(t, "plain.scores", "plain.run")
-    assert _run(t, "top.jsonl", "top.run", "--missing", "drop") == _run(t, "top.ranks", "ranks.run", "--ranks",
-                                                                         "--missing", "drop")
+    assert _run(t, "top.jsonl", "top.run", "--missing", "drop") == _run(
+        t, "top.ranks", "ranks.run", "--ranks", "--missing", "drop"
+    )
     assert run_in_process("qrels", "--test", t / "te", "--threshold", "4", "-o", t / "q").returncode == 0
     got = {}
     for name in ("csv.run", "top.run"):
@@ -54,8 +81,27 @@ def test_a_csv_on_standard_input_is_detected_and_tagged_stdin(tmp_path):
     (t / "te").write_text(TEST)
     (t / "plain.scores").write_text("".join(f"{u} {i} {s}\n" for u, i, s in SCORES))
     csv = "userID,itemID,prediction\n" + "".join(f"{u},{i},{s}\n" for u, i, s in SCORES)
-    res = subprocess.run([sys.executable, "-m", "trecrs", "run", "--methodology", "AI", "--train", t / "tr", "--test",
-                          t / "te", "--scores", "-", "-o", t / "stdin.run"], input=csv, capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "trecrs",
+            "run",
+            "--methodology",
+            "AI",
+            "--train",
+            t / "tr",
+            "--test",
+            t / "te",
+            "--scores",
+            "-",
+            "-o",
+            t / "stdin.run",
+        ],
+        input=csv,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     plain = _run(t, "plain.scores", "plain.run").decode()
     assert (t / "stdin.run").read_text() == plain.replace(" x\n", " stdin\n")
@@ -87,6 +133,8 @@ def test_parquet_candidates_give_the_run_of_the_text_ones(cli, tmp_path):
         runs.append((tmp_path / f"{cands}.run").read_bytes())
     assert runs[0] == runs[1] == runs[2] and runs[0].count(b"\n") == 5
     pl.concat([text, text.tail(1)]).write_parquet(tmp_path / "dup.parquet")
-    code, _, err = cli("run", "--candidates", tmp_path / "dup.parquet", "--scores", tmp_path / "s.txt", "-o", tmp_path / "r")
+    code, _, err = cli(
+        "run", "--candidates", tmp_path / "dup.parquet", "--scores", tmp_path / "s.txt", "-o", tmp_path / "r"
+    )
     assert code == 3 and err.endswith(f"dup.parquet: row 6: duplicate candidates entry for query "
                                       f"{text['query'][-1]!r}, item {text['item'][-1]!r} (first seen on row 5)\n")  # fmt: skip

@@ -21,8 +21,17 @@ QRELS_OPTIONS = {  # as trecrs qrels writes them for each methodology
 
 
 def _study(cli, folder, files, *extra):
-    args = ["sensitivity", "--train", folder / "train.txt", "--test", folder / "test.txt", "--n", "8",
-            "--seed", "2"]
+    args = [
+        "sensitivity",
+        "--train",
+        folder / "train.txt",
+        "--test",
+        folder / "test.txt",
+        "--n",
+        "8",
+        "--seed",
+        "2",
+    ]
     for name, (scores, _) in files.items():
         args += ["--scores", f"{name}={scores}"]
     for m in MEASURES:
@@ -32,11 +41,30 @@ def _study(cli, folder, files, *extra):
 
 def _eval_tsv(cli, folder, methodology: str, system: str, scores: str, *extra) -> dict[str, float]:
     qrels, run = folder / f"{methodology}.qrels", folder / f"{system}.{methodology}.run"
-    code, _, err = cli("qrels", "--quiet", "--test", folder / "test.txt", *QRELS_OPTIONS[methodology], "-o", qrels)
+    code, _, err = cli(
+        "qrels", "--quiet", "--test", folder / "test.txt", *QRELS_OPTIONS[methodology], "-o", qrels
+    )
     assert code == 0, err
-    code, _, err = cli("run", "--quiet", "--methodology", methodology, "--train", folder / "train.txt", "--test",
-                       folder / "test.txt", "--n", "8", "--seed", "2", "--scores", scores, "--missing", "drop",
-                       "-o", run)
+    code, _, err = cli(
+        "run",
+        "--quiet",
+        "--methodology",
+        methodology,
+        "--train",
+        folder / "train.txt",
+        "--test",
+        folder / "test.txt",
+        "--n",
+        "8",
+        "--seed",
+        "2",
+        "--scores",
+        scores,
+        "--missing",
+        "drop",
+        "-o",
+        run,
+    )
     assert code == 0, err
     args = [a for m in MEASURES for a in ("-m", m)]
     code, out, err = cli("eval", "--quiet", *args, *extra, "--format", "tsv", qrels, run)
@@ -50,8 +78,11 @@ def test_table_equals_eval_of_the_runs_run_writes(cli, tmp_path, ties):
     files = write_split(tmp_path)
     code, out, err = _study(cli, tmp_path, files, "--format", "csv", *ties)
     assert code == 0, err
-    values = {(r["measure"], r["row"], r["column"]): float(r["value"])
-              for r in csv.DictReader(io.StringIO(out)) if r["section"] == "value"}
+    values = {
+        (r["measure"], r["row"], r["column"]): float(r["value"])
+        for r in csv.DictReader(io.StringIO(out))
+        if r["section"] == "value"
+    }
     assert len(values) == 3 * 5 * len(MEASURES)
     for methodology in QRELS_OPTIONS:
         for system, (scores, _) in files.items():
@@ -77,7 +108,9 @@ def test_same_inputs_same_bytes(cli, tmp_path, fmt):
     for i in range(2):
         out = tmp_path / f"out{i}.{fmt}"
         plot = tmp_path / f"fig{i}.{'pdf' if fmt == 'latex' else 'png'}"
-        code, _, err = _study(cli, tmp_path, files, *pred, "--format", fmt, "-o", out, "--plot", plot, "--quiet")
+        code, _, err = _study(
+            cli, tmp_path, files, *pred, "--format", fmt, "-o", out, "--plot", plot, "--quiet"
+        )
         assert code == 0, err
         outs.append((out.read_bytes(), plot.read_bytes()))
         assert json.loads((tmp_path / f"out{i}.{fmt}.manifest.json").read_text())["kind"] == "sensitivity"
@@ -87,7 +120,10 @@ def test_same_inputs_same_bytes(cli, tmp_path, fmt):
     if fmt == "json":
         doc = json.loads(outs[0][0])
         assert set(doc["rmse"]) == {"a", "b", "c"}
-        assert {(r["a"], r["b"]) for r in doc["agreement"]} >= {("all-items", "RMSE"), ("test-ratings", "test-items")}
+        assert {(r["a"], r["b"]) for r in doc["agreement"]} >= {
+            ("all-items", "RMSE"),
+            ("test-ratings", "test-items"),
+        }
 
 
 def test_text_shows_the_random_row_and_the_tau_matrix(cli, tmp_path):
@@ -139,8 +175,11 @@ def test_a_measure_of_your_own_is_valued_in_every_cell(cli, tmp_path, own_measur
                     "trecrs.register_measure('my_p5', p5, description='P@5 by hand')\n")  # fmt: skip
     code, out, err = _study(cli, tmp_path, files, "--format", "csv", "--measures-from", mine, "-m", "my_p5")
     assert code == 0, err
-    values = {(r["measure"], r["row"], r["column"]): float(r["value"])
-              for r in csv.DictReader(io.StringIO(out)) if r["section"] == "value"}
+    values = {
+        (r["measure"], r["row"], r["column"]): float(r["value"])
+        for r in csv.DictReader(io.StringIO(out))
+        if r["section"] == "value"
+    }
     mine_cells = {k[1:]: v for k, v in values.items() if k[0] == "my_p5"}
     assert len(mine_cells) == 3 * 5
     assert mine_cells == {k[1:]: v for k, v in values.items() if k[0] == "P@5"}

@@ -19,6 +19,7 @@ def _default_sigint() -> None:
     suite was started in the background of a non-interactive shell (which starts it ignored)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+
 # Runs `trecrs eval -o out.txt` with the write slowed down: the temporary exists while it sleeps.
 # Python runs signal handlers in the main thread between bytecodes; a signal delivered to one of polars'
 # threads is seen when the main thread next runs Python code, hence the short sleeps.
@@ -41,12 +42,20 @@ SLOW_WRITE = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize(
+    ("sig", "status", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
 def test_signal_during_a_write_cleans_up(tmp_path, sig, status, word):
     for name in ("tiny.qrels", "tiny.run"):
         shutil.copy(ROOT / "sample_data" / name, tmp_path / name)
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITE], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_WRITE],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
     assert proc.stdout.readline() == "writing\n"
     assert any(p.name.endswith(".tmp") for p in (tmp_path / "sub").iterdir())
     proc.send_signal(sig)
@@ -59,10 +68,17 @@ def test_signal_during_a_write_cleans_up(tmp_path, sig, status, word):
 # The steps of `trecrs eval -o out.txt` with the test hook TRECRS_TEST_STEPS=1 (trecrs.files.output): the
 # child prints each step on stderr and waits for a line on stdin, so the signal lands at a known point.
 STEPS = [
-    "temporary out.txt", "written out.txt", "temporary out.txt.manifest.json", "written out.txt.manifest.json",
-    "unlinked out.txt.manifest.json", "renamed out.txt", "renamed out.txt.manifest.json",
+    "temporary out.txt",
+    "written out.txt",
+    "temporary out.txt.manifest.json",
+    "written out.txt.manifest.json",
+    "unlinked out.txt.manifest.json",
+    "renamed out.txt",
+    "renamed out.txt.manifest.json",
 ]
-FIRST_RENAME = STEPS.index("unlinked out.txt.manifest.json")  # from here on SIGINT/SIGTERM wait for the renames
+FIRST_RENAME = STEPS.index(
+    "unlinked out.txt.manifest.json"
+)  # from here on SIGINT/SIGTERM wait for the renames
 EVAL = [sys.executable, "-m", "trecrs", "eval", "-o", "out.txt", "tiny.qrels", "tiny.run"]
 
 
@@ -80,8 +96,16 @@ def _consistent(folder) -> None:
 
 def _signal_at(folder, step: int, sig) -> subprocess.Popen:
     env = {**os.environ, "TRECRS_TEST_STEPS": "1", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(EVAL, cwd=folder, env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True, preexec_fn=_default_sigint)
+    proc = subprocess.Popen(
+        EVAL,
+        cwd=folder,
+        env=env,
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
     for expected in STEPS[: step + 1]:
         assert proc.stderr.readline() == f"trecrs-test-step: {expected}\n"
         if expected != STEPS[step]:
@@ -96,7 +120,16 @@ def _signal_at(folder, step: int, sig) -> subprocess.Popen:
 def _eval_in_process(folder, *options: str) -> int:
     from trecrs.cli import main
 
-    return main(["eval", "-o", str(folder / "out.txt"), *options, str(folder / "tiny.qrels"), str(folder / "tiny.run")])
+    return main(
+        [
+            "eval",
+            "-o",
+            str(folder / "out.txt"),
+            *options,
+            str(folder / "tiny.qrels"),
+            str(folder / "tiny.run"),
+        ]
+    )
 
 
 @pytest.fixture

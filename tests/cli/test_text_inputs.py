@@ -83,8 +83,10 @@ def test_two_ids_that_differ_in_invalid_bytes_never_match(cli, files):
     (t / "r2").write_bytes(b"1 Q0 a\xfe 1 1.0 t\n")
     code, out, err = cli("eval", t / "q2", t / "r2")  # lossy decoding would make both 'a\ufffd'
     assert (code, out) == (EXIT_INPUT, "")
-    assert err in (f"trecrs eval: error: {t / 'q2'}:1: not valid UTF-8 (byte 0xff at column 6)\n",
-                   f"trecrs eval: error: {t / 'r2'}:1: not valid UTF-8 (byte 0xfe at column 7)\n")
+    assert err in (
+        f"trecrs eval: error: {t / 'q2'}:1: not valid UTF-8 (byte 0xff at column 6)\n",
+        f"trecrs eval: error: {t / 'r2'}:1: not valid UTF-8 (byte 0xfe at column 7)\n",
+    )
 
 
 def test_valid_utf8_ids_are_read_as_they_are(cli, files):
@@ -99,14 +101,57 @@ def test_valid_utf8_ids_are_read_as_they_are(cli, files):
 @pytest.mark.parametrize(
     "role, text, line, args",
     [
-        ("train", TRAIN, 4, ["candidates", "--methodology", "test-items", "--train", "{bad}", "--test", "{test}"]),
+        (
+            "train",
+            TRAIN,
+            4,
+            ["candidates", "--methodology", "test-items", "--train", "{bad}", "--test", "{test}"],
+        ),
         ("test", TEST, 2, ["qrels", "--test", "{bad}", "--threshold", "4"]),
-        ("scores", SCORES, 3, ["run", "--methodology", "test-items", "--train", "{train}", "--test", "{test}",
-                               "--scores", "{bad}"]),
-        ("predictions", SCORES, 2, ["eval", "--test", "{test}", "--predictions", "{bad}", "-m", "mae", "{q}", "{r}"]),
-        ("items", "10\n11\n12\n", 2, ["candidates", "--methodology", "all-items", "--train", "{train}",
-                                      "--test", "{test}", "--items", "{bad}"]),
-        ("pairs", "1 12\n2 11\n", 2, ["recommend", "-a", "itemavg", "--train", "{train}", "--candidates", "{bad}"]),
+        (
+            "scores",
+            SCORES,
+            3,
+            [
+                "run",
+                "--methodology",
+                "test-items",
+                "--train",
+                "{train}",
+                "--test",
+                "{test}",
+                "--scores",
+                "{bad}",
+            ],
+        ),
+        (
+            "predictions",
+            SCORES,
+            2,
+            ["eval", "--test", "{test}", "--predictions", "{bad}", "-m", "mae", "{q}", "{r}"],
+        ),
+        (
+            "items",
+            "10\n11\n12\n",
+            2,
+            [
+                "candidates",
+                "--methodology",
+                "all-items",
+                "--train",
+                "{train}",
+                "--test",
+                "{test}",
+                "--items",
+                "{bad}",
+            ],
+        ),
+        (
+            "pairs",
+            "1 12\n2 11\n",
+            2,
+            ["recommend", "-a", "itemavg", "--train", "{train}", "--candidates", "{bad}"],
+        ),
     ],
 )
 def test_every_text_input_refuses_bad_bytes(cli, files, bad, reason, role, text, line, args):
@@ -114,7 +159,9 @@ def test_every_text_input_refuses_bad_bytes(cli, files, bad, reason, role, text,
     data, col = corrupt(text, line, bad)
     path = t / f"bad-{role}.txt"
     path.write_bytes(data)
-    argv = [a.format(bad=path, train=t / "train.tsv", test=t / "test.tsv", q=t / "q", r=t / "r") for a in args]
+    argv = [
+        a.format(bad=path, train=t / "train.tsv", test=t / "test.tsv", q=t / "q", r=t / "r") for a in args
+    ]
     if argv[0] != "eval":
         argv += ["-o", str(t / "out")]
     before = set(os.listdir(t))
@@ -133,8 +180,11 @@ def test_every_ratings_format_refuses_bad_bytes(cli, files, fmt):
     path.write_bytes(body.encode() + b"\n#\n9" + sep.encode() + b"1\xff" + sep.encode() + b"5\n")
     before = set(os.listdir(t))
     col = 1 + len(sep) + 2
-    one_error(cli("qrels", "--test", path, "--threshold", "4", "-o", t / "out"), EXIT_INPUT,
-              f"{path}:{n + 3}: not valid UTF-8 (byte 0xff at column {col})")
+    one_error(
+        cli("qrels", "--test", path, "--threshold", "4", "-o", t / "out"),
+        EXIT_INPUT,
+        f"{path}:{n + 3}: not valid UTF-8 (byte 0xff at column {col})",
+    )
     assert_untouched(t, t / "out", before)
 
 
@@ -144,16 +194,20 @@ def test_a_bad_byte_after_the_first_64k_of_ratings_names_its_line(cli, files):
     path = t / "big.tsv"
     path.write_bytes(("\n".join(lines) + "\n").encode() + b"7\t7\xff\t3\t1\n")
     assert path.stat().st_size > 1 << 16
-    one_error(cli("qrels", "--test", path, "--threshold", "4", "-o", t / "out"), EXIT_INPUT,
-              f"{path}:{len(lines) + 1}: not valid UTF-8 (byte 0xff at column 4)")
+    one_error(
+        cli("qrels", "--test", path, "--threshold", "4", "-o", t / "out"),
+        EXIT_INPUT,
+        f"{path}:{len(lines) + 1}: not valid UTF-8 (byte 0xff at column 4)",
+    )
 
 
 @pytest.mark.parametrize("stdin", [False, True])
 def test_a_batch_script_that_is_not_utf8(cli, files, stdin, monkeypatch):
     t = files
     script = t / "steps"
-    script.write_bytes(b"# steps\n\neval " + str(t / "q").encode() + b" " + str(t / "r").encode()
-                       + b"\neval -m P.\xe9 x y\n")
+    script.write_bytes(
+        b"# steps\n\neval " + str(t / "q").encode() + b" " + str(t / "r").encode() + b"\neval -m P.\xe9 x y\n"
+    )
     before = set(os.listdir(t))
     if stdin:
         import io
@@ -182,44 +236,136 @@ def test_batch_lines_are_counted_by_newlines_only(cli, files):
 
 def _parquet(tmp_path):
     """Valid Parquet inputs for every option that reads one."""
-    train = pl.read_csv(TRAIN.encode(), separator="\t", has_header=False,
-                        new_columns=["user", "item", "rating", "timestamp"], schema_overrides={"user": pl.Utf8, "item": pl.Utf8})
-    test = pl.read_csv(TEST.encode(), separator="\t", has_header=False,
-                       new_columns=["user", "item", "rating", "timestamp"], schema_overrides={"user": pl.Utf8, "item": pl.Utf8})
+    train = pl.read_csv(
+        TRAIN.encode(),
+        separator="\t",
+        has_header=False,
+        new_columns=["user", "item", "rating", "timestamp"],
+        schema_overrides={"user": pl.Utf8, "item": pl.Utf8},
+    )
+    test = pl.read_csv(
+        TEST.encode(),
+        separator="\t",
+        has_header=False,
+        new_columns=["user", "item", "rating", "timestamp"],
+        schema_overrides={"user": pl.Utf8, "item": pl.Utf8},
+    )
     train.write_parquet(tmp_path / "train.parquet")
     test.write_parquet(tmp_path / "test.parquet")
     pl.DataFrame({"item": ["10", "11", "12"]}).write_parquet(tmp_path / "items.parquet")
     scores = {"user": ["1", "2", "3"], "item": ["12", "11", "10"], "score": [0.5, 0.4, 0.3]}
     pl.DataFrame(scores).write_parquet(tmp_path / "s.parquet")
     pl.DataFrame({"user": ["1", "2"], "item": ["12", "11"]}).write_parquet(tmp_path / "pairs.parquet")
-    pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "rel": [1, 0]}).write_parquet(tmp_path / "q.parquet")
-    pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]}).write_parquet(tmp_path / "r.parquet")
+    pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "rel": [1, 0]}).write_parquet(
+        tmp_path / "q.parquet"
+    )
+    pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]}).write_parquet(
+        tmp_path / "r.parquet"
+    )
 
 
 COMMANDS = {
     "split": ["split", "{train}", "{dir}", "--method", "holdout", "--ratio", "0.5", "--seed", "1"],
     "qrels --test": ["qrels", "--test", "{test}", "--threshold", "4", "-o", "{out}"],
     "qrels --train": ["qrels", "--test", "{test}", "--train", "{train}", "--per-user", "mean", "-o", "{out}"],
-    "candidates --train": ["candidates", "--methodology", "test-items", "--train", "{train}", "--test", "{test}",
-                           "-o", "{out}"],
-    "candidates --items": ["candidates", "--methodology", "all-items", "--train", "{train}", "--test", "{test}",
-                           "--items", "{items}", "-o", "{out}"],
-    "run --scores": ["run", "--methodology", "test-items", "--train", "{train}", "--test", "{test}",
-                     "--scores", "{scores}", "-o", "{out}"],
-    "recommend --train": ["recommend", "-a", "itemavg", "--train", "{train}", "--candidates", "{pairs}", "-o", "{out}"],
-    "recommend --predict": ["recommend", "-a", "itemavg", "--train", "{train}", "--predict", "{test}", "-o", "{out}"],
+    "candidates --train": [
+        "candidates",
+        "--methodology",
+        "test-items",
+        "--train",
+        "{train}",
+        "--test",
+        "{test}",
+        "-o",
+        "{out}",
+    ],
+    "candidates --items": [
+        "candidates",
+        "--methodology",
+        "all-items",
+        "--train",
+        "{train}",
+        "--test",
+        "{test}",
+        "--items",
+        "{items}",
+        "-o",
+        "{out}",
+    ],
+    "run --scores": [
+        "run",
+        "--methodology",
+        "test-items",
+        "--train",
+        "{train}",
+        "--test",
+        "{test}",
+        "--scores",
+        "{scores}",
+        "-o",
+        "{out}",
+    ],
+    "recommend --train": [
+        "recommend",
+        "-a",
+        "itemavg",
+        "--train",
+        "{train}",
+        "--candidates",
+        "{pairs}",
+        "-o",
+        "{out}",
+    ],
+    "recommend --predict": [
+        "recommend",
+        "-a",
+        "itemavg",
+        "--train",
+        "{train}",
+        "--predict",
+        "{test}",
+        "-o",
+        "{out}",
+    ],
     "eval qrels": ["eval", "-o", "{out}", "{qrels}", "{run}"],
     "eval run": ["eval", "-o", "{out}", "{qrels}", "{run}"],
     "eval --train": ["eval", "-m", "novelty", "--train", "{train}", "-o", "{out}", "{qrels}", "{run}"],
-    "eval --test": ["eval", "-m", "prediction_coverage", "--test", "{test}", "-o", "{out}", "{qrels}", "{run}"],
+    "eval --test": [
+        "eval",
+        "-m",
+        "prediction_coverage",
+        "--test",
+        "{test}",
+        "-o",
+        "{out}",
+        "{qrels}",
+        "{run}",
+    ],
 }
 # which file each case replaces by a bad one
-ROLE = {"split": "train", "qrels --test": "test", "qrels --train": "train", "candidates --train": "train",
-        "candidates --items": "items", "run --scores": "scores", "recommend --train": "train",
-        "recommend --predict": "test", "eval qrels": "qrels", "eval run": "run", "eval --train": "train",
-        "eval --test": "test"}
-NAMES = {"train": "train.parquet", "test": "test.parquet", "items": "items.parquet", "scores": "s.parquet",
-         "pairs": "pairs.parquet", "qrels": "q.parquet", "run": "r.parquet"}
+ROLE = {
+    "split": "train",
+    "qrels --test": "test",
+    "qrels --train": "train",
+    "candidates --train": "train",
+    "candidates --items": "items",
+    "run --scores": "scores",
+    "recommend --train": "train",
+    "recommend --predict": "test",
+    "eval qrels": "qrels",
+    "eval run": "run",
+    "eval --train": "train",
+    "eval --test": "test",
+}
+NAMES = {
+    "train": "train.parquet",
+    "test": "test.parquet",
+    "items": "items.parquet",
+    "scores": "s.parquet",
+    "pairs": "pairs.parquet",
+    "qrels": "q.parquet",
+    "run": "r.parquet",
+}
 
 
 def _argv(tmp_path, case: str, replace: str | None = None, by=None):
@@ -247,7 +393,9 @@ def _bad_parquet(kind: str, good: bytes) -> bytes:
     }[kind]
 
 
-@pytest.mark.parametrize("kind", ["missing", "folder", "random", "truncated", "no footer", "cut head", "text", "empty"])
+@pytest.mark.parametrize(
+    "kind", ["missing", "folder", "random", "truncated", "no footer", "cut head", "text", "empty"]
+)
 @pytest.mark.parametrize("case", list(COMMANDS))
 def test_a_bad_parquet_input_is_one_line(cli, tmp_path, case, kind):
     _parquet(tmp_path)
@@ -271,8 +419,9 @@ def test_a_bad_parquet_input_is_one_line(cli, tmp_path, case, kind):
 
 def test_a_nul_in_a_parquet_id_names_the_row(cli, tmp_path):
     _parquet(tmp_path)
-    pl.DataFrame({"query": ["1", "1", "1"], "doc": ["a", "b", "c\x00d"], "score": [2.0, 1.0, 0.5]}).write_parquet(
-        tmp_path / "r.parquet")
+    pl.DataFrame(
+        {"query": ["1", "1", "1"], "doc": ["a", "b", "c\x00d"], "score": [2.0, 1.0, 0.5]}
+    ).write_parquet(tmp_path / "r.parquet")
     (tmp_path / "out").write_bytes(OLD)
     code, out, err = cli("eval", "-o", tmp_path / "out", tmp_path / "q.parquet", tmp_path / "r.parquet")
     assert (code, out) == (EXIT_INPUT, "")
@@ -287,18 +436,27 @@ def test_duplicate_candidates_name_both_lines(cli, files):
     t = files
     (t / "c").write_text("# pairs\n\n1 1 10\n1 1 11\n2 2 11\n# more\n\n2 2 12\n1 1 11\n2 2 10\n")
     before = set(os.listdir(t))
-    one_error(cli("run", "--candidates", t / "c", "--scores", t / "s.txt", "-o", t / "out"), EXIT_INPUT,
-              f"{t / 'c'}:9: candidate item '11' listed twice for query '1' (first seen on line 4)")
+    one_error(
+        cli("run", "--candidates", t / "c", "--scores", t / "s.txt", "-o", t / "out"),
+        EXIT_INPUT,
+        f"{t / 'c'}:9: candidate item '11' listed twice for query '1' (first seen on line 4)",
+    )
     assert_untouched(t, t / "out", before)
 
 
 @pytest.mark.parametrize(
     "role, text, message",
     [
-        ("qrels", "# q\n1 0 a 1\n1 0 b 0\n\n1 0 c 1\n1 0 b 1\n1 0 a 0\n",
-         "6: duplicate qrels entry for query '1', doc 'b' (first seen on line 3)"),
-        ("run", "# r\n1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n\n1 Q0 c 3 1 t\n1 Q0 b 4 0 t\n1 Q0 a 5 0 t\n",
-         "6: duplicate run entry for query '1', doc 'b' (first seen on line 3)"),
+        (
+            "qrels",
+            "# q\n1 0 a 1\n1 0 b 0\n\n1 0 c 1\n1 0 b 1\n1 0 a 0\n",
+            "6: duplicate qrels entry for query '1', doc 'b' (first seen on line 3)",
+        ),
+        (
+            "run",
+            "# r\n1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n\n1 Q0 c 3 1 t\n1 Q0 b 4 0 t\n1 Q0 a 5 0 t\n",
+            "6: duplicate run entry for query '1', doc 'b' (first seen on line 3)",
+        ),
     ],
 )
 def test_duplicate_trec_lines_name_both_lines(cli, files, role, text, message):
@@ -311,42 +469,94 @@ def test_duplicate_trec_lines_name_both_lines(cli, files, role, text, message):
 def test_duplicate_scores_and_predictions_name_both_lines(cli, files):
     t = files
     (t / "dup").write_text("# s\n1 10 0.5\n2 11 0.4\n\n2 12 0.3\n2 11 0.2\n1 10 0.1\n")
-    one_error(cli("run", "--methodology", "test-items", "--train", t / "train.tsv", "--test", t / "test.tsv",
-                  "--scores", t / "dup", "-o", t / "out"), EXIT_INPUT,
-              f"{t / 'dup'}:6: user '2', item '11' has more than one score (first seen on line 3)")
-    one_error(cli("eval", "--test", t / "test.tsv", "--predictions", t / "dup", "-m", "mae", t / "q", t / "r"), EXIT_INPUT,
-              f"{t / 'dup'}:6: duplicate prediction for user '2', item '11' (first seen on line 3)")
+    one_error(
+        cli(
+            "run",
+            "--methodology",
+            "test-items",
+            "--train",
+            t / "train.tsv",
+            "--test",
+            t / "test.tsv",
+            "--scores",
+            t / "dup",
+            "-o",
+            t / "out",
+        ),
+        EXIT_INPUT,
+        f"{t / 'dup'}:6: user '2', item '11' has more than one score (first seen on line 3)",
+    )
+    one_error(
+        cli("eval", "--test", t / "test.tsv", "--predictions", t / "dup", "-m", "mae", t / "q", t / "r"),
+        EXIT_INPUT,
+        f"{t / 'dup'}:6: duplicate prediction for user '2', item '11' (first seen on line 3)",
+    )
 
 
 def test_duplicate_ratings_name_both_lines(cli, files):
     t = files
     (t / "dup.tsv").write_text("# r\n1\t10\t5\t1\n2\t11\t4\t2\n\n2\t12\t3\t3\n2\t11\t2\t4\n1\t10\t1\t5\n")
-    one_error(cli("qrels", "--test", t / "dup.tsv", "--threshold", "4", "-o", t / "out"), EXIT_INPUT,
-              f"{t / 'dup.tsv'}:6: duplicate rating for user '2', item '11': lines 3 and 6 "
-              "(choose a policy: --dedupe 'first'|'last'|'mean')")
+    one_error(
+        cli("qrels", "--test", t / "dup.tsv", "--threshold", "4", "-o", t / "out"),
+        EXIT_INPUT,
+        f"{t / 'dup.tsv'}:6: duplicate rating for user '2', item '11': lines 3 and 6 "
+        "(choose a policy: --dedupe 'first'|'last'|'mean')",
+    )
 
 
 def test_duplicate_parquet_rows_name_both_rows(cli, tmp_path):
     _parquet(tmp_path)
-    pl.DataFrame({"user": ["1", "2", "3", "2", "1"], "item": ["10", "11", "12", "11", "10"],
-                  "score": [0.5, 0.4, 0.3, 0.2, 0.1]}).write_parquet(tmp_path / "s.parquet")
+    pl.DataFrame(
+        {
+            "user": ["1", "2", "3", "2", "1"],
+            "item": ["10", "11", "12", "11", "10"],
+            "score": [0.5, 0.4, 0.3, 0.2, 0.1],
+        }
+    ).write_parquet(tmp_path / "s.parquet")
     code, _, err = cli(*_argv(tmp_path, "run --scores"))
     assert code == EXIT_INPUT
-    assert err.endswith(f"{tmp_path / 's.parquet'}: row 4: user '2', item '11' has more than one score "
-                        "(first seen on row 2)\n")
+    assert err.endswith(
+        f"{tmp_path / 's.parquet'}: row 4: user '2', item '11' has more than one score "
+        "(first seen on row 2)\n"
+    )
 
 
 def test_a_latin1_catalogue_reads_its_ids_only(cli, files):
     """MovieLens 100K u.item and 1M movies.dat are Latin-1: only their ids (the first field) are text."""
     t = files
     (t / "u.item").write_bytes(b"10|Les Mis\xe9rables (1995)|01-Jan-1995\n11|x\n12|Cin\xe9ma\n")
-    code, _, err = cli("candidates", "--methodology", "all-items", "--train", t / "train.tsv", "--test",
-                       t / "test.tsv", "--items", t / "u.item", "-o", t / "c")
+    code, _, err = cli(
+        "candidates",
+        "--methodology",
+        "all-items",
+        "--train",
+        t / "train.tsv",
+        "--test",
+        t / "test.tsv",
+        "--items",
+        t / "u.item",
+        "-o",
+        t / "c",
+    )
     assert code == 0, err
     (t / "bad.item").write_bytes(b"# ids\n10|x\n1\xe91|Cin\xe9ma\n")
-    one_error(cli("candidates", "--methodology", "all-items", "--train", t / "train.tsv", "--test",
-                  t / "test.tsv", "--items", t / "bad.item", "-o", t / "out"), EXIT_INPUT,
-              f"{t / 'bad.item'}:3: not valid UTF-8 (byte 0xe9 at column 2)")
+    one_error(
+        cli(
+            "candidates",
+            "--methodology",
+            "all-items",
+            "--train",
+            t / "train.tsv",
+            "--test",
+            t / "test.tsv",
+            "--items",
+            t / "bad.item",
+            "-o",
+            t / "out",
+        ),
+        EXIT_INPUT,
+        f"{t / 'bad.item'}:3: not valid UTF-8 (byte 0xe9 at column 2)",
+    )
 
 
 @pytest.mark.parametrize("damage", ["truncated", "corrupt", "not gzip"])
@@ -354,14 +564,24 @@ def test_a_latin1_catalogue_reads_its_ids_only(cli, files):
 def test_a_damaged_gzip_file_is_a_bad_input(cli, files, damage, which):
     t = files
     good = gzip.compress((RUN if which == "run" else TEST).encode() * 50, mtime=0)
-    bad = {"truncated": good[:-20], "corrupt": good[:30] + bytes(b ^ 0x55 for b in good[30:60]) + good[60:],
-           "not gzip": b"\x1f\x8b" + bytes(range(40))}[damage]
+    bad = {
+        "truncated": good[:-20],
+        "corrupt": good[:30] + bytes(b ^ 0x55 for b in good[30:60]) + good[60:],
+        "not gzip": b"\x1f\x8b" + bytes(range(40)),
+    }[damage]
     path = t / ("bad.gz" if which == "run" else "bad.tsv.gz")
     path.write_bytes(bad)
-    reason = "the compressed file is truncated" if damage == "truncated" else "not a valid gzip file (cannot decompress it)"
+    reason = (
+        "the compressed file is truncated"
+        if damage == "truncated"
+        else "not a valid gzip file (cannot decompress it)"
+    )
     before = set(os.listdir(t))
-    argv = ("eval", "-o", t / "out", t / "q", path) if which == "run" else (
-        "qrels", "--test", path, "--threshold", "4", "-o", t / "out")
+    argv = (
+        ("eval", "-o", t / "out", t / "q", path)
+        if which == "run"
+        else ("qrels", "--test", path, "--threshold", "4", "-o", t / "out")
+    )
     one_error(cli(*argv), EXIT_INPUT, f"{path}: {reason}")
     assert_untouched(t, t / "out", before)
 
@@ -399,18 +619,26 @@ def test_eval_reads_the_run_or_the_qrels_from_stdin(cli, files, stdin, version):
 def test_stdin_errors_name_stdin_and_its_line(cli, files, stdin, version):
     t = files
     stdin(RUN.replace("1 Q0 b 2 1.0 t", "1 Q0 b 2 x t"))
-    one_error(cli("eval", "--trec-eval-version", version, t / "q", "-"), EXIT_INPUT,
-              "<stdin>:2: score is not a number: 'x' in '1 Q0 b 2 x t'")
+    one_error(
+        cli("eval", "--trec-eval-version", version, t / "q", "-"),
+        EXIT_INPUT,
+        "<stdin>:2: score is not a number: 'x' in '1 Q0 b 2 x t'",
+    )
     stdin(QRELS + "2 0 d\n")
-    one_error(cli("eval", "--trec-eval-version", version, "-", t / "r"), EXIT_INPUT,
-              "<stdin>:4: expected 4 fields (qid iter docno rel), found 3: '2 0 d'")
+    one_error(
+        cli("eval", "--trec-eval-version", version, "-", t / "r"),
+        EXIT_INPUT,
+        "<stdin>:4: expected 4 fields (qid iter docno rel), found 3: '2 0 d'",
+    )
 
 
 def test_only_one_input_may_be_stdin(cli, files, stdin):
     t = files
     stdin(RUN)
     one_error(cli("eval", "-", "-"), 2, "only one of the qrels and the runs can be '-' (standard input)")
-    one_error(cli("eval", t / "q", "-", "-"), 2, "only one of the qrels and the runs can be '-' (standard input)")
+    one_error(
+        cli("eval", t / "q", "-", "-"), 2, "only one of the qrels and the runs can be '-' (standard input)"
+    )
     from trecrs import evaluate
     from trecrs.errors import UsageError
 
@@ -433,8 +661,11 @@ def test_other_readers_take_stdin_too(cli, files, stdin):
     entry = json.loads((t / "stdin.run.manifest.json").read_text())["inputs"]["scores"]
     assert entry == {"path": "-", "sha256": hashlib.sha256(SCORES.encode()).hexdigest()}
     stdin("1 12\n")
-    one_error(cli("run", *split, "--scores", "-", "-o", t / "bad.run"), EXIT_INPUT,
-              "<stdin>:1: expected 3 fields (user item score), found 2: '1 12'")
+    one_error(
+        cli("run", *split, "--scores", "-", "-o", t / "bad.run"),
+        EXIT_INPUT,
+        "<stdin>:1: expected 3 fields (user item score), found 2: '1 12'",
+    )
     stdin(TEST)
     assert cli("qrels", "--test", "-", "--threshold", "4", "-o", t / "q2")[0] == 0
     assert (t / "q2").read_text() == "1\t0\t12\t4\n2\t0\t11\t5\n"

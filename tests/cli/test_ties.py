@@ -93,7 +93,9 @@ def test_the_mode_is_recorded(cli, t):
 
 def test_compare(cli, t):
     (t / "r2").write_text(RUN.replace(" r\n", " s\n"))
-    code, out, err = cli("compare", "--ties", "expected", "-m", "P.2", "--format", "csv", t / "q", t / "r", t / "r2")
+    code, out, err = cli(
+        "compare", "--ties", "expected", "-m", "P.2", "--format", "csv", t / "q", t / "r", t / "r2"
+    )
     assert code == 0 and "ties straddle" not in err
     assert "0.333333" in out
     code, out, err = cli("compare", "-m", "P.2", "--format", "csv", t / "q", t / "r", t / "r2")

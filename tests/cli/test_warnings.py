@@ -16,7 +16,13 @@ PARTIAL = "q1 Q0 a 1 0.9 t\n"
 
 @pytest.fixture
 def t(tmp_path):
-    for name, text in [("q", QRELS), ("good", GOOD), ("swapped", SWAPPED), ("contra", CONTRA), ("partial", PARTIAL)]:
+    for name, text in [
+        ("q", QRELS),
+        ("good", GOOD),
+        ("swapped", SWAPPED),
+        ("contra", CONTRA),
+        ("partial", PARTIAL),
+    ]:
         (tmp_path / name).write_text(text)
     return tmp_path
 
@@ -48,21 +54,36 @@ def test_both_run_readers_find_the_same_contradictions(t):
 
 def test_a_run_covering_part_of_the_qrels_is_scored_with_a_warning(cli, t):
     code, out, err = cli("eval", "-m", "P.1", "-m", "num_q", t / "q", t / "partial")
-    assert code == 0 and out.split() == ["num_q", "all", "1", "P_1", "all", "1.0000"]  # q2 left out, as trec_eval
-    assert err == ("trecrs eval: warning: 1 of 2 (50.0%) qrels queries have no line in the run: left out of the "
-                   "averages, as trec_eval does (-c would count them, scoring 0)\n")
-    code, out, err = cli("eval", "-c", "-m", "P.1", t / "q", t / "partial")  # -c counts q2: nothing to warn about
+    assert code == 0 and out.split() == [
+        "num_q",
+        "all",
+        "1",
+        "P_1",
+        "all",
+        "1.0000",
+    ]  # q2 left out, as trec_eval
+    assert err == (
+        "trecrs eval: warning: 1 of 2 (50.0%) qrels queries have no line in the run: left out of the "
+        "averages, as trec_eval does (-c would count them, scoring 0)\n"
+    )
+    code, out, err = cli(
+        "eval", "-c", "-m", "P.1", t / "q", t / "partial"
+    )  # -c counts q2: nothing to warn about
     assert code == 0 and err == "" and out.split() == ["P_1", "all", "0.5000"]
 
 
 def test_the_frame_path_warns_the_same(cli, t):
     code, _, err = cli("eval", "--engine", "pytrec_eval", "-m", "P.1", t / "q", t / "partial")
-    assert code == 0 and err.count("\n") == 1 and "1 of 2 (50.0%) qrels queries have no line in the run" in err
+    assert (
+        code == 0 and err.count("\n") == 1 and "1 of 2 (50.0%) qrels queries have no line in the run" in err
+    )
 
 
 def test_a_failing_command_prints_its_error_only(cli, t):
     code, _, err = cli("eval", "-m", "novelty.10", t / "q", t / "partial")
-    assert code == 2 and err == "trecrs eval: error: measure novelty_10 needs the training ratings (--train)\n"
+    assert (
+        code == 2 and err == "trecrs eval: error: measure novelty_10 needs the training ratings (--train)\n"
+    )
 
 
 def test_quiet_silences_notes_and_a_quiet_batch_its_commands(cli, t):
@@ -70,7 +91,9 @@ def test_quiet_silences_notes_and_a_quiet_batch_its_commands(cli, t):
     test.write_text("u1\ti1\t5\t0\nu1\ti1\t4\t0\n")
     code, _, err = cli("qrels", "--test", test, "--threshold", "4", "--dedupe", "mean", "-o", t / "x.qrels")
     assert code == 0 and "1 duplicate rating row(s) merged" in err
-    code, _, err = cli("qrels", "--quiet", "--test", test, "--threshold", "4", "--dedupe", "mean", "-o", t / "y.qrels")
+    code, _, err = cli(
+        "qrels", "--quiet", "--test", test, "--threshold", "4", "--dedupe", "mean", "-o", t / "y.qrels"
+    )
     assert code == 0 and err == ""
     script = t / "b.txt"
     script.write_text(f"eval -m P.2 {t / 'q'} {t / 'contra'}\n")

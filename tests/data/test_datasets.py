@@ -146,7 +146,9 @@ def test_synthetic_is_seeded():
 
 def test_cli_synthetic_byte_identical(tmp_path):
     for name in ("a", "b"):
-        proc = run_command("datasets", "synthetic", "--users", 40, "--items", 80, "--seed", 3, tmp_path / name)
+        proc = run_command(
+            "datasets", "synthetic", "--users", 40, "--items", 80, "--seed", 3, tmp_path / name
+        )
         assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "a" / "u.data").read_bytes() == (tmp_path / "b" / "u.data").read_bytes()
     assert read_ratings(tmp_path / "a" / "u.data")["user"].n_unique() == 40

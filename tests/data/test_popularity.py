@@ -49,12 +49,18 @@ def tied_train(seed: int, n_items: int, numeric_ids: bool) -> pl.DataFrame:
 
 
 def strata_head(train: pl.DataFrame, share: float) -> set[str]:
-    return set(popularity_strata(train, share).filter(pl.col("stratum") == "head").get_column("item").to_list())
+    return set(
+        popularity_strata(train, share).filter(pl.col("stratum") == "head").get_column("item").to_list()
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n_items=st.integers(1, 40), numeric=st.booleans(),
-       share=st.floats(0.01, 0.99))
+@given(
+    seed=st.integers(0, 10_000),
+    n_items=st.integers(1, 40),
+    numeric=st.booleans(),
+    share=st.floats(0.01, 0.99),
+)
 def test_short_head_and_strata_follow_the_rule(seed, n_items, numeric, share):
     train = tied_train(seed, n_items, numeric)
     expected = reference_head(train, share)
@@ -72,8 +78,13 @@ def test_every_consumer_sees_the_same_head(seed):
     """Long-tail qrels, One-Plus-Random long-tail cases and head/tail measures: one head."""
     train = tied_train(seed, 30, numeric_ids=True)
     items = sorted(set(train.get_column("item").to_list()), key=int)
-    test = pl.DataFrame({"user": ["t1"] * len(items) + ["t2"] * len(items), "item": items * 2,
-                         "rating": [5.0] * (2 * len(items))})
+    test = pl.DataFrame(
+        {
+            "user": ["t1"] * len(items) + ["t2"] * len(items),
+            "item": items * 2,
+            "rating": [5.0] * (2 * len(items)),
+        }
+    )
     share = 0.55
     head = reference_head(train, share)
     assert head and len(head) < len(items)
@@ -88,7 +99,9 @@ def test_every_consumer_sees_the_same_head(seed):
 
     full = make_qrels(test, threshold=1).qrels
     run = full.select("query", "doc", pl.lit(1.0).alias("score"))
-    rows = trecrs.evaluate(full, run, ["recall_head", "recall_tail"], train=train, head_share=share).tidy(per_query=False)
+    rows = trecrs.evaluate(full, run, ["recall_head", "recall_tail"], train=train, head_share=share).tidy(
+        per_query=False
+    )
     got = dict(zip(rows.get_column("measure"), rows.get_column("value"), strict=True))
     assert got == {"recall_head": 1.0, "recall_tail": 1.0}
     assert strata_head(train, share) == head
@@ -98,14 +111,18 @@ def test_head_share_of_evaluate_moves_items_between_head_and_tail():
     """``head_share`` sets the short head of precision/recall_head/tail exactly as the rule says."""
     # counts 40, 30, 20, 10 (total 100): share 0.3 -> head {a}; 0.5 -> {a, b}; 0.8 -> {a, b, c}
     counts = {"a": 40, "b": 30, "c": 20, "d": 10}
-    train = pl.DataFrame([(f"u{j}", i, 3.0) for i, c in counts.items() for j in range(c)],
-                         schema=["user", "item", "rating"], orient="row")
+    train = pl.DataFrame(
+        [(f"u{j}", i, 3.0) for i, c in counts.items() for j in range(c)],
+        schema=["user", "item", "rating"],
+        orient="row",
+    )
     qrels = pl.DataFrame({"query": ["q"] * 4, "doc": ["a", "b", "c", "d"], "rel": [1, 1, 1, 1]})
     run = pl.DataFrame({"query": ["q"] * 2, "doc": ["b", "d"], "score": [2.0, 1.0]})
 
     def measures(share: float) -> dict[str, float]:
-        rows = trecrs.evaluate(qrels, run, ["recall_head", "recall_tail", "precision_head"], train=train,
-                               head_share=share).tidy(per_query=False)
+        rows = trecrs.evaluate(
+            qrels, run, ["recall_head", "recall_tail", "precision_head"], train=train, head_share=share
+        ).tidy(per_query=False)
         return dict(zip(rows.get_column("measure"), rows.get_column("value"), strict=True))
 
     # retrieved: b and d; relevant: all four

@@ -42,8 +42,11 @@ def small() -> pl.DataFrame:
         ("a", "4", 1.0, 70), ("a", "5", 2.0, 70), ("c", "9", 5.0, 1), ("a", "6", 5.0, 40),
         ("b", "2", 2.0, 6), ("a", "7", 4.0, 50),
     ]  # fmt: skip
-    return pl.DataFrame(rows, schema={"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64, "timestamp": pl.Int64},
-                        orient="row")
+    return pl.DataFrame(
+        rows,
+        schema={"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64, "timestamp": pl.Int64},
+        orient="row",
+    )
 
 
 # the least each method needs besides a seed
@@ -170,7 +173,8 @@ def test_temporal_per_user_last_n(udata):
     (s,) = split(udata, "temporal", last=5)
     assert s.test.group_by("user").len()["len"].unique().to_list() == [5]
     bounds = (
-        s.train.group_by("user").agg(pl.col("timestamp").max().alias("tr"))
+        s.train.group_by("user")
+        .agg(pl.col("timestamp").max().alias("tr"))
         .join(s.test.group_by("user").agg(pl.col("timestamp").min().alias("te")), on="user")
     )
     assert (bounds["tr"] <= bounds["te"]).all()
@@ -238,21 +242,32 @@ def test_cli_kfold_files_layout_and_determinism(tmp_path):
     import json
 
     m = json.loads((tmp_path / "a" / "fold2.train.manifest.json").read_text())
-    assert m["parameters"]["method"] == "kfold" and m["parameters"]["seed"] == 4 and m["parameters"]["fold"] == 2
+    assert (
+        m["parameters"]["method"] == "kfold" and m["parameters"]["seed"] == 4 and m["parameters"]["fold"] == 2
+    )
     assert len(m["inputs"]["ratings"]["sha256"]) == 64
 
 
 def test_cli_seed_changes_files(tmp_path):
     for seed in (1, 2):
-        assert run_in_process("split", "--method", "holdout", "--seed", seed, SAMPLE, tmp_path / str(seed)).returncode == 0
+        assert (
+            run_in_process(
+                "split", "--method", "holdout", "--seed", seed, SAMPLE, tmp_path / str(seed)
+            ).returncode
+            == 0
+        )
     assert (tmp_path / "1" / "test").read_bytes() != (tmp_path / "2" / "test").read_bytes()
 
 
 @pytest.mark.parametrize(
     "name,text,out_name,first_line",
     [
-        ("ratings.csv", "userId,movieId,rating,timestamp\n1,2,3.5,10\n1,3,4.0,11\n2,2,5.0,12\n2,4,1.5,13\n",
-         "train.csv", "userId,movieId,rating,timestamp"),
+        (
+            "ratings.csv",
+            "userId,movieId,rating,timestamp\n1,2,3.5,10\n1,3,4.0,11\n2,2,5.0,12\n2,4,1.5,13\n",
+            "train.csv",
+            "userId,movieId,rating,timestamp",
+        ),
         ("ratings.dat", "1::2::3::10\n1::3::4::11\n2::2::5::12\n2::4::1::13\n", "train.dat", None),
     ],
 )
@@ -302,8 +317,12 @@ def test_bad_duplicates_then_dedupe(tmp_path):
     src = tmp_path / "u.data"
     src.write_text("1\t2\t3\t4\n1\t3\t4\t5\n2\t2\t1\t6\n1\t2\t5\t7\n2\t3\t2\t8\n")
     proc = run_in_process("split", "--method", "loo", "--pick", "latest", src, tmp_path / "out")
-    assert_failed_without_files(proc, tmp_path / "out", "u.data:4: duplicate rating for user '1', item '2': lines 1 and 4")
-    proc = run_in_process("split", "--method", "loo", "--pick", "latest", "--dedupe", "last", src, tmp_path / "out")
+    assert_failed_without_files(
+        proc, tmp_path / "out", "u.data:4: duplicate rating for user '1', item '2': lines 1 and 4"
+    )
+    proc = run_in_process(
+        "split", "--method", "loo", "--pick", "latest", "--dedupe", "last", src, tmp_path / "out"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "1 duplicate rating row(s) merged" in proc.stderr
     assert (tmp_path / "out" / "test").read_text() == "1\t2\t5\t7\n2\t3\t2\t8\n"

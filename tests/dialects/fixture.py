@@ -13,7 +13,9 @@ import random
 import sys
 from pathlib import Path
 
-LEVEL = 3  # relevant = rating >= LEVEL: LensKit's test list, RecBole's positives, Elliot's relevance_threshold
+LEVEL = (
+    3  # relevant = rating >= LEVEL: LensKit's test list, RecBole's positives, Elliot's relevance_threshold
+)
 CUTOFFS = (1, 3, 5, 10)
 SEED = 20261125
 OUT = Path(__file__).resolve().parents[1] / "data" / "dialects"
@@ -35,7 +37,9 @@ def fixture() -> tuple[dict[str, dict[str, int]], dict[str, list[tuple[str, floa
         pool = [i for i in rated if rng.random() < 0.8] + rng.sample([i for i in items if i not in rated], 15)
         pool.sort(key=lambda i: rng.random() - 0.4 * (i in rated))
         scores = rng.sample(range(100, 1000), length)
-        ranked[user] = [(i, float(s)) for i, s in zip(pool[:length], sorted(scores, reverse=True), strict=False)]
+        ranked[user] = [
+            (i, float(s)) for i, s in zip(pool[:length], sorted(scores, reverse=True), strict=False)
+        ]
     return test, ranked
 
 
@@ -51,8 +55,11 @@ def training() -> dict[str, list[str]]:
         train[user] = rng.sample([i for i in items if i not in seen], rng.randint(3, 8))
     for item in items:
         if not any(item in t for t in train.values()):
-            user = next(u for u in rng.sample(list(test), len(test)) if item not in test[u]
-                        and item not in {i for i, _ in ranked[u]})
+            user = next(
+                u
+                for u in rng.sample(list(test), len(test))
+                if item not in test[u] and item not in {i for i, _ in ranked[u]}
+            )
             train[user].append(item)
     return train
 
@@ -70,8 +77,11 @@ def predictions() -> list[tuple[str, str, float]]:
     within [1, 5], in the order of the test ratings (the error measures' input)."""
     test, _ = fixture()
     rng = random.Random(SEED + 2)
-    return [(u, i, round(min(5.0, max(1.0, r + rng.uniform(-1.5, 1.5))), 3)) for u, rated in test.items()
-            for i, r in rated.items()]
+    return [
+        (u, i, round(min(5.0, max(1.0, r + rng.uniform(-1.5, 1.5))), 3))
+        for u, rated in test.items()
+        for i, r in rated.items()
+    ]
 
 
 def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
@@ -79,10 +89,16 @@ def relevant(test: dict[str, dict[str, int]]) -> dict[str, list[str]]:
     return {u: [i for i, r in rated.items() if r >= LEVEL] for u, rated in test.items()}
 
 
-def write_golden(framework: str, version: str, values: dict[str, dict[str, float | None]],
-                 summaries: dict[str, float] | None = None, item_features: dict[str, list[str]] | None = None,
-                 train: dict[str, list[str]] | None = None, item_categories: dict[str, str] | None = None,
-                 tables: dict[str, list] | None = None) -> Path:
+def write_golden(
+    framework: str,
+    version: str,
+    values: dict[str, dict[str, float | None]],
+    summaries: dict[str, float] | None = None,
+    item_features: dict[str, list[str]] | None = None,
+    train: dict[str, list[str]] | None = None,
+    item_categories: dict[str, str] | None = None,
+    tables: dict[str, list] | None = None,
+) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
     measure, a weighted mean), its name and version and the command that made the file. ``train``: the
@@ -101,17 +117,25 @@ def write_golden(framework: str, version: str, values: dict[str, dict[str, float
         "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
         "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
         "train": [[u, i, 1] for u, items in (training() if train is None else train).items() for i in items],
-        **({"item_features": [[i, c] for i, cats in item_features.items() for c in cats]} if item_features else {}),
+        **(
+            {"item_features": [[i, c] for i, cats in item_features.items() for c in cats]}
+            if item_features
+            else {}
+        ),
         **({"item_features": [[i, c] for i, c in item_categories.items()]} if item_categories else {}),
         **{name: [list(row) for row in rows] for name, rows in (tables or {}).items()},
         "values": values,
         "summaries": summaries or {},
     }
     # one line per fixture table and per measure: small diffs when a framework version changes a value
-    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in doc.items() if key not in ("values", "summaries")]
+    lines = [
+        f" {json.dumps(key)}: {json.dumps(value)}"
+        for key, value in doc.items()
+        if key not in ("values", "summaries")
+    ]
     for key in ("values", "summaries"):
         inner = ",\n".join(f"  {json.dumps(name)}: {json.dumps(v)}" for name, v in doc[key].items())
-        lines.append(f' {json.dumps(key)}: {{\n{inner}\n }}' if inner else f" {json.dumps(key)}: {{}}")
+        lines.append(f" {json.dumps(key)}: {{\n{inner}\n }}" if inner else f" {json.dumps(key)}: {{}}")
     out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return out
 

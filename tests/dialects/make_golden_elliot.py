@@ -37,8 +37,12 @@ def main() -> None:
     summaries: dict[str, float] = {}
     for name in (*NAMES, "GAUC", "AUC"):
         for k in CUTOFFS if name in NAMES else (max(CUTOFFS),):
-            objects = SimpleNamespace(cutoff=k, relevance=Relevance(test, LEVEL), num_items=50,
-                                      data=SimpleNamespace(train_dict=train))
+            objects = SimpleNamespace(
+                cutoff=k,
+                relevance=Relevance(test, LEVEL),
+                num_items=50,
+                data=SimpleNamespace(train_dict=train),
+            )
             metric = metrics._metric_dictionary[name](ranked, config, None, objects)
             spec = f"elliot:{name}@{k}" if name in NAMES else f"elliot:{name}"
             if name == "AUC":

@@ -42,19 +42,30 @@ def main() -> None:
         for k in CUTOFFS:
             metric = cls(n=k)
             values[f"lenskit:{name}@{k}"] = {
-                u: value(metric, ItemList(item_ids=[i for i, _ in ranked[u]], ordered=True), ItemList(item_ids=rel[u]))
+                u: value(
+                    metric,
+                    ItemList(item_ids=[i for i, _ in ranked[u]], ordered=True),
+                    ItemList(item_ids=rel[u]),
+                )
                 for u in ranked
             }
-    train = pd.DataFrame([(u, i) for u, items in training().items() for i in items], columns=["user_id", "item_id"])
+    train = pd.DataFrame(
+        [(u, i) for u, items in training().items() for i in items], columns=["user_id", "item_id"]
+    )
     data = from_interactions_df(train)
     summaries: dict[str, float] = {}
     for k in CUTOFFS:
         pop = MeanPopRank(data, n=k)
         lists = {u: ItemList(item_ids=[i for i, _ in ranked[u]], ordered=True) for u in ranked}
-        values[f"lenskit:MeanPopRank@{k}"] = {u: value(pop, lists[u], ItemList(item_ids=rel[u])) for u in ranked}
+        values[f"lenskit:MeanPopRank@{k}"] = {
+            u: value(pop, lists[u], ItemList(item_ids=rel[u])) for u in ranked
+        }
         gini = ListGini(n=k, items=data.item_count)
-        summaries[f"lenskit:ListGini@{k}"] = float(gini.global_aggregate(
-            [gini.compute_list_data(lists[u], ItemList(item_ids=rel[u])) for u in ranked]))
+        summaries[f"lenskit:ListGini@{k}"] = float(
+            gini.global_aggregate(
+                [gini.compute_list_data(lists[u], ItemList(item_ids=rel[u])) for u in ranked]
+            )
+        )
     print(write_golden("LensKit", lenskit.__version__, values, summaries))
 
 

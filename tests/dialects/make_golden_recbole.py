@@ -84,7 +84,9 @@ def main() -> None:
     values: dict[str, dict[str, float | None]] = {}
     for name in ("hit", "mrr", "precision", "recall", "ndcg", "map"):
         metric = (WITH_POS_LEN | POS_ONLY)[name](config)
-        matrix = metric.metric_info(pos_index, pos_len) if name in WITH_POS_LEN else metric.metric_info(pos_index)
+        matrix = (
+            metric.metric_info(pos_index, pos_len) if name in WITH_POS_LEN else metric.metric_info(pos_index)
+        )
         for k in CUTOFFS:
             per_user = dict(zip(users, matrix[:, k - 1].tolist(), strict=True))
             values[f"recbole:{name}@{k}"] = {u: per_user.get(u) for u in ranked}
@@ -109,7 +111,9 @@ def _gauc(ranked, rel, users, values) -> float:
     per_user = {}
     for n, u in enumerate(users):
         if user_len[n] > pos_len[n]:  # RecBole drops a user without negatives
-            per_user[u] = float(gauc.metric_info(pos_rank_sum[n : n + 1], user_len[n : n + 1], pos_len[n : n + 1]))
+            per_user[u] = float(
+                gauc.metric_info(pos_rank_sum[n : n + 1], user_len[n : n + 1], pos_len[n : n + 1])
+            )
     values["recbole:gauc"] = {u: per_user.get(u) for u in ranked}
     return float(gauc.metric_info(pos_rank_sum, user_len, pos_len))
 
@@ -121,13 +125,26 @@ def _dataset(test):
         folder = Path(tmp) / "fixture"
         folder.mkdir()
         head = "user_id:token\titem_id:token\trating:float\n"
-        rows = {"train": [(u, i, 1) for u, items in training().items() for i in items],
-                "test": [(u, i, r) for u, rated in test.items() for i, r in rated.items()]}
+        rows = {
+            "train": [(u, i, 1) for u, items in training().items() for i in items],
+            "test": [(u, i, r) for u, rated in test.items() for i, r in rated.items()],
+        }
         for part, lines in rows.items():
-            (folder / f"fixture.{part}.inter").write_text(head + "".join(f"{u}\t{i}\t{r}\n" for u, i, r in lines))
-        config = Config(model="Pop", dataset="fixture", config_dict={
-            "data_path": tmp, "benchmark_filename": ["train", "test"], "state": "ERROR", "show_progress": False,
-            "load_col": {"inter": ["user_id", "item_id", "rating"]}, "checkpoint_dir": tmp})
+            (folder / f"fixture.{part}.inter").write_text(
+                head + "".join(f"{u}\t{i}\t{r}\n" for u, i, r in lines)
+            )
+        config = Config(
+            model="Pop",
+            dataset="fixture",
+            config_dict={
+                "data_path": tmp,
+                "benchmark_filename": ["train", "test"],
+                "state": "ERROR",
+                "show_progress": False,
+                "load_col": {"inter": ["user_id", "item_id", "rating"]},
+                "checkpoint_dir": tmp,
+            },
+        )
         dataset = create_dataset(config)
         train_part, _ = dataset.build()
     code = {str(t): int(i) for t, i in dataset.field2token_id["item_id"].items()}
@@ -145,12 +162,17 @@ def _beyond(ranked, users, values, summaries) -> None:
     tail = TailPercentage(config | {"tail_ratio": 0.1})  # RecBole's default; ties by internal id
     tail_share = tail.metric_info(tail.get_tail(matrix, counts))
     for k in BEYOND_CUTOFFS:
-        values[f"recbole:averagepopularity@{k}"] = dict.fromkeys(ranked) | dict(zip(users, per_user[:, k - 1].tolist(), strict=True))
-        values[f"recbole:tailpercentage@{k}"] = dict.fromkeys(ranked) | dict(zip(users, tail_share[:, k - 1].tolist(), strict=True))
-        summaries[f"recbole:itemcoverage@{k}"] = float(ItemCoverage(config).get_coverage(matrix[:, :k], num_items))
+        values[f"recbole:averagepopularity@{k}"] = dict.fromkeys(ranked) | dict(
+            zip(users, per_user[:, k - 1].tolist(), strict=True)
+        )
+        values[f"recbole:tailpercentage@{k}"] = dict.fromkeys(ranked) | dict(
+            zip(users, tail_share[:, k - 1].tolist(), strict=True)
+        )
+        summaries[f"recbole:itemcoverage@{k}"] = float(
+            ItemCoverage(config).get_coverage(matrix[:, :k], num_items)
+        )
         summaries[f"recbole:giniindex@{k}"] = float(GiniIndex(config).get_gini(matrix[:, :k], num_items))
         summaries[f"recbole:shannonentropy@{k}"] = float(ShannonEntropy(config).get_entropy(matrix[:, :k]))
-
 
 
 def _value_based(test, ranked, rel, summaries) -> None:
@@ -161,7 +183,9 @@ def _value_based(test, ranked, rel, summaries) -> None:
     trues = np.array([float(t) for _, t in scored])
     missing = sum(1 for u in ranked for i in rel[u] if i not in {j for j, _ in ranked[u]})
     below = np.full(missing, preds.min() - 1, dtype=np.float32)
-    summaries["recbole:auc"] = float(AUC(config).metric_info(np.r_[preds, below], np.r_[trues, np.ones(missing)]))
+    summaries["recbole:auc"] = float(
+        AUC(config).metric_info(np.r_[preds, below], np.r_[trues, np.ones(missing)])
+    )
     summaries["recbole:logloss"] = float(LogLoss(config).metric_info(preds, trues))
     predicted = {(u, i): p for u, i, p in predictions()}
     pairs = [(predicted[u, i], r) for u, rated in test.items() for i, r in rated.items()]

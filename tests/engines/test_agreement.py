@@ -39,11 +39,15 @@ def collections(draw):
     """A (qrels, run) pair of polars frames with trec_eval's corner cases."""
     qrels_q = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=4, unique=True))
     run_only = draw(st.lists(st.sampled_from([q for q in QIDS if q not in qrels_q]), max_size=2, unique=True))
-    run_q = draw(st.lists(st.sampled_from(qrels_q), min_size=1, max_size=len(qrels_q), unique=True)) + run_only
+    run_q = (
+        draw(st.lists(st.sampled_from(qrels_q), min_size=1, max_size=len(qrels_q), unique=True)) + run_only
+    )
     qrows = []
     for q in qrels_q:
         docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=9, unique=True))
-        rels = draw(st.lists(st.one_of(st.integers(-2, 4), st.just(12)), min_size=len(docs), max_size=len(docs)))
+        rels = draw(
+            st.lists(st.one_of(st.integers(-2, 4), st.just(12)), min_size=len(docs), max_size=len(docs))
+        )
         if all(r < 0 for r in rels):
             rels[0] = draw(st.integers(0, 3))  # see module docstring
         if draw(st.booleans()) and len(rels) > 1:
@@ -80,7 +84,12 @@ def _compare(qrels, run, measures, **kw):
         both_nan = np.isnan(x) & np.isnan(y)
         assert (both_nan | (np.abs(x - y) <= 1e-9)).all(), col
         bad = ~(both_nan | (x == y))
-        assert not bad.any(), (col, ref.per_query.get_column("query").filter(pl.Series(bad)).to_list(), x[bad], y[bad])
+        assert not bad.any(), (
+            col,
+            ref.per_query.get_column("query").filter(pl.Series(bad)).to_list(),
+            x[bad],
+            y[bad],
+        )
     assert list(vec.summary) == list(ref.summary)
     for k in ref.summary:
         assert _same(vec.summary[k], ref.summary[k]), k
@@ -144,7 +153,11 @@ def test_hand_computed_example():
     """Ties broken by doc id descending (``"9"`` above ``"10"``), float32 collisions, -J and -l."""
     qrels = pl.DataFrame({"query": ["u1"] * 4, "doc": ["i1", "i2", "i9", "10"], "rel": [0, 2, 1, -1]})
     run = pl.DataFrame(
-        {"query": ["u1"] * 5, "doc": ["i2", "i9", "i1", "i3", "10"], "score": [0.5, 0.5, 0.9, 0.1, 1.0000000001]}
+        {
+            "query": ["u1"] * 5,
+            "doc": ["i2", "i9", "i1", "i3", "10"],
+            "score": [0.5, 0.5, 0.9, 0.1, 1.0000000001],
+        }
     )
     # trec order: 10 (1.0), i1 (0.9), i9 (0.5, "i9" > "i2"), i2 (0.5), i3 (0.1)
     # rel list: -2 (unjudged), 0, 1, 2, -1 ; relevant (>=1) at ranks 3 and 4; num_rel = 2
@@ -160,7 +173,9 @@ def test_hand_computed_example():
     assert row["bpref"] == 0.0
     # -J: i1, i9, i2 ; relevant (>=2): i2 at rank 3, tied with i9 at rank 2
     with warned(r"ties straddle cutoff 2 in 1 of 1 queries \(100.0%\): P_2 lies between 0.0000 and 0.5000"):
-        ev = evaluate_full(qrels, run, ["map", "P.2"], engine="vectorized", judged_only=True, relevance_level=2)
+        ev = evaluate_full(
+            qrels, run, ["map", "P.2"], engine="vectorized", judged_only=True, relevance_level=2
+        )
     row = ev.per_query.row(0, named=True)
     assert row["map"] == pytest.approx(1 / 3) and row["P_2"] == 0.0
 
@@ -168,7 +183,11 @@ def test_hand_computed_example():
 LAYOUTS = [" ", "\t", "  "]  # the last one is irregular: read line by line
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(collections(), FLAGS, st.sampled_from(LAYOUTS))
 def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
     """``trecrs eval QRELS RUN``'s path: files read lean and ranked by the vectorized engine."""
@@ -177,7 +196,9 @@ def test_files_take_the_lean_path_and_agree(tmp_path, data, flags, sep):
     qpath.write_text("".join(f"{q}{sep}0{sep}{d}{sep}{r}\n" for q, d, r in qrels.iter_rows()))
     rpath.write_text("".join(f"{q}{sep}Q0{sep}{d}{sep}0{sep}{s!r}{sep}tag\n" for q, d, s in run.iter_rows()))
     with recorded() as said:  # the generated inputs may or may not warn: frames and files say the same
-        ref = evaluate_full(qrels, run.with_columns(pl.lit("tag").alias("tag")), ["all_trec"], engine="pytrec_eval", **flags)
+        ref = evaluate_full(
+            qrels, run.with_columns(pl.lit("tag").alias("tag")), ["all_trec"], engine="pytrec_eval", **flags
+        )
     with recorded() as says:
         fast = evaluate_full(qpath, rpath, ["all_trec"], **flags)
     assert says == said

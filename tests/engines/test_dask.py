@@ -26,13 +26,17 @@ from trecrs.evaluate import evaluate_full
 from trecrs.files.trec import read_qrels, read_run
 from trecrs.report.trec import format_trec
 
-distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install trecrs[dask])")
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install trecrs[dask])"
+)
 
 
 @pytest.fixture(scope="module")
 def client():
     """Two single-threaded workers in this process: fast to start, shared by the module's tests."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cl:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cl:
         with distributed.Client(cl, set_as_default=False) as c:
             yield c
 
@@ -82,7 +86,9 @@ def test_tie_modes_give_the_vectorized_text(golden, client, ties):
     folder = golden / "runs_test_ratings"
     measures = ["P.5,10", "recall.10", "ndcg_cut.10", "map", "recip_rank"]
     expected = _reference(folder / "urels_th4.txt", folder / "UB50.txt", measures, ties=ties)
-    assert _text(folder / "urels_th4.txt", folder / "UB50.txt", measures, client=client, ties=ties) == expected
+    assert (
+        _text(folder / "urels_th4.txt", folder / "UB50.txt", measures, client=client, ties=ties) == expected
+    )
 
 
 def test_partitioned_datasets_give_the_same_text(golden, client, tmp_path):
@@ -112,8 +118,11 @@ def test_trec_eval_10_complete_goes_by_frames(golden, client):
     assert got == _reference(qrels, run, ["all_trec"], **flags)
 
 
-AGREE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
+AGREE = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @AGREE
@@ -124,9 +133,14 @@ def test_agreement_inputs_byte_identical(client, data, flags, partitions):
     with tempfile.TemporaryDirectory() as tmp:
         qpath, rpath = Path(tmp) / "qrels.txt", Path(tmp) / "run.txt"
         qpath.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.iter_rows()))
-        rpath.write_text("".join(f"{q} Q0 {d} 0 {s!r} tag{i}\n" for i, (q, d, s) in enumerate(run.iter_rows())))
+        rpath.write_text(
+            "".join(f"{q} Q0 {d} 0 {s!r} tag{i}\n" for i, (q, d, s) in enumerate(run.iter_rows()))
+        )
         expected = _reference(qpath, rpath, ["all_trec"], **flags)
-        assert _text(qpath, rpath, ["all_trec"], client=client, options={"partitions": partitions}, **flags) == expected
+        assert (
+            _text(qpath, rpath, ["all_trec"], client=client, options={"partitions": partitions}, **flags)
+            == expected
+        )
 
 
 def test_a_bad_line_is_named_by_file_and_line(client, tmp_path):
@@ -177,8 +191,12 @@ def test_cli_scheduler_and_partitions(golden, cli):
     args = ["-q", "-m", "P.10", "-m", "map", folder / "urels_th4.txt", folder / "UB50.txt"]
     code, expected, _ = cli("eval", *args)
     assert code == 0
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl:
-        code, out, err = cli("eval", "--engine", "dask", "--scheduler", cl.scheduler_address, "--partitions", "3", *args)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cl:
+        code, out, err = cli(
+            "eval", "--engine", "dask", "--scheduler", cl.scheduler_address, "--partitions", "3", *args
+        )
     assert (code, out) == (0, expected), err
     code, _, err = cli("eval", "--partitions", "3", *args)
     assert code == 2 and err.endswith("argument --partitions: goes with --engine dask\n")
@@ -206,8 +224,12 @@ def test_a_killed_worker_is_retried_without_changing_the_output(golden, tmp_path
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import the tests
     from trecrs.engines.dask import environ_kept
 
-    with environ_kept(), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+    with (
+        environ_kept(),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cl,
+    ):
         with distributed.Client(cl, set_as_default=False) as c:
             c.register_plugin(KillOnce(str(marker)))
             got = _text(qrels, run, ["all_trec"], client=c)
@@ -219,9 +241,16 @@ def test_an_unreachable_scheduler_is_a_usage_error(golden):
     import dask
 
     folder = golden / "runs_test_ratings"
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises(UsageError, match="cannot reach"):
-        evaluate_full(folder / "urels_th4.txt", folder / "UB50.txt", engine="dask",
-                      engine_options={"scheduler": "tcp://127.0.0.1:9"})
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(UsageError, match="cannot reach"),
+    ):
+        evaluate_full(
+            folder / "urels_th4.txt",
+            folder / "UB50.txt",
+            engine="dask",
+            engine_options={"scheduler": "tcp://127.0.0.1:9"},
+        )
 
 
 def test_input_errors_survive_pickling():
@@ -230,9 +259,17 @@ def test_input_errors_survive_pickling():
 
     from trecrs.errors import FileAccessError
 
-    for err in (InputError("run.txt", 7, "bad score"), FileAccessError("x/part-00001.parquet", None, "no such file")):
+    for err in (
+        InputError("run.txt", 7, "bad score"),
+        FileAccessError("x/part-00001.parquet", None, "no such file"),
+    ):
         back = pickle.loads(pickle.dumps(err))
-        assert (type(back), str(back), back.exit_code, back.line) == (type(err), str(err), err.exit_code, err.line)
+        assert (type(back), str(back), back.exit_code, back.line) == (
+            type(err),
+            str(err),
+            err.exit_code,
+            err.line,
+        )
 
 
 def test_a_local_cluster_leaves_the_environment_as_it_was(golden):

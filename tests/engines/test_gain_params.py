@@ -87,7 +87,21 @@ def test_the_run_merge_matches_the_full_sort():
 
     from trecrs.engines.vectorized.gains import _entries_fast, _expand, sorted_entries
 
-    odd = [0.0, 0.5, -0.5, 0.999, 1.5, -1.0, 3e9, -3e9, 2147483647.0, 2147483648.0, math.inf, -math.inf, math.nan]
+    odd = [
+        0.0,
+        0.5,
+        -0.5,
+        0.999,
+        1.5,
+        -1.0,
+        3e9,
+        -3e9,
+        2147483647.0,
+        2147483648.0,
+        math.inf,
+        -math.inf,
+        math.nan,
+    ]
     rng = random.Random(11)
     for _ in range(300):
         n = rng.choice([0, 1, 2, 5, 30, 100, rng.randint(1, 600)])
@@ -117,4 +131,6 @@ def test_a_grade_of_two_to_the_31_with_disordered_gains_is_quick():
     assert time.perf_counter() - t < 5
     # gains b 0 (the pair 1=0), a 2^31 - 1 (its own level): DCG (2^31 - 1) / log2(3), IDCG 2^31 - 1
     assert got["ndcg.1=0,4=4"] == pytest.approx(1 / math.log2(3))
-    assert got["ndcg.1=0.5,3=-1"] == pytest.approx((0.5 + (2**31 - 1) / math.log2(3)) / (2**31 - 1 + 0.5 / math.log2(3)))
+    assert got["ndcg.1=0.5,3=-1"] == pytest.approx(
+        (0.5 + (2**31 - 1) / math.log2(3)) / (2**31 - 1 + 0.5 / math.log2(3))
+    )

@@ -47,7 +47,9 @@ def _applied(rows: list[tuple[str, str, float]], dtype) -> tuple[np.ndarray | No
     perm = order_rows(qcode, s, dcode)
     # in_trec_order: the same rows in the same order, without a permutation (dcode moved in place)
     got = in_trec_order(qcode.copy(), s.copy(), dcode.copy())
-    for a, b in zip(got, (qcode, s, dcode) if perm is None else (qcode[perm], s[perm], dcode[perm]), strict=True):
+    for a, b in zip(
+        got, (qcode, s, dcode) if perm is None else (qcode[perm], s[perm], dcode[perm]), strict=True
+    ):
         assert a.tobytes() == b.tobytes()
     ordered = rows if perm is None else [rows[i] for i in perm]
     out: dict[str, list[str]] = {}
@@ -59,7 +61,9 @@ def _applied(rows: list[tuple[str, str, float]], dtype) -> tuple[np.ndarray | No
     return perm, out
 
 
-def _grouped(queries: dict[str, list[tuple[str, float]]], dtype, tie_order, permute=None) -> list[tuple[str, str, float]]:
+def _grouped(
+    queries: dict[str, list[tuple[str, float]]], dtype, tie_order, permute=None
+) -> list[tuple[str, str, float]]:
     """Rows grouped by query, scores non-increasing (as ``dtype`` compares them), each tie group in
     ``tie_order``: "asc"/"desc" by doc id bytewise, or "random" (the list ``permute`` returns)."""
     rows = []
@@ -160,10 +164,16 @@ def test_evaluation_does_not_depend_on_the_order_of_ties(tmp_path, version):
     dtype = np.float32 if version == 9 else np.float64
     queries = {}
     for q in map(str, range(1, 13)):
-        docs = rng.choice(DOCS[:-1], size=int(rng.integers(10, 30)), replace=False)  # ASCII: the streamed reader
+        docs = rng.choice(
+            DOCS[:-1], size=int(rng.integers(10, 30)), replace=False
+        )  # ASCII: the streamed reader
         queries[q] = [(str(d), float(rng.choice(SCORES))) for d in docs]
-    relevant = [(q, d, int(rng.integers(0, 3)) if k else 1)  # a relevant document in every query
-                for q, docs in queries.items() for k, (d, _) in enumerate(docs) if not k or rng.random() < 0.4]
+    relevant = [
+        (q, d, int(rng.integers(0, 3)) if k else 1)  # a relevant document in every query
+        for q, docs in queries.items()
+        for k, (d, _) in enumerate(docs)
+        if not k or rng.random() < 0.4
+    ]
     measures = ["P.5", "map", "ndcg_cut.10", "recip_rank", "relstring", "num_ret"]
     texts = {}
     for name in ("desc", "asc", "random", "shuffled"):

@@ -86,17 +86,29 @@ def test_depth_message_names_the_argument():
     with warned("1 of 1 .* evaluated queries retrieve fewer than 1 documents"):
         nothing = trecrs.evaluate(qrels, run, ["P.1", "num_ret", "num_rel"], depth=0)
     assert (nothing.summary["P_1"], nothing.summary["num_ret"], nothing.summary["num_rel"]) == (0.0, 0, 1)
-    with pytest.raises(UsageError, match=r"^depth must be 0 or more documents, got -1 \(trec_eval crashes on a negative -M\)$"):
+    with pytest.raises(
+        UsageError,
+        match=r"^depth must be 0 or more documents, got -1 \(trec_eval crashes on a negative -M\)$",
+    ):
         trecrs.evaluate(qrels, run, ["P.1"], depth=-1)
 
 
-@pytest.mark.parametrize("judged_docs", [2, 200])  # few cells: marks counted; many: each row's number read back
+@pytest.mark.parametrize(
+    "judged_docs", [2, 200]
+)  # few cells: marks counted; many: each row's number read back
 def test_a_repeated_query_doc_pair_is_found_whatever_the_catalogue(judged_docs):
     from trecrs.engines.vectorized.rank import DuplicateEntry, rank
 
-    qrels = pl.DataFrame({"query": ["q1"] * judged_docs, "doc": [f"d{k}" for k in range(judged_docs)],
-                          "rel": [1] * judged_docs})
-    run = pl.DataFrame({"query": ["q1", "q1", "q1", "q2"], "doc": ["d0", "d1", "x", "d0"], "score": [3.0, 2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame(
+        {
+            "query": ["q1"] * judged_docs,
+            "doc": [f"d{k}" for k in range(judged_docs)],
+            "rel": [1] * judged_docs,
+        }
+    )
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q1", "q2"], "doc": ["d0", "d1", "x", "d0"], "score": [3.0, 2.0, 1.0, 1.0]}
+    )
     assert rank(qrels, run, check_duplicates=True).rel.tolist() == [1, 1, -1]  # q2 has no qrels
     twice = run.with_columns(pl.Series("doc", ["d0", "d1", "d0", "d0"]))  # (q1, d0) on rows 1 and 3
     with pytest.raises(DuplicateEntry):

@@ -93,7 +93,9 @@ def test_expectations_are_the_binarys(tmp_path, name):
     except Unavailable as exc:
         pytest.skip(str(exc))
     qrels, run, flags, expected = CASES[name]
-    done = subprocess.run([str(te), *flags, *map(str, _files(tmp_path, qrels, run))], capture_output=True, check=False)
+    done = subprocess.run(
+        [str(te), *flags, *map(str, _files(tmp_path, qrels, run))], capture_output=True, check=False
+    )
     if expected is None:
         assert done.returncode != 0
     else:
@@ -105,18 +107,25 @@ def _frames(qrels: str, run: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     r = [line.split() for line in run.splitlines()]
     return (
         pl.DataFrame({"query": [x[0] for x in q], "doc": [x[2] for x in q], "rel": [int(x[3]) for x in q]}),
-        pl.DataFrame({"query": [x[0] for x in r], "doc": [x[2] for x in r], "score": [float(x[4]) for x in r]}),
+        pl.DataFrame(
+            {"query": [x[0] for x in r], "doc": [x[2] for x in r], "score": [float(x[4]) for x in r]}
+        ),
     )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_error_names_the_query(engine):
     qrels, run = _frames(FIRST_NEGATIVE, FIRST_RUN)
-    with (pytest.raises(SemanticError, match=r"query 'q0'.*first query evaluated.*measure 'ndcg'"),
-          warned("1 of 2 .* no relevant document")):
+    with (
+        pytest.raises(SemanticError, match=r"query 'q0'.*first query evaluated.*measure 'ndcg'"),
+        warned("1 of 2 .* no relevant document"),
+    ):
         trecrs.evaluate(qrels, run, ["ndcg"], engine=engine)
     qrels, run = _frames(LATER_MINUS_TWO, LATER_RUN)
-    with pytest.raises(SemanticError, match=r"query 'q2'.*-2 or less"), warned("1 of 2 .* no relevant document"):
+    with (
+        pytest.raises(SemanticError, match=r"query 'q2'.*-2 or less"),
+        warned("1 of 2 .* no relevant document"),
+    ):
         trecrs.evaluate(qrels, run, ["map"], engine=engine)
 
 
@@ -131,7 +140,9 @@ def test_trec_eval_10_construction_stays_available(engine):
             trecrs.evaluate(qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine)
         return
     with warned("1 of 3 .* run queries have no qrels"):
-        ten = trecrs.evaluate(qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine).tidy()
+        ten = trecrs.evaluate(
+            qrels, run, measures, average_all=True, trec_eval_version=10, engine=engine
+        ).tidy()
     with warned("1 of 3 .* run queries have no qrels"):
         nine = trecrs.evaluate(qrels, run, measures, average_all=True, engine=engine).tidy()
     assert "q2" in ten.get_column("query").to_list() and "q2" not in nine.get_column("query").to_list()

@@ -116,8 +116,13 @@ def test_equals_evaluate_matrix(case):
     assert got.to_trec(per_query=True) == want.to_trec(per_query=True)
 
 
-TIE_FLAGS = [{}, *(pytest.param(f, marks=pytest.mark.slow) for f in
-                   ({"depth": 40}, {"judged_only": True}, {"relevance_level": 2, "average_all": True}))]
+TIE_FLAGS = [
+    {},
+    *(
+        pytest.param(f, marks=pytest.mark.slow)
+        for f in ({"depth": 40}, {"judged_only": True}, {"relevance_level": 2, "average_all": True})
+    ),
+]
 
 
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
@@ -165,7 +170,9 @@ def test_ties_break_by_item_id_bytewise():
 
 def test_errors():
     with pytest.raises(UsageError, match="rank 2, item factors 3"):
-        evaluate_factors({"u": {"i": 1}}, {"user": [], "item": []}, np.ones((1, 2)), np.ones((1, 3)), ["u"], ["i"])
+        evaluate_factors(
+            {"u": {"i": 1}}, {"user": [], "item": []}, np.ones((1, 2)), np.ones((1, 3)), ["u"], ["i"]
+        )
     with pytest.raises(InputError, match="item id 'i' occurs twice"):
         evaluate_factors({"u": {"i": 1}}, {"user": [], "item": []}, np.ones((1, 2)), np.ones((2, 2)), ["u"],
                          ["i", "i"])  # fmt: skip

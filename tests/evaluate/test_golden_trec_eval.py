@@ -23,7 +23,9 @@ LEVELS = [("", None), ("l1_", 1), ("l3_", 3), ("l4_", 4)]
 def test_all_trec_matches_authors_output(golden, cli, run, th, prefix, level):
     qrels = golden / "runs_test_ratings" / f"urels_{th}.txt"
     runf = golden / "runs_test_ratings" / f"{run}.txt"
-    expected = (golden / "trec_eval_outputs" / "test_ratings" / f"{prefix}treceval_{run}.txt_urels_{th}.txt").read_text()
+    expected = (
+        golden / "trec_eval_outputs" / "test_ratings" / f"{prefix}treceval_{run}.txt_urels_{th}.txt"
+    ).read_text()
     args = ["eval", "-m", "all_trec"] + ([f"-l{level}"] if level else []) + [qrels, runf]
     code, out, err = cli(*args)
     assert code == 0, err

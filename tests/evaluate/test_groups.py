@@ -19,7 +19,9 @@ MEASURES = ["P.1", "num_ret", "aplt.3", "ild.3", "gini.3"]
 
 
 def _result(**kw):
-    return evaluate(QRELS, RUN, MEASURES, train=TRAIN, item_features=FEATURES, head_share=0.5, user_groups=GROUPS, **kw)
+    return evaluate(
+        QRELS, RUN, MEASURES, train=TRAIN, item_features=FEATURES, head_share=0.5, user_groups=GROUPS, **kw
+    )
 
 
 def test_group_means_and_mad():
@@ -52,7 +54,9 @@ def test_command_line_with_u_user(cli, tmp_path):
     assert code == 0, err
     assert out.splitlines()[-3:] == ["P_1                   \tall:F\t1.0000", "P_1                   \tall:M\t0.0000",
                                      "P_1_mad               \tall\t1.0000"]  # fmt: skip
-    code, out, err = cli("eval", "-m", "P.1", "--user-groups", tmp_path / "u.user", tmp_path / "q.txt", tmp_path / "r.txt")
+    code, out, err = cli(
+        "eval", "-m", "P.1", "--user-groups", tmp_path / "u.user", tmp_path / "q.txt", tmp_path / "r.txt"
+    )
     assert code == 2 and err.startswith("trecrs eval: error: argument --group-by:"), err
 
 

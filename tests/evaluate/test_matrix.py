@@ -37,7 +37,11 @@ def _case(seed: int, n_users: int = 7, n_items: int = 23):
 def _as_run(scores, users, items, exclude) -> pl.DataFrame:
     u, i = np.nonzero(~exclude)
     return pl.DataFrame(
-        {"query": [users[k] for k in u], "doc": [items[k] for k in i], "score": scores[u, i].astype(np.float64)}
+        {
+            "query": [users[k] for k in u],
+            "doc": [items[k] for k in i],
+            "score": scores[u, i].astype(np.float64),
+        }
     )
 
 
@@ -58,10 +62,14 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
     qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
     write_qrels(qrels, qpath)
     write_run(_as_run(scores, users, items, exclude), rpath)
-    with recorded() as file_warnings:  # whether the generated case warns (users without scores, short rankings) varies
+    with (
+        recorded() as file_warnings
+    ):  # whether the generated case warns (users without scores, short rankings) varies
         expected = evaluate(qpath, rpath, ["all_trec"], engine="pytrec_eval", **flags).tidy()
     with recorded() as matrix_warnings:  # the tie report only: the matrix path checks no coverage
-        got = evaluate_matrix(qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags).tidy()
+        got = evaluate_matrix(
+            qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags
+        ).tidy()
     assert matrix_warnings == [w for w in file_warnings if w.startswith("ties straddle")]
     assert got.get_column("query").to_list() == expected.get_column("query").to_list()
     assert got.get_column("measure").to_list() == expected.get_column("measure").to_list()
@@ -77,7 +85,9 @@ def test_float32_matrix_and_no_exclusions():
     with warned(TIES):
         got = evaluate_matrix(qrels, scores.astype(np.float32), users, items, measures=["P.5", "map"]).tidy()
     # users and the qrels' queries differ by one each way
-    with warned("1 of 7 .* qrels queries have no line in the run", "1 of 7 .* run queries have no qrels", TIES):
+    with warned(
+        "1 of 7 .* qrels queries have no line in the run", "1 of 7 .* run queries have no qrels", TIES
+    ):
         expected = evaluate(qrels, _as_run(scores.astype(np.float32), users, items, np.zeros(scores.shape, bool)),
                             ["P.5", "map"], engine="pytrec_eval").tidy()  # fmt: skip
     assert got.equals(expected)

@@ -14,8 +14,18 @@ from trecrs.measures.request import parse_measures
 
 im = pytest.importorskip("ir_measures")
 
-OBJECTS = [im.P @ 5, im.nDCG @ 10, im.AP(rel=2), im.R(rel=2) @ 10, im.Judged @ 10, im.ERR @ 10,
-           im.nDCG(gains={0: 0, 1: 1, 2: 5, 3: 9}) @ 5, im.IPrec @ 0.2, im.SetF(beta=0.5), im.RR(rel=2)]
+OBJECTS = [
+    im.P @ 5,
+    im.nDCG @ 10,
+    im.AP(rel=2),
+    im.R(rel=2) @ 10,
+    im.Judged @ 10,
+    im.ERR @ 10,
+    im.nDCG(gains={0: 0, 1: 1, 2: 5, 3: 9}) @ 5,
+    im.IPrec @ 0.2,
+    im.SetF(beta=0.5),
+    im.RR(rel=2),
+]
 
 
 def _data(seed: int = 5):
@@ -54,12 +64,17 @@ def test_strings_beside_objects_keep_their_meaning(ours):
     plain = evaluate(qrels, run, ["P@10", "P@5"], relevance_level=2).summary
     assert ours.summary["P@10"] == plain["P@10"]
     assert ours.summary["P(rel=2)@5"] == plain["P@5"] != ours.summary["P@5"]
-    assert ours.summary["P@5"] == pytest.approx(im.calc_aggregate([im.P @ 5], qrels, run)[im.P @ 5], abs=1e-12)
+    assert ours.summary["P@5"] == pytest.approx(
+        im.calc_aggregate([im.P @ 5], qrels, run)[im.P @ 5], abs=1e-12
+    )
 
 
 def test_keys_are_ir_measures_spelling():
     assert [from_object(m).spec for m in (im.nDCG @ 10, im.AP(rel=2), im.nDCG(gains={0: 0, 1: 3}) @ 5)] == [
-        "nDCG@10", "AP(rel=2)", "nDCG(gains={1:3})@5"]
+        "nDCG@10",
+        "AP(rel=2)",
+        "nDCG(gains={1:3})@5",
+    ]
     assert from_object(im.Judged @ 10).target() == "judgment_rate.10"
     v = from_object(im.P(rel=1, judged_only=True) @ 5)
     assert (v.spec, v.target(), v.relevance_level, v.judged_only) == ("P(judged_only=True)@5", "P.5", 1, True)
@@ -92,8 +107,10 @@ def test_matrix_refuses_objects():
 
 # ir_measures' test_pytrec_eval.TestPytrecEval.test_NumQ's data (test/test_pytrec_eval.py)
 NUMQ_QRELS = "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 2\n"
-NUMQ_RUN = ("0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
-            "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n")
+NUMQ_RUN = (
+    "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
+    "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n"
+)
 
 
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # the run's ranks contradict its scores
@@ -109,11 +126,14 @@ def test_numq_is_one_per_query_as_ir_measures_gives_it(tmp_path):
     res = evaluate(str(qrels), str(run), [im.NumQ, "num_q"])
     assert want == {"0": 1, "1": 1}
     assert {q: v["NumQ"] for q, v in res.to_dict().items()} == want
-    assert res.summary[im.NumQ] == theirs.calc_aggregate([im.NumQ], qr, sr)[im.NumQ] == res.summary["num_q"] == 2
+    assert (
+        res.summary[im.NumQ] == theirs.calc_aggregate([im.NumQ], qr, sr)[im.NumQ] == res.summary["num_q"] == 2
+    )
     assert all("num_q" not in v for v in res.to_dict().values())
     assert res.to_trec(per_query=True) == "num_q                 \tall\t2\nNumQ                  \tall\t2\n"
     called = evaluate(str(qrels), str(run), ["NumQ()"])  # the parameterised name: the same
-    assert called.to_dict() == {"0": {"NumQ()": 1.0}, "1": {"NumQ()": 1.0}} and called.summary == {"NumQ()": 2}
+    assert called.to_dict() == {"0": {"NumQ()": 1.0}, "1": {"NumQ()": 1.0}} and called.summary == {
+        "NumQ()": 2
+    }
     plain = evaluate(str(qrels), str(run), ["NumQ"])  # the alias of num_q: trec_eval's rows
     assert plain.to_dict() == {} and plain.summary == {"NumQ": 2}
-

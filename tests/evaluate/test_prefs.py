@@ -73,9 +73,15 @@ def test_counts_of_the_documented_examples(cli, tmp_path):
     (tmp_path / "ec.run").write_text(run)
     code, out, _ = cli("eval", "-R", "prefs", "-m", "all_prefs", tmp_path / "ec", tmp_path / "ec.run")
     v = _values(out)
-    assert code == 0 and (v["prefs_num_prefs_poss"], v["prefs_num_prefs_ful"], v["prefs_simp"]) == ("13", "13", "1.0000")
+    assert code == 0 and (v["prefs_num_prefs_poss"], v["prefs_num_prefs_ful"], v["prefs_simp"]) == (
+        "13",
+        "13",
+        "1.0000",
+    )
     (tmp_path / "pa").write_text(PA_EXAMPLE)
-    (tmp_path / "pa.run").write_text("q Q0 docno2 1 4 t\nq Q0 docno4 2 3 t\nq Q0 docno3 3 2 t\nq Q0 docno1 4 1 t\n")
+    (tmp_path / "pa.run").write_text(
+        "q Q0 docno2 1 4 t\nq Q0 docno4 2 3 t\nq Q0 docno3 3 2 t\nq Q0 docno1 4 1 t\n"
+    )
     code, out, _ = cli("eval", "-R", "prefs", "-m", "all_prefs", tmp_path / "pa", tmp_path / "pa.run")
     v = _values(out)
     assert code == 0 and (v["prefs_num_prefs_poss"], v["prefs_num_prefs_ful"]) == ("5", "2")
@@ -87,7 +93,9 @@ def test_judgment_groups_average(cli, tmp_path):
     rank 2: (1/2)/1), so (0.5 + 0.5) / 2; P_avgjg_1: (1 + 0) / 2 (as trec_eval 9.0.8 prints)."""
     (tmp_path / "jg").write_text("q A a 1\nq A c 1\nq B b 1\n")
     (tmp_path / "run").write_text("q Q0 a 1 2 t\nq Q0 b 2 1 t\n")
-    code, out, _ = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", "-m", "P_avgjg.1", tmp_path / "jg", tmp_path / "run")
+    code, out, _ = cli(
+        "eval", "-R", "qrels_jg", "-m", "map_avgjg", "-m", "P_avgjg.1", tmp_path / "jg", tmp_path / "run"
+    )
     assert code == 0 and _values(out) == {"map_avgjg": "0.5000", "P_avgjg_1": "0.5000"}
 
 
@@ -98,8 +106,12 @@ def test_python_api_and_stdin(cli, tmp_path, monkeypatch):
     import trecrs
 
     (tmp_path / "pa").write_text(PA_EXAMPLE)
-    (tmp_path / "r").write_text("q Q0 docno2 1 4 t\nq Q0 docno4 2 3 t\nq Q0 docno3 3 2 t\nq Q0 docno1 4 1 t\n")
-    res = trecrs.evaluate(tmp_path / "pa", tmp_path / "r", ["prefs_simp", "prefs_num_prefs_ful"], rel_info_format="prefs")
+    (tmp_path / "r").write_text(
+        "q Q0 docno2 1 4 t\nq Q0 docno4 2 3 t\nq Q0 docno3 3 2 t\nq Q0 docno1 4 1 t\n"
+    )
+    res = trecrs.evaluate(
+        tmp_path / "pa", tmp_path / "r", ["prefs_simp", "prefs_num_prefs_ful"], rel_info_format="prefs"
+    )
     assert res.summary == {"prefs_num_prefs_ful": 2.0, "prefs_simp": 0.4}
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PA_EXAMPLE.encode())))
     code, out, _ = cli("eval", "-R", "prefs", "-m", "prefs_simp", "-", tmp_path / "r")
@@ -118,7 +130,9 @@ def test_measures_need_their_format(cli, tmp_path):
     (tmp_path / "q").write_text("q 0 docno4 1\n")
     code, out, err = cli("eval", "-m", "prefs_simp", tmp_path / "q", tmp_path / "r")
     assert (code, out) == (EXIT_SEMANTIC, "") and "prefs or qrels_prefs" in err
-    code, _, err = cli("eval", "--engine", "pytrec_eval", "-R", "prefs", "-m", "prefs", tmp_path / "p", tmp_path / "r")
+    code, _, err = cli(
+        "eval", "--engine", "pytrec_eval", "-R", "prefs", "-m", "prefs", tmp_path / "p", tmp_path / "r"
+    )
     assert code == EXIT_USAGE and "pytrec_eval reads qrels only" in err
     assert cli("eval", "-R", "nope", tmp_path / "p", tmp_path / "r")[0] == EXIT_USAGE
     assert cli("eval", "-T", "trec_results", "--Rel_info_format", "prefs", "-m", "runid", tmp_path / "p",
@@ -152,7 +166,9 @@ def test_fuzz_against_binaries(version, fmt):
     _built(version)
     worker = Worker()
     try:
-        diffs = [(k, d) for k in range(FUZZ_CASES) if (d := check_case(worker, version, FUZZ_SEED, k, fmt)[0])]
+        diffs = [
+            (k, d) for k in range(FUZZ_CASES) if (d := check_case(worker, version, FUZZ_SEED, k, fmt)[0])
+        ]
     finally:
         worker.close()
     replay = f"python3 -m tests.fuzz.prefs --seed {FUZZ_SEED} --version {version} --format {fmt} --only K"

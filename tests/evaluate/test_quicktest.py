@@ -62,7 +62,9 @@ def test_quicktest_is_complete():
     assert [sum(1 for c in CASES if c[0] == v) for v in VERSIONS] == [11, 15]
 
 
-@pytest.mark.parametrize(("version", "args", "expected"), CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES])
+@pytest.mark.parametrize(
+    ("version", "args", "expected"), CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES]
+)
 def test_quicktest_command(sources, version, args, expected):
     folder = sources[version]
     mode = ["--trec-eval-version", "10"] if version == "10" else []

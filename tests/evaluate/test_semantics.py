@@ -38,8 +38,12 @@ def test_tie_broken_by_doc_id_descending():
     assert ordered["doc"].to_list() == ["i1", "i9", "i2", "i3"]
     assert ordered["rank"].to_list() == [1, 2, 3, 4]
     # and the scorer agrees: i9 relevant -> found at rank 2; i2 relevant -> rank 3
-    assert value(trecrs.evaluate(qrels_df([("u1", "i9", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == 0.5
-    assert value(trecrs.evaluate(qrels_df([("u1", "i2", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == pytest.approx(1 / 3)
+    assert (
+        value(trecrs.evaluate(qrels_df([("u1", "i9", 1)]), run, ["recip_rank"]).tidy(), "recip_rank") == 0.5
+    )
+    assert value(
+        trecrs.evaluate(qrels_df([("u1", "i2", 1)]), run, ["recip_rank"]).tidy(), "recip_rank"
+    ) == pytest.approx(1 / 3)
 
 
 def test_tie_is_bytewise_so_9_ranks_above_10():
@@ -131,7 +135,9 @@ def test_average_all_counts_missing_queries_as_zero(version):
 
 def test_relevance_level():
     with warned(MISSING, NO_QRELS, "1 of 2 .* no relevant document at relevance level 2", SHORT):
-        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2).tidy()
+        res = trecrs.evaluate(
+            qrels_df(QRELS), run_df(RUN), ["P.1,3", "num_rel", "ndcg"], relevance_level=2
+        ).tidy()
     # only q1/a (rel 2) is relevant at level 2
     assert value(res, "P_1", "q1") == 1.0
     assert value(res, "P_3", "q1") == pytest.approx(1 / 3)
@@ -144,7 +150,9 @@ def test_relevance_level():
 
 def test_depth_keeps_first_n_after_ordering():
     with warned(*SELECTION, SHORT):
-        res = trecrs.evaluate(qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2).tidy()
+        res = trecrs.evaluate(
+            qrels_df(QRELS), run_df(RUN), ["num_ret", "num_rel_ret", "recall.5"], depth=2
+        ).tidy()
     assert value(res, "num_ret", "q1") == 2  # a, z
     assert value(res, "num_rel_ret", "q1") == 1
     assert value(res, "recall_5", "q1") == 0.5
@@ -180,8 +188,15 @@ def test_pandas_frames_are_accepted():
 
 @pytest.mark.parametrize(
     "ir,trec",
-    [("P@10", "P.10"), ("nDCG@50", "ndcg_cut.50"), ("R@50", "recall.50"), ("AP", "map"), ("RR", "recip_rank"),
-     ("Success@10", "success.10"), ("nDCG", "ndcg")],
+    [
+        ("P@10", "P.10"),
+        ("nDCG@50", "ndcg_cut.50"),
+        ("R@50", "recall.50"),
+        ("AP", "map"),
+        ("RR", "recip_rank"),
+        ("Success@10", "success.10"),
+        ("nDCG", "ndcg"),
+    ],
 )
 def test_ir_measures_names(ir, trec):
     # an alias gives its target's values under the name as typed (docs/measures.md, Aliases)
@@ -228,8 +243,26 @@ def test_per_query_output_lines(tmp_path, cli):
         "1 Q0 10 1 0.9 demo\n1 Q0 30 2 0.5 demo\n1 Q0 9 3 0.5 demo\n1 Q0 20 4 0.1 demo\n"
         "2 Q0 40 1 2.0 demo\n2 Q0 10 2 1.0 demo\n2 Q0 60 3 1.0 demo\n4 Q0 10 1 1.0 demo\n",
     )
-    code, out, err = cli("eval", "-q", "-m", "num_q", "-m", "num_ret", "-m", "P.2", "-m", "relstring",
-                         "-m", "ndcg_cut.3", "-m", "gm_map", "-m", "runid", qrels, runf)
+    code, out, err = cli(
+        "eval",
+        "-q",
+        "-m",
+        "num_q",
+        "-m",
+        "num_ret",
+        "-m",
+        "P.2",
+        "-m",
+        "relstring",
+        "-m",
+        "ndcg_cut.3",
+        "-m",
+        "gm_map",
+        "-m",
+        "runid",
+        qrels,
+        runf,
+    )
     assert code == 0, err
     # q1 ranking: 10 (rel 5), 9 (unjudged; ties 30 and wins bytewise), 30 (rel 1), 20 (rel 3)
     # ndcg_cut_3(q1) = (5 + 1/log2 4) / (5 + 3/log2 3 + 1/log2 4) = 0.7440
@@ -271,7 +304,19 @@ def test_default_measures_are_official(tmp_path, cli):
     runf = write(tmp_path / "run", "1 Q0 a 1 1 tagx\n")
     code, out, _ = cli("eval", qrels, runf)
     names = [line.split("\t")[0].strip() for line in out.splitlines()]
-    assert names[:12] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                          "bpref", "recip_rank", "iprec_at_recall_0.00", "iprec_at_recall_0.10"]
+    assert names[:12] == [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall_0.00",
+        "iprec_at_recall_0.10",
+    ]
     assert names[-9:] == ["P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
     assert out.splitlines()[0] == "runid                 \tall\ttagx"

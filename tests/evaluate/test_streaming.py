@@ -144,9 +144,15 @@ def test_duplicate_in_a_late_block_names_both_lines(cli, tmp_path, grouped):
     code, _, err = cli("eval", "--block-lines", 2, qrels, run)
     assert code == 3
     if grouped:
-        assert err == f"trecrs eval: error: {run}:21: duplicate run entry for query 'q4', doc 'd2' (first seen on line 19)\n"
+        assert (
+            err
+            == f"trecrs eval: error: {run}:21: duplicate run entry for query 'q4', doc 'd2' (first seen on line 19)\n"
+        )
     else:
-        assert err == f"trecrs eval: error: {run}:21: duplicate run entry for query 'q0', doc 'd0' (first seen on line 1)\n"
+        assert (
+            err
+            == f"trecrs eval: error: {run}:21: duplicate run entry for query 'q0', doc 'd0' (first seen on line 1)\n"
+        )
 
 
 @pytest.mark.parametrize("grouped", [True, False])

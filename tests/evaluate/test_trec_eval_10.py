@@ -44,7 +44,9 @@ def _both(tmp_path, flags: list[str], qrels: str = QRELS, run: str = RUN, engine
     q, r = _files(tmp_path, qrels, run)
     done = subprocess.run([str(_binary()), *flags, str(q), str(r)], capture_output=True, check=False)
     te = Outcome(done.returncode, done.stdout)
-    rs = run_in_process(["eval", *flags, "--trec-eval-version", "10", "--engine", engine, "--quiet", str(q), str(r)])
+    rs = run_in_process(
+        ["eval", *flags, "--trec-eval-version", "10", "--engine", engine, "--quiet", str(q), str(r)]
+    )
     return te, rs
 
 
@@ -97,7 +99,9 @@ def test_with_q_10_prints_the_queries_before_the_missing_one_trecrs_nothing(tmp_
 
 def test_run_from_stdin(tmp_path):
     q, r = _files(tmp_path, QRELS, RUN)
-    te = subprocess.run([str(_binary()), "-q", "-m", "map", str(q), "-"], input=RUN.encode(), capture_output=True)
+    te = subprocess.run(
+        [str(_binary()), "-q", "-m", "map", str(q), "-"], input=RUN.encode(), capture_output=True
+    )
     import sys
 
     rs = subprocess.run(
@@ -120,9 +124,15 @@ def test_version_from_environment_and_invalid_value(tmp_path, monkeypatch):
 def test_library_keyword_and_9_default(tmp_path):
     q, r = _files(tmp_path, QRELS, RUN)
     p1 = lambda v: evaluate(str(q), str(r), "P.1", trec_eval_version=v).tidy().filter(query="1")["value"][0]  # noqa: E731
-    with pytest.warns(TrecrsWarning, match=r"ties straddle cutoff 1 in 1 of 2 queries .*: P_1 lies between 0.0000 and 0.5000"):
+    with pytest.warns(
+        TrecrsWarning,
+        match=r"ties straddle cutoff 1 in 1 of 2 queries .*: P_1 lies between 0.0000 and 0.5000",
+    ):
         nine = p1(9)
-    assert (nine, p1(10)) == (0.0, 1.0)  # 9.x: float tie, doc id "z" first (the tie report says so); 10.0: a first
+    assert (nine, p1(10)) == (
+        0.0,
+        1.0,
+    )  # 9.x: float tie, doc id "z" first (the tie report says so); 10.0: a first
     with pytest.raises(UsageError, match="10.0 measure"):
         evaluate(str(q), str(r), "rbp")
     with pytest.raises(UsageError, match="pytrec_eval"):
@@ -134,10 +144,14 @@ def test_stand_in_relstring_as_10(cli, tmp_path, flags):
     """10.0's -c: the bare `relstring` of a stand-in is emptied, `relstring_5` shows the stand-in ranking's."""
     (tmp_path / "q").write_text("13 Q0 9 1\n06 0 50 10\n13 Q0 50 2\n")
     (tmp_path / "r").write_text("13 Q0 14 0 4.4 run\n")
-    code, out, _ = cli("eval", "--trec-eval-version", "10", "-q", "-c", *flags, tmp_path / "q", tmp_path / "r")
+    code, out, _ = cli(
+        "eval", "--trec-eval-version", "10", "-q", "-c", *flags, tmp_path / "q", tmp_path / "r"
+    )
     name = "relstring" if flags[-1] == "relstring" else "relstring_5"
     stand_in = "''" if name == "relstring" or "-J" in flags else "'-'"
-    assert code == 0 and out == f"{name:<22}\t06\t{stand_in}\n{name:<22}\t13\t'{'' if '-J' in flags else '-'}'\n"
+    assert (
+        code == 0 and out == f"{name:<22}\t06\t{stand_in}\n{name:<22}\t13\t'{'' if '-J' in flags else '-'}'\n"
+    )
 
 
 def test_rbp_with_level_gains_is_declined_with_its_reason():

@@ -110,7 +110,12 @@ def test_options_match_trec_eval(trec_eval, tmp_path, args):
 def test_debug_levels_above_zero_are_refused(tmp_path):
     _files(random.Random(1), tmp_path)
     res = run_in_process("eval", "-D", "2", "qrels", "run", cwd=tmp_path)
-    assert res.returncode == 2 and "argument -D/--Debug_level: trec_eval's debugging output is not reproduced; only 0 is accepted" in res.stderr and res.stdout == ""
+    assert (
+        res.returncode == 2
+        and "argument -D/--Debug_level: trec_eval's debugging output is not reproduced; only 0 is accepted"
+        in res.stderr
+        and res.stdout == ""
+    )
 
 
 def test_cutoff_read_as_atol_warns(tmp_path):

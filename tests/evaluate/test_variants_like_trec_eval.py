@@ -52,11 +52,17 @@ def test_zscores_by_printed_name(tmp_path, cli):
     stats = [("1", "0.25", "0.5"), ("2", "0.5", "0.25")]
     z_te = write(tmp_path / "z_te", "".join(f"{query} P_2 {m} {sd}\n" for query, m, sd in stats))
     z = write(tmp_path / "z", "".join(f"{query} P(rel=2)@2 {m} {sd}\n" for query, m, sd in stats))
-    te = subprocess.run([str(_binary()), "-q", "-l2", "-Z", str(z_te), "-m", "P.2", str(q), str(r)],
-                        capture_output=True, check=True)
+    te = subprocess.run(
+        [str(_binary()), "-q", "-l2", "-Z", str(z_te), "-m", "P.2", str(q), str(r)],
+        capture_output=True,
+        check=True,
+    )
     code, out, _ = cli("eval", "-q", "-Z", str(z), "-m", "P(rel=2)@2", str(q), str(r))
     expected = [line.split("\t")[1:] for line in te.stdout.decode().splitlines()]
     assert code == 0 and [line.split("\t")[1:] for line in out.splitlines()] == expected
     assert out.startswith("ZP(rel=2)@2")
     code, out, err = cli("eval", "-q", "-Z", str(z), "-m", "P(rel=2)@2", "-m", "ERR()@2", str(q), str(r))
-    assert (code, out) == (2, "") and "z-scores (-Z) apply to trec_eval's measures only, not to ERR()@2" in err
+    assert (code, out) == (
+        2,
+        "",
+    ) and "z-scores (-Z) apply to trec_eval's measures only, not to ERR()@2" in err

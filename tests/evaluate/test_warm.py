@@ -78,8 +78,12 @@ def _cold(monkeypatch, *args, **flags):
         return _outcome(*args, **flags)
 
 
-FLAGS = [dict(relevance_level=level, judged_only=j, depth=depth, average_all=c, trec_eval_version=v)
-         for level, j, depth, c, v in itertools.product((1, 2), (False, True), (None, 0, 1, 4), (False, True), (9, 10))]
+FLAGS = [
+    dict(relevance_level=level, judged_only=j, depth=depth, average_all=c, trec_eval_version=v)
+    for level, j, depth, c, v in itertools.product(
+        (1, 2), (False, True), (None, 0, 1, 4), (False, True), (9, 10)
+    )
+]
 
 
 @pytest.mark.parametrize("measures", MEASURES, ids=lambda m: m[0])
@@ -104,14 +108,18 @@ def test_again_as_read_again_under_every_tie_mode(monkeypatch, measures):
     qrels, run = _pair(15)
     for flags in TIE_FLAGS:
         cold = _cold(monkeypatch, qrels, run, measures, **flags)
-        assert _outcome(qrels, run, measures, **flags) == cold == _outcome(qrels, run, measures, **flags), flags
+        assert _outcome(qrels, run, measures, **flags) == cold == _outcome(qrels, run, measures, **flags), (
+            flags
+        )
 
 
 def test_gains_refused_for_grades_of_queries_not_evaluated_go_to_the_frames_path(monkeypatch):
     """--ties best checks gain parameters against the grades of the evaluated queries: a grade found only
     in a qrels query missing from the run is left to the frames path."""
     qrels, run = _pair(16)
-    qrels = pl.concat([qrels, pl.DataFrame({"query": ["only_qrels"], "iter": ["0"], "doc": ["d99"], "rel": [7]})])
+    qrels = pl.concat(
+        [qrels, pl.DataFrame({"query": ["only_qrels"], "iter": ["0"], "doc": ["d99"], "rel": [7]})]
+    )
     for flags in (dict(ties="best"), dict(ties="best", average_all=True, trec_eval_version=10)):
         cold = _cold(monkeypatch, qrels, run, ["ndcg.3=9", "map"], **flags)
         assert _outcome(qrels, run, ["ndcg.3=9", "map"], **flags) == cold
@@ -125,13 +133,17 @@ def test_the_prepared_pair_is_made_once_per_score_type(monkeypatch):
     for flags in FLAGS:
         _outcome(qrels, run, MEASURES[1], **flags)
         _outcome(qrels, run, MEASURES[0], **flags)
-    assert made.count(run.height) == 2  # C floats (9.0.8) and doubles (10.0); -c stand-in rankings are not counted
+    assert (
+        made.count(run.height) == 2
+    )  # C floats (9.0.8) and doubles (10.0); -c stand-in rankings are not counted
 
 
 def test_the_facts_read_from_the_prepared_pair_are_the_frames_facts():
     for seed in range(4):
         qrels, run = _pair(seed)
-        p = vectorized.prepare(vectorized.encode(qrels, run, score_dtype=np.float64 if seed % 2 else np.float32))
+        p = vectorized.prepare(
+            vectorized.encode(qrels, run, score_dtype=np.float64 if seed % 2 else np.float32)
+        )
         got, want = warm._facts(p), pair_facts(qrels, run)
         assert got.queries == want.queries and got.totals == want.totals
         for name in ("in_qrels", "in_run", "top", "lines"):
@@ -266,7 +278,10 @@ def test_a_setting_it_does_not_apply_goes_to_the_frames_path(monkeypatch):
     monkeypatch.setattr(warm, "_APPLIED", warm._APPLIED - {"judged_only"})
     request = request_for(["map"])
     with recorded():
-        assert warm.compute_frames(qrels, run, vectorized.ENGINE, request, EvalSettings(judged_only=True)) is None
+        assert (
+            warm.compute_frames(qrels, run, vectorized.ENGINE, request, EvalSettings(judged_only=True))
+            is None
+        )
         assert warm.compute_frames(qrels, run, vectorized.ENGINE, request, EvalSettings()) is not None
 
 
@@ -294,4 +309,8 @@ def test_read_run_frames_are_kept(tmp_path):
     q, r = trecrs.read_qrels(tmp_path / "q.qrels"), trecrs.read_run(tmp_path / "r.run")
     first = _outcome(q, r, MEASURES[1])
     assert any(p.run.ref() is r for p in warm._PAIRS.values())
-    assert _outcome(q, r, MEASURES[1]) == first == _outcome(tmp_path / "q.qrels", tmp_path / "r.run", MEASURES[1])
+    assert (
+        _outcome(q, r, MEASURES[1])
+        == first
+        == _outcome(tmp_path / "q.qrels", tmp_path / "r.run", MEASURES[1])
+    )

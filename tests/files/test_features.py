@@ -62,12 +62,20 @@ def test_u_item_id_that_is_not_utf8_is_an_error(tmp_path):
 
 
 def test_movies_dat_and_movies_csv(tmp_path):
-    dat = _write(tmp_path, "movies.dat", b"1::Toy Story (1995)::Animation|Children's|Comedy\n"
-                 b"2::Jumanji (1995)::(no genres listed)\n" + "3::Cin\xe9ma::Drama\n".encode("latin-1"))
+    dat = _write(
+        tmp_path,
+        "movies.dat",
+        b"1::Toy Story (1995)::Animation|Children's|Comedy\n"
+        b"2::Jumanji (1995)::(no genres listed)\n" + "3::Cin\xe9ma::Drama\n".encode("latin-1"),
+    )
     assert _pairs(read_item_features(dat)) == [("1", "Animation"), ("1", "Children's"), ("1", "Comedy"),
                                                ("3", "Drama")]  # fmt: skip
-    csv = _write(tmp_path, "movies.csv", 'movieId,title,genres\n1,Toy Story (1995),Adventure|Animation\n'
-                 '11,"American President, The (1995)",Comedy|Drama\n')
+    csv = _write(
+        tmp_path,
+        "movies.csv",
+        "movieId,title,genres\n1,Toy Story (1995),Adventure|Animation\n"
+        '11,"American President, The (1995)",Comedy|Drama\n',
+    )
     assert item_features_layout(csv) == "mlcsv"
     assert _pairs(read_item_features(csv)) == [("1", "Adventure"), ("1", "Animation"), ("11", "Comedy"),
                                                ("11", "Drama")]  # fmt: skip
@@ -132,7 +140,10 @@ def test_user_groups_errors(tmp_path):
 
 def test_frames_and_dicts():
     assert _pairs(as_item_features({"a": ["x", "y"], 7: "z"})) == [("a", "x"), ("a", "y"), ("7", "z")]
-    assert _pairs(as_user_groups(pl.DataFrame({"user": [1, 2], "group": ["A", "B"]}))) == [("1", "A"), ("2", "B")]
+    assert _pairs(as_user_groups(pl.DataFrame({"user": [1, 2], "group": ["A", "B"]}))) == [
+        ("1", "A"),
+        ("2", "B"),
+    ]
     with pytest.raises(InputError, match="more than one group"):
         as_user_groups(pl.DataFrame({"user": ["1", "1"], "group": ["A", "B"]}))
 

@@ -37,7 +37,11 @@ FUZZ = settings(
     deadline=None,
     derandomize=not os.environ.get("TRECRS_FUZZ_RANDOM"),
     database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 
 # ---------------------------------------------------------------------------------------------- text
@@ -56,7 +60,9 @@ TEXT_TOKEN = st.one_of(
     st.integers(-(10**20), 10**20).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 ).map(lambda s: s.encode("utf-8"))
-BAD_BYTES = st.sampled_from([b"\x00", b"\xff", b"\xfe", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\x80"])
+BAD_BYTES = st.sampled_from(
+    [b"\x00", b"\xff", b"\xfe", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\x80"]
+)
 DIRTY_TOKEN = st.one_of(*[TEXT_TOKEN] * 8, BAD_BYTES, st.binary(max_size=3))  # a bad token now and then
 SEP = st.sampled_from([b" ", b" ", b"\t", b"\t", b"  ", b" \t", b"::", b",", b"|", b";", b"\x0b"])
 EOL = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b"\r", b""])
@@ -76,8 +82,27 @@ def line(draw, token, sep: bytes, fields: int) -> bytes:
 @st.composite
 def regular(draw, fields: int) -> bytes:
     """Lines of exactly ``fields`` ASCII tokens and one separator: what the fast TREC path parses."""
-    word = st.sampled_from(["1", "2", "0", "-0", "Q0", "a", "b", "d1", "1e309", "nan", "-inf", "0.5", "7", "x", "t",
-                            "99999999999999999999", "-1"])
+    word = st.sampled_from(
+        [
+            "1",
+            "2",
+            "0",
+            "-0",
+            "Q0",
+            "a",
+            "b",
+            "d1",
+            "1e309",
+            "nan",
+            "-inf",
+            "0.5",
+            "7",
+            "x",
+            "t",
+            "99999999999999999999",
+            "-1",
+        ]
+    )
     sep = draw(st.sampled_from([" ", "\t"]))
     rows = draw(st.lists(st.lists(word, min_size=fields - 1, max_size=fields + 1), min_size=1, max_size=8))
     text = "".join(sep.join(r) + draw(st.sampled_from(["\n", "\r\n"])) for r in rows)
@@ -88,7 +113,9 @@ def regular(draw, fields: int) -> bytes:
 def text_file(draw, fields: int = 4) -> bytes:
     """Mostly structured lines (clean text, or with a bad token now and then), regular TREC-like lines
     (with a bad byte between them or not), or raw bytes."""
-    kind = draw(st.sampled_from(["clean", "clean", "clean", "dirty", "dirty", "regular", "regular+bad", "raw"]))
+    kind = draw(
+        st.sampled_from(["clean", "clean", "clean", "dirty", "dirty", "regular", "regular+bad", "raw"])
+    )
     if kind == "raw":
         return draw(st.binary(max_size=60))
     if kind.startswith("regular"):
@@ -101,7 +128,10 @@ def text_file(draw, fields: int = 4) -> bytes:
 
 # .gz files: whole, cut at some byte, or with a few bytes overwritten
 GZIP_DAMAGE = st.one_of(
-    st.none(), st.none(), st.integers(0, 300), st.lists(st.tuples(st.integers(0, 300), st.integers(0, 255)), max_size=3)
+    st.none(),
+    st.none(),
+    st.integers(0, 300),
+    st.lists(st.tuples(st.integers(0, 300), st.integers(0, 255)), max_size=3),
 )
 
 
@@ -174,16 +204,26 @@ def test_a_text_reader_parses_or_refuses_any_bytes(tmp_path, name):
 
 
 JSON_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**25), 10**25) | st.floats() | st.text(max_size=4)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**25), 10**25)
+    | st.floats()
+    | st.text(max_size=4)
     | st.sampled_from(["1", "2", "a", ""]),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(["user", "user_id", "item", "items", "score", "rank", "x"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["user", "user_id", "item", "items", "score", "rank", "x"]), inner, max_size=4
+        )
+    ),
     max_leaves=12,
 )
 
 
 @FUZZ
-@given(values=st.lists(JSON_VALUE, max_size=6), cut=st.integers(0, 400), mode=st.sampled_from(["whole", "cut"]))
+@given(
+    values=st.lists(JSON_VALUE, max_size=6), cut=st.integers(0, 400), mode=st.sampled_from(["whole", "cut"])
+)
 def test_json_score_lines_parse_or_are_refused(tmp_path_factory, values, cut, mode):
     """JSON lines of any values (objects with the score roles' keys, lists, numbers; cut or not)."""
     text = "".join(json.dumps(v) + "\n" for v in values)
@@ -199,13 +239,36 @@ def test_the_batch_parser_parses_or_refuses_any_bytes(data):
     _must_parse_or_refuse(lambda: parse_commands(decode_text(data, "steps"), "steps"))
 
 
-JSON_TOKEN = st.sampled_from([b"{", b"}", b"[", b"]", b'"k"', b":", b",", b"1", b"1e999", b"NaN", b"null", b'"\\ud800"',
-                              b'"\xff"', b"\x00", b" ", b"\n"])
+JSON_TOKEN = st.sampled_from(
+    [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b'"k"',
+        b":",
+        b",",
+        b"1",
+        b"1e999",
+        b"NaN",
+        b"null",
+        b'"\\ud800"',
+        b'"\xff"',
+        b"\x00",
+        b" ",
+        b"\n",
+    ]
+)
 
 
 @FUZZ
-@given(data=st.one_of(st.lists(JSON_TOKEN, max_size=30).map(b"".join), st.binary(max_size=40),
-                      st.integers(0, 3000).map(lambda n: b"[" * n)))
+@given(
+    data=st.one_of(
+        st.lists(JSON_TOKEN, max_size=30).map(b"".join),
+        st.binary(max_size=40),
+        st.integers(0, 3000).map(lambda n: b"[" * n),
+    )
+)
 def test_the_manifest_reader_parses_or_refuses_any_bytes(tmp_path_factory, data):
     folder = tmp_path_factory.mktemp("manifest", numbered=True)
     (folder / "out.txt.manifest.json").write_bytes(data)
@@ -214,7 +277,20 @@ def test_the_manifest_reader_parses_or_refuses_any_bytes(tmp_path_factory, data)
 
 # ---------------------------------------------------------------------------------------------- Parquet
 
-COLUMNS = ["query", "doc", "rel", "score", "iter", "rank", "tag", "user", "item", "rating", "timestamp", "userId"]
+COLUMNS = [
+    "query",
+    "doc",
+    "rel",
+    "score",
+    "iter",
+    "rank",
+    "tag",
+    "user",
+    "item",
+    "rating",
+    "timestamp",
+    "userId",
+]
 VALUES = {
     "str": st.one_of(st.sampled_from(["1", "a", "", "x\x00y", "nan", "1e309", "é"]), st.text(max_size=4)),
     "int": st.integers(-(2**63), 2**63 - 1),
@@ -235,8 +311,11 @@ def parquet_file(draw, wanted: tuple[str, ...]) -> bytes:
     data = {}
     for name in names:
         kind = draw(st.sampled_from(list(VALUES)))
-        data[name] = pl.Series(name, draw(st.lists(st.one_of(st.none(), VALUES[kind]), min_size=n, max_size=n)),
-                               dtype=DTYPES[kind])
+        data[name] = pl.Series(
+            name,
+            draw(st.lists(st.one_of(st.none(), VALUES[kind]), min_size=n, max_size=n)),
+            dtype=DTYPES[kind],
+        )
     buf = io.BytesIO()
     pl.DataFrame(data).write_parquet(buf)
     raw = bytearray(buf.getvalue())
@@ -263,8 +342,10 @@ PARQUET_READERS = {  # name: (reader, the columns it looks for)
     "top-N lists": (read_scores, ("user", "item", "rank")),
     "pairs": (read_pairs, ("user", "item")),
     "items": (read_items, ("item",)),
-    "table": (lambda p: read_parquet(p, {"user": pl.Utf8, "rating": pl.Float64}, what="t", unique=["user"]),
-              ("user", "rating")),
+    "table": (
+        lambda p: read_parquet(p, {"user": pl.Utf8, "rating": pl.Float64}, what="t", unique=["user"]),
+        ("user", "rating"),
+    ),
 }
 
 

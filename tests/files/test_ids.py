@@ -36,9 +36,13 @@ def test_id_codes_in_a_vocabulary(dtype):
 def test_hash_ids_pinned_and_order_free():
     # blake2b-64 of the UTF-8 bytes, little-endian: these values fix every One-Plus-Random draw
     assert hash_ids(["1", "a", "007"], b"trecrs.item").tolist() == [
-        8855755880309344113, 5173057114635819058, 9778070637040664298]
+        8855755880309344113,
+        5173057114635819058,
+        9778070637040664298,
+    ]
     assert hash_ids(pl.Series(["1", "a", "1"])).tolist() == [8518482412311870710, 3405396810240292928] + [
-        8518482412311870710]
+        8518482412311870710
+    ]
     direct = int.from_bytes(hashlib.blake2b(b"a", digest_size=8).digest(), "little")
     assert hash_ids(["a"])[0] == direct
     assert hash_ids(["x", "y"]).tolist() == hash_ids(["y", "x"]).tolist()[::-1]
@@ -46,9 +50,17 @@ def test_hash_ids_pinned_and_order_free():
 
 def test_mix64_pinned_with_and_without_gamma():
     x = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
-    assert mix64(x, add_gamma=True).tolist() == [16294208416658607535, 10451216379200822465, 16490336266968443936]
+    assert mix64(x, add_gamma=True).tolist() == [
+        16294208416658607535,
+        10451216379200822465,
+        16490336266968443936,
+    ]
     h = hash_ids(["1", "a", "007"], b"trecrs.item")
-    assert mix64(h, add_gamma=False).tolist() == [17884024086438588199, 11445593855958627011, 18080954414311307591]
+    assert mix64(h, add_gamma=False).tolist() == [
+        17884024086438588199,
+        11445593855958627011,
+        18080954414311307591,
+    ]
     assert mix64(np.uint64(0), add_gamma=False) == 0  # the bare finaliser fixes 0
     assert h.tolist() == hash_ids(["1", "a", "007"], b"trecrs.item").tolist()  # input untouched
 
@@ -58,7 +70,11 @@ def test_draws_that_depend_on_the_hashes_are_pinned():
     train = pl.DataFrame({"user": ["1", "2"], "item": ["10", "20"], "rating": [1.0, 2.0]})
     pairs = pl.DataFrame({"user": ["1", "2", "1"], "item": ["20", "10", "10"]})
     rows = RandomScores(seed=5).fit(train).score(pairs).frame.rows()
-    assert rows == [("1", "10", 0.715442618138816), ("1", "20", 0.8189238384221226), ("2", "10", 0.5036201662351405)]
+    assert rows == [
+        ("1", "10", 0.715442618138816),
+        ("1", "20", 0.8189238384221226),
+        ("2", "10", 0.5036201662351405),
+    ]
 
 
 @pytest.mark.parametrize("algorithm", ["sha256", "md5", "blake2b"])

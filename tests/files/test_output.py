@@ -49,7 +49,9 @@ def test_a_failed_command_prints_none_of_it(capsys, tmpdir_for_stdout):
 
 
 def test_binary_is_refused_and_dash_is_no_path(tmpdir_for_stdout):
-    with pytest.raises(UsageError, match=r"^Parquet is not written to standard output \('-'\); give a file name$"):
+    with pytest.raises(
+        UsageError, match=r"^Parquet is not written to standard output \('-'\); give a file name$"
+    ):
         with atomic_path("-", binary="Parquet"):
             pass
     check_outputs(["-", "out.txt"], inputs=["-"])  # '-' is neither a folder nor an input here

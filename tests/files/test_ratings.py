@@ -74,14 +74,20 @@ def test_ml1m_half_stars_and_csv_decimal_style(tmp_path):
 def test_generic_header_mapping_and_positions(tmp_path):
     src = tmp_path / "r.tsv"
     src.write_text("when\tstars\tmovie\tperson\n7\t4\tm1\tp1\n8\t2\tm2\tp1\n")
-    df = read_ratings(src, columns={"user": "person", "item": "movie", "rating": "stars", "timestamp": "when"})
+    df = read_ratings(
+        src, columns={"user": "person", "item": "movie", "rating": "stars", "timestamp": "when"}
+    )
     assert df.rows() == [("p1", "m1", 4.0, 7), ("p1", "m2", 2.0, 8)]
     # The same by position (0-based), header line skipped as a header because of the names given.
     pos = tmp_path / "r2.txt"
     pos.write_text("7 4 m1 p1\n8 2 m2 p1\n")
     df2 = read_ratings(pos, columns=["timestamp", "rating", "item", "user"])
     assert df2.rows() == df.rows()
-    assert parse_columns("user=person,item=movie,rating=stars") == {"user": "person", "item": "movie", "rating": "stars"}
+    assert parse_columns("user=person,item=movie,rating=stars") == {
+        "user": "person",
+        "item": "movie",
+        "rating": "stars",
+    }
     assert parse_columns("user,item,_,rating") == {"user": 0, "item": 1, "rating": 3}
 
 
@@ -94,11 +100,15 @@ def test_header_aliases_and_ids_stay_strings(tmp_path):
 
 def test_parquet_by_name_and_mapping(tmp_path):
     p = tmp_path / "r.parquet"
-    pl.DataFrame({"userId": [1, 2], "movieId": [10, 20], "rating": [3.5, 4], "timestamp": [5, 6]}).write_parquet(p)
+    pl.DataFrame(
+        {"userId": [1, 2], "movieId": [10, 20], "rating": [3.5, 4], "timestamp": [5, 6]}
+    ).write_parquet(p)
     assert read_ratings(p).rows() == [("1", "10", 3.5, 5), ("2", "20", 4.0, 6)]
     q = tmp_path / "q.parquet"
     pl.DataFrame({"a": ["x"], "b": ["y"], "c": [2.0]}).write_parquet(q)
-    assert read_ratings(q, columns={"user": "a", "item": "b", "rating": "c"}).rows() == [("x", "y", 2.0, None)]
+    assert read_ratings(q, columns={"user": "a", "item": "b", "rating": "c"}).rows() == [
+        ("x", "y", 2.0, None)
+    ]
     out = tmp_path / "w.parquet"
     write_ratings(read_ratings(p), out)
     assert read_ratings(out).rows() == read_ratings(p).rows()
@@ -156,7 +166,9 @@ def test_nan_rating_and_bad_timestamp(tmp_path):
 def test_duplicates_name_both_lines(tmp_path):
     src = tmp_path / "u.data"
     src.write_text("1\t2\t3\t10\n1\t3\t4\t11\n1\t2\t5\t12\n")
-    with pytest.raises(InputError, match=r"u\.data:3: duplicate rating for user '1', item '2': lines 1 and 3"):
+    with pytest.raises(
+        InputError, match=r"u\.data:3: duplicate rating for user '1', item '2': lines 1 and 3"
+    ):
         read_ratings(src)
 
 

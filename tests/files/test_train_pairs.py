@@ -46,8 +46,14 @@ def _pairs(path, **options) -> pl.DataFrame:
     [
         ("train.txt", GOOD),
         ("train.txt.gz", GOOD),
-        ("u1.base", "1\t10\t4\t881250949\r\n2\t10\t5\t881250950\r\n1\t11\t3\t881250951\r\n2\t12\t1\t881250952\r\n"),
-        ("ratings.dat", "1::10::4::978300760\n1::11::5::978302109\n2::10::3::978301968\n3::13::4::978300275\n"),
+        (
+            "u1.base",
+            "1\t10\t4\t881250949\r\n2\t10\t5\t881250950\r\n1\t11\t3\t881250951\r\n2\t12\t1\t881250952\r\n",
+        ),
+        (
+            "ratings.dat",
+            "1::10::4::978300760\n1::11::5::978302109\n2::10::3::978301968\n3::13::4::978300275\n",
+        ),
         ("ratings.csv", "userId,movieId,rating,timestamp\n1,10,4.0,1\n1,11,3.5,2\n2,10,5.0,3\n2,11,0.5,4\n"),
         ("prefs.csv", 'rating;"user_id";item\n4;u"1;i1\n 3 ; u2 ;"i2"\n5;u3;i1\n1;u1;i2\n'),
     ],
@@ -80,7 +86,12 @@ def test_parquet_pairs_with_integer_ids_and_aliases(tmp_path, sliced):
 def test_a_column_mapping_and_separator(tmp_path, sliced):
     path = _write(tmp_path, "t.txt", "x|u1|i1|4\nx|u2|i1|5\nx|u1|i2|3\nx|u3|i3|1\n")
     options = dict(columns="_,user,item,rating", separator="|")
-    assert read_train_pairs(path, **options).rows() == [("u1", "i1"), ("u2", "i1"), ("u1", "i2"), ("u3", "i3")]
+    assert read_train_pairs(path, **options).rows() == [
+        ("u1", "i1"),
+        ("u2", "i1"),
+        ("u1", "i2"),
+        ("u3", "i3"),
+    ]
     assert read_train_pairs(path, **options).equals(_pairs(path, **options))
 
 

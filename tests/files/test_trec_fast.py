@@ -59,7 +59,9 @@ def test_regular_files_take_the_fast_path_and_match(tmp_path, monkeypatch, sep):
 IRREGULAR = {
     "double spaces": lambda rows: "".join("  ".join(r) + "\n" for r in rows),
     "leading and trailing blanks": lambda rows: "".join(" " + " ".join(r) + " \n" for r in rows),
-    "mixed tabs and spaces": lambda rows: "".join(" ".join(r[:3]) + "\t" + "\t".join(r[3:]) + "\n" for r in rows),
+    "mixed tabs and spaces": lambda rows: "".join(
+        " ".join(r[:3]) + "\t" + "\t".join(r[3:]) + "\n" for r in rows
+    ),
     "CRLF": lambda rows: "".join(" ".join(r) + "\r\n" for r in rows),
     "comments and blank lines": lambda rows: "# header\n\n" + "".join(" ".join(r) + "\n\n" for r in rows),
     "extra fields": lambda rows: "".join(" ".join(r) + " extra 1\n" for r in rows),
@@ -87,7 +89,10 @@ def test_irregular_files_read_like_the_line_by_line_path(tmp_path, kind):
     "text,message",
     [
         ("1 Q0 d 1 0.5 t\n1 Q0 e 2 nan t\n", "2: score is NaN"),
-        ("1 Q0 d 1 0.5 t\n1 Q0 d 2 0.4 t\n", "2: duplicate run entry for query '1', doc 'd' (first seen on line 1)"),
+        (
+            "1 Q0 d 1 0.5 t\n1 Q0 d 2 0.4 t\n",
+            "2: duplicate run entry for query '1', doc 'd' (first seen on line 1)",
+        ),
         ("1 Q0 d 1 0.5 t\n1 Q0 e 2 0.4\n", "2: expected at least 6 fields"),
         ("1 Q0 d 1 0.5 t\n1 Q0 e 2 zero t\n", "2: score is not a number"),
     ],
@@ -130,7 +135,10 @@ def test_gzip_and_parquet_runs(tmp_path):
     expected.write_parquet(pq)
     assert io.read_run(pq).equals(expected)
     lean, tag = io.read_run_for_scoring(pq)
-    assert tag == "tagB" and lean.get_column("doc").cast(pl.Utf8).to_list() == expected.get_column("doc").to_list()
+    assert (
+        tag == "tagB"
+        and lean.get_column("doc").cast(pl.Utf8).to_list() == expected.get_column("doc").to_list()
+    )
     # only the required columns: the others are filled as for in-memory frames
     expected.select("query", "doc", "score").write_parquet(pq)
     assert io.read_run(pq).get_column("tag").to_list() == ["trecrs"] * len(RUN_LINES)
@@ -152,7 +160,11 @@ def test_bad_parquet_runs(tmp_path):
 def test_many_chunks_keep_file_order_and_the_last_tag(tmp_path, monkeypatch):
     """Chunks are parsed two at a time: pieces must still come back in file order."""
     monkeypatch.setattr(io, "_CHUNK_BYTES", 300)
-    rows = [(str(q), "Q0", f"d{i}", str(i), f"{1 / (i + 1):.6f}", f"t{q}_{i}") for q in range(40) for i in range(7)]
+    rows = [
+        (str(q), "Q0", f"d{i}", str(i), f"{1 / (i + 1):.6f}", f"t{q}_{i}")
+        for q in range(40)
+        for i in range(7)
+    ]
     path = _write(tmp_path / "r.txt", rows)
     expected = io._read_run_lines(path)
     assert io.read_run(path).equals(expected)

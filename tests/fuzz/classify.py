@@ -86,7 +86,7 @@ KNOWN: tuple[Known, ...] = (
         "stale-gains",
         "a query judged only negatively has no gain table of its own: gain_init.c leaves num_rel_levels and the "
         "entries of the query before, so trec_eval's value with level=gain parameters depends on the order of "
-        "the queries (alone, the query fails: \"Can't calculate measure\"). trecrs computes the query from its "
+        'the queries (alone, the query fails: "Can\'t calculate measure"). trecrs computes the query from its '
         "own judgments",
         condition=_gain_pairs_and_negative_only_query,
     ),
@@ -161,7 +161,11 @@ def signature(
 def _residual(case: Case, te: Outcome, rs: Outcome, expected: bytes, coarse: bool = False) -> str:
     """A short description of a difference no known class explains: statuses (with trec_eval's message),
     or the differing measures, and the flags."""
-    flags = "" if coarse else " [" + " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags) + "]"
+    flags = (
+        ""
+        if coarse
+        else " [" + " ".join(f for f in ("-q", "-c", "-n", "-J", "-M", "-l") if f in case.flags) + "]"
+    )
     if te.ok != rs.ok:
         said = re.sub(r"(?<=\s)'[^']*'", "'...'", (te.stderr.strip().splitlines() or [""])[0])
         return f"status trec_eval {te.status} ({said}) trecrs {rs.status}{flags}"

@@ -33,7 +33,9 @@ class Report:
     cases: int = 0
     agreed: Counter = field(default_factory=Counter)  # engine -> cases that agree
     unsupported: Counter = field(default_factory=Counter)  # engine -> cases the engine refuses
-    crashed: Counter = field(default_factory=Counter)  # engine -> cases where trec_eval crashed (not agreement)
+    crashed: Counter = field(
+        default_factory=Counter
+    )  # engine -> cases where trec_eval crashed (not agreement)
     classes: Counter = field(default_factory=Counter)  # (signature, engine) -> cases
     first: dict = field(default_factory=dict)  # signature -> (k, engine)
 
@@ -42,7 +44,11 @@ class Differ:
     """Runs cases through one trec_eval binary and trecrs's engines."""
 
     def __init__(
-        self, version: str = "9", engines: tuple[str, ...] = ENGINES, known: tuple = KNOWN, coarse: bool = False
+        self,
+        version: str = "9",
+        engines: tuple[str, ...] = ENGINES,
+        known: tuple = KNOWN,
+        coarse: bool = False,
     ) -> None:
         self.binary = binary(version)
         self.version = version
@@ -51,11 +57,16 @@ class Differ:
         self.known = known  # the known classes a signature may name
         self.worker = Worker()
 
-    def outcomes(self, case: Case, engines: tuple[str, ...] | None = None) -> tuple[Outcome, dict[str, Outcome]]:
+    def outcomes(
+        self, case: Case, engines: tuple[str, ...] | None = None
+    ) -> tuple[Outcome, dict[str, Outcome]]:
         """trec_eval's outcome and trecrs's per engine."""
         with case_files(case) as (qrels, run):
             te = run_binary(self.binary, case, qrels, run)
-            return te, {e: self.worker.run(trecrs_argv(case, qrels, run, e, self.version)) for e in engines or self.engines}
+            return te, {
+                e: self.worker.run(trecrs_argv(case, qrels, run, e, self.version))
+                for e in engines or self.engines
+            }
 
     def signatures(self, case: Case) -> dict[str, str | None]:
         te, rs = self.outcomes(case)
@@ -105,7 +116,9 @@ def save_case(folder: Path, name: str, case: Case, te: Outcome, meta: dict) -> P
     (where / "qrels").write_text(case.qrels_text())
     (where / "run").write_text(case.run_text())
     (where / "expected.out").write_bytes(te.stdout)
-    (where / "case.json").write_text(json.dumps({**meta, "flags": case.flags, "status": te.status}, indent=1) + "\n")
+    (where / "case.json").write_text(
+        json.dumps({**meta, "flags": case.flags, "status": te.status}, indent=1) + "\n"
+    )
     return where
 
 
@@ -118,7 +131,9 @@ def _summary(report: Report, differ: Differ, args) -> None:
     print(f"{'engine':<12} {'agree':>6} {'%':>7} {'unsupported':>11} {'reference crashed':>17}")
     for e in differ.engines:
         pct = 100.0 * report.agreed[e] / max(report.cases, 1)
-        print(f"{e:<12} {report.agreed[e]:>6} {pct:>6.1f}% {report.unsupported[e]:>11} {report.crashed[e]:>17}")
+        print(
+            f"{e:<12} {report.agreed[e]:>6} {pct:>6.1f}% {report.unsupported[e]:>11} {report.crashed[e]:>17}"
+        )
     print("classes (cases per engine):")
     for sig in sorted(report.first, key=lambda s: -sum(n for (t, _), n in report.classes.items() if t == s)):
         counts = ", ".join(f"{e} {report.classes[sig, e]}" for e in differ.engines if report.classes[sig, e])
@@ -142,15 +157,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cases", type=int, default=200)
     p.add_argument("--only", type=int, help="run case K only (and print its files and outputs)")
-    p.add_argument("--version", choices=sorted(VERSIONS), default="9", help="trec_eval 9 (9.0.8) or 10 (10.0)")
+    p.add_argument(
+        "--version", choices=sorted(VERSIONS), default="9", help="trec_eval 9 (9.0.8) or 10 (10.0)"
+    )
     p.add_argument("--engine", choices=ENGINES, action="append", help="trecrs engines (default: all)")
-    p.add_argument("--no-known", action="store_true", help="name no known class: every difference by its "
-                   "measures and flags (for trec_eval 10.0, which the known classes do not describe)")
+    p.add_argument(
+        "--no-known",
+        action="store_true",
+        help="name no known class: every difference by its "
+        "measures and flags (for trec_eval 10.0, which the known classes do not describe)",
+    )
     p.add_argument("--coarse", action="store_true", help="classes by base measure names only, without flags")
     p.add_argument("--shrink-tries", type=int, default=400, help="runs allowed to shrink each example")
     p.add_argument("--no-shrink", action="store_true", help="do not shrink the example of each class")
-    p.add_argument("--save", metavar="DIR", help="store the shrunk example of each known class as a golden case "
-                   "in DIR (tests/fuzz/cases)")
+    p.add_argument(
+        "--save",
+        metavar="DIR",
+        help="store the shrunk example of each known class as a golden case in DIR (tests/fuzz/cases)",
+    )
     args = p.parse_args(argv)
     differ = Differ(args.version, tuple(args.engine or ENGINES), () if args.no_known else KNOWN, args.coarse)
     try:
@@ -169,7 +193,9 @@ def _show(differ: Differ, seed: int, k: int) -> int:
     print(f"flags: {' '.join(case.flags)}\n--- qrels\n{case.qrels_text()}--- run\n{case.run_text()}")
     print(f"--- trec_eval (status {te.status})\n{te.stdout.decode(errors='replace')}{te.stderr}")
     for e, out in rs.items():
-        print(f"--- trecrs --engine {e} (status {out.status}): {signature(case, te, out, for_engine(differ.known, e)) or 'agree'}")
+        print(
+            f"--- trecrs --engine {e} (status {out.status}): {signature(case, te, out, for_engine(differ.known, e)) or 'agree'}"
+        )
         print(out.stdout.decode(errors="replace") + out.stderr)
     return 0
 

@@ -162,7 +162,9 @@ def _rankings(rng: random.Random, queries: list[str], docs: list[str]) -> dict[s
         if mode == "distinct":
             scores = [s + 0.5 for s in rng.sample(range(1000), len(chosen))]
         else:
-            values = {"ties": [0.0, 0.5, 1.0, 1.5, 2.0], "few": [float(i) for i in range(6)], "same": [1.0]}[mode]
+            values = {"ties": [0.0, 0.5, 1.0, 1.5, 2.0], "few": [float(i) for i in range(6)], "same": [1.0]}[
+                mode
+            ]
             scores = [rng.choice(values) for _ in chosen]
         run[q] = dict(zip(chosen, scores, strict=True))
     return run
@@ -175,7 +177,9 @@ def _judgements(rng: random.Random, queries: list[str], docs: list[str]) -> dict
     qrels = {}
     first = min(q.encode() for q in queries).decode()
     for q in queries:
-        profile = rng.choices(["graded", "none", "negative", "single"], [75, 12, 3 if q == first else 0, 8])[0]
+        profile = rng.choices(["graded", "none", "negative", "single"], [75, 12, 3 if q == first else 0, 8])[
+            0
+        ]
         grades = {"graded": [0, 0, 0, 1, 1, 2, 3, 4, -1], "none": [0, -1], "negative": [-1, -2],
                   "single": [1, 2, 3, 4]}[profile]  # fmt: skip
         n = 1 if profile == "single" else rng.randint(1, len(docs))
@@ -193,7 +197,9 @@ def make_case(seed: int, k: int, forms: tuple[Form, ...] = FORMS) -> IrmCase:
     docs = [f"d{i}" for i in rng.sample(range(100), rng.choice([3, 10, 30]))]
     qrels = _judgements(rng, both + qrels_only[: rng.randint(0, 1)], docs)
     run = _rankings(rng, both + run_only[: rng.randint(0, 1)], docs)
-    specs = list(dict.fromkeys(_referenced_spec(rng, f) for f in rng.sample(forms, rng.randint(2, min(6, len(forms))))))
+    specs = list(
+        dict.fromkeys(_referenced_spec(rng, f) for f in rng.sample(forms, rng.randint(2, min(6, len(forms)))))
+    )
     flags = {}
     if all("(" in s for s in specs) and rng.random() < 0.4:  # must not change a parameterised name
         flags = {"relevance_level": rng.choice([1, 2, 3]), "judged_only": rng.choice([False, True])}
@@ -245,7 +251,9 @@ def _cli(case: IrmCase, specs: list[str]) -> dict[str, Values]:
         qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
         qrels.write_text(case.qrels_text())
         run.write_text(case.run_text())
-        out = run_in_process(["eval", "-q", "--quiet", *flags, *[a for s in specs for a in ("-m", s)], str(qrels), str(run)])
+        out = run_in_process(
+            ["eval", "-q", "--quiet", *flags, *[a for s in specs for a in ("-m", s)], str(qrels), str(run)]
+        )
     if out.status != 0:
         raise UsageError(out.stderr.strip())
     values = {s: Values() for s in specs}
@@ -286,7 +294,9 @@ def trecrs_values(case: IrmCase, cli: bool = False) -> dict[str, Values]:
 def provider_of(measure) -> str | None:
     """The ir_measures provider computing ``measure`` (the first available one of its default pipeline)."""
     im = _ir_measures()
-    return next((p.NAME for p in im.DefaultPipeline.providers if p.is_available() and p.supports(measure)), None)
+    return next(
+        (p.NAME for p in im.DefaultPipeline.providers if p.is_available() and p.supports(measure)), None
+    )
 
 
 def parse(spec: str):
@@ -391,7 +401,11 @@ class Reference:
                 v, p = self._call(case.qrels, run or case.run, [s])
             except (BrokenProcessPool, Timeout) as exc:
                 self.close()
-                what = "crashes" if isinstance(exc, BrokenProcessPool) else f"answers nothing in {self.timeout:.0f} s"
+                what = (
+                    "crashes"
+                    if isinstance(exc, BrokenProcessPool)
+                    else f"answers nothing in {self.timeout:.0f} s"
+                )
                 v, p = {s: Values(refused=f"ir_measures {what} (pytrec_eval)")}, {}
             values.update(v)
             providers.update(p)
@@ -417,8 +431,14 @@ def _num(v) -> float | None:
 
 def difference(ours: Values, theirs: Values, tol: float, summary_only: bool = False) -> str | None:
     """The first difference of the two sides (a query, then the summary), None when they agree."""
-    pairs = [] if summary_only else [(q, ours.per_query.get(q), theirs.per_query.get(q))
-                                     for q in sorted(set(ours.per_query) | set(theirs.per_query))]
+    pairs = (
+        []
+        if summary_only
+        else [
+            (q, ours.per_query.get(q), theirs.per_query.get(q))
+            for q in sorted(set(ours.per_query) | set(theirs.per_query))
+        ]
+    )
     pairs.append(("all", ours.summary, theirs.summary))
     for q, a, b in pairs:
         a, b = _num(a), _num(b)
@@ -515,7 +535,9 @@ def explore(seed: int, ks, reference: Reference, cli: bool = False, progress: bo
 def print_report(report: Report, seed: int, cli: bool, examples: int = 3) -> None:
     """The counts per form (in FORMS order) and provider, the totals, and a few examples of each difference."""
     im = _ir_measures()
-    print(f"seed {seed}, {report.cases} cases, ir_measures {im.__version__}, trecrs {'eval -q' if cli else 'evaluate'}")
+    print(
+        f"seed {seed}, {report.cases} cases, ir_measures {im.__version__}, trecrs {'eval -q' if cli else 'evaluate'}"
+    )
     rank = {f.spellings[0]: i for i, f in enumerate(FORMS)}
     keys = sorted({(n, p) for n, p, _ in report.counts}, key=lambda key: (rank.get(key[0], len(rank)), key))
     print(f"{'measure':<12} {'provider':<12}" + "".join(f"{o:>9}" for o in OUTCOMES))
@@ -545,9 +567,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cases", type=int, default=300)
     p.add_argument("--only", type=int, help="run case K only and print it")
-    p.add_argument("--cli", action="store_true", help="trecrs eval -q (printed values) instead of trecrs.evaluate")
-    p.add_argument("--engine", choices=("auto", "vectorized", "pytrec_eval", "dask"), default="auto",
-                   help="trecrs's engine (default: its own choice)")
+    p.add_argument(
+        "--cli", action="store_true", help="trecrs eval -q (printed values) instead of trecrs.evaluate"
+    )
+    p.add_argument(
+        "--engine",
+        choices=("auto", "vectorized", "pytrec_eval", "dask"),
+        default="auto",
+        help="trecrs's engine (default: its own choice)",
+    )
     p.add_argument("--examples", type=int, default=3, help="examples printed per measure and outcome")
     args = p.parse_args(argv)
     reference = Reference()

@@ -25,7 +25,14 @@ PREFS_MEASURES = (
     "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
     "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "num_q", "runid",
 )  # fmt: skip
-JG_MEASURES = ("map_avgjg", "P_avgjg", "P_avgjg.1,3,10", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5", "num_q")
+JG_MEASURES = (
+    "map_avgjg",
+    "P_avgjg",
+    "P_avgjg.1,3,10",
+    "Rprec_mult_avgjg",
+    "Rprec_mult_avgjg.0.5,1.5",
+    "num_q",
+)
 LEVELS = (0, 0, 1, 1, 2, 3, 5)
 MOSTLY_ZERO = (0, 0, 0, 0, 1, 2)  # more nonrelevant than relevant docs: the R-nonrel recalculations
 
@@ -34,7 +41,11 @@ def make_prefs_case(seed: int, k: int, fmt: str) -> Case:
     """Case ``k`` of ``seed`` for the relevance format ``fmt``."""
     rng = case_rng(seed, f"{fmt}:{k}")
     qids = _qids(rng, rng.choice([1, 2, 3, 4]) + 2)
-    both, rel_only, run_only = qids[:-2], qids[-2:-1][: rng.choice([0, 0, 1])], qids[-1:][: rng.choice([0, 1])]
+    both, rel_only, run_only = (
+        qids[:-2],
+        qids[-2:-1][: rng.choice([0, 0, 1])],
+        qids[-1:][: rng.choice([0, 1])],
+    )
     docs = _docs(rng, rng.choice([3, 6, 12]))
     rel = []
     for q in both + rel_only:
@@ -62,7 +73,7 @@ def _prefs_lines(rng, q: str, docs: list[str], fmt: str) -> list[str]:
             scale = rng.choice([1, 2, 0.5])
             for d in rng.sample(docs, rng.randint(1, len(docs))):
                 level = rng.choice(LEVELS) if broken else hidden[d] * scale
-                lines.append(f"{q} g{g} s{s} {d} {rng.choice(['%g', '%.1f'])  % level}")
+                lines.append(f"{q} g{g} s{s} {d} {rng.choice(['%g', '%.1f']) % level}")
     return lines
 
 
@@ -133,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
                 if diff:
                     bad += 1
                     print(f"{fmt} case {k}: {diff} (--only {k} --format {fmt})")
-            print(f"{fmt}: seed {args.seed}, {len(ks)} cases ({printed} where trec_eval succeeds), "
-                  f"trec_eval {VERSIONS[args.version]}")
+            print(
+                f"{fmt}: seed {args.seed}, {len(ks)} cases ({printed} where trec_eval succeeds), "
+                f"trec_eval {VERSIONS[args.version]}"
+            )
     finally:
         worker.close()
     return 1 if bad else 0

@@ -130,7 +130,11 @@ def _serve(limit: float) -> None:
         signal.alarm(max(1, int(limit)))
         outcome = run_in_process(json.loads(line))
         signal.alarm(0)
-        reply = {"status": outcome.status, "stdout": outcome.stdout.decode("latin-1"), "stderr": outcome.stderr}
+        reply = {
+            "status": outcome.status,
+            "stdout": outcome.stdout.decode("latin-1"),
+            "stderr": outcome.stderr,
+        }
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
 

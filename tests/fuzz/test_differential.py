@@ -78,7 +78,9 @@ def _golden() -> list:
 def test_golden_case(differ, folder, engine):
     """trecrs prints the binary's bytes (status 0 both), or fails where the binary failed."""
     meta = json.loads((folder / "case.json").read_text())
-    case = Case((folder / "qrels").read_text().splitlines(), (folder / "run").read_text().splitlines(), meta["flags"])
+    case = Case(
+        (folder / "qrels").read_text().splitlines(), (folder / "run").read_text().splitlines(), meta["flags"]
+    )
     expected = Outcome(meta["status"], (folder / "expected.out").read_bytes())
     with case_files(case) as (qrels, run):
         got = differ.worker.run(trecrs_argv(case, qrels, run, engine))
@@ -88,4 +90,6 @@ def test_golden_case(differ, folder, engine):
     if expected.ok:
         assert (got.status, got.stdout.decode()) == (0, expected.stdout.decode())
     else:
-        assert got.status != 0, f"trec_eval 9.0.8 fails here (status {expected.status}); trecrs printed:\n" + got.stdout.decode()
+        assert got.status != 0, (
+            f"trec_eval 9.0.8 fails here (status {expected.status}); trecrs printed:\n" + got.stdout.decode()
+        )

@@ -56,7 +56,13 @@ def test_disordered_gains_above_the_full_sort_match_the_binary(differ, top):
     default levels (``gains._entries_fast``), never built one per level; the binary builds them all."""
     qrels = [f"1 0 d1 {top}", "1 0 d2 1", "1 0 d3 0", "1 0 d4 3", "2 0 d1 7", f"2 0 d5 {top // 2}"]
     run = ["1 Q0 d1 1 1.0 r", "1 Q0 d2 2 0.5 r", "1 Q0 d3 3 0.2 r", "2 Q0 d1 1 1 r", "2 Q0 d5 1 3 r"]
-    measures = ["ndcg.1=0.5,3=-1", "G.2=nan", "Rndcg.1=-1,7=2.5", "ndcg_rel.0=3e9,1=0.5", "ndcg.2=-1e308,9=inf"]
+    measures = [
+        "ndcg.1=0.5,3=-1",
+        "G.2=nan",
+        "Rndcg.1=-1,7=2.5",
+        "ndcg_rel.0=3e9,1=0.5",
+        "ndcg.2=-1e308,9=inf",
+    ]
     case = Case(qrels, run, ["-q"] + [f for m in measures for f in ("-m", m)])
     te, rs = differ.outcomes(case, ("vectorized",))
     assert te.ok and rs["vectorized"].stdout == te.stdout

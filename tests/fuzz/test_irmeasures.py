@@ -34,8 +34,11 @@ def fast_report(reference):
 
 def _assert_agrees(report, cli: bool = False) -> None:
     flag = " --cli" if cli else ""
-    bad = [f"{o.outcome} {spec!r} [{o.provider}]: {o.detail} (python3 -m tests.fuzz.irmeasures --seed {SEED} "
-           f"--only {k}{flag})" for k, spec, o in report.failures()]
+    bad = [
+        f"{o.outcome} {spec!r} [{o.provider}]: {o.detail} (python3 -m tests.fuzz.irmeasures --seed {SEED} "
+        f"--only {k}{flag})"
+        for k, spec, o in report.failures()
+    ]
     assert not bad, f"{len(bad)} strings differ from ir_measures:\n" + "\n".join(bad[:20])
     assert all(o.provider in TIES_OTHERWISE for _, _, o in report.examples if o.outcome == "ties")
 

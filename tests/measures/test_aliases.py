@@ -104,7 +104,17 @@ def test_hit_rate_aliases_are_success(files):
 
 
 def test_aliases_match_in_any_case(files):
-    for spec in ("precision@3", "PRECISION@3", "ndcg@3", "Ndcg@3", "map", "ap", "mrr@3", "hitrate@3", "numret"):
+    for spec in (
+        "precision@3",
+        "PRECISION@3",
+        "ndcg@3",
+        "Ndcg@3",
+        "map",
+        "ap",
+        "mrr@3",
+        "hitrate@3",
+        "numret",
+    ):
         got = _evaluate(files, [spec])[0].tidy()
         assert set(got["measure"].to_list()) == {spec}
     # trec_eval's own names stay exact: map is trec_eval's map, P alone its default cutoffs

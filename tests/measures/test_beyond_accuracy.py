@@ -23,7 +23,9 @@ TRAIN = pl.DataFrame({"user": ["u1", "u1", "u2", "u2", "u3", "u3", "u3", "u4"], 
                       "rating": [5.0] * 8})  # fmt: skip
 RUN = pl.DataFrame({"query": ["u1"] * 4 + ["u2"] * 3 + ["u3"] * 2, "doc": list("cdefbdfce"),
                     "score": [0.9, 0.8, 0.7, 0.6, 0.9, 0.8, 0.7, 0.9, 0.8]})  # fmt: skip
-QRELS = pl.DataFrame({"query": ["u1", "u1", "u2", "u2", "u3", "u3"], "doc": list("dabfce"), "rel": [1, 1, 1, 1, 0, 1]})
+QRELS = pl.DataFrame(
+    {"query": ["u1", "u1", "u2", "u2", "u3", "u3"], "doc": list("dabfce"), "rel": [1, 1, 1, 1, 0, 1]}
+)
 FEATURES = {"a": ["x"], "b": ["x", "y"], "c": ["y"], "d": ["z"], "e": ["y", "z"]}
 QUERIES = ("u1", "u2", "u3")
 
@@ -49,7 +51,9 @@ def test_pop_rsp_pop_reo_and_item_mad():
     got = values(["pop_rsp.3", "pop_reo.3", "item_mad.3"])
     # PopRSP: recommended head 1 (b), tail 7; not-trained head items 3*2 - (2 + 1 + 2) = 1, tail 3*4 - (0+1+1) = 10
     p = [1 / 1, 7 / 10]
-    assert got[("all", "pop_rsp_3")] == pytest.approx(abs(p[0] - p[1]) / (p[0] + p[1]))  # std/mean of two = |a-b|/(a+b)
+    assert got[("all", "pop_rsp_3")] == pytest.approx(
+        abs(p[0] - p[1]) / (p[0] + p[1])
+    )  # std/mean of two = |a-b|/(a+b)
     assert got[("all", "pop_rsp_3")] == pytest.approx(3 / 17)
     # PopREO: relevant head items a, b (2), of them recommended b (1); relevant tail d, f, e (3), all recommended
     assert got[("all", "pop_reo_3")] == pytest.approx(abs(1 / 2 - 3 / 3) / (1 / 2 + 3 / 3))
@@ -72,7 +76,11 @@ def test_epc_and_efd_plain_and_rank_relevance_aware():
         "u2": (d[0] * nov["b"] + d[2] * nov["f"]) / sum(d),  # b and f relevant
         "u3": d[1] * nov["e"] / (d[0] + d[1]),  # c judged non-relevant
     })  # fmt: skip
-    _mean(got, "efd_rel_3", {"u1": d[1] * 2 / sum(d), "u2": d[0] * 1 / (d[0] + d[1]), "u3": d[1] * 2 / (d[0] + d[1])})
+    _mean(
+        got,
+        "efd_rel_3",
+        {"u1": d[1] * 2 / sum(d), "u2": d[0] * 1 / (d[0] + d[1]), "u3": d[1] * 2 / (d[0] + d[1])},
+    )
 
 
 def test_intra_list_diversity_subtopic_recall_and_category_coverage():
@@ -116,8 +124,17 @@ def test_needs_item_features_and_directions():
     with pytest.raises(UsageError, match="between 0 and 1") as refused:
         evaluate(QRELS, RUN, ["aplt.3"], train=TRAIN, head_share=1.0)
     assert refused.value.arguments == ("head_share",)
-    for name in ("aplt_3", "aclt_3", "epc_3", "epc_rel_3", "efd_3", "efd_rel_3", "ild_3", "srecall_3",
-                 "category_coverage_3"):
+    for name in (
+        "aplt_3",
+        "aclt_3",
+        "epc_3",
+        "epc_rel_3",
+        "efd_3",
+        "efd_rel_3",
+        "ild_3",
+        "srecall_3",
+        "category_coverage_3",
+    ):
         assert better(name) == "higher", name
     for name in ("pop_rsp_3", "pop_reo_3", "miscalibration_3", "item_mad_3"):
         assert better(name) == "lower", name
@@ -142,7 +159,9 @@ def test_from_the_command_line_with_movielens_shaped_files(cli, tmp_path):
         flags = "|".join("1" if g in cats else "0" for g in ML100K_GENRES)
         lines.append(f"{n}|Title {n}|01-Jan-1995||http://x|{flags}\n")
     (tmp_path / "u.item").write_text("".join(lines))
-    (tmp_path / "u1.base").write_text("".join(f"{u[1:]}\t{ids[i]}\t5\t88000000\n" for u, i in TRAIN.select("user", "item").iter_rows()))
+    (tmp_path / "u1.base").write_text(
+        "".join(f"{u[1:]}\t{ids[i]}\t5\t88000000\n" for u, i in TRAIN.select("user", "item").iter_rows())
+    )
     qrels = QRELS.with_columns(pl.col("doc").replace(ids), pl.col("query").str.slice(1))
     run = RUN.with_columns(pl.col("doc").replace(ids), pl.col("query").str.slice(1))
     write_qrels(qrels, tmp_path / "q.txt")
@@ -155,9 +174,14 @@ def test_from_the_command_line_with_movielens_shaped_files(cli, tmp_path):
     assert got == {name: pytest.approx(want[("all", name)], abs=5e-5) for name in got}
     assert set(got) == {"ild_3", "aplt_3", "miscalibration_3"}
     code, out, err = cli("eval", "-m", "ild.3", tmp_path / "q.txt", tmp_path / "r.txt")
-    assert (code, out) == (2, "") and err == "trecrs eval: error: measure ild_3 needs the item categories (--item-features)\n"
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == "trecrs eval: error: measure ild_3 needs the item categories (--item-features)\n"
     code, out, err = cli("eval", "-m", "aplt.3", "--train", tmp_path / "u1.base", "--head-share", "0", tmp_path / "q.txt", tmp_path / "r.txt")  # fmt: skip
-    assert code == 2 and err.startswith("trecrs eval: error: argument --head-share: the short-head share must be")
+    assert code == 2 and err.startswith(
+        "trecrs eval: error: argument --head-share: the short-head share must be"
+    )
 
 
 def test_item_mad_over_given_item_groups():
@@ -175,13 +199,19 @@ def test_recbole_names_gauc_tail_percentage_and_average_popularity():
     got = values(["gauc", "auc", "tail_percentage.3", "aplt.3", "average_popularity", "average_popularity.3"])
     _mean(got, "auc", {"u1": 1 / 3, "u2": 1 / 2, "u3": 0.0})
     assert {q: got[(q, "gauc")] for q in QUERIES} == pytest.approx({"u1": 1 / 3, "u2": 1 / 2, "u3": 0.0})
-    assert got[("all", "gauc")] == pytest.approx((2 * 1 / 3 + 2 * 1 / 2 + 1 * 0.0) / 5)  # 1/3, not the mean 5/18
+    assert got[("all", "gauc")] == pytest.approx(
+        (2 * 1 / 3 + 2 * 1 / 2 + 1 * 0.0) / 5
+    )  # 1/3, not the mean 5/18
     _mean(got, "tail_percentage_3", {"u1": 1.0, "u2": 2 / 3, "u3": 1.0})
     assert all(got[(q, "tail_percentage_3")] == got[(q, "aplt_3")] for q in (*QUERIES, "all"))
     # n_i: b 2, c d e 1, f 0; u1 c d e f, u2 b d f, u3 c e
     _mean(got, "average_popularity", {"u1": 3 / 4, "u2": 1.0, "u3": 1.0})
     _mean(got, "average_popularity_3", {"u1": 1.0, "u2": 1.0, "u3": 1.0})
-    assert [better(n) for n in ("gauc", "tail_percentage_3", "average_popularity_3")] == ["higher", "higher", "neither"]
+    assert [better(n) for n in ("gauc", "tail_percentage_3", "average_popularity_3")] == [
+        "higher",
+        "higher",
+        "neither",
+    ]
     assert got[("all", "gauc")] == evaluate(QRELS, RUN, ["auc_weighted"]).summary["auc_weighted"]
 
 
@@ -203,4 +233,7 @@ def test_item_mad_needs_the_training_ratings_only_for_head_and_tail(cli, tmp_pat
                          tmp_path / "r.txt")  # fmt: skip
     assert (code, err) == (0, "") and out.split() == ["item_mad_3", "all", f"{got:.4f}"]
     code, out, err = cli("eval", "-m", "item_mad.3", tmp_path / "q.txt", tmp_path / "r.txt")
-    assert (code, out) == (2, "") and err == "trecrs eval: error: measure item_mad_3 needs the training ratings (--train)\n"
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == "trecrs eval: error: measure item_mad_3 needs the training ratings (--train)\n"

@@ -37,10 +37,16 @@ def _evaluate(golden: dict, names: list[str]):
         run.setdefault(u, {})[i] = s
     train = pl.DataFrame(golden["train"], schema=["user", "item", "rating"], orient="row")
     features = golden.get("item_features")  # item categories, in the golden files of diversity names only
-    more = {} if features is None else {"item_features": pl.DataFrame(features, schema=["item", "category"], orient="row")}
+    more = (
+        {}
+        if features is None
+        else {"item_features": pl.DataFrame(features, schema=["item", "category"], orient="row")}
+    )
     if "predictions" in golden:  # the error measures: the qrels are the test ratings
         more["test"] = pl.DataFrame(golden["qrels"], schema=["user", "item", "rating"], orient="row")
-        more["predictions"] = pl.DataFrame(golden["predictions"], schema=["user", "item", "score"], orient="row")
+        more["predictions"] = pl.DataFrame(
+            golden["predictions"], schema=["user", "item", "score"], orient="row"
+        )
     return trecrs.evaluate(qrels, run, names, relevance_level=golden["relevance_level"], train=train, **more)
 
 
@@ -59,7 +65,9 @@ def test_per_user_values_equal_the_frameworks(framework):
             if want is None:
                 assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
             else:
-                assert got is not None and abs(got - want) <= TOL, f"{name} {user}: {framework} {want}, trecrs {got}"
+                assert got is not None and abs(got - want) <= TOL, (
+                    f"{name} {user}: {framework} {want}, trecrs {got}"
+                )
         defined = [v for v in golden["values"].get(name, {}).values() if v is not None]
         if name not in golden["summaries"] and not defined:  # ranx's bpref without judged non-relevant items
             assert name not in res.summary, name
@@ -91,15 +99,36 @@ def test_dialects_equal_the_trecrs_measures_documented():
     """The documented equalities (docs/measures.md, "Framework dialects") on the fixture's binary qrels
     (rel 1 for ratings >= 3, else 0), on the users with a relevant item (the others have no dialect value)."""
     level = GOLDEN["lenskit"]["relevance_level"]
-    golden = {"qrels": [[u, i, int(r >= level)] for u, i, r in GOLDEN["lenskit"]["qrels"]],
-              "run": GOLDEN["lenskit"]["run"], "train": GOLDEN["lenskit"]["train"], "relevance_level": 1}
-    res = _evaluate(golden, ["recbole:precision@5", "P.5", "recbole:recall@5", "recall.5", "recbole:ndcg@5",
-                             "ndcg_cut.5", "elliot:HR@5", "success.5", "elliot:MRR@3", "recip_rank_cut.3"])
+    golden = {
+        "qrels": [[u, i, int(r >= level)] for u, i, r in GOLDEN["lenskit"]["qrels"]],
+        "run": GOLDEN["lenskit"]["run"],
+        "train": GOLDEN["lenskit"]["train"],
+        "relevance_level": 1,
+    }
+    res = _evaluate(
+        golden,
+        [
+            "recbole:precision@5",
+            "P.5",
+            "recbole:recall@5",
+            "recall.5",
+            "recbole:ndcg@5",
+            "ndcg_cut.5",
+            "elliot:HR@5",
+            "success.5",
+            "elliot:MRR@3",
+            "recip_rank_cut.3",
+        ],
+    )
     rows = [r for r in res.per_query.to_dicts() if r["recbole:precision@5"] is not None]
     assert len(rows) == 17  # u06, u12, u18 rate nothing >= 3
-    for dialect, trec in (("recbole:precision@5", "P_5"), ("recbole:recall@5", "recall_5"),
-                          ("recbole:ndcg@5", "ndcg_cut_5"), ("elliot:HR@5", "success_5"),
-                          ("elliot:MRR@3", "recip_rank_cut_3")):
+    for dialect, trec in (
+        ("recbole:precision@5", "P_5"),
+        ("recbole:recall@5", "recall_5"),
+        ("recbole:ndcg@5", "ndcg_cut_5"),
+        ("elliot:HR@5", "success_5"),
+        ("elliot:MRR@3", "recip_rank_cut_3"),
+    ):
         for r in rows:
             assert abs(r[dialect] - r[trec]) <= 1e-12, (dialect, r["query"])
 
@@ -107,7 +136,10 @@ def test_dialects_equal_the_trecrs_measures_documented():
 def test_recbole_names_match_in_any_case_and_print_as_typed():
     req = parse_measures(["recbole:NDCG@10", "recbole:ndcg@5", "lenskit:NDCG@10"])
     assert [(v.spec, v.target()) for v in req.variants] == [
-        ("recbole:NDCG@10", "ndcg_exp.10"), ("recbole:ndcg@5", "ndcg_exp.5"), ("lenskit:NDCG@10", "ndcg_jk.10,2")]
+        ("recbole:NDCG@10", "ndcg_exp.10"),
+        ("recbole:ndcg@5", "ndcg_exp.5"),
+        ("lenskit:NDCG@10", "ndcg_jk.10,2"),
+    ]
 
 
 @pytest.mark.parametrize(("spec", "message"), [
@@ -134,7 +166,9 @@ def test_cli_prints_the_names_as_typed_and_refuses_unknown_ones(cli, tmp_path):
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("".join(f"{u} 0 {i} {r}\n" for u, i, r in golden["qrels"]))
     run.write_text("".join(f"{u} Q0 {i} {n} {s} t\n" for n, (u, i, s) in enumerate(golden["run"])))
-    code, out, err = cli("eval", "-l", "3", "-m", "lenskit:NDCG@5", "-m", "recbole:NDCG@5", str(qrels), str(run))
+    code, out, err = cli(
+        "eval", "-l", "3", "-m", "lenskit:NDCG@5", "-m", "recbole:NDCG@5", str(qrels), str(run)
+    )
     assert code == 0, err
     values = golden["values"]["lenskit:NDCG@5"]
     want = sum(v for v in values.values() if v is not None) / sum(v is not None for v in values.values())
@@ -142,9 +176,11 @@ def test_cli_prints_the_names_as_typed_and_refuses_unknown_ones(cli, tmp_path):
     assert out.splitlines()[1].startswith("recbole:NDCG@5        \tall\t")
     code, out, err = cli("eval", "-m", "elliot:ndcg@5", str(qrels), str(run))
     assert (code, out) == (2, "")
-    assert err == ("trecrs eval: error: argument -m/--measure: measure 'elliot:ndcg@5': no Elliot 0.3.1 measure 'ndcg' (known: "
-                   "elliot:nDCG@k, elliot:nDCGRendle2020@k, elliot:Precision@k, elliot:Recall@k, elliot:HR@k, "
-                   "elliot:MRR@k, elliot:MAP@k, elliot:MAR@k, elliot:F1@k, elliot:GAUC, elliot:AUC, elliot:LAUC@k)\n")
+    assert err == (
+        "trecrs eval: error: argument -m/--measure: measure 'elliot:ndcg@5': no Elliot 0.3.1 measure 'ndcg' (known: "
+        "elliot:nDCG@k, elliot:nDCGRendle2020@k, elliot:Precision@k, elliot:Recall@k, elliot:HR@k, "
+        "elliot:MRR@k, elliot:MAP@k, elliot:MAR@k, elliot:F1@k, elliot:GAUC, elliot:AUC, elliot:LAUC@k)\n"
+    )
 
 
 def test_list_measures_shows_every_prefixed_name(cli):
@@ -160,26 +196,49 @@ def test_lenskit_rbp_is_trec_eval_10_rbp_on_the_run_cut_at_k():
     run = [(u, i, s) for u, i, s in golden["run"]]
     qrels = [(u, i, int(r >= golden["relevance_level"])) for u, i, r in golden["qrels"]]
     for k in (1, 5):
-        cut = trecrs.evaluate(pl.DataFrame(qrels, schema=["query", "doc", "rel"], orient="row"),
-                              pl.DataFrame(run, schema=["query", "doc", "score"], orient="row"), ["rbp.p=0.85"],
-                              trec_eval_version=10, depth=k)
-        want = {r["query"]: r["rbp"] for r in cut.per_query.to_dicts()}  # the value column is the measure's name
+        cut = trecrs.evaluate(
+            pl.DataFrame(qrels, schema=["query", "doc", "rel"], orient="row"),
+            pl.DataFrame(run, schema=["query", "doc", "score"], orient="row"),
+            ["rbp.p=0.85"],
+            trec_eval_version=10,
+            depth=k,
+        )
+        want = {
+            r["query"]: r["rbp"] for r in cut.per_query.to_dicts()
+        }  # the value column is the measure's name
         got = golden["values"][f"lenskit:RBP@{k}"]
         assert {u: v for u, v in got.items() if v is not None} == pytest.approx(
-            {u: v for u, v in want.items() if got[u] is not None}, abs=1e-12)
+            {u: v for u, v in want.items() if got[u] is not None}, abs=1e-12
+        )
 
 
 def test_the_frameworks_denominators_on_the_documented_example():
     """docs/frameworks.md's example: 3 relevant documents, one at rank 2, a ranking of 3 documents."""
     qrels = {"u": {"a": 1, "b": 1, "c": 1, "x": 0}}
     run = {"u": {"x": 3.0, "a": 2.0, "y": 1.0}}
-    res = trecrs.evaluate(qrels, run, ["recall.2", "recall_cap.2", "map_cut.2", "map_cap.2", "map_cap_ret.2",
-                                       "mean_p_cut.2", "mean_p_cut.5", "mean_r_cut.5", "precision_cut.5",
-                                       "dcg_jk.2", "rbp_cut.2,0.5"]).summary
+    res = trecrs.evaluate(
+        qrels,
+        run,
+        [
+            "recall.2",
+            "recall_cap.2",
+            "map_cut.2",
+            "map_cap.2",
+            "map_cap_ret.2",
+            "mean_p_cut.2",
+            "mean_p_cut.5",
+            "mean_r_cut.5",
+            "precision_cut.5",
+            "dcg_jk.2",
+            "rbp_cut.2,0.5",
+        ],
+    ).summary
     assert res["recall_2"] == pytest.approx(1 / 3) and res["recall_cap_2"] == 0.5
     assert res["map_cut_2"] == pytest.approx(1 / 6) and res["map_cap_2"] == res["map_cap_ret_2"] == 0.25
     assert res["mean_p_cut_2"] == 0.25  # (P@1 + P@2)/2 = (0 + 1/2)/2
-    assert res["mean_p_cut_5"] == pytest.approx((0 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5)  # ranks 4, 5 keep 1 hit
+    assert res["mean_p_cut_5"] == pytest.approx(
+        (0 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5
+    )  # ranks 4, 5 keep 1 hit
     assert res["mean_r_cut_5"] == pytest.approx((0 + 1 + 1 + 1 + 1) / 3 / 5)
     assert res["precision_cut_5"] == 0.2 and res["dcg_jk_2"] == 1.0  # 1/max(1, log2 2)
     assert res["rbp_cut_2,0.5"] == 0.25  # (1 - 0.5) · 0.5^(2-1)
@@ -197,8 +256,13 @@ def test_users_without_a_ranking_have_no_value_even_under_c(version):
     """b has a relevant document and no ranking; c has a ranking and no relevant document."""
     qrels = {"a": {"x": 1, "y": 0}, "b": {"z": 1}, "c": {"w": 0}}
     run = {"a": {"x": 2.0, "q": 1.0}, "c": {"w": 1.0}}
-    res = trecrs.evaluate(qrels, run, ["lenskit:Recall@2", "lenskit:Precision@2", "P.2"], average_all=True,
-                          trec_eval_version=version)
+    res = trecrs.evaluate(
+        qrels,
+        run,
+        ["lenskit:Recall@2", "lenskit:Precision@2", "P.2"],
+        average_all=True,
+        trec_eval_version=version,
+    )
     assert res.summary["P_2"] == pytest.approx(0.5 / 3)  # trec_eval's -c counts b
     assert res.summary["lenskit:Recall@2"] == 1.0  # a only
     assert res.summary["lenskit:Precision@2"] == 0.25  # a and c
@@ -212,8 +276,16 @@ RT_QRELS = {"u1": {"x": 1, "b": 1}, "u2": {"a": 1}, "u3": {"z": 1}}
 RT_TRAIN = pl.DataFrame({"user": ["u1", "u2", "u2", "u3"], "item": ["a", "a", "b", "y"], "rating": [1] * 4})
 RT_FEATURES = {"a": ["c1", "c3"], "b": ["c2", "c3"], "y": ["c1", "c2"]}
 RT_WANT = {
-    "rectools:MeanInvUserFreq@3": (1.251629167387823, 0.5849625007211563, 1.5849625007211563),  # x, y, z: n_i = 1
-    "rectools:Serendipity@3": (0.26666666666666666, 0.0, 0.4),  # x at rank 2: (5 + 1 - 2)/5 - 0 (untrained), / 3
+    "rectools:MeanInvUserFreq@3": (
+        1.251629167387823,
+        0.5849625007211563,
+        1.5849625007211563,
+    ),  # x, y, z: n_i = 1
+    "rectools:Serendipity@3": (
+        0.26666666666666666,
+        0.0,
+        0.4,
+    ),  # x at rank 2: (5 + 1 - 2)/5 - 0 (untrained), / 3
     "rectools:AvgRecPopularity(normalize=True)@3": (0.25, 0.5, 0.0),
     "rectools:IntraListDiversity@3": (2.0, 0.0, None),  # RecTools: NaN for u3 (no pair with features)
     "rectools:PartialAUC@1": (0.0, 1.0, 0.0),
@@ -253,11 +325,22 @@ def test_rectools_docstring_examples():
     assert res.per_query.get_column("pauc_1").to_list() == [1.0, 1.0, 0.0]
     reco = {"1": {"7": 2, "8": 1}, "2": {"1": 2, "2": 1}, "3": {"1": 4, "2": 3, "3": 2, "4": 1},
             "4": {"1": 3, "2": 2, "3": 1}}  # fmt: skip
-    inter = {"1": {"1": 1, "2": 1}, "2": {"1": 1}, "3": {"1": 1, "3": 1, "4": 1}, "4": {"1": 1, "2": 1, "3": 1}}
-    res = trecrs.evaluate(inter, reco, ["rectools:MAP@3", "rectools:MAP(divide_by_k=True)@3", "rectools:NDCG@3"])
+    inter = {
+        "1": {"1": 1, "2": 1},
+        "2": {"1": 1},
+        "3": {"1": 1, "3": 1, "4": 1},
+        "4": {"1": 1, "2": 1, "3": 1},
+    }
+    res = trecrs.evaluate(
+        inter, reco, ["rectools:MAP@3", "rectools:MAP(divide_by_k=True)@3", "rectools:NDCG@3"]
+    )
     assert res.per_query.get_column("rectools:MAP@3").to_list() == pytest.approx([0, 1, 5 / 9, 1])
-    assert res.per_query.get_column("rectools:MAP(divide_by_k=True)@3").to_list() == pytest.approx([0, 1 / 3, 5 / 9, 1])
-    assert res.per_query.get_column("rectools:NDCG@3").to_list() == pytest.approx([0, 0.46927873, 0.70391809, 1])
+    assert res.per_query.get_column("rectools:MAP(divide_by_k=True)@3").to_list() == pytest.approx(
+        [0, 1 / 3, 5 / 9, 1]
+    )
+    assert res.per_query.get_column("rectools:NDCG@3").to_list() == pytest.approx(
+        [0, 0.46927873, 0.70391809, 1]
+    )
 
 
 @pytest.mark.parametrize(("spec", "target"), [
@@ -277,15 +360,30 @@ def test_rectools_arguments_are_spelled_as_its_constructors(spec, target):
 ])  # fmt: skip
 def test_rectools_bad_arguments_are_usage_errors(spec, message):
     with pytest.raises(UsageError, match=re.escape(message)):
-        parse_measures([spec]) if "beta=0" not in spec else trecrs.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, [spec])
+        parse_measures([spec]) if "beta=0" not in spec else trecrs.evaluate(
+            {"u": {"a": 1}}, {"u": {"a": 1.0}}, [spec]
+        )
 
 
 def test_f_beta_cut_and_the_ap_denominators_on_the_documented_example():
     """docs/measures.md: 3 relevant documents, one at rank 2 of 3 retrieved."""
     qrels = {"u": {"a": 1, "b": 1, "c": 1, "x": 0}}
     run = {"u": {"x": 3.0, "a": 2.0, "y": 1.0}}
-    res = trecrs.evaluate(qrels, run, ["f_beta_cut.5,2", "f_beta_cut.5,1", "f1_cut.5", "map_over_k.2",
-                                       "map_over_r.2", "map_cut.2", "pauc.2", "pap.2", "pauc"]).summary
+    res = trecrs.evaluate(
+        qrels,
+        run,
+        [
+            "f_beta_cut.5,2",
+            "f_beta_cut.5,1",
+            "f1_cut.5",
+            "map_over_k.2",
+            "map_over_r.2",
+            "map_cut.2",
+            "pauc.2",
+            "pap.2",
+            "pauc",
+        ],
+    ).summary
     assert res["f_beta_cut_5,2"] == pytest.approx(5 / (4 * 3 + 5))  # (1 + 4)·1 / (4·3 + 5)
     assert res["f_beta_cut_5,1"] == res["f1_cut_5"] == 0.25
     assert res["map_over_k_2"] == 0.25 and res["map_over_r_2"] == pytest.approx(1 / 6) == res["map_cut_2"]
@@ -296,7 +394,15 @@ def test_f_beta_cut_and_the_ap_denominators_on_the_documented_example():
 
 def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
     """docs/measures.md: 2 relevant documents at ranks 1 and 2 score 0.5531 at k = 5 (ideal: 5 relevant)."""
-    res = trecrs.evaluate({"u": {"a": 1, "b": 1}}, {"u": {"a": 3.0, "b": 2.0, "c": 1.0}},
-                          ["rectools:NDCG@5", "rectools:NDCG(divide_by_achievable=True)@5"]).summary
-    assert res["rectools:NDCG@5"] == pytest.approx((1 + 1 / math.log2(3)) / sum(1 / math.log2(j + 1) for j in range(1, 6)))
-    assert round(res["rectools:NDCG@5"], 4) == 0.5531 and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0
+    res = trecrs.evaluate(
+        {"u": {"a": 1, "b": 1}},
+        {"u": {"a": 3.0, "b": 2.0, "c": 1.0}},
+        ["rectools:NDCG@5", "rectools:NDCG(divide_by_achievable=True)@5"],
+    ).summary
+    assert res["rectools:NDCG@5"] == pytest.approx(
+        (1 + 1 / math.log2(3)) / sum(1 / math.log2(j + 1) for j in range(1, 6))
+    )
+    assert (
+        round(res["rectools:NDCG@5"], 4) == 0.5531
+        and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0
+    )

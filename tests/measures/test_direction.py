@@ -9,12 +9,37 @@ from trecrs.measures.direction import better, sign
 from trecrs.measures.recsys.registry import REGISTRY
 from trecrs.measures.trec_eval import TREC_MEASURES
 
-LOWER = {"fpr", "fnr", "ndpm", "mae", "rmse", "nmae", "nrmse", "mae_user", "mae_item", "rmse_user", "rmse_item",
-         "pop_rsp", "pop_reo", "miscalibration", "item_mad", "logloss"}
+LOWER = {
+    "fpr",
+    "fnr",
+    "ndpm",
+    "mae",
+    "rmse",
+    "nmae",
+    "nrmse",
+    "mae_user",
+    "mae_item",
+    "rmse_user",
+    "rmse_item",
+    "pop_rsp",
+    "pop_reo",
+    "miscalibration",
+    "item_mad",
+    "logloss",
+}
 NEITHER_TREC = {"runid", "relstring", "num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "ideal_dcg",
                 "rbp_resid", "unj", "prefs_num_prefs_poss"}  # fmt: skip
-NEITHER_EXTRA = {"gini", "entropy", "arp", "average_popularity", "gini_pad", "entropy_per_item", "least_rated_share",
-                 "pop_quantile", "arp_share"}
+NEITHER_EXTRA = {
+    "gini",
+    "entropy",
+    "arp",
+    "average_popularity",
+    "gini_pad",
+    "entropy_per_item",
+    "least_rated_share",
+    "pop_quantile",
+    "arp_share",
+}
 
 
 def test_declared_directions():

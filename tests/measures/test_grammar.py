@@ -93,7 +93,9 @@ def test_equals_trec_eval_with_the_equivalent_flags(tmp_path, values, spec, meas
     if measure is None:
         pytest.skip(f"trec_eval has no measure equal to {spec}")
     q, r = _files(tmp_path, *_data(), gains=gains)
-    out = subprocess.run([str(exe), "-q", *flags, "-m", measure, str(q), str(r)], capture_output=True, check=True)
+    out = subprocess.run(
+        [str(exe), "-q", *flags, "-m", measure, str(q), str(r)], capture_output=True, check=True
+    )
     seen = 0
     for line in out.stdout.decode().splitlines():
         _, query, value = line.split()
@@ -118,7 +120,9 @@ def test_equals_ir_measures_query_by_query(values, spec):
     assert len(theirs) == 8
     for query, value in theirs.items():
         # gdeval.pl (ir_measures' exp-log2 nDCG and ERR) prints 5 decimals
-        assert values[query][spec] == pytest.approx(value, abs=5e-6 if "exp-log2" in spec or "ERR" in spec else 1e-12), query
+        assert values[query][spec] == pytest.approx(
+            value, abs=5e-6 if "exp-log2" in spec or "ERR" in spec else 1e-12
+        ), query
 
 
 def test_plain_names_keep_their_values_beside_parameterised_ones(tmp_path, values):
@@ -131,7 +135,13 @@ def test_plain_names_keep_their_values_beside_parameterised_ones(tmp_path, value
 
 def test_parsed_settings():
     v = parse_call("nDCG(gains={2: 5, 0: 0}, judged_only=True)@10")
-    assert (v.base, v.param, v.relevance_level, v.judged_only, v.gains) == ("ndcg_cut", "10", 1, True, ((0, 0), (2, 5)))
+    assert (v.base, v.param, v.relevance_level, v.judged_only, v.gains) == (
+        "ndcg_cut",
+        "10",
+        1,
+        True,
+        ((0, 0), (2, 5)),
+    )
     assert parse_call("P@10") is None  # the plain alias grammar
     assert parse_call("SetF(beta=1.0)").param is None  # beta 1 is trec_eval's set_F
 
@@ -151,7 +161,9 @@ def test_bad_forms_are_refused(spec, message):
         parse_measures([spec])
 
 
-@pytest.mark.parametrize("engine", ["pytrec_eval", "vectorized", pytest.param("dask", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "engine", ["pytrec_eval", "vectorized", pytest.param("dask", marks=pytest.mark.slow)]
+)
 def test_each_engine_computes_the_same_values(tmp_path, values, engine):
     q, r = _files(tmp_path, *_data())
     specs = ["P(rel=2)@10", "nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10", "NumRelRet(rel=2)"]
@@ -183,7 +195,12 @@ def test_text_output_follows_the_measures_rules(tmp_path):
 def test_parameterised_forms_ignore_the_global_flags(tmp_path, values):
     """A left-out parameter is ir_measures' default, whatever -l and -J say; plain names follow the flags."""
     q, r = _files(tmp_path, *_data())
-    specs = ["P(rel=2)@10", "nDCG(dcg='exp-log2')@10", "RR(rel=3)@5", "nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10"]
+    specs = [
+        "P(rel=2)@10",
+        "nDCG(dcg='exp-log2')@10",
+        "RR(rel=3)@5",
+        "nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10",
+    ]
     flagged = evaluate(str(q), str(r), ["P@10", *specs], relevance_level=3, judged_only=True).summary
     for spec in specs:
         assert flagged[spec] == pytest.approx(values["all"][spec], abs=1e-12)
@@ -209,12 +226,30 @@ def test_err_by_hand_and_zero_without_relevant_documents(tmp_path):
 def test_variants_share_engine_passes_by_settings():
     from trecrs.measures.request import variant_passes
 
-    request = parse_measures(["P(rel=2)@5", "P(rel=2)@10", "AP(rel=2)", "SetF(beta=0.5)", "SetF(beta=2)",
-                              "P(rel=3)@5", "Precision(rel=2)@10", "nDCG(dcg='exp-log2')@5"])
+    request = parse_measures(
+        [
+            "P(rel=2)@5",
+            "P(rel=2)@10",
+            "AP(rel=2)",
+            "SetF(beta=0.5)",
+            "SetF(beta=2)",
+            "P(rel=3)@5",
+            "Precision(rel=2)@10",
+            "nDCG(dcg='exp-log2')@5",
+        ]
+    )
     got = [(p.relevance_level, p.params, p.columns) for p in variant_passes(request)]
     assert got == [
-        (2, {"P": "5,10", "map": None},
-         [("P(rel=2)@5", "P_5"), ("P(rel=2)@10", "P_10"), ("AP(rel=2)", "map"), ("Precision(rel=2)@10", "P_10")]),
+        (
+            2,
+            {"P": "5,10", "map": None},
+            [
+                ("P(rel=2)@5", "P_5"),
+                ("P(rel=2)@10", "P_10"),
+                ("AP(rel=2)", "map"),
+                ("Precision(rel=2)@10", "P_10"),
+            ],
+        ),
         (1, {"set_F": "0.5"}, [("SetF(beta=0.5)", "set_F")]),
         (1, {"set_F": "2.0"}, [("SetF(beta=2)", "set_F")]),
         (3, {"P": "5"}, [("P(rel=3)@5", "P_5")]),
@@ -228,9 +263,11 @@ def test_judged_keeps_trec_evals_tie_order(tmp_path):
     r = write(tmp_path / "r", "1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n")
     assert evaluate(str(q), str(r), ["Judged@1", "Judged@2"]).summary == {"Judged@1": 1.0, "Judged@2": 0.5}
     ir_measures = pytest.importorskip("ir_measures")
-    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@1")], [ir_measures.Qrel("1", "b", 0),
-                                        ir_measures.Qrel("1", "c", 1)], [ir_measures.ScoredDoc("1", "a", 1.0),
-                                        ir_measures.ScoredDoc("1", "b", 1.0)])
+    theirs = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure("Judged@1")],
+        [ir_measures.Qrel("1", "b", 0), ir_measures.Qrel("1", "c", 1)],
+        [ir_measures.ScoredDoc("1", "a", 1.0), ir_measures.ScoredDoc("1", "b", 1.0)],
+    )
     assert list(theirs.values()) == [0.0]
 
 

@@ -27,8 +27,15 @@ CWL = [
     "INST(max_rel=3)", "INST(T=3.0, min_rel=1, max_rel=3)", "INSQ(max_rel=3)", "INSQ(T=2.0, max_rel=2)",
     "RBP(rel=1)", "RBP(p=0.5, rel=2)", "RBP(p=0.95, rel=3)",
 ]  # fmt: skip
-OTHERS = ["Compat()", "Compat(p=0.8)", "Compat(p=0.5, normalize=False)", "Accuracy()", "Accuracy()@5",
-          "Accuracy(rel=2)@10", "Accuracy(rel=3)"]
+OTHERS = [
+    "Compat()",
+    "Compat(p=0.8)",
+    "Compat(p=0.5, normalize=False)",
+    "Accuracy()",
+    "Accuracy()@5",
+    "Accuracy(rel=2)@10",
+    "Accuracy(rel=3)",
+]
 GDEVAL = ["ERR()@10", "ERR()@3"]  # gdeval.pl prints 5 decimals
 
 
@@ -90,7 +97,9 @@ def _theirs(spec: str, qrels, run) -> dict[str, float | None]:
 @pytest.mark.parametrize("spec", CWL)
 def test_cwl_measures_equal_ir_measures_cwl_eval_provider(values, spec):
     pytest.importorskip("ir_measures", reason="ir_measures not installed (the test extra)")
-    pytest.importorskip("cwl", reason="cwl-eval not installed (pip install cwl-eval): ir_measures' C/W/L provider")
+    pytest.importorskip(
+        "cwl", reason="cwl-eval not installed (pip install cwl-eval): ir_measures' C/W/L provider"
+    )
     theirs = _theirs(spec, *_data())
     assert len(theirs) == 9 and None not in theirs.values()  # every query has a value, 0 without relevance
     for query, value in theirs.items():
@@ -134,7 +143,9 @@ def test_graded_rbp_by_hand(tmp_path):
     to rank k; ``rel`` makes it cwl_eval's binary RBP, normalised over cwl_eval's 1000 ranks."""
     q = write(tmp_path / "q", "1 0 a 2\n1 0 b 0\n1 0 c 3\n1 0 d -1\n")
     r = write(tmp_path / "r", "1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n1 Q0 c 3 2 t\n1 Q0 d 4 1 t\n")
-    got = evaluate(str(q), str(r), ["RBP(p=0.5)", "RBP(p=0.5)@2", "RBP(p=0.5, rel=2)@2", "RBP(rel=3)"]).summary
+    got = evaluate(
+        str(q), str(r), ["RBP(p=0.5)", "RBP(p=0.5)@2", "RBP(p=0.5, rel=2)@2", "RBP(rel=3)"]
+    ).summary
     assert got["RBP(p=0.5)"] == pytest.approx(0.5 * 2 + 0.5 * 0.25 * 3, abs=1e-15)
     assert got["RBP(p=0.5)@2"] == pytest.approx(0.5 * 2, abs=1e-15)
     assert got["RBP(p=0.5, rel=2)@2"] == pytest.approx(0.5 / (1 - 0.5**1000), abs=1e-15)
@@ -144,10 +155,18 @@ def test_graded_rbp_by_hand(tmp_path):
 def test_plain_names_equal_the_call_forms(tmp_path, values):
     q, r = _files(tmp_path, *_data())
     with warned("1 of 9 .* no relevant document at relevance level 2"):
-        plain = evaluate(str(q), str(r), ["cwl_bpm.1,10,0,3", "cwl_inst.1,0,3", "compat", "accuracy.5", "cwl_rbp.0.5",
-                                          "cwl_nerr9.20,1,3"], relevance_level=2).to_dict()
-    pairs = [("cwl_bpm_1,10,0,3", "BPM(max_rel=3)@10"), ("cwl_inst_1,0,3", "INST(max_rel=3)"),
-             ("cwl_rbp_0.5", "RBP(p=0.5, rel=2)"), ("cwl_nerr9_20,1,3", "NERR9(min_rel=1, max_rel=3)@20")]
+        plain = evaluate(
+            str(q),
+            str(r),
+            ["cwl_bpm.1,10,0,3", "cwl_inst.1,0,3", "compat", "accuracy.5", "cwl_rbp.0.5", "cwl_nerr9.20,1,3"],
+            relevance_level=2,
+        ).to_dict()
+    pairs = [
+        ("cwl_bpm_1,10,0,3", "BPM(max_rel=3)@10"),
+        ("cwl_inst_1,0,3", "INST(max_rel=3)"),
+        ("cwl_rbp_0.5", "RBP(p=0.5, rel=2)"),
+        ("cwl_nerr9_20,1,3", "NERR9(min_rel=1, max_rel=3)@20"),
+    ]
     for query, row in plain.items():
         for name, spec in pairs:
             assert row[name] == pytest.approx(values[query][spec], abs=1e-15)
@@ -168,7 +187,9 @@ def test_score_ties_keep_trec_evals_order(tmp_path):
     qr = [ir_measures.Qrel("1", "a", 1), ir_measures.Qrel("1", "b", 0)]
     sr = [ir_measures.ScoredDoc("1", "a", 1.0), ir_measures.ScoredDoc("1", "b", 1.0)]
     theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(s) for s in specs], qr, sr)
-    assert [theirs[ir_measures.parse_measure(s)] for s in specs] == pytest.approx([0.5, 1.25 / 1.5], abs=1e-15)
+    assert [theirs[ir_measures.parse_measure(s)] for s in specs] == pytest.approx(
+        [0.5, 1.25 / 1.5], abs=1e-15
+    )
 
 
 @pytest.mark.parametrize(("spec", "message"), [
@@ -195,15 +216,35 @@ def test_bad_forms_are_refused(spec, message):
 def test_cli_prints_the_names_as_typed_and_lists_them(tmp_path):
     q, r = _files(tmp_path, *_data())
     run = [sys.executable, "-m", "trecrs", "eval"]
-    out = subprocess.run([*run, "-m", "INST(max_rel=3)", "-m", "Compat()", str(q), str(r)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [*run, "-m", "INST(max_rel=3)", "-m", "Compat()", str(q), str(r)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert [line.split()[0] for line in out.splitlines()] == ["INST(max_rel=3)", "Compat()"]
     listed = subprocess.run([*run, "--list-measures"], capture_output=True, text=True, check=True).stdout
-    for form in ("  BPM(T=, max_rel=, min_rel=)@k  [needs max_rel=]", "  RBP(p=, rel=)[@k]", "  Compat(normalize=, p=)",
-                 "  Accuracy(rel=)[@k]", "  INSQ(T=, max_rel=, min_rel=)  [needs max_rel=]", "  ERR()@k"):
+    for form in (
+        "  BPM(T=, max_rel=, min_rel=)@k  [needs max_rel=]",
+        "  RBP(p=, rel=)[@k]",
+        "  Compat(normalize=, p=)",
+        "  Accuracy(rel=)[@k]",
+        "  INSQ(T=, max_rel=, min_rel=)  [needs max_rel=]",
+        "  ERR()@k",
+    ):
         assert form + "\n" in listed
-    for name in ("cwl_bpm", "cwl_sdcg", "cwl_nerr8", "cwl_nerr11", "cwl_inst", "cwl_insq", "cwl_rbp", "rbp_graded",
-                 "compat", "accuracy"):
+    for name in (
+        "cwl_bpm",
+        "cwl_sdcg",
+        "cwl_nerr8",
+        "cwl_nerr11",
+        "cwl_inst",
+        "cwl_insq",
+        "cwl_rbp",
+        "rbp_graded",
+        "compat",
+        "accuracy",
+    ):
         assert f"\n  {name}[." in listed
 
 
@@ -231,6 +272,8 @@ def test_names_without_parentheses_as_ir_measures_spells_them():
     bare = trecrs.evaluate(qrels, run, ["Compat", "Accuracy@5"]).summary
     called = trecrs.evaluate(qrels, run, ["Compat()", "Accuracy()@5"]).summary
     assert (bare["Compat"], bare["Accuracy@5"]) == (called["Compat()"], called["Accuracy()@5"])
-    assert bare["Accuracy@5"] == 0.75  # pairs (a, b), (a, d), (c, d) in order, (c, b) not; d unjudged: non-relevant
+    assert (
+        bare["Accuracy@5"] == 0.75
+    )  # pairs (a, b), (a, d), (c, d) in order, (c, b) not; d unjudged: non-relevant
     with _pytest.raises(UsageError, match="unknown measure 'compat@5'"):
         trecrs.evaluate(qrels, run, ["compat@5"])

@@ -85,7 +85,12 @@ def test_zero_denominators_give_zero():
     # no relevant document at all: every ratio with TP+FN or TP+FP... in the denominator is 0, MCC 0
     qrels = pl.DataFrame({"query": ["u"], "doc": ["x"], "rel": [0]})
     run = pl.DataFrame({"query": ["u", "u"], "doc": ["a", "b"], "score": [2.0, 1.0]})
-    got = values(qrels, run, ["tpr.1", "precision.1", "mcc.1", "f1.1", "fnr.1"], said=["1 of 1 .* no relevant document"])
+    got = values(
+        qrels,
+        run,
+        ["tpr.1", "precision.1", "mcc.1", "f1.1", "fnr.1"],
+        said=["1 of 1 .* no relevant document"],
+    )
     assert got[("u", "tpr_1")] == 0 and got[("u", "precision_1")] == 0 and got[("u", "mcc_1")] == 0
     assert got[("u", "f1_1")] == 0 and got[("u", "fnr_1")] == 0
 

@@ -25,10 +25,12 @@ QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 a 1\n2 0 d 2\n3 0 e 1\n4 0 g 1\n"
 RUN = ("1 Q0 a 1 0.9 sys\n1 Q0 c 2 0.5 sys\n1 Q0 b 3 0.25 sys\n2 Q0 b 1 2 sys\n2 Q0 d 2 1.5 sys\n"
        "3 Q0 a 1 3 sys\n3 Q0 b 2 2 sys\n3 Q0 e 3 1 sys\n")  # fmt: skip
 # query 4 retrieves nothing; query 2 fewer documents than dhr.3's cutoff
-pytestmark = pytest.mark.filterwarnings("ignore:1 of 4 .* qrels queries have no line in the run",
-                                        "ignore:.* evaluated queries retrieve fewer than",
-                                        "ignore:.* evaluated queries have no relevant document at relevance level 2",
-                                        "ignore:2 of 2 runs have no manifest")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:1 of 4 .* qrels queries have no line in the run",
+    "ignore:.* evaluated queries retrieve fewer than",
+    "ignore:.* evaluated queries have no relevant document at relevance level 2",
+    "ignore:2 of 2 runs have no manifest",
+)
 HALF, THIRD = 1 / math.log2(4), 1 / math.log2(3)  # first relevant at rank 3, at rank 2
 
 
@@ -50,7 +52,9 @@ def dhr(own_measures):
 
 
 def _values(ev, name: str) -> dict[str, float]:
-    return dict(zip(ev.per_query.get_column("query").to_list(), ev.per_query.get_column(name).to_list(), strict=True))
+    return dict(
+        zip(ev.per_query.get_column("query").to_list(), ev.per_query.get_column(name).to_list(), strict=True)
+    )
 
 
 def test_values_per_query_and_mean_as_the_definition_gives(dhr, files):
@@ -59,7 +63,9 @@ def test_values_per_query_and_mean_as_the_definition_gives(dhr, files):
     assert _values(ev, "dhr_1") == {"1": 1.0, "2": 0.0, "3": 0.0}
     assert ev.summary["dhr_3"] == pytest.approx((1 + THIRD + HALF) / 3)
     # -c: query 4 of the qrels retrieved nothing and scores 0, as for the built-in recommender measures
-    assert evaluate_full(*files, ["dhr.3"], average_all=True).summary["dhr_3"] == pytest.approx((1 + THIRD + HALF) / 4)
+    assert evaluate_full(*files, ["dhr.3"], average_all=True).summary["dhr_3"] == pytest.approx(
+        (1 + THIRD + HALF) / 4
+    )
     # user groups: the mean of each group's queries, and their mean absolute difference
     groups = write(files[0].parent / "groups.tsv", "1\ta\n2\ta\n3\tb\n")
     ev = evaluate_full(*files, ["dhr.3"], user_groups=groups)
@@ -91,7 +97,9 @@ def test_the_frame_it_receives(own_measures, files):
 
 
 def test_a_query_left_out_scores_0_and_named_parameters_take_their_defaults(own_measures, files):
-    trecrs.register_measure("one", lambda r: pl.DataFrame({"query": ["1"], "value": [0.5]}), description="q1 only")
+    trecrs.register_measure(
+        "one", lambda r: pl.DataFrame({"query": ["1"], "value": [0.5]}), description="q1 only"
+    )
     assert _values(evaluate_full(*files, ["one"]), "one") == {"1": 0.5, "2": 0.0, "3": 0.0}
 
     def constant(ranked, g, h):
@@ -152,8 +160,11 @@ def test_refused_registrations_and_requests(dhr, files):
 
 
 def test_a_measures_file_is_imported_once_and_named_in_its_errors(own_measures, files, tmp_path):
-    source = write(tmp_path / "m.py", "import trecrs\nimport polars as pl\ntrecrs.register_measure('ones', lambda r: "
-                   "r.select('query').unique().with_columns(pl.lit(1.0).alias('value')), description='one')\n")
+    source = write(
+        tmp_path / "m.py",
+        "import trecrs\nimport polars as pl\ntrecrs.register_measure('ones', lambda r: "
+        "r.select('query').unique().with_columns(pl.lit(1.0).alias('value')), description='one')\n",
+    )
     trecrs.load_measures_file(source)
     trecrs.load_measures_file(str(source))  # the same file: not imported again (no duplicate)
     assert evaluate_full(*files, ["ones"]).summary["ones"] == 1.0
@@ -204,7 +215,9 @@ def test_an_entry_point_that_fails_names_itself(own_measures, files, monkeypatch
 
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [_EntryPoint("bad", "x:y", broken)])
     own_measures._ENTRY_POINTS["loaded"] = False
-    with pytest.raises(MeasureError, match=re.escape("entry point bad (x:y): ImportError: no module named x")):
+    with pytest.raises(
+        MeasureError, match=re.escape("entry point bad (x:y): ImportError: no module named x")
+    ):
         evaluate_full(*files, ["unheard_of"])
 
 
@@ -224,7 +237,9 @@ def test_the_worked_example_of_the_docs_prints_what_they_show(tmp_path):
     names = {"dhr.py", "qrels.txt", "run.txt"}  # the checkout's trecrs runs from its root: paths in full
     done = run_command(*[str(tmp_path / w) if w in names else w for w in command.split()])
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    assert [line.split() for line in done.stdout.splitlines()] == [line.split() for line in output.splitlines()[1:]]
+    assert [line.split() for line in done.stdout.splitlines()] == [
+        line.split() for line in output.splitlines()[1:]
+    ]
     dhr_3 = float(done.stdout.splitlines()[-1].split()[-1])
     assert dhr_3 == round((1 + THIRD + HALF + 0) / 4, 4)
 
@@ -233,7 +248,9 @@ def test_list_measures_shows_where_each_came_from(own_measures, cli, tmp_path):
     source = write(tmp_path / "dhr.py", _docs_example()[0][0])
     status, out, err = cli("eval", "--measures-from", source, "--list-measures")
     assert status == 0, err
-    assert re.search(rf"\n  dhr\.k\[,\.\.\.\] +1/log2\(rank\+1\) .* \[custom, from {re.escape(str(source))}\]\n", out)
+    assert re.search(
+        rf"\n  dhr\.k\[,\.\.\.\] +1/log2\(rank\+1\) .* \[custom, from {re.escape(str(source))}\]\n", out
+    )
     qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
     out = tmp_path / "out.txt"
     status, _, err = cli("eval", "--quiet", "--measures-from", source, "-m", "dhr.3", "-o", out, qrels, run)
@@ -243,4 +260,3 @@ def test_list_measures_shows_where_each_came_from(own_measures, cli, tmp_path):
     assert manifest["inputs"]["measures_from0"]["path"] == str(source)  # its code decides the values
     status, _, err = cli("eval", "--measures-from", tmp_path / "absent.py", "-m", "dhr.3", source, source)
     assert (status, err) == (5, f"trecrs eval: error: {tmp_path / 'absent.py'}: no such file\n")
-

@@ -295,7 +295,9 @@ def test_ndcg_variants_hand_values():
 def test_reciprocal_rank_and_hit_rate_match_trec_eval():
     qrels, run = make({"a": [0, 0, 1, 0], "b": [1, 0, 0, 0], "c": [0, 0, 0, 0, 0, 1]})
     got = values(
-        qrels, run, ["recip_rank_cut.2,5", "recip_rank_cut", "recip_rank", "hit_rate.1,5", "success.1,5"],
+        qrels,
+        run,
+        ["recip_rank_cut.2,5", "recip_rank_cut", "recip_rank", "hit_rate.1,5", "success.1,5"],
         said=["2 of 3 .* retrieve fewer than 5 documents"],
     )
     assert got[("a", "recip_rank_cut_2")] == 0.0 and got[("a", "recip_rank_cut_5")] == pytest.approx(1 / 3)

@@ -40,8 +40,12 @@ def test_sampling_matrix_against_simulation():
     n, m, rank = 50, 10, 21
     rng = np.random.default_rng(2020)
     others = np.arange(2, n + 1)  # exact ranks of the other items; the target is at `rank`
-    draws = np.array([(rng.choice(np.where(others <= rank, others - 1, others), m, replace=False) < rank).sum()
-                      for _ in range(20_000)])
+    draws = np.array(
+        [
+            (rng.choice(np.where(others <= rank, others - 1, others), m, replace=False) < rank).sum()
+            for _ in range(20_000)
+        ]
+    )
     freq = np.bincount(draws, minlength=m + 1) / draws.size
     assert np.abs(freq - sampling_matrix(n, m)[rank - 1]).max() < 0.01
 
@@ -86,8 +90,11 @@ def small_split(users=5, items=30, seed=3):
         for i in range(1, items + 1):
             scores.append((str(u), str(i), float(rng.integers(0, 10)) / 10))
     schema = {"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64}
-    return (pl.DataFrame(train, schema=schema, orient="row"), pl.DataFrame(test, schema=schema, orient="row"),
-            pl.DataFrame(scores, schema={"user": pl.Utf8, "item": pl.Utf8, "score": pl.Float64}, orient="row"))
+    return (
+        pl.DataFrame(train, schema=schema, orient="row"),
+        pl.DataFrame(test, schema=schema, orient="row"),
+        pl.DataFrame(scores, schema={"user": pl.Utf8, "item": pl.Utf8, "score": pl.Float64}, orient="row"),
+    )
 
 
 def exact_ranks_by_hand(train, test, scores, user, target, drop_other_tests=False):

@@ -43,7 +43,18 @@ def _enumerated(mode, data, f):
         return
     measures = EXPECTED + (EXTREMES if mode != "expected" else [])
     if f["depth"] is not None:  # refused: which documents -M keeps decides which are judged, or the list's TN
-        negatives = ("fpr", "npv", "tnr", "informedness", "markedness", "mcc", "auc", "lauc", "ktau_bool", "gauc")
+        negatives = (
+            "fpr",
+            "npv",
+            "tnr",
+            "informedness",
+            "markedness",
+            "mcc",
+            "auc",
+            "lauc",
+            "ktau_bool",
+            "gauc",
+        )
         measures = [m for m in measures if "judged_only" not in m and m.split(".")[0] not in negatives]
     _check(qrels, run, measures, f, mode)
 
@@ -70,8 +81,17 @@ def test_order_free_measures_are_unchanged():
             assert got.to_dict() == base.to_dict()
 
 
-@pytest.mark.parametrize(("measure", "mode"), [("ndpm", "best"), ("err.10", "expected"), ("novelty.10", "worst"),
-                                               ("auc", "expected"), ("gmap", "expected"), ("epc_rel", "best")])
+@pytest.mark.parametrize(
+    ("measure", "mode"),
+    [
+        ("ndpm", "best"),
+        ("err.10", "expected"),
+        ("novelty.10", "worst"),
+        ("auc", "expected"),
+        ("gmap", "expected"),
+        ("epc_rel", "best"),
+    ],
+)
 def test_measures_without_a_form_are_refused(measure, mode):
     with pytest.raises(UsageError, match=f"no tie-aware form for --ties {mode}"):
         trecrs.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [measure], ties=mode, test=_ratings("q", "a"),
@@ -80,7 +100,9 @@ def test_measures_without_a_form_are_refused(measure, mode):
 
 def test_true_negatives_under_depth_are_refused():
     for measure, mode in (("mcc.2", "expected"), ("fpr.2", "worst"), ("auc", "best")):
-        with pytest.raises(UsageError, match=f"measure {measure.replace('.', '_')} has no tie-aware form for --ties {mode}"):
+        with pytest.raises(
+            UsageError, match=f"measure {measure.replace('.', '_')} has no tie-aware form for --ties {mode}"
+        ):
             trecrs.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [measure], ties=mode, depth=5)
 
 

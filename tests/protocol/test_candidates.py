@@ -16,9 +16,16 @@ from trecrs.protocol.candidates import METHODOLOGIES, candidates, methodology_qr
 # ---------------------------------------------------------------- a hand-made split
 #   items 1..6; catalogue adds 7
 #   train: a {1, 2}, b {2, 3}, c {5}       test: a {3: 5, 4: 2}, b {1: 5}, d {2: 4}
-TRAIN = pl.DataFrame({"user": ["a", "a", "b", "b", "c"], "item": ["1", "2", "2", "3", "5"],
-                      "rating": [4.0, 3.0, 5.0, 1.0, 2.0]})
-TEST = pl.DataFrame({"user": ["a", "a", "b", "d"], "item": ["3", "4", "1", "2"], "rating": [5.0, 2.0, 5.0, 4.0]})
+TRAIN = pl.DataFrame(
+    {
+        "user": ["a", "a", "b", "b", "c"],
+        "item": ["1", "2", "2", "3", "5"],
+        "rating": [4.0, 3.0, 5.0, 1.0, 2.0],
+    }
+)
+TEST = pl.DataFrame(
+    {"user": ["a", "a", "b", "d"], "item": ["3", "4", "1", "2"], "rating": [5.0, 2.0, 5.0, 4.0]}
+)
 
 
 def pairs(df: pl.DataFrame) -> dict[str, list[str]]:
@@ -31,13 +38,29 @@ def pairs(df: pl.DataFrame) -> dict[str, list[str]]:
 def test_hand_example_every_methodology():
     assert pairs(candidates("test-ratings", TRAIN, TEST)) == {"a": ["3", "4"], "b": ["1"], "d": ["2"]}
     # test items {1, 2, 3, 4} minus Tr_u
-    assert pairs(candidates("test-items", TRAIN, TEST)) == {"a": ["3", "4"], "b": ["1", "4"], "d": ["1", "2", "3", "4"]}
+    assert pairs(candidates("test-items", TRAIN, TEST)) == {
+        "a": ["3", "4"],
+        "b": ["1", "4"],
+        "d": ["1", "2", "3", "4"],
+    }
     # items rated in train by another user: a: {2,3,5} \ {1,2}; b: {1,2,5} \ {2,3}; d: {1,2,3,5}
-    assert pairs(candidates("training-items", TRAIN, TEST)) == {"a": ["3", "5"], "b": ["1", "5"],
-                                                                "d": ["1", "2", "3", "5"]}
-    assert pairs(candidates("all-items", TRAIN, TEST)) == {"a": ["3", "4", "5"], "b": ["1", "4", "5"],
-                                                           "d": ["1", "2", "3", "4", "5"]}
-    assert pairs(candidates("all-items", TRAIN, TEST, items=list("1234567")))["a"] == ["3", "4", "5", "6", "7"]
+    assert pairs(candidates("training-items", TRAIN, TEST)) == {
+        "a": ["3", "5"],
+        "b": ["1", "5"],
+        "d": ["1", "2", "3", "5"],
+    }
+    assert pairs(candidates("all-items", TRAIN, TEST)) == {
+        "a": ["3", "4", "5"],
+        "b": ["1", "4", "5"],
+        "d": ["1", "2", "3", "4", "5"],
+    }
+    assert pairs(candidates("all-items", TRAIN, TEST, items=list("1234567")))["a"] == [
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+    ]
     # One-Plus-Random, N=2 from I minus everything u rated: cases (a,3) and (b,1)
     opr = candidates("one-plus-random", TRAIN, TEST, n=2, seed=1)
     got = pairs(opr)
@@ -88,8 +111,14 @@ def test_bad_splits():
 
 def test_one_plus_random_long_tail():
     # training popularity: 2 (a, b) holds 2 of 5 ratings = 40% >= 33%: the short head is {2}
-    cs = candidates("one-plus-random", TRAIN, pl.concat([TEST, pl.DataFrame(
-        {"user": ["c"], "item": ["2"], "rating": [5.0]})]), n=2, seed=0, long_tail=0.33)
+    cs = candidates(
+        "one-plus-random",
+        TRAIN,
+        pl.concat([TEST, pl.DataFrame({"user": ["c"], "item": ["2"], "rating": [5.0]})]),
+        n=2,
+        seed=0,
+        long_tail=0.33,
+    )
     assert cs.get_column("query").unique(maintain_order=True).to_list() == ["a:3", "b:1"]  # not c:2
     q = methodology_qrels("one-plus-random", TRAIN, TEST, long_tail=0.33, relevant_threshold=4)
     assert q.qrels.get_column("query").to_list() == ["a:3", "b:1"]  # d:2 (rated 4) is short head
@@ -154,7 +183,12 @@ def test_u1_candidates_match_set_definitions(u1):
     # user 1: u1.test items not in user 1's training ratings
     user1 = set(test[test.user == "1"].item)
     assert len(user1) == 137 and expected["test-ratings"]["1"] == user1
-    assert counts == {"test-ratings": 20000, "test-items": 615104, "training-items": 724883, "all-items": 739571}
+    assert counts == {
+        "test-ratings": 20000,
+        "test-items": 615104,
+        "training-items": 724883,
+        "all-items": 739571,
+    }
 
 
 def test_u1_one_plus_random(u1, tmp_path):
@@ -180,12 +214,15 @@ def test_u1_one_plus_random(u1, tmp_path):
     q = methodology_qrels("one-plus-random", pl.from_pandas(train), pl.from_pandas(test)).qrels
     assert q.height == 4457 and set(q.get_column("rel").to_list()) == {5}
     assert set(zip(q.get_column("query").to_list(), q.get_column("doc").to_list(), strict=True)) == {
-        (f"{u}:{i}", i) for u, i in zip(cases.user, cases.item, strict=True)}
+        (f"{u}:{i}", i) for u, i in zip(cases.user, cases.item, strict=True)
+    }
 
 
 def test_u1_one_plus_random_test_pool(u1):
     train, test, _ = u1
-    got = candidates("one-plus-random", pl.from_pandas(train), pl.from_pandas(test), pool="test", n=1000, seed=1)
+    got = candidates(
+        "one-plus-random", pl.from_pandas(train), pl.from_pandas(test), pool="test", n=1000, seed=1
+    )
     assert set(got.get_column("item").to_list()) <= set(test.item)
     assert got.get_column("query").n_unique() == 4457
 
@@ -193,24 +230,47 @@ def test_u1_one_plus_random_test_pool(u1):
 def test_u1_one_plus_random_draws_are_seeded_and_per_case(u1):
     train, test, data = u1
     catalogue = sorted(set(data.item))
-    full = candidates("one-plus-random", pl.from_pandas(train), pl.from_pandas(test), catalogue, n=100, seed=7)
-    again = candidates("one-plus-random", pl.from_pandas(train.sample(frac=1, random_state=0)),
-                       pl.from_pandas(test.sample(frac=1, random_state=1)), catalogue, n=100, seed=7)
+    full = candidates(
+        "one-plus-random", pl.from_pandas(train), pl.from_pandas(test), catalogue, n=100, seed=7
+    )
+    again = candidates(
+        "one-plus-random",
+        pl.from_pandas(train.sample(frac=1, random_state=0)),
+        pl.from_pandas(test.sample(frac=1, random_state=1)),
+        catalogue,
+        n=100,
+        seed=7,
+    )
     assert full.equals(again)  # input order is irrelevant
-    other = candidates("one-plus-random", pl.from_pandas(train), pl.from_pandas(test), catalogue, n=100, seed=8)
+    other = candidates(
+        "one-plus-random", pl.from_pandas(train), pl.from_pandas(test), catalogue, n=100, seed=8
+    )
     a, b = as_sets(full), as_sets(other)
     assert a.keys() == b.keys()
     assert sum(a[q] == b[q] for q in a) == 0  # another seed: every draw differs
     # drop two thirds of the users: the remaining users' draws are unchanged
     keep = {u for u in test.user.unique() if int(u) % 3 == 0}
-    sub = candidates("one-plus-random", pl.from_pandas(train[train.user.isin(keep)]),
-                     pl.from_pandas(test[test.user.isin(keep)]), catalogue, n=100, seed=7)
+    sub = candidates(
+        "one-plus-random",
+        pl.from_pandas(train[train.user.isin(keep)]),
+        pl.from_pandas(test[test.user.isin(keep)]),
+        catalogue,
+        n=100,
+        seed=7,
+    )
     s = as_sets(sub)
     assert s and all(a[q] == s[q] for q in s)
     # without a catalogue the pool shrinks to the remaining users' items; draws change only where a
     # drawn item left the pool
-    sub2 = as_sets(candidates("one-plus-random", pl.from_pandas(train[train.user.isin(keep)]),
-                              pl.from_pandas(test[test.user.isin(keep)]), n=100, seed=7))
+    sub2 = as_sets(
+        candidates(
+            "one-plus-random",
+            pl.from_pandas(train[train.user.isin(keep)]),
+            pl.from_pandas(test[test.user.isin(keep)]),
+            n=100,
+            seed=7,
+        )
+    )
     pool = set(train[train.user.isin(keep)].item) | set(test[test.user.isin(keep)].item)
     assert all(sub2[q] == a[q] for q in sub2 if a[q] <= pool)
 
@@ -230,29 +290,53 @@ def test_draws_are_roughly_uniform():
 
 def test_cli_candidates_reproducible_files(tmp_path):
     rng = np.random.default_rng(5)
-    lines = {(int(u), int(i)): int(r) for u, i, r in zip(rng.integers(1, 30, 600), rng.integers(1, 80, 600),
-                                                           rng.integers(1, 6, 600), strict=True)}
+    lines = {
+        (int(u), int(i)): int(r)
+        for u, i, r in zip(
+            rng.integers(1, 30, 600), rng.integers(1, 80, 600), rng.integers(1, 6, 600), strict=True
+        )
+    }
     rows = [f"{u}\t{i}\t{r}\t0" for (u, i), r in sorted(lines.items())]
     (tmp_path / "tr").write_text("\n".join(rows[::2]) + "\n")
     (tmp_path / "te").write_text("\n".join(rows[1::2]) + "\n")
     outs = []
     for k, seed in enumerate([4, 4, 5]):
         out = tmp_path / f"p{k}"
-        proc = run_command("candidates", "--methodology", "one-plus-random", "--train", tmp_path / "tr", "--test",
-                           tmp_path / "te", "--n", "20", "--seed", seed, "-o", out)
+        proc = run_command(
+            "candidates",
+            "--methodology",
+            "one-plus-random",
+            "--train",
+            tmp_path / "tr",
+            "--test",
+            tmp_path / "te",
+            "--n",
+            "20",
+            "--seed",
+            seed,
+            "-o",
+            out,
+        )
         assert proc.returncode == 0, proc.stderr
         assert "one-plus-random:" in proc.stderr and "candidate pairs" in proc.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0] != outs[2]
     assert (tmp_path / "p0.manifest.json").read_text() == (tmp_path / "p1.manifest.json").read_text().replace(
-        "p1", "p0")
+        "p1", "p0"
+    )
     first = outs[0].decode().splitlines()[0].split("\t")
     assert first[0] == f"{first[1]}:{first[2]}"  # the case item is listed, query = user:item
 
 
 # ---------------------------------------------------------------- the paper's abbreviations
-ABBREVIATIONS = {"TR": "test-ratings", "TeI": "test-items", "TrI": "training-items", "AI": "all-items",
-                 "1R": "one-plus-random", "OPR": "one-plus-random"}
+ABBREVIATIONS = {
+    "TR": "test-ratings",
+    "TeI": "test-items",
+    "TrI": "training-items",
+    "AI": "all-items",
+    "1R": "one-plus-random",
+    "OPR": "one-plus-random",
+}
 
 
 @pytest.mark.parametrize("abbr", sorted(ABBREVIATIONS))
@@ -270,8 +354,11 @@ def test_abbreviations_name_the_methodology_in_any_case(abbr):
 
 
 def test_unknown_methodology_lists_names_and_abbreviations():
-    with pytest.raises(UsageError, match=r"unknown methodology 'T'; choose from test-ratings \(TR\), .*"
-                                         r"one-plus-random \(1R, OPR\)"):
+    with pytest.raises(
+        UsageError,
+        match=r"unknown methodology 'T'; choose from test-ratings \(TR\), .*"
+        r"one-plus-random \(1R, OPR\)",
+    ):
         candidates("T", TRAIN, TEST)
 
 
@@ -287,15 +374,31 @@ def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
     name = ABBREVIATIONS[abbr]
     split = ["--train", train, "--test", test, "--n", "2", "--seed", "1"]
     for spelling, out in ((abbr.lower(), "short"), (name, "long")):
-        proc = run_in_process("candidates", "--methodology", spelling, *split, "-o", tmp_path / f"{out}.pairs")
+        proc = run_in_process(
+            "candidates", "--methodology", spelling, *split, "-o", tmp_path / f"{out}.pairs"
+        )
         assert proc.returncode == 0, proc.stderr
         rule = [] if METHODOLOGIES[name].per_case else ["--threshold", "1"]
-        proc = run_in_process("qrels", "--methodology", spelling, "--train", train, "--test", test, *rule,
-                           "-o", tmp_path / f"{out}.qrels")
+        proc = run_in_process(
+            "qrels",
+            "--methodology",
+            spelling,
+            "--train",
+            train,
+            "--test",
+            test,
+            *rule,
+            "-o",
+            tmp_path / f"{out}.qrels",
+        )
         assert proc.returncode == 0, proc.stderr
     scores = tmp_path / "s.txt"
-    scores.write_text("".join(f"{u}\t{i}\t{k}\n" for k, (_, u, i) in enumerate(
-        candidates(name, TRAIN, TEST, n=2, seed=1).rows())))
+    scores.write_text(
+        "".join(
+            f"{u}\t{i}\t{k}\n"
+            for k, (_, u, i) in enumerate(candidates(name, TRAIN, TEST, n=2, seed=1).rows())
+        )
+    )
     proc = run_in_process("run", "--methodology", abbr, *split, "--scores", scores, "-o", tmp_path / "r.run")
     assert proc.returncode == 0, proc.stderr
     for suffix in ("pairs", "qrels"):
@@ -303,7 +406,9 @@ def test_cli_accepts_abbreviations_and_records_the_name(tmp_path, abbr):
     for path in ("short.pairs", "short.qrels", "r.run"):
         manifest = json.loads((tmp_path / f"{path}.manifest.json").read_text())
         assert manifest["parameters"]["methodology"] == name, path
-    assert len((tmp_path / "r.run").read_text().splitlines()) == len((tmp_path / "long.pairs").read_text().splitlines())
+    assert len((tmp_path / "r.run").read_text().splitlines()) == len(
+        (tmp_path / "long.pairs").read_text().splitlines()
+    )
     help_text = run_in_process("run", "--help").stdout
     assert "one-plus-random (1R, OPR)" in " ".join(help_text.split())
 

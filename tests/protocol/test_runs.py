@@ -15,9 +15,16 @@ from trecrs.files.scores import read_scores
 from trecrs.protocol.candidates import candidate_set, methodology_qrels
 from trecrs.protocol.runs import build_run
 
-TRAIN = pl.DataFrame({"user": ["a", "a", "b", "b", "c"], "item": ["1", "2", "2", "3", "5"],
-                      "rating": [4.0, 3.0, 5.0, 1.0, 2.0]})
-TEST = pl.DataFrame({"user": ["a", "a", "b", "d"], "item": ["3", "4", "1", "2"], "rating": [5.0, 2.0, 5.0, 4.0]})
+TRAIN = pl.DataFrame(
+    {
+        "user": ["a", "a", "b", "b", "c"],
+        "item": ["1", "2", "2", "3", "5"],
+        "rating": [4.0, 3.0, 5.0, 1.0, 2.0],
+    }
+)
+TEST = pl.DataFrame(
+    {"user": ["a", "a", "b", "d"], "item": ["3", "4", "1", "2"], "rating": [5.0, 2.0, 5.0, 4.0]}
+)
 # all-items candidates: a {3,4,5}, b {1,4,5}, d {1,2,3,4,5}
 
 
@@ -29,13 +36,28 @@ def ranking(run: pl.DataFrame, query: str) -> list[tuple[str, int, float]]:
     return [(d, r, s) for q, _, d, r, s, _ in run.rows() if q == query]
 
 
-FULL = [("a", "3", 0.5), ("a", "4", 0.5), ("a", "5", 0.9), ("b", "1", 1.0), ("b", "4", 1.0000000001),
-        ("b", "5", 2.0), ("d", "1", 1.0), ("d", "2", 1.0), ("d", "3", 1.0), ("d", "4", 1.0), ("d", "5", 1.0)]
+FULL = [
+    ("a", "3", 0.5),
+    ("a", "4", 0.5),
+    ("a", "5", 0.9),
+    ("b", "1", 1.0),
+    ("b", "4", 1.0000000001),
+    ("b", "5", 2.0),
+    ("d", "1", 1.0),
+    ("d", "2", 1.0),
+    ("d", "3", 1.0),
+    ("d", "4", 1.0),
+    ("d", "5", 1.0),
+]
 
 
 def test_order_ties_tag_and_counts():
     cs = candidate_set("all-items", TRAIN, TEST)
-    extra = [("a", "1", 9.0), ("c", "5", 3.0), ("a", "99", 1.0)]  # a training pair, a non-query user, an unknown item
+    extra = [
+        ("a", "1", 9.0),
+        ("c", "5", 3.0),
+        ("a", "99", 1.0),
+    ]  # a training pair, a non-query user, an unknown item
     r = build_run(cs, scores(FULL + extra), tag="knn")
     # ties: score compared as float32 (1.0 == 1.0000000001), then doc id descending, bytewise
     assert ranking(r.run, "a") == [("5", 1, 0.9), ("4", 2, 0.5), ("3", 3, 0.5)]
@@ -79,7 +101,9 @@ def test_missing_fill_is_below_every_score_as_float32():
 
 def test_top_n_lists_as_ranks():
     cs = candidate_set("test-items", TRAIN, TEST)  # a {3,4}, b {1,4}, d {1,2,3,4}
-    ranks = pl.DataFrame({"user": ["a", "a", "d", "d", "d"], "item": ["4", "3", "2", "9", "1"], "rank": [1, 2, 1, 2, 3]})
+    ranks = pl.DataFrame(
+        {"user": ["a", "a", "d", "d", "d"], "item": ["4", "3", "2", "9", "1"], "rank": [1, 2, 1, 2, 3]}
+    )
     with warned("4 of 8 candidates .* have no score: left out"):
         r = build_run(cs, ranks, kind="rank", missing="drop")
     assert ranking(r.run, "a") == [("4", 1, 3.0), ("3", 2, 2.0)]  # score = max rank + 1 - rank
@@ -130,7 +154,9 @@ def test_read_scores_text_header_and_line_numbers(tmp_path):
         read_scores(write(tmp_path / "s", "1 2 0.5\n1 2 0.7\n"))
     pl.DataFrame({"user": [1, 1], "item": [2, 3], "score": [0.5, 0.25]}).write_parquet(tmp_path / "s.parquet")
     assert read_scores(tmp_path / "s.parquet").select("user", "item", "score").rows() == [
-        ("1", "2", 0.5), ("1", "3", 0.25)]
+        ("1", "2", 0.5),
+        ("1", "3", 0.25),
+    ]
 
 
 # ---------------------------------------------------------------- the -J equivalence
@@ -192,8 +218,13 @@ def files(tmp_path):
     train, test = synthetic_split(users=12, items=30, per_user=10)
     for name, df in (("tr", train), ("te", test)):
         write(tmp_path / name, "".join(f"{u}\t{i}\t{int(r)}\t0\n" for u, i, r in df.rows()))
-    every = pl.concat([train, test]).select("user").unique().join(
-        pl.concat([train, test]).select("item").unique(), how="cross").sort("user", "item")
+    every = (
+        pl.concat([train, test])
+        .select("user")
+        .unique()
+        .join(pl.concat([train, test]).select("item").unique(), how="cross")
+        .sort("user", "item")
+    )
     text = "".join(f"{u} {i} {(k * 7919) % 101 / 10}\n" for k, (u, i) in enumerate(every.rows()))
     write(tmp_path / "s.scores", text)
     return tmp_path
@@ -203,8 +234,18 @@ def test_cli_run_and_candidates_file_agree(files, cli):
     t = files
     base = ["--train", t / "tr", "--test", t / "te"]
     base += ["--seed", "9"]
-    code, _, err = cli("run", "--methodology", "one-plus-random", *base, "--n", "5", "--scores", t / "s.scores",
-                       "-o", t / "a.run")
+    code, _, err = cli(
+        "run",
+        "--methodology",
+        "one-plus-random",
+        *base,
+        "--n",
+        "5",
+        "--scores",
+        t / "s.scores",
+        "-o",
+        t / "a.run",
+    )
     assert code == 0, err
     assert "scores are not candidates: dropped" in err and "wrote" in err
     code, _, err = cli("candidates", "--methodology", "one-plus-random", *base, "--n", "5", "-o", t / "p")
@@ -219,8 +260,23 @@ def test_cli_run_and_candidates_file_agree(files, cli):
 
 def test_cli_depth_tag_and_eval(files, cli):
     t = files
-    code, _, err = cli("run", "--methodology", "all-items", "--train", t / "tr", "--test", t / "te",
-                       "--scores", t / "s.scores", "--depth", "3", "--tag", "pop", "-o", t / "r")
+    code, _, err = cli(
+        "run",
+        "--methodology",
+        "all-items",
+        "--train",
+        t / "tr",
+        "--test",
+        t / "te",
+        "--scores",
+        t / "s.scores",
+        "--depth",
+        "3",
+        "--tag",
+        "pop",
+        "-o",
+        t / "r",
+    )
     assert code == 0, err
     lines = [x.split() for x in (t / "r").read_text().splitlines()]
     per_q: dict[str, int] = {}

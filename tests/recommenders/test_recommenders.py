@@ -340,7 +340,9 @@ def test_cli_recommend(cli, tmp_path):
     )
     # u9 is unknown: the fallback, 1 below the lowest model score (1.0), counted
     assert lines[1:] == ["u1 i5 1.0", "u9 i1 0.0"]
-    assert "scored 3 of 3 distinct candidate pairs; 1 could not be scored by the model (fallback score)" in err
+    assert (
+        "scored 3 of 3 distinct candidate pairs; 1 could not be scored by the model (fallback score)" in err
+    )
     assert "warning: userknn: 1 of 3 distinct pairs (33.3%) could not be scored by the model" in err
     manifest = json.loads((tmp_path / "s.txt.manifest.json").read_text())
     assert manifest["parameters"]["parameters"]["k"] == 2 and manifest["counts"]["unscored"] == 1
@@ -413,8 +415,12 @@ def test_fallback_ranks_below_the_model_most_popular_first():
         res = avg.score(ask, unscored="fallback")
     got = {(u, i): s for u, i, s in res.frame.iter_rows()}
     # model scores 3.25 and 11/3; lowest 3.25; both unrated items count 0 ratings: one rank, 3.25 - 1
-    assert got == {("u1", "i1"): 3.25, ("u9", "i3"): pytest.approx(11 / 3), ("u1", "new"): 2.25,
-                   ("u2", "new2"): 2.25}
+    assert got == {
+        ("u1", "i1"): 3.25,
+        ("u9", "i3"): pytest.approx(11 / 3),
+        ("u1", "new"): 2.25,
+        ("u2", "new2"): 2.25,
+    }
     assert (res.n_pairs, res.n_unscored, res.n_fallback) == (4, 2, 2)
     assert [str(w.message) for w in caught if w.category is TrecrsWarning] == [
         "itemavg: 2 of 4 distinct pairs (50.0%) could not be scored by the model and got the fallback score "
@@ -438,9 +444,14 @@ def test_fallback_ranks_below_the_model_most_popular_first():
 
 def test_fallback_with_nothing_scored_starts_below_zero_and_random_needs_none():
     knn = make_recommender("UB50").fit(frame(A))
-    with warned("userknn: 2 of 2 distinct pairs .* could not be scored by the model and got the fallback score"):
+    with warned(
+        "userknn: 2 of 2 distinct pairs .* could not be scored by the model and got the fallback score"
+    ):
         res = knn.score(pairs(("ghost", "i1"), ("ghost", "i5")), unscored="fallback")
-    assert dict(((u, i), v) for u, i, v in res.frame.iter_rows()) == {("ghost", "i1"): -1.0, ("ghost", "i5"): -2.0}
+    assert dict(((u, i), v) for u, i, v in res.frame.iter_rows()) == {
+        ("ghost", "i1"): -1.0,
+        ("ghost", "i5"): -2.0,
+    }
     rnd = make_recommender("random", seed=7).fit(frame(A))
     many = pairs(("u1", "x"), ("ghost", "i1"))
     assert rnd.score(many, unscored="fallback").frame.equals(rnd.score(many).frame)
@@ -456,8 +467,12 @@ def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path)
     train = tmp_path / "train.tsv"
     train.write_text("".join(f"{u}\t{i}\t{r}\n" for u, items in A.items() for i, r in items.items()))
     cands = tmp_path / "c.pairs"
-    cands.write_text("".join(f"{u}\t{i}\n" for u in (*A, "ghost") for i in ("i1", "i2", "i3", "i4", "i5", "new")))
-    proc = run_command("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "-o", tmp_path / "s.txt")
+    cands.write_text(
+        "".join(f"{u}\t{i}\n" for u in (*A, "ghost") for i in ("i1", "i2", "i3", "i4", "i5", "new"))
+    )
+    proc = run_command(
+        "recommend", "-a", "UB50", "--train", train, "--candidates", cands, "-o", tmp_path / "s.txt"
+    )
     assert proc.returncode == 0, proc.stderr
     lines = (tmp_path / "s.txt").read_text().splitlines()
     assert len(lines) == 30  # 5 users x 6 items, every one
@@ -466,16 +481,29 @@ def test_recommend_command_scores_every_candidate_and_counts_fallbacks(tmp_path)
     assert manifest["parameters"]["unscored"] == "fallback" and manifest["parameters"]["fallbacks"] == n
     assert manifest["counts"]["scored"] == 30 and n >= 6 + 4  # ghost's 6, and 'new' for each user
     warning = [x for x in proc.stderr.splitlines() if ": warning: " in x]
-    assert warning == [f"trecrs recommend: warning: userknn: {n} of 30 distinct pairs ({100 * n / 30:.1f}%) could "
-                       "not be scored by the model and got the fallback score (below every model score, most "
-                       "popular item first; --unscored drop, unscored='drop' in Python, leaves them out)"]
+    assert warning == [
+        f"trecrs recommend: warning: userknn: {n} of 30 distinct pairs ({100 * n / 30:.1f}%) could "
+        "not be scored by the model and got the fallback score (below every model score, most "
+        "popular item first; --unscored drop, unscored='drop' in Python, leaves them out)"
+    ]
     scores = {tuple(x.split()[:2]): float(x.split()[2]) for x in lines}
     model = make_recommender("UB50").fit(frame(A)).score(read_pairs(cands))
     own = {(u, i): v for u, i, v in model.frame.iter_rows()}
     assert all(scores[k] == v for k, v in own.items())  # the model's own scores unchanged
     assert max(v for k, v in scores.items() if k not in own) < min(own.values())
-    proc = run_in_process("recommend", "-a", "UB50", "--train", train, "--candidates", cands, "--unscored", "drop",
-                       "-o", tmp_path / "d.txt")
+    proc = run_in_process(
+        "recommend",
+        "-a",
+        "UB50",
+        "--train",
+        train,
+        "--candidates",
+        cands,
+        "--unscored",
+        "drop",
+        "-o",
+        tmp_path / "d.txt",
+    )
     assert proc.returncode == 0 and ": warning: " not in proc.stderr
     assert len((tmp_path / "d.txt").read_text().splitlines()) == 30 - n
     manifest = json.loads((tmp_path / "d.txt.manifest.json").read_text())

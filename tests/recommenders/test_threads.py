@@ -101,8 +101,10 @@ def test_ml100k_u1_testitems_bytes_do_not_depend_on_threads(tmp_path):
     need(ML100K / "u.data")
     splits = tmp_path / "splits"
     train, test, pairs = splits / "u1.base", splits / "u1.test", tmp_path / "u1.tei.pairs"
-    for args in (["datasets", "ml100k-splits", ML100K / "u.data", splits],
-                 ["candidates", "--methodology", "test-items", "--train", train, "--test", test, "-o", pairs]):
+    for args in (
+        ["datasets", "ml100k-splits", ML100K / "u.data", splits],
+        ["candidates", "--methodology", "test-items", "--train", train, "--test", test, "-o", pairs],
+    ):
         proc = subprocess.run([sys.executable, "-m", "trecrs", *map(str, args)], env=_env(2), capture_output=True,
                               text=True, check=False)  # fmt: skip
         assert proc.returncode == 0, proc.stderr
@@ -149,4 +151,3 @@ def test_factor_scores_do_not_depend_on_threads(tmp_path):
     assert len(lines[0]) == 64  # the sha256 of the scores
     half = (len(lines) - 1) // 2
     assert lines[1 : 1 + half] == lines[1 + half :]  # threads=1 and threads=2 print the same values
-

@@ -45,7 +45,9 @@ def command_parser(words: tuple[str, ...]) -> argparse.ArgumentParser:
     return parser
 
 
-def commands(parser: argparse.ArgumentParser | None = None, words: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+def commands(
+    parser: argparse.ArgumentParser | None = None, words: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
     """Every command that runs, as its words: ``("eval",)``, ``("datasets", "verify")``, ..."""
     parser = parser or build_parser()
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -25,7 +25,9 @@ def _factors(d) -> None:
     for role, n in (("user", 6), ("item", 13)):
         ids = [str(i) for i in range(1, n + 1)]
         factors = [[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in ids]
-        frame = pl.DataFrame({role: ids, "factors": factors}, schema={role: pl.Utf8, "factors": pl.List(pl.Float32)})
+        frame = pl.DataFrame(
+            {role: ids, "factors": factors}, schema={role: pl.Utf8, "factors": pl.List(pl.Float32)}
+        )
         frame.write_parquet(d / f"{role}.parquet")
 
 
@@ -56,7 +58,13 @@ def base(tmp_path_factory) -> dict[str, bytes]:
         files = [str(d / a) if a.endswith((".txt", ".tsv")) else a for a in argv[1:]]
         assert main([argv[0], "--quiet", *files]) == 0
     (d / "batch.txt").write_text(f"eval -m P.5 {d / 'qrels.txt'} {d / 'run.txt'}\n" * 3)
-    (d / "study.tsv").write_text("dataset\tfold\tsystem\tqrels\trun\n" + "".join(
-        f"d\t{f}\t{s}\tqrels.txt\t{r}\n" for f in ("f1", "f2") for s, r in (("a", "run.txt"), ("b", "run2.txt"))))
+    (d / "study.tsv").write_text(
+        "dataset\tfold\tsystem\tqrels\trun\n"
+        + "".join(
+            f"d\t{f}\t{s}\tqrels.txt\t{r}\n"
+            for f in ("f1", "f2")
+            for s, r in (("a", "run.txt"), ("b", "run2.txt"))
+        )
+    )
     _factors(d)
     return {p.name: p.read_bytes() for p in d.iterdir() if not p.name.endswith(".json")}

@@ -177,7 +177,9 @@ def run_case(cli, work: Path, argv: tuple[str, ...], broken: str, *, monkeypatch
     code, out, err = cli(*args)
     after = snapshot(work)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    assert not changed, f"status {code}, {err.strip()!r}: the failed command changed, created or left {changed}"
+    assert not changed, (
+        f"status {code}, {err.strip()!r}: the failed command changed, created or left {changed}"
+    )
     assert out == "", f"status {code}, {err.strip()!r}: a failed command printed results"
     return code, out, err
 
@@ -253,7 +255,9 @@ OPTION_CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("argv,status,message", OPTION_CASES, ids=lambda v: "-".join(v)[:60] if isinstance(v, tuple) else None)
+@pytest.mark.parametrize(
+    "argv,status,message", OPTION_CASES, ids=lambda v: "-".join(v)[:60] if isinstance(v, tuple) else None
+)
 def test_a_bad_option_or_path(cli, base, tmp_path, monkeypatch, argv, status, message):
     for name, data in base.items():
         (tmp_path / name).write_bytes(data)

@@ -35,7 +35,18 @@ RELS = ("0", "1", "2", "3", "-1", "1000", "100000", "2147483646", "2147483647", 
 BAD_RELS = ("2147483648", str(C_LONG))
 SCORES = ("0", "1", "-1", "0.5", "1e38", "3.4028235e38", "1e308", "-1e308", "inf", "-inf", "1e-45", "5e-324")
 RANKS = ("1", "0", "-1", "2147483647", str(C_LONG), "99999999999999999999", "1.5")
-CUTOFFS = ("1", "2", "5", "1000", "100000", "2147483647", "2147483648", "4294967296", "1000000000000", str(C_LONG))
+CUTOFFS = (
+    "1",
+    "2",
+    "5",
+    "1000",
+    "100000",
+    "2147483647",
+    "2147483648",
+    "4294967296",
+    "1000000000000",
+    str(C_LONG),
+)
 BAD_COUNTS = ("0", "-1", str(C_LONG + 1))
 COUNTS = CUTOFFS + BAD_COUNTS
 LEVELS = ("0", "1", "2", "4", "1000000", "2147483647", "2147483648", str(C_LONG), "-1")
@@ -107,10 +118,14 @@ def eval_argv(draw, engine: str) -> list[str]:
 RATINGS = "--train train.tsv --test test.tsv"
 OTHERS = (  # the other commands with extreme numbers ({C} a count, {K} a cutoff, {M} a measure, {S} a small count)
     "candidates --methodology one-plus-random --seed 1 --n {C} " + RATINGS + " -o out.txt",
-    "run --methodology one-plus-random --seed 1 --n {C} --scores scores.txt --missing last " + RATINGS + " -o out.txt",
+    "run --methodology one-plus-random --seed 1 --n {C} --scores scores.txt --missing last "
+    + RATINGS
+    + " -o out.txt",
     "run --methodology all-items --depth {C} --scores scores.txt --missing last " + RATINGS + " -o out.txt",
     "sampled --seed 1 --n {C} -k {K} --scores a=scores.txt --missing last " + RATINGS + " -o out.txt",
-    "sensitivity --seed 1 --n {C} -m {M} --scores a=scores.txt --scores b=scores2.txt " + RATINGS + " -o out.txt",
+    "sensitivity --seed 1 --n {C} -m {M} --scores a=scores.txt --scores b=scores2.txt "
+    + RATINGS
+    + " -o out.txt",
     "split --method kfold --seed 1 --folds {C} ratings.tsv outdir",
     "split --method per-user --seed 1 --given {C} ratings.tsv outdir",
     "split --method per-user --seed 1 --all-but {C} ratings.tsv outdir",
@@ -123,7 +138,9 @@ OTHERS = (  # the other commands with extreme numbers ({C} a count, {K} a cutoff
     "--item-factors item.parquet qrels.txt",
     "compare -m {M} --resamples {K} -o out.txt qrels.txt run.txt run2.txt",
     "run --methodology all-items --scores rscores.txt --missing last " + RATINGS + " -o out.txt",
-    "run --methodology all-items --scores rscores.txt --ranks --missing drop --depth {C} " + RATINGS + " -o out.txt",
+    "run --methodology all-items --scores rscores.txt --ranks --missing drop --depth {C} "
+    + RATINGS
+    + " -o out.txt",
     "recommend -a mf -p factors={C} -p iterations={K} --train train.tsv --candidates pairs.txt -o out.txt",
     "recommend -a {A} -p k={C} --train train.tsv --candidates pairs.txt -o out.txt",
     "recommend -a puresvd -p factors={C} --train train.tsv --candidates pairs.txt -o out.txt",
@@ -183,7 +200,9 @@ def check(worker: Worker, d: Path, argv: list[str], qrels: str, run: str, scores
              f"-> status {got.status}: {got.stderr[-2000:]}")  # fmt: skip
     assert got.status in (0, 2, 3, 4, 5), shown
     if got.status:
-        assert got.stderr.count("\n") == 1 and got.stderr.startswith("trecrs ") and ": error: " in got.stderr, shown
+        assert (
+            got.stderr.count("\n") == 1 and got.stderr.startswith("trecrs ") and ": error: " in got.stderr
+        ), shown
         assert "out of memory" not in got.stderr and "Traceback" not in got.stderr, shown
 
 

@@ -63,7 +63,9 @@ def trec_eval(*args) -> str:
 
 
 def test_large_grade_gives_trec_eval_output_byte_for_byte(cli, files):
-    d = files(qrels=qrels_with("10000") + "2 0 d1 -5\n2 0 d3 7\n", run=RUN + "2 Q0 d1 1 3.0 t\n2 Q0 d3 2 2.0 t\n")
+    d = files(
+        qrels=qrels_with("10000") + "2 0 d1 -5\n2 0 d3 7\n", run=RUN + "2 Q0 d1 1 3.0 t\n2 Q0 d3 2 2.0 t\n"
+    )
     code, out, _ = cli("eval", "-q", "-m", "all_trec", d / "qrels", d / "run")
     assert code == 0
     assert out == trec_eval("-q", "-m", "all_trec", d / "qrels", d / "run")
@@ -99,7 +101,10 @@ def test_pytrec_eval_engine_takes_grades_up_to_1000(cli, files):
     assert (code, out) == (0, "ndcg                  \tall\t1.0000\n")
 
 
-@pytest.mark.parametrize("engine_args", [["--engine", "pytrec_eval", "-m", "ndcg"], ["--engine", "pytrec_eval", "-m", "ndcg.1=0,2=3"]])
+@pytest.mark.parametrize(
+    "engine_args",
+    [["--engine", "pytrec_eval", "-m", "ndcg"], ["--engine", "pytrec_eval", "-m", "ndcg.1=0,2=3"]],
+)
 def test_pytrec_eval_engine_refuses_larger_grades_at_once(cli, files, engine_args):
     """1e8 would run for minutes in trec_eval's nDCG (and 2**31-1 crashed pytrec_eval)."""
     d = files(qrels=qrels_with("100000000"))
@@ -151,9 +156,14 @@ def test_scaled_grades_beyond_the_largest_relevance_are_refused(cli, files):
 
 def test_predictions_at_the_bound_and_beyond(cli, files):
     d = files(
-        test="1\td1\t5\n1\td2\t3\n", q="1 0 d1 1\n", pok="1 d1 1000000000\n1 d2 3\n", pinf="1 d1 4\n1 d2 inf\n"
+        test="1\td1\t5\n1\td2\t3\n",
+        q="1 0 d1 1\n",
+        pok="1 d1 1000000000\n1 d2 3\n",
+        pinf="1 d1 4\n1 d2 inf\n",
     )
-    code, out, _ = cli("eval", "-m", "mae", "--test", d / "test", "--predictions", d / "pok", d / "q", d / "run")
+    code, out, _ = cli(
+        "eval", "-m", "mae", "--test", d / "test", "--predictions", d / "pok", d / "q", d / "run"
+    )
     assert (code, out) == (0, "mae                   \tall\t499999997.5000\n")  # (1e9 - 5 + 0) / 2
     line = f"trecrs eval: error: {d / 'pinf'}:2: predicted rating inf is outside the supported range [-1000000000, 1000000000]"
     args = ["eval", "-m", "rmse", "--test", d / "test", "--predictions", d / "pinf", d / "q", d / "run"]
@@ -185,7 +195,13 @@ def test_cutoffs_are_read_as_c_atol_reads_them(cli, files):
 ])  # fmt: skip
 def test_cutoffs_outside_the_range_are_refused(cli, files, measure, reason):
     d = files(qrels=qrels_with("1"))
-    refused(cli, d, ["eval", "-q", "-m", measure, d / "qrels", d / "run"], 2, f"trecrs eval: error: argument -m/--measure: measure {measure}: {reason}")
+    refused(
+        cli,
+        d,
+        ["eval", "-q", "-m", measure, d / "qrels", d / "run"],
+        2,
+        f"trecrs eval: error: argument -m/--measure: measure {measure}: {reason}",
+    )
 
 
 @pytest.mark.parametrize(("measure", "reason"), [
@@ -221,7 +237,9 @@ def test_seed_outside_the_range_is_a_usage_error(cli, files, value, tmp_path):
 
 def test_largest_seed_splits(cli, files):
     d = files(r="1\t1\t5\t1\n1\t2\t3\t2\n")
-    code, _, _ = cli("split", d / "r", d / "sp", "--method", "holdout", "--ratio", "0.5", "--seed", "9223372036854775807")
+    code, _, _ = cli(
+        "split", d / "r", d / "sp", "--method", "holdout", "--ratio", "0.5", "--seed", "9223372036854775807"
+    )
     assert code == 0 and (d / "sp" / "train").exists()
 
 
@@ -273,7 +291,9 @@ def test_synthetic_pairs_are_bounded(cli, tmp_path):
 def test_kfold_folds_are_bounded(cli, tmp_path, folds):
     """Every fold is two files named before the ratings are read: 2^31 folds would exhaust memory."""
     (tmp_path / "r.tsv").write_text("1\t1\t5\t1\n")
-    code, _, err = cli("split", "--method", "kfold", "--seed", "1", "--folds", folds, tmp_path / "r.tsv", tmp_path / "o")
+    code, _, err = cli(
+        "split", "--method", "kfold", "--seed", "1", "--folds", folds, tmp_path / "r.tsv", tmp_path / "o"
+    )
     assert (code, err.strip().splitlines()[-1]) == (2, (
         f"trecrs split: error: argument --folds/-k/--k: k-fold takes at most 1000 folds (each is a train and a test "
         f"file), got {folds}"))  # fmt: skip
@@ -283,7 +303,13 @@ def test_kfold_folds_are_bounded(cli, tmp_path, folds):
 def test_mf_factors_are_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
     line = "trecrs recommend: error: argument -p/--param: mf: factors must be at most 4096 and iterations at most 1000"
-    refused(cli, d, ["recommend", "-a", "mf", "-p", "factors=4097", "--train", d / "train", "--predict", d / "test"], 2, line)
+    refused(
+        cli,
+        d,
+        ["recommend", "-a", "mf", "-p", "factors=4097", "--train", d / "train", "--predict", d / "test"],
+        2,
+        line,
+    )
 
 
 def test_mf_work_is_bounded(cli, files):
@@ -292,7 +318,19 @@ def test_mf_work_is_bounded(cli, files):
     d = files(train="1\t1\t5\n2\t1\t3\n", test="1\t2\t4\n")
     line = ("trecrs recommend: error: argument -p/--param: mf: 4096 factors and 1000 iterations on 3 users and items need 2.1e+14 "
             "operations; at most 1e+13: use fewer factors or iterations")  # fmt: skip
-    argv = ["recommend", "-a", "mf", "-p", "factors=4096", "-p", "iterations=1000", "--train", d / "train", "--predict", d / "test"]
+    argv = [
+        "recommend",
+        "-a",
+        "mf",
+        "-p",
+        "factors=4096",
+        "-p",
+        "iterations=1000",
+        "--train",
+        d / "train",
+        "--predict",
+        d / "test",
+    ]
     refused(cli, d, argv, 2, line)
 
 
@@ -328,7 +366,23 @@ def test_dask_partitions_are_bounded(cli, files):
     """Every partition is a file written and a task: refused before a cluster starts."""
     d = files(qrels=qrels_with("1"))
     line = "trecrs eval: error: argument --partitions: must be at most 4096, got 9223372036854775807"
-    refused(cli, d, ["eval", "--engine", "dask", "--partitions", "9223372036854775807", "-m", "P.2", d / "qrels", d / "run"], 2, line)
+    refused(
+        cli,
+        d,
+        [
+            "eval",
+            "--engine",
+            "dask",
+            "--partitions",
+            "9223372036854775807",
+            "-m",
+            "P.2",
+            d / "qrels",
+            d / "run",
+        ],
+        2,
+        line,
+    )
 
 
 def test_f_beta_cutoff_is_a_c_long(cli, files):

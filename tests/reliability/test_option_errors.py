@@ -84,7 +84,9 @@ REFUSED = {
     ("study", "plot"): ("figure.txt", {}),
 }  # fmt: skip
 
-PATH = "a path: a file that cannot be read or written is an I/O or input error naming the file (status 5 or 3)"
+PATH = (
+    "a path: a file that cannot be read or written is an I/O or input error naming the file (status 5 or 3)"
+)
 SEED = "argparse's seed type takes exactly the valid range [0, 2^63-1]"
 THRESHOLD = ("every finite threshold is valid (argparse refuses NaN and infinities); one that leaves nothing "
              "relevant is a semantic error about the data (status 4)")  # fmt: skip
@@ -155,7 +157,9 @@ def _refused_cases():
 
 
 @pytest.mark.parametrize("name,dest,value,others", list(_refused_cases()))
-def test_a_value_the_library_refuses_names_the_option(cli, base, tmp_path, monkeypatch, name, dest, value, others):
+def test_a_value_the_library_refuses_names_the_option(
+    cli, base, tmp_path, monkeypatch, name, dest, value, others
+):
     for file, data in base.items():
         (tmp_path / file).write_bytes(data)
     monkeypatch.chdir(tmp_path)
@@ -169,7 +173,9 @@ def test_a_value_the_library_refuses_names_the_option(cli, base, tmp_path, monke
 def _argparse_cases():
     for words in commands():
         for action in value_options(words):
-            if action.type is c_long:  # -l, -M, -N read any text as trec_eval's atol does ("x" is 0), with a warning
+            if (
+                action.type is c_long
+            ):  # -l, -M, -N read any text as trec_eval's atol does ("x" is 0), with a warning
                 continue
             yield pytest.param(words, action, id=f"{_name(words)}-{action.dest}")
 
@@ -177,7 +183,9 @@ def _argparse_cases():
 @pytest.mark.parametrize("words,action", list(_argparse_cases()))
 def test_a_value_argparse_refuses_names_the_option(cli, words, action):
     """A value the option's type, choices or action refuses ("x"), or no value at all for a plain string."""
-    checked = action.type is not None or action.choices is not None or action.__class__.__module__ != "argparse"
+    checked = (
+        action.type is not None or action.choices is not None or action.__class__.__module__ != "argparse"
+    )
     value = ["x"] if checked else []
     code, out, err = cli(*words, action.option_strings[-1], *value)
     assert code == EXIT_USAGE and out == "", err

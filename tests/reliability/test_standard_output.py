@@ -47,9 +47,13 @@ def test_dash_is_standard_output(cli, files, name):
     assert code == 0, err
     assert out == written
     assert err.count(NOTE) == 1
-    assert "wrote -" not in err and "-> -" not in err  # the command's own "wrote FILE" note gives way to the one line
+    assert (
+        "wrote -" not in err and "-> -" not in err
+    )  # the command's own "wrote FILE" note gives way to the one line
     assert not (files / "-").exists() and not (files / "-.manifest.json").exists()
-    assert {p.name for p in files.iterdir()} == before  # nothing else written either (scores.out is rewritten)
+    assert {
+        p.name for p in files.iterdir()
+    } == before  # nothing else written either (scores.out is rewritten)
 
 
 def test_quiet_drops_the_note(cli, files):
@@ -61,7 +65,9 @@ def test_quiet_drops_the_note(cli, files):
 def test_a_file_named_dash_is_dot_slash_dash(cli, files):
     code, out, err = cli("qrels", "--test", "test.tsv", "--threshold", "3", "-o", "./-")
     assert code == 0 and out == "" and NOTE not in err
-    assert (files / "-").read_text() == (files / "qrels.txt").read_text() and (files / "-.manifest.json").is_file()
+    assert (files / "-").read_text() == (files / "qrels.txt").read_text() and (
+        files / "-.manifest.json"
+    ).is_file()
 
 
 def test_a_failed_command_prints_nothing(cli, files):
@@ -71,26 +77,61 @@ def test_a_failed_command_prints_nothing(cli, files):
 
 
 def test_standard_output_named_twice_is_refused(cli, files):
-    code, out, err = cli("recommend", "-a", "itemavg", "--train", "train.tsv", "--candidates", "pairs.txt", "-o",
-                         "-", "--predict", "test.tsv", "--predictions", "-")
+    code, out, err = cli(
+        "recommend",
+        "-a",
+        "itemavg",
+        "--train",
+        "train.tsv",
+        "--candidates",
+        "pairs.txt",
+        "-o",
+        "-",
+        "--predict",
+        "test.tsv",
+        "--predictions",
+        "-",
+    )
     assert (code, out) == (2, "")
-    assert err == ("trecrs recommend: error: '-' (standard output) is named for two outputs; give a file name "
-                   "for one of them\n")
+    assert err == (
+        "trecrs recommend: error: '-' (standard output) is named for two outputs; give a file name "
+        "for one of them\n"
+    )
 
 
 @pytest.mark.parametrize(
     ("argv", "line"),
     [
-        (("eval", "--format", "parquet", "-o", "-", "qrels.txt", "run.txt"),
-         "trecrs eval: error: --format parquet needs -o FILE (a file: Parquet is not written to standard output)\n"),
-        (("eval-factors", "--format", "parquet", "--train", "train.tsv", "--user-factors", "user.parquet",
-          "--item-factors", "item.parquet", "-o", "-", "qrels.txt"),
-         "trecrs eval-factors: error: --format parquet needs -o FILE (a file: Parquet is not written to standard "
-         "output)\n"),
-        (("compare", "-m", "P.5", "--plot", "-", "qrels.txt", "run.txt", "run2.txt"),
-         "trecrs compare: error: argument --plot: must name a .png or .pdf file, got '-'\n"),
-        (("batch", "--log", "-", "batch.txt"),
-         "trecrs batch: error: argument --log: appends to a file; '-' (standard output) is not one\n"),
+        (
+            ("eval", "--format", "parquet", "-o", "-", "qrels.txt", "run.txt"),
+            "trecrs eval: error: --format parquet needs -o FILE (a file: Parquet is not written to standard output)\n",
+        ),
+        (
+            (
+                "eval-factors",
+                "--format",
+                "parquet",
+                "--train",
+                "train.tsv",
+                "--user-factors",
+                "user.parquet",
+                "--item-factors",
+                "item.parquet",
+                "-o",
+                "-",
+                "qrels.txt",
+            ),
+            "trecrs eval-factors: error: --format parquet needs -o FILE (a file: Parquet is not written to standard "
+            "output)\n",
+        ),
+        (
+            ("compare", "-m", "P.5", "--plot", "-", "qrels.txt", "run.txt", "run2.txt"),
+            "trecrs compare: error: argument --plot: must name a .png or .pdf file, got '-'\n",
+        ),
+        (
+            ("batch", "--log", "-", "batch.txt"),
+            "trecrs batch: error: argument --log: appends to a file; '-' (standard output) is not one\n",
+        ),
     ],
     ids=["eval-parquet", "eval-factors-parquet", "compare-plot", "batch-log"],
 )
@@ -102,7 +143,9 @@ def test_binary_outputs_are_refused_on_standard_output(cli, files, argv, line):
 
 def test_round_trip(files):
     """The process's own standard output, bytes as in the file."""
-    done = run_command("eval", "-m", "P.5", "-m", "map", "-o", "-", files / "qrels.txt", files / "run.txt", cwd=ROOT)
+    done = run_command(
+        "eval", "-m", "P.5", "-m", "map", "-o", "-", files / "qrels.txt", files / "run.txt", cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "map                   \tall\t0.3567\nP_5                   \tall\t0.2400\n"
     assert NOTE in done.stderr and not (files / "-").exists() and not (ROOT / "-").exists()

@@ -68,7 +68,11 @@ def test_planted_split_flaws_are_counted_exactly():
     assert f["overlap"].example == "user u1, item a"
     assert (f["test-before-train-user"].count, f["test-before-train-user"].of) == (3, 6)
     # the oldest test rating is at 20: training ratings at 30 and 40 are newer
-    assert (f["future-training"].count, f["future-training"].of, f["future-training"].severity) == (2, 6, "warning")
+    assert (f["future-training"].count, f["future-training"].of, f["future-training"].severity) == (
+        2,
+        6,
+        "warning",
+    )
     assert (f["cold-users"].count, f["cold-users"].of, f["cold-users"].example) == (1, 4, "user u4")
     assert (f["cold-items"].count, f["cold-items"].of) == (2, 6)
     assert by_id(audit(train=train, test=test, random_split=True))["future-training"].severity == "info"
@@ -77,11 +81,13 @@ def test_planted_split_flaws_are_counted_exactly():
 def test_runs_candidates_and_one_plus_random_flaws():
     train = ratings([("u1", "a", 4, 1), ("u1", "b", 3, 2), ("u2", "c", 5, 3)])
     test = ratings([("u1", "x", 5, 9), ("u1", "y", 4, 9), ("u1", "z", 2, 9), ("u2", "y", 5, 9)])
-    candidates = pl.DataFrame({
-        "query": ["u1:x"] * 4 + ["u1:y"] * 3 + ["u2:y"] * 3,
-        "user": ["u1"] * 7 + ["u2"] * 3,
-        "item": ["x", "y", "z", "a", "y", "x", "q", "y", "c", "x"],
-    })  # u1:x holds y (relevant: 4 >= 4), z (2: not relevant) and a (training); u1:y holds x; u2:y holds c (training)
+    candidates = pl.DataFrame(
+        {
+            "query": ["u1:x"] * 4 + ["u1:y"] * 3 + ["u2:y"] * 3,
+            "user": ["u1"] * 7 + ["u2"] * 3,
+            "item": ["x", "y", "z", "a", "y", "x", "q", "y", "c", "x"],
+        }
+    )  # u1:x holds y (relevant: 4 >= 4), z (2: not relevant) and a (training); u1:y holds x; u2:y holds c (training)
     qrels = qrels_frame([("u1:x", "x", 5), ("u1:y", "y", 4), ("u2:y", "y", 5), ("u3:w", "w", 1)])
     run = run_frame([("u1:x", "x", 2.0), ("u1:x", "y", 3.0), ("u1:x", "a", 2.0), ("u1:x", "z", 1.0),
                      ("u1:y", "y", 1.0), ("u1:y", "x", 0.5), ("u9:v", "v", 1.0)])  # fmt: skip
@@ -104,10 +110,20 @@ def test_runs_candidates_and_one_plus_random_flaws():
 
 
 def test_the_report_does_not_depend_on_the_line_order():
-    train = ratings([(f"u{u}", f"i{(u * 7 + k) % 13}", 1 + k % 5, 100 * u + k) for u in range(9) for k in range(6)])
-    test = ratings([(f"u{u}", f"i{(u * 3 + k) % 13}", 1 + (u + k) % 5, 450 + 10 * k) for u in range(10) for k in range(3)])
+    train = ratings(
+        [(f"u{u}", f"i{(u * 7 + k) % 13}", 1 + k % 5, 100 * u + k) for u in range(9) for k in range(6)]
+    )
+    test = ratings(
+        [
+            (f"u{u}", f"i{(u * 3 + k) % 13}", 1 + (u + k) % 5, 450 + 10 * k)
+            for u in range(10)
+            for k in range(3)
+        ]
+    )
     shuffled = [df.sample(fraction=1.0, shuffle=True, seed=3) for df in (train, test)]
-    assert format_json(audit(train=train, test=test)) == format_json(audit(train=shuffled[0], test=shuffled[1]))
+    assert format_json(audit(train=train, test=test)) == format_json(
+        audit(train=shuffled[0], test=shuffled[1])
+    )
 
 
 # --------------------------------------------------------------------------------------------- measures
@@ -139,7 +155,9 @@ def test_power_is_the_paired_t_test_at_the_run_s_sd():
     sd = values.std(ddof=1)
     assert (f.count, f.of) == (12, 12)
     assert f.values["sd"] == pytest.approx(sd, rel=1e-12)
-    assert f.values["detectable_difference"] == pytest.approx(detectable_dz(12) * math.sqrt(2) * sd, rel=1e-12)
+    assert f.values["detectable_difference"] == pytest.approx(
+        detectable_dz(12) * math.sqrt(2) * sd, rel=1e-12
+    )
 
 
 def test_baselines_warn_when_a_run_does_not_beat_toppop():
@@ -150,7 +168,9 @@ def test_baselines_warn_when_a_run_does_not_beat_toppop():
     assert (f.count, f.of, f.severity) == (0, 2, "info")
     assert f.values["run"] == 1.0
     pop = good.with_columns(pl.lit(1.0).alias("score"))  # every item tied: TopPop's own order
-    f = by_id(audit(qrels=qrels, train=train, runs={"pop": pop}, measures=["P.2"]), run="pop", measure="P_2")["baselines"]
+    f = by_id(audit(qrels=qrels, train=train, runs={"pop": pop}, measures=["P.2"]), run="pop", measure="P_2")[
+        "baselines"
+    ]
     assert f.severity == "warning" and "TopPop" in f.values["not_beaten"]
     assert f.values["run"] == f.values["TopPop"]
 
@@ -186,7 +206,12 @@ def _dedupe(r):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows, rows, st.lists(st.tuples(ids, items, st.sampled_from([0.5, 1.0, 2.0])), max_size=40), st.integers(1, 4))
+@given(
+    rows,
+    rows,
+    st.lists(st.tuples(ids, items, st.sampled_from([0.5, 1.0, 2.0])), max_size=40),
+    st.integers(1, 4),
+)
 def test_counts_equal_a_direct_computation(train_rows, test_rows, run_rows, k):
     train, test = _dedupe(train_rows), _dedupe(test_rows)
     run = run_frame(list({(q, d): (q, d, s) for q, d, s in run_rows}.values()))

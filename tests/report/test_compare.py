@@ -19,10 +19,14 @@ from trecrs.report.compare_output import FORMATS
 from ..warned import warned
 
 QRELS = "q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq2 0 e 1\nq3 0 d 1\nq3 0 f 1\nq4 0 a 1\n"
-BASE = ("q1 Q0 a 1 3 base\nq1 Q0 c 2 2 base\nq1 Q0 b 3 1 base\nq2 Q0 d 1 2 base\nq2 Q0 c 2 1 base\n"
-        "q3 Q0 d 1 2 base\nq3 Q0 a 2 1 base\nq4 Q0 b 1 1 base\n")
-SYS = ("q1 Q0 b 1 3 sys\nq1 Q0 a 2 2 sys\nq2 Q0 c 1 2 sys\nq2 Q0 e 2 1 sys\n"
-       "q3 Q0 f 1 2 sys\nq3 Q0 a 2 1 sys\n")  # no line for q4: it scores 0 unless --common-queries
+BASE = (
+    "q1 Q0 a 1 3 base\nq1 Q0 c 2 2 base\nq1 Q0 b 3 1 base\nq2 Q0 d 1 2 base\nq2 Q0 c 2 1 base\n"
+    "q3 Q0 d 1 2 base\nq3 Q0 a 2 1 base\nq4 Q0 b 1 1 base\n"
+)
+SYS = (
+    "q1 Q0 b 1 3 sys\nq1 Q0 a 2 2 sys\nq2 Q0 c 1 2 sys\nq2 Q0 e 2 1 sys\n"
+    "q3 Q0 f 1 2 sys\nq3 Q0 a 2 1 sys\n"
+)  # no line for q4: it scores 0 unless --common-queries
 
 
 # what evaluate and compare say of these files: q4 is not in sys.run; no run has a manifest
@@ -40,12 +44,17 @@ def files(tmp_path):
 def _compare(files, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrecrsWarning)
-        return compare(str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")], ["P@2", "AP"], **kw)
+        return compare(
+            str(files / "qrels"), [str(files / "base.run"), str(files / "sys.run")], ["P@2", "AP"], **kw
+        )
 
 
 def test_values_are_evaluate_per_query_values_with_missing_queries_zero(files):
     c = _compare(files)
-    assert c.n_queries == 4 and c.measures == ["P@2", "AP"]  # the order asked for (eval prints AP first) and c.systems == ["base", "sys"]
+    assert c.n_queries == 4 and c.measures == [
+        "P@2",
+        "AP",
+    ]  # the order asked for (eval prints AP first) and c.systems == ["base", "sys"]
     base = evaluate(str(files / "qrels"), str(files / "base.run"), ["AP"]).to_dict()
     with warned(SYS_MISSING):
         sys_ = evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"]).to_dict()
@@ -58,11 +67,17 @@ def test_values_are_evaluate_per_query_values_with_missing_queries_zero(files):
     assert row["effect_size"] == pytest.approx((a - b).mean() / (a - b).std(ddof=1))
     assert (row["wins"], row["ties"], row["losses"]) == stats.wins_ties_losses(a, b)
     # trec_eval -c: the mean over every qrels query
-    assert row["mean"] == evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"], average_all=True).summary["AP"]
+    assert (
+        row["mean"]
+        == evaluate(str(files / "qrels"), str(files / "sys.run"), ["AP"], average_all=True).summary["AP"]
+    )
     # the by-hand per-query values: P@2 of sys = 1, 1, 0.5, 0
     with warned(SYS_MISSING):
-        assert [per_query_values(_ev(files, "sys.run"))["P@2"][q]
-                for q in ("q1", "q2", "q3")] == [1.0, 1.0, 0.5]
+        assert [per_query_values(_ev(files, "sys.run"))["P@2"][q] for q in ("q1", "q2", "q3")] == [
+            1.0,
+            1.0,
+            0.5,
+        ]
 
 
 def _ev(files, run):
@@ -132,7 +147,9 @@ def test_csv_columns_and_json_settings(files):
 
 def _manifest(files, run, test_text):
     (files / f"{run}.test").write_text(test_text)
-    write_manifest(files / run, "run", inputs={"test": files / f"{run}.test"}, parameters={"methodology": "TI"})
+    write_manifest(
+        files / run, "run", inputs={"test": files / f"{run}.test"}, parameters={"methodology": "TI"}
+    )
 
 
 def test_mixed_provenance_refused_unless_allowed(files):
@@ -155,11 +172,18 @@ def test_lower_is_better_bolds_the_lowest_and_wins_are_lower_values(files):
                     ["fpr.2", "num_ret", "P@2"])  # fmt: skip
     qs = ("q1", "q2", "q3", "q4")
     with warned(SYS_MISSING):
-        fpr = {run: per_query_values(evaluate_full_(files, run, "fpr.2"))["fpr_2"] for run in ("base.run", "sys.run")}
+        fpr = {
+            run: per_query_values(evaluate_full_(files, run, "fpr.2"))["fpr_2"]
+            for run in ("base.run", "sys.run")
+        }
     a = np.array([fpr["sys.run"].get(q, 0.0) for q in qs])
     b = np.array([fpr["base.run"][q] for q in qs])
     row = c.row("fpr_2", "sys")
-    assert (row["wins"], row["ties"], row["losses"]) == (int((a < b).sum()), int((a == b).sum()), int((a > b).sum()))
+    assert (row["wins"], row["ties"], row["losses"]) == (
+        int((a < b).sum()),
+        int((a == b).sum()),
+        int((a > b).sum()),
+    )
     assert row["wins"] >= 1  # base retrieves non-relevant documents in its top 2 where sys does not
     assert c.row("num_ret", "sys")["wins"] is None and c.row("num_ret", "sys")["losses"] is None
     p2 = c.row("P@2", "sys")

@@ -45,7 +45,9 @@ def test_every_value_is_what_eval_gives_for_its_spelling():
         assert row.value == pytest.approx(value, abs=1e-12)
     # trec_eval: (1/1 + 2/3) / 4; RecBole: the same sum over min(|R|, 3) = 3
     values = {r.name: r.value for r in result.definitions}
-    assert values["map_cut.3"] == pytest.approx((1 + 2 / 3) / 4) and values["recbole:map@3"] == pytest.approx((1 + 2 / 3) / 3)
+    assert values["map_cut.3"] == pytest.approx((1 + 2 / 3) / 4) and values["recbole:map@3"] == pytest.approx(
+        (1 + 2 / 3) / 3
+    )
 
 
 def test_a_definition_that_needs_training_data_says_so():
@@ -58,7 +60,9 @@ def test_json_and_text():
     doc = json.loads(format_json(result))
     assert set(doc) == {"measure", "definitions", "spread"} and doc["measure"] == "NDCG@3"
     assert all(set(d) == {"framework", "name", "trecrs", "value", "definition"} for d in doc["definitions"])
-    assert doc["spread"] == pytest.approx(max(d["value"] for d in doc["definitions"]) - min(d["value"] for d in doc["definitions"]))
+    assert doc["spread"] == pytest.approx(
+        max(d["value"] for d in doc["definitions"]) - min(d["value"] for d in doc["definitions"])
+    )
     assert format_text(result).startswith(f"NDCG@3: {len(doc['definitions'])} definitions go by this name\n")
 
 

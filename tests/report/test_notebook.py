@@ -48,7 +48,9 @@ def test_html_table_escapes_every_string_but_html():
 def result():
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
     ranked = [("q1", "a", 3.0), ("q1", "x", 2.0), ("q2", "x", 3.0), ("q2", "b", 2.0), ("q3", "x", 3.0)]
-    run = pl.DataFrame(ranked, schema=["query", "doc", "score"], orient="row").with_columns(tag=pl.lit("<t>&x"))
+    run = pl.DataFrame(ranked, schema=["query", "doc", "score"], orient="row").with_columns(
+        tag=pl.lit("<t>&x")
+    )
     # AP of q1, q2, q3: 1, 1/2, 0 (c not retrieved); P@1: 1, 0, 0
     return evaluate(qrels, run, ["map", "P.1", "num_q"])
 
@@ -103,9 +105,13 @@ def test_plot_leaves_the_backend_and_pyplot_alone(tmp_path):
 
 
 def test_plot_refuses_an_unknown_kind_or_measure(result):
-    with pytest.raises(UsageError, match="kind 'pie' is not a figure of per-query values; choose from hist, box"):
+    with pytest.raises(
+        UsageError, match="kind 'pie' is not a figure of per-query values; choose from hist, box"
+    ):
         result.plot("map", kind="pie")
-    with pytest.raises(UsageError, match=r"measure 'num_q' has no per-query value to plot \(per-query values: map, P_1\)"):
+    with pytest.raises(
+        UsageError, match=r"measure 'num_q' has no per-query value to plot \(per-query values: map, P_1\)"
+    ):
         result.plot("num_q")
 
 
@@ -131,7 +137,9 @@ def comparison(tmp_path):
         (tmp_path / f"{name}.run").write_text(_run(name))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrecrsWarning)  # no manifests
-        return compare(str(tmp_path / "qrels"), [str(tmp_path / f"{n}.run") for n in _RANKS], ["RR"], pr_curves=True)
+        return compare(
+            str(tmp_path / "qrels"), [str(tmp_path / f"{n}.run") for n in _RANKS], ["RR"], pr_curves=True
+        )
 
 
 def test_comparison_html_marks_the_significant_differences(comparison):
@@ -146,7 +154,9 @@ def test_comparison_html_marks_the_significant_differences(comparison):
     assert "<caption>† significantly different from the baseline base (t test, holm correction over 2" in text
     assert "mixed<&>" not in text
     assert repr(comparison) == _dataclass_repr(comparison)
-    assert repr(comparison).startswith("Comparison(rows=[{'measure': 'RR', 'system': 'base', 'baseline': 'base'")
+    assert repr(comparison).startswith(
+        "Comparison(rows=[{'measure': 'RR', 'system': 'base', 'baseline': 'base'"
+    )
 
 
 def test_comparison_html_has_each_user_group_after_it(tmp_path, comparison):
@@ -191,7 +201,9 @@ def test_comparison_pr_plot(comparison, tmp_path):
 @pytest.fixture
 def study():
     train = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["a", "b", "a", "c"], "rating": 3.0})
-    test = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"], "rating": [5.0, 2.0, 5.0, 1.0]})
+    test = pl.DataFrame(
+        {"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"], "rating": [5.0, 2.0, 5.0, 1.0]}
+    )
 
     def scores(order):  # every user's items scored in the same order, best first
         rows = [(u, i, float(len(order) - k)) for u in ("u1", "u2") for k, i in enumerate(order)]
@@ -217,5 +229,7 @@ def test_sensitivity_plot_is_the_report_figure(study, tmp_path):
     assert [ax.get_title() for ax in fig.axes] == ["test-ratings", "all-items"]
     for ax in fig.axes:  # a bar per system and measure
         assert len(ax.patches) == 4
-    assert [p.get_height() for p in fig.axes[0].patches[:2]] == [study.value("<good>", "test-ratings", m) for m in ("P@1", "RR")]
+    assert [p.get_height() for p in fig.axes[0].patches[:2]] == [
+        study.value("<good>", "test-ratings", m) for m in ("P@1", "RR")
+    ]
     _png(tmp_path / "s.png")

@@ -30,10 +30,14 @@ MEASURES = ["P.1,2,10", "recall.3", "ndcg_cut.2,10", "ndcg", "map", "recip_rank"
 
 
 def _tiny_frames():
-    cands = pl.DataFrame([(q, d) for q, (docs, _) in TINY.items() for d in docs], schema=["query", "item"],
-                         orient="row")
-    qrels = pl.DataFrame([(q, "0", d, r) for q, (_, rels) in TINY.items() for d, r in rels.items()],
-                         schema={"query": pl.Utf8, "iter": pl.Utf8, "doc": pl.Utf8, "rel": pl.Int64}, orient="row")
+    cands = pl.DataFrame(
+        [(q, d) for q, (docs, _) in TINY.items() for d in docs], schema=["query", "item"], orient="row"
+    )
+    qrels = pl.DataFrame(
+        [(q, "0", d, r) for q, (_, rels) in TINY.items() for d, r in rels.items()],
+        schema={"query": pl.Utf8, "iter": pl.Utf8, "doc": pl.Utf8, "rel": pl.Int64},
+        orient="row",
+    )
     return cands, qrels
 
 
@@ -47,7 +51,9 @@ def _every_permutation() -> dict[str, float]:
             run += [(qid, "Q0", d, i + 1, float(len(perm) - i), "t") for i, d in enumerate(perm)]
     q = pl.DataFrame(qrels, schema=["query", "iter", "doc", "rel"], orient="row")
     r = pl.DataFrame(run, schema=["query", "iter", "doc", "rank", "score", "tag"], orient="row")
-    with pytest.warns(UserWarning, match="fewer than 10 documents"):  # every list is shorter than P@10's cutoff
+    with pytest.warns(
+        UserWarning, match="fewer than 10 documents"
+    ):  # every list is shorter than P@10's cutoff
         result = evaluate(q, r, MEASURES)
     per_query = result.per_query.with_columns(pl.col("query").str.split("#").list.first())
     per_original = per_query.group_by("query").agg(pl.col(c).mean() for c in COLUMNS)
@@ -113,10 +119,16 @@ def write_split(folder, users: int = 14, items: int = 22, seed: int = 3) -> dict
     files = {}
     for k, name in enumerate("abc"):
         g = np.random.default_rng(10 + k)
-        lines = [f"{u}\t{i}\t{g.random():.6f}\n" for u in range(1, users + 1) for i in range(1, items + 1)
-                 if not (name == "c" and i % 7 == 0)]
+        lines = [
+            f"{u}\t{i}\t{g.random():.6f}\n"
+            for u in range(1, users + 1)
+            for i in range(1, items + 1)
+            if not (name == "c" and i % 7 == 0)
+        ]
         (folder / f"{name}.scores").write_text("".join(lines))
-        (folder / f"{name}.pred").write_text("".join(f"{u}\t{i}\t{g.uniform(1, 5):.3f}\n" for u, i, _ in test))
+        (folder / f"{name}.pred").write_text(
+            "".join(f"{u}\t{i}\t{g.uniform(1, 5):.3f}\n" for u, i, _ in test)
+        )
         files[name] = (str(folder / f"{name}.scores"), str(folder / f"{name}.pred"))
     return files
 
@@ -126,8 +138,13 @@ def study(tmp_path):
     files = write_split(tmp_path)
     with pytest.warns(UserWarning):
         result = sensitivity(
-            tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
-            ["P@5", "AP", "ndcg_cut.10"], predictions={s: f[1] for s, f in files.items()}, n=8, seed=2,
+            tmp_path / "train.txt",
+            tmp_path / "test.txt",
+            {s: f[0] for s, f in files.items()},
+            ["P@5", "AP", "ndcg_cut.10"],
+            predictions={s: f[1] for s, f in files.items()},
+            n=8,
+            seed=2,
         )
     return result
 
@@ -147,7 +164,9 @@ def test_agreement_is_tau_of_the_table(study):
 
 
 def test_rmse_is_the_pooled_error(study, tmp_path):
-    test = pl.read_csv(tmp_path / "test.txt", separator="\t", has_header=False, new_columns=["u", "i", "r", "t"])
+    test = pl.read_csv(
+        tmp_path / "test.txt", separator="\t", has_header=False, new_columns=["u", "i", "r", "t"]
+    )
     pred = pl.read_csv(tmp_path / "a.pred", separator="\t", has_header=False, new_columns=["u", "i", "p"])
     joined = test.join(pred, on=["u", "i"])
     assert study.rmse["a"] == pytest.approx(math.sqrt(((joined["p"] - joined["r"]) ** 2).mean()), rel=1e-12)
@@ -158,7 +177,13 @@ def test_every_format_renders_and_json_keeps_every_value(study):
         assert FORMATS[fmt](study)
     doc = json.loads(FORMATS["json"](study))
     assert doc["values"]["AP"]["all-items"]["b"] == study.value("b", "all-items", "AP")
-    assert doc["methodologies"] == ["test-ratings", "test-items", "training-items", "all-items", "one-plus-random"]
+    assert doc["methodologies"] == [
+        "test-ratings",
+        "test-items",
+        "training-items",
+        "all-items",
+        "one-plus-random",
+    ]
     lines = FORMATS["csv"](study).splitlines()
     assert lines[0] == "section,measure,row,column,value"
     value = study.value("c", "one-plus-random", "P@5")
@@ -168,8 +193,13 @@ def test_every_format_renders_and_json_keeps_every_value(study):
 def test_ndcg_with_its_own_gains_has_no_expectation(tmp_path):
     files = write_split(tmp_path)
     with pytest.warns(UserWarning):
-        result = sensitivity(tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
-                             ["ndcg.4=1,5=3", "ndcg_cut.5"], methodologies=["TR"])
+        result = sensitivity(
+            tmp_path / "train.txt",
+            tmp_path / "test.txt",
+            {s: f[0] for s, f in files.items()},
+            ["ndcg.4=1,5=3", "ndcg_cut.5"],
+            methodologies=["TR"],
+        )
     expected = dict(zip(result.expected["measure"], result.expected["value"], strict=True))
     assert set(expected) == set(result.measures) == {"ndcg", "ndcg_cut_5"}  # named as the values are
     assert expected["ndcg"] is None and expected["ndcg_cut_5"] is not None
@@ -216,8 +246,15 @@ def test_a_measure_undefined_under_a_methodology_has_no_value_and_no_agreement(t
     error."""
     files = write_split(tmp_path)
     with pytest.warns(UserWarning):
-        result = sensitivity(tmp_path / "train.txt", tmp_path / "test.txt", {s: f[0] for s, f in files.items()},
-                             ["opr_recall.5", "P.5"], methodologies=["test-items", "one-plus-random"], n=8, seed=2)
+        result = sensitivity(
+            tmp_path / "train.txt",
+            tmp_path / "test.txt",
+            {s: f[0] for s, f in files.items()},
+            ["opr_recall.5", "P.5"],
+            methodologies=["test-items", "one-plus-random"],
+            n=8,
+            seed=2,
+        )
     assert math.isnan(result.value("a", "test-items", "opr_recall_5"))
     assert 0 <= result.value("a", "one-plus-random", "opr_recall_5") <= 1
     rows = result.agreement.filter(pl.col("measure") == "opr_recall_5")

@@ -59,7 +59,9 @@ def test_bootstrap_deterministic_and_brackets_mean():
     two = stats.bootstrap_ci(d, rng=np.random.default_rng(np.random.SeedSequence([0, 1])), resamples=2000)
     assert one == two
     assert one[0] < d.mean() < one[1]
-    means = d[np.random.default_rng(np.random.SeedSequence([0, 1])).integers(0, d.size, (2000, d.size))].mean(1)
+    means = d[np.random.default_rng(np.random.SeedSequence([0, 1])).integers(0, d.size, (2000, d.size))].mean(
+        1
+    )
     assert one == pytest.approx(tuple(np.quantile(means, [0.025, 0.975])))
 
 
@@ -92,7 +94,9 @@ def test_bh_by_hand_and_scipy():
     assert stats.benjamini_hochberg(P).tolist() == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.20])
     rng = np.random.default_rng(3)
     for p in (P, rng.uniform(size=17), np.array([0.9, 0.95, 0.99])):
-        assert stats.benjamini_hochberg(p) == pytest.approx(scipy_stats.false_discovery_control(p, method="bh"))
+        assert stats.benjamini_hochberg(p) == pytest.approx(
+            scipy_stats.false_discovery_control(p, method="bh")
+        )
 
 
 def test_registries():

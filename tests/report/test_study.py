@@ -73,12 +73,16 @@ def test_ranks_friedman_and_cd_equal_scipy_and_demsar(generated):
     assert result.ranks["P_5"] == {s: pytest.approx(r) for s, r in zip(SYSTEMS, ranks, strict=True)}
     stat, p = stats.friedmanchisquare(*table.T)
     assert result.friedman["P_5"] == {"statistic": pytest.approx(stat), "p": pytest.approx(p)}
-    assert result.cd["P_5"] == pytest.approx(2.569 * math.sqrt(4 * 5 / (6 * 3)), abs=1e-3)  # Demšar's q for k = 4
+    assert result.cd["P_5"] == pytest.approx(
+        2.569 * math.sqrt(4 * 5 / (6 * 3)), abs=1e-3
+    )  # Demšar's q for k = 4
 
 
 def test_nemenyi_q_is_demsars_table():
     for k, q in ((2, 1.960), (3, 2.343), (4, 2.569), (5, 2.728), (10, 3.164)):
-        assert nemenyi_cd(k, 6) / math.sqrt(k * (k + 1) / 36) == pytest.approx(q, abs=1e-3)  # the table gives 3 decimals
+        assert nemenyi_cd(k, 6) / math.sqrt(k * (k + 1) / 36) == pytest.approx(
+            q, abs=1e-3
+        )  # the table gives 3 decimals
 
 
 def test_corrected_resampled_t_by_hand():
@@ -108,7 +112,10 @@ def test_formats_and_figure(generated, tmp_path):
     doc = json.loads(FORMATS["json"](result))
     assert {"measures", "systems", "datasets", "cells", "ranks", "friedman", "cd"} <= set(doc)
     assert doc["measures"] == ["P_5"] and len(doc["cells"]) == 3 * 4
-    assert FORMATS["csv"](result).splitlines()[0] == "dataset,system,measure,folds,mean,sd,ci_low,ci_high,delta,p,test"
+    assert (
+        FORMATS["csv"](result).splitlines()[0]
+        == "dataset,system,measure,folds,mean,sd,ci_low,ci_high,delta,p,test"
+    )
     assert "\\begin{tabular}" in FORMATS["latex"](result) and "avg rank" in FORMATS["markdown"](result)
     plot(result, tmp_path / "cd.png")
     assert (tmp_path / "cd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -24,7 +24,9 @@ def docs_table() -> str:
 @pytest.mark.slow
 def test_beyond_accuracy_example_on_fold_u1(tmp_path):
     if not all((DATA / n).exists() for n in ("u1.base", "u1.test", "u.item", "u.user")):
-        pytest.skip(f"needs MovieLens 100K's u1.base, u1.test, u.item and u.user in {DATA} (scripts/fetch_movielens.sh)")
+        pytest.skip(
+            f"needs MovieLens 100K's u1.base, u1.test, u.item and u.user in {DATA} (scripts/fetch_movielens.sh)"
+        )
     env = trecrs_on_path(tmp_path)
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "beyond_accuracy_ml100k.py"), str(DATA), str(out)],

@@ -190,7 +190,9 @@ def test_packaged_published_values_equal_shared_reference():
 def test_packaged_published_values_and_their_source():
     ref = bellogin.read_reference(bellogin.PUBLISHED)
     assert ref.height == 19 * 3  # 3 metrics x 6 methodologies + RMSE, for each of 3 recommenders
-    svd = ref.filter((pl.col("recommender") == "SVD50") & (pl.col("metric") == "P@50") & (pl.col("methodology") == "TR_4"))
+    svd = ref.filter(
+        (pl.col("recommender") == "SVD50") & (pl.col("metric") == "P@50") & (pl.col("methodology") == "TR_4")
+    )
     assert svd["published"][0] == 0.272
     head = bellogin.PUBLISHED.read_text().split("\nsplit\t")[0]
     assert "RecSys 2011, Figure 2, split D1" in " ".join(head.replace("# ", "").split())
@@ -202,8 +204,10 @@ def test_published_values_are_compared_only_on_movielens_100k(tmp_path):
     from trecrs.reproductions.bellogin2011.reference import reference_to_compare
 
     ref, why = reference_to_compare(None, SAMPLE)
-    assert ref is None and why.startswith(f"the data `{SAMPLE}` is not MovieLens 100K (`trecrs datasets verify`: "
-                                          "mismatch in u.data md5, u.data count)")
+    assert ref is None and why.startswith(
+        f"the data `{SAMPLE}` is not MovieLens 100K (`trecrs datasets verify`: "
+        "mismatch in u.data md5, u.data count)"
+    )
     ref, why = reference_to_compare(tmp_path / "mine.tsv", SAMPLE)  # an explicit table changes nothing
     assert ref is None and "is not MovieLens 100K" in why
     assert reference_to_compare(tmp_path / "mine.tsv", None) == (tmp_path / "mine.tsv", None)
@@ -365,7 +369,10 @@ def test_bellogin_script_writes_results_report_figure(bellogin_sample):
     audit = json.loads((out / "D1" / "u1" / "audit.AI.json").read_text())
     found = {(f["id"], f.get("run", "")): f for f in audit["findings"]}
     assert found[("future-training", "")]["severity"] == "info"
-    assert all(found[("seen-items", str(out / "D1" / "u1" / f"{r}.AI.run"))]["count"] == 0 for r in bellogin.RECOMMENDERS)
+    assert all(
+        found[("seen-items", str(out / "D1" / "u1" / f"{r}.AI.run"))]["count"] == 0
+        for r in bellogin.RECOMMENDERS
+    )
     # the five-fold table through trecrs study: its means are results.tsv's fold means
     assert "## Five-fold table (`trecrs study`, docs/study.md)" in md
     for meth, metric in (("TR_4", "P@50"), ("AI", "nDCG@50"), ("OPR", "Recall@50")):

@@ -39,8 +39,22 @@ from .common import (
 )
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "eval", "eval-factors", "compare", "study", "audit", "definitions", "sensitivity", "sampled", "datasets", "split", "qrels", "candidates", "run", "recommend",
-    "report", "batch",
+    "eval",
+    "eval-factors",
+    "compare",
+    "study",
+    "audit",
+    "definitions",
+    "sensitivity",
+    "sampled",
+    "datasets",
+    "split",
+    "qrels",
+    "candidates",
+    "run",
+    "recommend",
+    "report",
+    "batch",
 )
 
 
@@ -117,8 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):
-            check_outputs(output_paths(args), input_paths(args), output_folders(args))  # before anything is read
-            with deferred_writes(input_paths(args)):  # the outputs are put in place only if the command succeeds
+            check_outputs(
+                output_paths(args), input_paths(args), output_folders(args)
+            )  # before anything is read
+            with deferred_writes(
+                input_paths(args)
+            ):  # the outputs are put in place only if the command succeeds
                 load_measure_files(args)  # --measures-from: measures of the user's own, before -m is read
                 code = args.func(args)
             if any(map(is_stdout, output_paths(args))):

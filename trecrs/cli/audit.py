@@ -40,19 +40,42 @@ def register(sub) -> None:
     p.add_argument("--train", metavar="TRAIN", help="training ratings file")
     p.add_argument("--test", metavar="TEST", help="test ratings file")
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file the runs are scored against")
-    p.add_argument("--candidates", metavar="PAIRS", help="candidates file (query user item) the runs were made from")
+    p.add_argument(
+        "--candidates", metavar="PAIRS", help="candidates file (query user item) the runs were made from"
+    )
     p.add_argument("--items", metavar="CATALOGUE", help="item catalogue (an id list, u.item, movies.dat ...)")
-    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                   help="a measure as 'trecrs eval -m' takes it, for power and baselines (default: P.10 and "
-                   "ndcg_cut.10); the deepest cutoff is ties-at-cutoff's k (default 10); repeatable")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure as 'trecrs eval -m' takes it, for power and baselines (default: P.10 and "
+        "ndcg_cut.10); the deepest cutoff is ties-at-cutoff's k (default 10); repeatable",
+    )
     add_measures_from_option(p)
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("--threshold", type=finite_float, default=4.0, metavar="T",
-                   help="a test rating >= T is relevant, for negative-is-positive (default 4)")
-    p.add_argument("--random-split", action="store_true",
-                   help="the split ignores time on purpose (default: read from the split files' manifests): "
-                   "future-training is then a note, not a warning")
+    p.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="level",
+        type=c_long,
+        default=1,
+        metavar="N",
+        help="minimum relevance value that counts as relevant (default 1)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=finite_float,
+        default=4.0,
+        metavar="T",
+        help="a test rating >= T is relevant, for negative-is-positive (default 4)",
+    )
+    p.add_argument(
+        "--random-split",
+        action="store_true",
+        help="the split ignores time on purpose (default: read from the split files' manifests): "
+        "future-training is then a note, not a warning",
+    )
     p.add_argument("--seed", type=seed, default=0, help="seed of the Random baseline (default 0)")
     add_ratings_options(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
@@ -82,7 +105,9 @@ def run(args) -> int:
     text = FORMATS[args.format](result)
     if args.output:
         write_text_atomic(args.output, text)
-        params = {k: getattr(args, k) for k in ("measures", "level", "threshold", "random_split", "seed", "format")}
+        params = {
+            k: getattr(args, k) for k in ("measures", "level", "threshold", "random_split", "seed", "format")
+        }
         write_manifest(args.output, "audit", inputs=_inputs(args), parameters=params, command=argv(),
                        extra={"failed": result.failed})  # fmt: skip
         wrote(args.output)

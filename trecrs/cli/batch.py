@@ -78,10 +78,14 @@ def check_logs(args, commands: list[tuple[int, list[str]]], source: str) -> None
                 continue
         check_outputs(logs, input_paths(inner))
         written = {Path(p).resolve() for p in output_paths(inner)}
-        written |= {(Path(folder) / name).resolve() for folder, names in output_folders(inner) for name in names}
+        written |= {
+            (Path(folder) / name).resolve() for folder, names in output_folders(inner) for name in names
+        }
         for path in logs:
             if Path(path).resolve() in written:
-                raise FileAccessError(path, None, f"is also written by the command on line {lineno} of {source}")
+                raise FileAccessError(
+                    path, None, f"is also written by the command on line {lineno} of {source}"
+                )
 
 
 def run(args) -> int:

@@ -43,29 +43,56 @@ def add_split_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
     """The options that define a methodology's candidates (shared by candidates, run and qrels)."""
     from ..protocol.candidates import METHODOLOGIES, OPR_POOLS
 
-    p.add_argument("--methodology", type=methodology, choices=list(METHODOLOGIES), required=required,
-                   metavar="M", help=methodology_help())
+    p.add_argument(
+        "--methodology",
+        type=methodology,
+        choices=list(METHODOLOGIES),
+        required=required,
+        metavar="M",
+        help=methodology_help(),
+    )
     p.add_argument("--train", metavar="TRAIN", required=required, help="training ratings file")
     p.add_argument("--test", metavar="TEST", required=required, help="test ratings file")
-    p.add_argument("--items", metavar="CATALOGUE",
-                   help="item catalogue I (ids in the first field: a list, u.item, movies.dat, movies.csv); "
-                   "default: the items of train and test")
+    p.add_argument(
+        "--items",
+        metavar="CATALOGUE",
+        help="item catalogue I (ids in the first field: a list, u.item, movies.dat, movies.csv); "
+        "default: the items of train and test",
+    )
     add_one_plus_random_options(p)
-    p.add_argument("--pool", choices=OPR_POOLS, default="all",
-                   help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
-                   "from the unrated items that appear in the test set (test)")
-    p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
-                   help="one-plus-random: only test items outside the short head (the most popular items "
-                   "holding SHARE of the training ratings, e.g. 0.33)")
+    p.add_argument(
+        "--pool",
+        choices=OPR_POOLS,
+        default="all",
+        help="one-plus-random: draw from all unrated items of the catalogue (all, default) or "
+        "from the unrated items that appear in the test set (test)",
+    )
+    p.add_argument(
+        "--long-tail",
+        type=finite_float,
+        metavar="SHARE",
+        help="one-plus-random: only test items outside the short head (the most popular items "
+        "holding SHARE of the training ratings, e.g. 0.33)",
+    )
     add_ratings_options(p)
 
 
 def add_one_plus_random_options(p: argparse.ArgumentParser) -> None:
     """The options of One-Plus-Random's draws, as :func:`load_candidates` and ``sensitivity`` pass them on."""
-    p.add_argument("--n", type=int64, default=1000, metavar="N",
-                   help="one-plus-random: random unrated items per query (default 1000)")
-    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
-                   help="one-plus-random: one query per test rating >= R (default 5)")
+    p.add_argument(
+        "--n",
+        type=int64,
+        default=1000,
+        metavar="N",
+        help="one-plus-random: random unrated items per query (default 1000)",
+    )
+    p.add_argument(
+        "--relevant-threshold",
+        type=finite_float,
+        default=5.0,
+        metavar="R",
+        help="one-plus-random: one query per test rating >= R (default 5)",
+    )
     p.add_argument("--seed", type=seed, metavar="S", help="one-plus-random: random seed (required there)")
 
 
@@ -73,19 +100,29 @@ def add_ratings_options(p: argparse.ArgumentParser) -> None:
     """How TRAIN and TEST are read: the options :func:`read_split_ratings` reads."""
     from ..files.ratings import FORMATS
 
-    p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
-                   help="layout of TRAIN/TEST (default: detected)")
-    p.add_argument("--columns", metavar="SPEC",
-                   help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId,rating=rating")
+    p.add_argument(
+        "--ratings-format",
+        default="auto",
+        choices=["auto", *FORMATS],
+        help="layout of TRAIN/TEST (default: detected)",
+    )
+    p.add_argument(
+        "--columns",
+        metavar="SPEC",
+        help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId,rating=rating",
+    )
     add_dedupe_option(p)
 
 
 def add_dedupe_option(p: argparse.ArgumentParser) -> None:
     from ..files.ratings import DEDUPE_POLICIES
 
-    p.add_argument("--dedupe", choices=DEDUPE_POLICIES,
-                   help="a (user, item) rated twice in a ratings file: keep the first, the last, or the mean "
-                   "(default: an error naming both lines)")
+    p.add_argument(
+        "--dedupe",
+        choices=DEDUPE_POLICIES,
+        help="a (user, item) rated twice in a ratings file: keep the first, the last, or the mean "
+        "(default: an error naming both lines)",
+    )
 
 
 def read_split_ratings(args, which: str):
@@ -103,8 +140,15 @@ def load_candidates(args):
     train = read_split_ratings(args, "train")
     test = read_split_ratings(args, "test")
     return candidate_set(
-        args.methodology, train, test, args.items, n=args.n, relevant_threshold=args.relevant_threshold,
-        seed=args.seed, pool=args.pool, long_tail=args.long_tail,
+        args.methodology,
+        train,
+        test,
+        args.items,
+        n=args.n,
+        relevant_threshold=args.relevant_threshold,
+        seed=args.seed,
+        pool=args.pool,
+        long_tail=args.long_tail,
         paths={"train": args.train, "test": args.test, "items": args.items},
     )
 
@@ -119,8 +163,14 @@ def split_inputs(args) -> dict:
 def split_parameters(args) -> dict:
     params = {"methodology": args.methodology}
     if args.methodology == "one-plus-random":
-        params.update(n=args.n, relevant_threshold=args.relevant_threshold, seed=args.seed, pool=args.pool,
-                      long_tail=args.long_tail, query_id="user:item")
+        params.update(
+            n=args.n,
+            relevant_threshold=args.relevant_threshold,
+            seed=args.seed,
+            pool=args.pool,
+            long_tail=args.long_tail,
+            query_id="user:item",
+        )
     params["catalogue"] = "items file" if args.items else "items of train and test"
     return params
 
@@ -129,12 +179,15 @@ def report_candidates(info: dict, methodology: str) -> None:
     note(f"{methodology}: {fmt(info.get('queries', 0))} queries, {fmt(info.get('pairs', 0))} candidate pairs")
     short = info.get("cases_short_of_n")
     if short:
-        note(f"{fmt(short)} of {fmt(info['cases'])} one-plus-random queries have fewer than {info['n']} "
-             f"unrated items in the '{info['pool']}' pool: they rank all of them")
+        note(
+            f"{fmt(short)} of {fmt(info['cases'])} one-plus-random queries have fewer than {info['n']} "
+            f"unrated items in the '{info['pool']}' pool: they rank all of them"
+        )
 
 
 def register(sub) -> None:
-    p = command(sub,
+    p = command(
+        sub,
         "candidates",
         help="write the (query, user, item) pairs to score under a methodology",
         description="Write the candidate items L_u of every query under an evaluation methodology "
@@ -143,7 +196,9 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     add_split_options(p)
-    p.add_argument("-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)" + STDOUT_HELP)
+    p.add_argument(
+        "-o", "--output", metavar="PAIRS", required=True, help="output file (query user item)" + STDOUT_HELP
+    )
     p.set_defaults(func=run, outputs=("output",))
 
 
@@ -153,7 +208,13 @@ def run(args) -> int:
 
     cands = load_candidates(args)
     info = write_candidates(cands, args.output)
-    write_manifest(args.output, "candidates", inputs=split_inputs(args), parameters=split_parameters(args),
-                   command=argv(), extra={"counts": info})
+    write_manifest(
+        args.output,
+        "candidates",
+        inputs=split_inputs(args),
+        parameters=split_parameters(args),
+        command=argv(),
+        extra={"counts": info},
+    )
     report_candidates(info, args.methodology)
     return 0

@@ -81,7 +81,12 @@ def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
 
 
 # Library arguments that the commands' options carry under another name (dest): the same in every command.
-LIBRARY_NAMES = {"relevance_level": "level", "num_docs_in_coll": "num_docs", "n_users": "users", "n_items": "items"}
+LIBRARY_NAMES = {
+    "relevance_level": "level",
+    "num_docs_in_coll": "num_docs",
+    "n_users": "users",
+    "n_items": "items",
+}
 
 
 def _options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, argparse.Action]:
@@ -156,10 +161,16 @@ def option_errors(*about: str, **renamed: str):
 def command(sub, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:  # noqa: A002
     """A sub-command's parser: a one-line help, a description, examples shown as written, and ``--quiet``."""
     parser = sub.add_parser(
-        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--quiet", action="store_true", help="print no notes or warnings on stderr (errors are always printed)"
+        "--quiet",
+        action="store_true",
+        help="print no notes or warnings on stderr (errors are always printed)",
     )
     return parser
 
@@ -174,7 +185,11 @@ def output_folders(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
     arguments it declares with ``set_defaults(folder_outputs={dest: names})``, ``names(args)`` giving the
     file names (their manifests are implied)."""
     declared = getattr(args, "folder_outputs", {})
-    return [(getattr(args, dest), list(names(args))) for dest, names in declared.items() if getattr(args, dest, None)]
+    return [
+        (getattr(args, dest), list(names(args)))
+        for dest, names in declared.items()
+        if getattr(args, dest, None)
+    ]
 
 
 def input_paths(args: argparse.Namespace) -> list[str]:
@@ -197,7 +212,9 @@ def int64(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if not -INT64_MAX - 1 <= value <= INT64_MAX:
-        raise argparse.ArgumentTypeError(f"must be an integer from {-INT64_MAX - 1} to {INT64_MAX}, got {text}")
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from {-INT64_MAX - 1} to {INT64_MAX}, got {text}"
+        )
     return value
 
 
@@ -222,7 +239,9 @@ def int_range(low: int, high: int):
         try:
             return check_int(int(text), low, high, "the value")
         except (ValueError, UsageError):
-            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from {low} to {high}, got {text!r}"
+            ) from None
 
     parse.__name__ = "integer"  # argparse names the type in its own messages
     return parse
@@ -235,7 +254,9 @@ def seed(text: str) -> int:
         check_seed(value)
         return value
     except (ValueError, UsageError):
-        raise argparse.ArgumentTypeError(f"a seed must be an integer from 0 to {SEED_MAX}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"a seed must be an integer from 0 to {SEED_MAX}, got {text!r}"
+        ) from None
 
 
 def finite_float(text: str) -> float:
@@ -251,9 +272,14 @@ def finite_float(text: str) -> float:
 def add_measures_from_option(p: argparse.ArgumentParser) -> None:
     """``--measures-from FILE.py`` (repeatable): Python files registering measures of the user's own
     (:func:`trecrs.register_measure`), imported by :func:`load_measure_files` before the measures are parsed."""
-    p.add_argument("--measures-from", dest="measures_from", action="append", metavar="FILE.py",
-                   help="a Python file registering measures of your own with trecrs.register_measure, imported "
-                   "before -m is read (docs/measures.md, A measure of your own); repeatable")
+    p.add_argument(
+        "--measures-from",
+        dest="measures_from",
+        action="append",
+        metavar="FILE.py",
+        help="a Python file registering measures of your own with trecrs.register_measure, imported "
+        "before -m is read (docs/measures.md, A measure of your own); repeatable",
+    )
 
 
 def load_measure_files(args: argparse.Namespace) -> None:
@@ -296,17 +322,46 @@ def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -
     ``--ties``; :func:`scoring_settings` makes them one ``EvalSettings``."""
     from ..engines import ENGINES
 
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="level",
+        type=c_long,
+        default=1,
+        metavar="N",
+        help="minimum relevance value that counts as relevant (default 1)",
+    )
     if complete:
-        p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
-                       help="average over every qrels query (a query missing from a run scores 0)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
-                   help="use only the first N documents of each query")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="remove documents absent from the qrels before computing anything")
-    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
-                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)")
+        p.add_argument(
+            "-c",
+            "--complete_rel_info_wanted",
+            dest="average_all",
+            action="store_true",
+            help="average over every qrels query (a query missing from a run scores 0)",
+        )
+    p.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="depth",
+        type=c_long,
+        default=None,
+        metavar="N",
+        help="use only the first N documents of each query",
+    )
+    p.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="judged_only",
+        action="store_true",
+        help="remove documents absent from the qrels before computing anything",
+    )
+    p.add_argument(
+        "--trec-eval-version",
+        dest="trec_eval_version",
+        default=None,
+        metavar="{9,10}",
+        help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0)",
+    )
     p.add_argument("--engine", choices=["auto", *ENGINES], default="auto", help="computation engine")
     add_ties_option(p)
 

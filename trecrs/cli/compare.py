@@ -38,9 +38,18 @@ def register(sub) -> None:
                 "by query on every measure: mean difference, bootstrap CI, paired test, p-values corrected "
                 "over all comparisons, effect size, wins/ties/losses (docs/compare.md).", epilog=EXAMPLES)  # fmt: skip
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC runs; each run's tag names its system")
-    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE", required=True,
-                   help="a measure with per-query values (P.10, map, P@10, nDCG@50 ...); repeatable")
+    p.add_argument(
+        "runs", metavar="RUN", nargs="+", help="two or more TREC runs; each run's tag names its system"
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        required=True,
+        help="a measure with per-query values (P.10, map, P@10, nDCG@50 ...); repeatable",
+    )
     _add_test_options(p)
     _add_output_options(p)
     p.set_defaults(func=run, outputs=("output", "plot", "pr_plot"))
@@ -48,34 +57,68 @@ def register(sub) -> None:
 
 def _add_test_options(p) -> None:
     """The baseline, the paired test, its correction, level and resampling, the queries compared."""
-    p.add_argument("--baseline", metavar="RUN", help="the baseline run, by path or tag (default: the first run)")
+    p.add_argument(
+        "--baseline", metavar="RUN", help="the baseline run, by path or tag (default: the first run)"
+    )
     p.add_argument("--test", choices=list(TESTS), default="t", help="paired test (default: t)")
-    p.add_argument("--correction", choices=list(CORRECTIONS), default="holm",
-                   help="multiple-comparison correction over every (system, measure) pair (default: holm)")
-    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - CI level (default 0.05)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the randomization test and bootstrap (default 0)")
-    p.add_argument("--resamples", type=int_range(1, 10_000_000), default=10000, metavar="B",
-                   help="resamples of the randomization test and bootstrap (default 10000)")
-    p.add_argument("--common-queries", action="store_true",
-                   help="compare on the queries every run answers only (default: every qrels query, "
-                   "a query missing from a run scoring 0)")
-    p.add_argument("--allow-mixed", action="store_true",
-                   help="compare runs whose manifests show different splits, candidates or methodologies")
+    p.add_argument(
+        "--correction",
+        choices=list(CORRECTIONS),
+        default="holm",
+        help="multiple-comparison correction over every (system, measure) pair (default: holm)",
+    )
+    p.add_argument(
+        "--alpha", type=_alpha, default=0.05, help="significance level, also 1 - CI level (default 0.05)"
+    )
+    p.add_argument(
+        "--seed", type=seed, default=0, help="seed of the randomization test and bootstrap (default 0)"
+    )
+    p.add_argument(
+        "--resamples",
+        type=int_range(1, 10_000_000),
+        default=10000,
+        metavar="B",
+        help="resamples of the randomization test and bootstrap (default 10000)",
+    )
+    p.add_argument(
+        "--common-queries",
+        action="store_true",
+        help="compare on the queries every run answers only (default: every qrels query, "
+        "a query missing from a run scoring 0)",
+    )
+    p.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="compare runs whose manifests show different splits, candidates or methodologies",
+    )
 
 
 def _add_output_options(p) -> None:
     """Groups of users, the output and the figures; the scoring options and measures of one's own."""
-    p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
-                   help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
-                   "with --group-by): the comparison again on each group's users alone, after every user's")
-    p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
-                   help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
+    p.add_argument(
+        "--user-groups",
+        dest="user_groups",
+        metavar="FILE",
+        help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
+        "with --group-by): the comparison again on each group's users alone, after every user's",
+    )
+    p.add_argument(
+        "--group-by",
+        dest="group_by",
+        choices=list(GROUP_BY),
+        default=None,
+        help="the field of MovieLens' u.user / users.dat that --user-groups groups by",
+    )
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FILE", help="draw the differences with their CIs (.png or .pdf)")
-    p.add_argument("--pr-plot", dest="pr_plot", metavar="FILE",
-                   help="draw each system's interpolated precision at the 11 standard recall levels "
-                   "(iprec_at_recall, mean over the compared queries; .png or .pdf)")
+    p.add_argument(
+        "--pr-plot",
+        dest="pr_plot",
+        metavar="FILE",
+        help="draw each system's interpolated precision at the 11 standard recall levels "
+        "(iprec_at_recall, mean over the compared queries; .png or .pdf)",
+    )
     add_scoring_options(p)
     add_measures_from_option(p)
 

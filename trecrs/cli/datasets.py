@@ -22,7 +22,8 @@ exit status of verify: 0 all present files match, 1 a mismatch (or the ratings f
 def register(sub) -> None:
     from ..data.datasets import DATASETS
 
-    p = command(sub,
+    p = command(
+        sub,
         "datasets",
         help="verify MovieLens files, regenerate ML-100K's predefined splits, generate synthetic data",
         description="MovieLens datasets: checksums, ML-100K's predefined splits, synthetic sample data.",
@@ -31,7 +32,8 @@ def register(sub) -> None:
     dsub = p.add_subparsers(dest="datasets_command", metavar="ACTION")
     dsub.required = True
 
-    v = command(dsub,
+    v = command(
+        dsub,
         "verify",
         help="check a MovieLens folder against the known checksums",
         description="Check each known file of a MovieLens folder (md5, number of ratings) and any official "
@@ -42,7 +44,8 @@ def register(sub) -> None:
     v.add_argument("--dataset", choices=list(DATASETS), help="the release (default: identified from DIR)")
     v.set_defaults(func=run_verify)
 
-    s = command(dsub,
+    s = command(
+        dsub,
         "ml100k-splits",
         help="regenerate u1..u5/ua/ub .base/.test from u.data, byte for byte",
         description="Write MovieLens 100K's 14 predefined split files from u.data, exactly as GroupLens' "
@@ -54,7 +57,8 @@ def register(sub) -> None:
     s.add_argument("out_dir", metavar="OUT_DIR", help="folder for the 14 files (created if needed)")
     s.set_defaults(func=run_ml100k_splits, folder_outputs={"out_dir": _ml100k_split_names})
 
-    g = command(dsub,
+    g = command(
+        dsub,
         "synthetic",
         help="write a seeded, synthetic MovieLens-like u.data",
         description="Generate synthetic MovieLens-100K-like ratings (latent factors, popularity long tail, "
@@ -62,10 +66,28 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     g.add_argument("out_dir", metavar="OUT_DIR")
-    g.add_argument("--users", type=int_range(1, SYNTHETIC_MAX), default=300, metavar="N", help="number of users (default 300)")
-    g.add_argument("--items", type=int_range(1, SYNTHETIC_MAX), default=600, metavar="M", help="number of items (default 600)")
+    g.add_argument(
+        "--users",
+        type=int_range(1, SYNTHETIC_MAX),
+        default=300,
+        metavar="N",
+        help="number of users (default 300)",
+    )
+    g.add_argument(
+        "--items",
+        type=int_range(1, SYNTHETIC_MAX),
+        default=600,
+        metavar="M",
+        help="number of items (default 600)",
+    )
     g.add_argument("--seed", type=seed, default=42, metavar="S", help="random seed (default 42)")
-    g.add_argument("--min-ratings", type=int_range(1, SYNTHETIC_MAX), default=20, metavar="K", help="ratings per user at least (20)")
+    g.add_argument(
+        "--min-ratings",
+        type=int_range(1, SYNTHETIC_MAX),
+        default=20,
+        metavar="K",
+        help="ratings per user at least (20)",
+    )
     g.set_defaults(func=run_synthetic, folder_outputs={"out_dir": lambda args: ["u.data"]})
 
 

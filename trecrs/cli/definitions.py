@@ -25,11 +25,24 @@ def register(sub) -> None:
                 "(max - min).", epilog=EXAMPLES)  # fmt: skip
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run")
-    p.add_argument("-m", "--measure", dest="measure", required=True, metavar="MEASURE",
-                   help="the name, as any framework spells it (NDCG@10, ndcg_cut.10, MAP@10, HitRate@5, MRR)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measure",
+        required=True,
+        metavar="MEASURE",
+        help="the name, as any framework spells it (NDCG@10, ndcg_cut.10, MAP@10, HitRate@5, MRR)",
+    )
     p.add_argument("--train", metavar="TRAIN", help="training ratings, for the definitions that need them")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
+    p.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="level",
+        type=c_long,
+        default=1,
+        metavar="N",
+        help="minimum relevance value that counts as relevant (default 1)",
+    )
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.set_defaults(func=run, outputs=("output",))

@@ -49,15 +49,26 @@ EXAMPLES = """examples:
 
 
 def register(sub) -> None:
-    p = command(sub,
+    p = command(
+        sub,
         "eval",
         help="score runs against qrels exactly as trec_eval 9.x does",
         description="Score TREC runs against TREC qrels. With one run and the default format the output "
         "is byte for byte what trec_eval 9.x prints for the same flags.",
         epilog=EXAMPLES,
     )
-    p.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input")
-    p.add_argument("runs", metavar="RUN", nargs="*", help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)")
+    p.add_argument(
+        "qrels",
+        metavar="QRELS",
+        nargs="?",
+        help="TREC qrels file (qid iter docno rel), .gz allowed; - reads standard input",
+    )
+    p.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="*",
+        help="TREC run file(s) (qid iter docno rank score tag); - reads standard input (one of QRELS and RUN)",
+    )
     add_trec_eval_options(p)
     _add_engine_options(p)
     _add_recommender_inputs(p)
@@ -67,98 +78,240 @@ def register(sub) -> None:
 
 def _add_engine_options(p) -> None:
     """The engine and its dask options."""
-    p.add_argument("--engine", choices=["auto", *ENGINES], default="auto",
-                   help="computation engine (default: auto, the fastest that covers the measures)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="--engine dask: the dask.distributed scheduler, e.g. tcp://host:8786 (default: a "
-                   "LocalCluster on this machine; docs/scaling.md)")
-    p.add_argument("--partitions", type=int64, default=None, metavar="N",
-                   help="--engine dask: partitions of the query ids per file (default: 2 per worker thread)")
+    p.add_argument(
+        "--engine",
+        choices=["auto", *ENGINES],
+        default="auto",
+        help="computation engine (default: auto, the fastest that covers the measures)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="--engine dask: the dask.distributed scheduler, e.g. tcp://host:8786 (default: a "
+        "LocalCluster on this machine; docs/scaling.md)",
+    )
+    p.add_argument(
+        "--partitions",
+        type=int64,
+        default=None,
+        metavar="N",
+        help="--engine dask: partitions of the query ids per file (default: 2 per worker thread)",
+    )
 
 
 def _add_recommender_inputs(p) -> None:
     """The recommender inputs: ratings, predictions, catalogue, features, groups."""
-    p.add_argument("--train", metavar="TRAIN",
-                   help="training ratings (user item rating ...), for popularity, novelty and coverage measures")
-    p.add_argument("--test", metavar="TEST",
-                   help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures")
-    p.add_argument("--predictions", metavar="FILE",
-                   help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)")
-    p.add_argument("--items", metavar="CATALOGUE",
-                   help="the item catalogue of every coverage- and Gini-like measure (catalog_coverage, gini, "
-                   "recbole:itemcoverage...): an id list, MovieLens u.item, movies.dat, movies.csv or Parquet "
-                   "(default: the training items plus the run's; RecBole's names add the test items)")
-    p.add_argument("--item-features", dest="item_features", metavar="FILE",
-                   help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
-                   "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
-                   "movies.csv")
-    p.add_argument("--item-groups", dest="item_groups", metavar="FILE",
-                   help="item groups ('item<TAB>group', CSV/Parquet 'item,group') for item_mad, instead of the "
-                   "short head and the long tail")
-    p.add_argument("--user-groups", dest="user_groups", metavar="FILE",
-                   help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
-                   "with --group-by): each averaged measure's mean per group (query all:GROUP) and NAME_mad, the "
-                   "mean absolute difference between the group means")
-    p.add_argument("--group-by", dest="group_by", choices=list(GROUP_BY), default=None,
-                   help="the field of MovieLens' u.user / users.dat that --user-groups groups by")
-    p.add_argument("--head-share", dest="head_share", type=float, default=HEAD_SHARE, metavar="S",
-                   help="the short head: the most popular training items holding share S of the training "
-                   "ratings, for every head/tail measure (default 0.33)")
-    p.add_argument("--opr-average", choices=["case", "user"], default=None,
-                   help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
-                   "the default) or per user first, then over users")
+    p.add_argument(
+        "--train",
+        metavar="TRAIN",
+        help="training ratings (user item rating ...), for popularity, novelty and coverage measures",
+    )
+    p.add_argument(
+        "--test",
+        metavar="TEST",
+        help="test ratings, for rank correlations with the ratings (ndpm, ...) and error measures",
+    )
+    p.add_argument(
+        "--predictions",
+        metavar="FILE",
+        help="predicted ratings 'user item prediction', for error measures (mae, rmse, ...)",
+    )
+    p.add_argument(
+        "--items",
+        metavar="CATALOGUE",
+        help="the item catalogue of every coverage- and Gini-like measure (catalog_coverage, gini, "
+        "recbole:itemcoverage...): an id list, MovieLens u.item, movies.dat, movies.csv or Parquet "
+        "(default: the training items plus the run's; RecBole's names add the test items)",
+    )
+    p.add_argument(
+        "--item-features",
+        dest="item_features",
+        metavar="FILE",
+        help="item categories, for diversity and calibration measures (ild, srecall, miscalibration, "
+        "...): 'item<TAB>cat|cat', long CSV/TSV/Parquet 'item,category', MovieLens u.item, movies.dat, "
+        "movies.csv",
+    )
+    p.add_argument(
+        "--item-groups",
+        dest="item_groups",
+        metavar="FILE",
+        help="item groups ('item<TAB>group', CSV/Parquet 'item,group') for item_mad, instead of the "
+        "short head and the long tail",
+    )
+    p.add_argument(
+        "--user-groups",
+        dest="user_groups",
+        metavar="FILE",
+        help="user groups ('user<TAB>group', CSV/Parquet 'user,group', MovieLens u.user or users.dat "
+        "with --group-by): each averaged measure's mean per group (query all:GROUP) and NAME_mad, the "
+        "mean absolute difference between the group means",
+    )
+    p.add_argument(
+        "--group-by",
+        dest="group_by",
+        choices=list(GROUP_BY),
+        default=None,
+        help="the field of MovieLens' u.user / users.dat that --user-groups groups by",
+    )
+    p.add_argument(
+        "--head-share",
+        dest="head_share",
+        type=float,
+        default=HEAD_SHARE,
+        metavar="S",
+        help="the short head: the most popular training items holding share S of the training "
+        "ratings, for every head/tail measure (default 0.33)",
+    )
+    p.add_argument(
+        "--opr-average",
+        choices=["case", "user"],
+        default=None,
+        help="One-Plus-Random (queries user:item): average over test cases (trec_eval's mean, "
+        "the default) or per user first, then over users",
+    )
 
 
 def _add_other_options(p) -> None:
     """The trec_eval version, block reading, measure listing and trec_eval's remaining flags."""
-    p.add_argument("--trec-eval-version", dest="trec_eval_version", default=None, metavar="{9,10}",
-                   help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
-                   f"${VERSION_ENV} when set. Only the vectorized engine implements 10")
-    p.add_argument("--block-lines", dest="block_lines", type=int_range(1, INT64_MAX), default=None, metavar="N",
-                   help="read the run in blocks of whole queries of about N lines (default 3,000,000): peak "
-                   "memory follows N, not the file; the output does not depend on N")
+    p.add_argument(
+        "--trec-eval-version",
+        dest="trec_eval_version",
+        default=None,
+        metavar="{9,10}",
+        help="the trec_eval to reproduce: 9 (9.0.8, the default) or 10 (10.0); the default is "
+        f"${VERSION_ENV} when set. Only the vectorized engine implements 10",
+    )
+    p.add_argument(
+        "--block-lines",
+        dest="block_lines",
+        type=int_range(1, INT64_MAX),
+        default=None,
+        metavar="N",
+        help="read the run in blocks of whole queries of about N lines (default 3,000,000): peak "
+        "memory follows N, not the file; the output does not depend on N",
+    )
     p.add_argument("--list-measures", action="store_true", help="list measure names and nicknames, then exit")
     add_measures_from_option(p)
-    p.add_argument("-Z", "--Zscore", dest="zscores", metavar="ZMEAN_FILE",
-                   help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
-                   "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
-                   "names are prefixed Z, as trec_eval prints them")
-    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=c_long, default=0, metavar="N",
-                   help="number of documents in the collection, read by utility's fourth coefficient (default 0)")
-    p.add_argument("-D", "--Debug_level", dest="debug", default="0", metavar="N[.QID]",
-                   help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)")
-    p.add_argument("-v", "--version", dest="show_version", action="store_true",
-                   help="print on stderr the version line of the trec_eval reproduced (as its -v does), then exit")
-    p.add_argument("--Output_old_results_format", dest="old_results_format", metavar="ARG", default=None,
-                   help="accepted and ignored, as trec_eval ignores it (obsolete); trecrs's -o is --output")
+    p.add_argument(
+        "-Z",
+        "--Zscore",
+        dest="zscores",
+        metavar="ZMEAN_FILE",
+        help="print z-scores instead of values: (value - mean) / stddev with the mean and standard "
+        "deviation of each query and measure in ZMEAN_FILE (lines 'qid measure mean stddev'); "
+        "names are prefixed Z, as trec_eval prints them",
+    )
+    p.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="num_docs",
+        type=c_long,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection, read by utility's fourth coefficient (default 0)",
+    )
+    p.add_argument(
+        "-D",
+        "--Debug_level",
+        dest="debug",
+        default="0",
+        metavar="N[.QID]",
+        help="trec_eval's debug level: only 0 is accepted (its debugging output is not reproduced)",
+    )
+    p.add_argument(
+        "-v",
+        "--version",
+        dest="show_version",
+        action="store_true",
+        help="print on stderr the version line of the trec_eval reproduced (as its -v does), then exit",
+    )
+    p.add_argument(
+        "--Output_old_results_format",
+        dest="old_results_format",
+        metavar="ARG",
+        default=None,
+        help="accepted and ignored, as trec_eval ignores it (obsolete); trecrs's -o is --output",
+    )
 
 
 def add_trec_eval_options(p) -> None:
     """trec_eval's flags and the output options, shared by the commands that print as ``eval`` does."""
-    p.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
-                   help="also print the values of each query")
-    p.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                   help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
-                   "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.")
-    p.add_argument("-c", "--complete_rel_info_wanted", dest="average_all", action="store_true",
-                   help="average over every qrels query; a query missing from the run scores 0")
+    p.add_argument(
+        "-q",
+        "--query_eval_wanted",
+        dest="per_query",
+        action="store_true",
+        help="also print the values of each query",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
+        "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.",
+    )
+    p.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        dest="average_all",
+        action="store_true",
+        help="average over every qrels query; a query missing from the run scores 0",
+    )
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
-    p.add_argument("-l", "--level_for_rel", dest="level", type=c_long, default=1, metavar="N",
-                   help="minimum relevance value that counts as relevant (default 1)")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", type=c_long, default=None, metavar="N",
-                   help="use only the first N documents of each query (after trec_eval's ordering)")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="remove documents absent from the qrels before computing anything")
-    p.add_argument("-R", "--Rel_info_format", dest="rel_info_format", choices=list(REL_INFO_FORMATS),
-                   default="qrels", metavar="FORMAT",
-                   help=f"format of QRELS: {', '.join(REL_INFO_FORMATS)} (default qrels; trec_eval's -R)")
-    p.add_argument("-T", "--Results_format", dest="results_format", choices=list(RESULTS_FORMATS),
-                   default="trec_results", metavar="FORMAT",
-                   help=f"format of RUN: {', '.join(RESULTS_FORMATS)} (the default; trec_eval's -T)")
+    p.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="level",
+        type=c_long,
+        default=1,
+        metavar="N",
+        help="minimum relevance value that counts as relevant (default 1)",
+    )
+    p.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="depth",
+        type=c_long,
+        default=None,
+        metavar="N",
+        help="use only the first N documents of each query (after trec_eval's ordering)",
+    )
+    p.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="judged_only",
+        action="store_true",
+        help="remove documents absent from the qrels before computing anything",
+    )
+    p.add_argument(
+        "-R",
+        "--Rel_info_format",
+        dest="rel_info_format",
+        choices=list(REL_INFO_FORMATS),
+        default="qrels",
+        metavar="FORMAT",
+        help=f"format of QRELS: {', '.join(REL_INFO_FORMATS)} (default qrels; trec_eval's -R)",
+    )
+    p.add_argument(
+        "-T",
+        "--Results_format",
+        dest="results_format",
+        choices=list(RESULTS_FORMATS),
+        default="trec_results",
+        metavar="FORMAT",
+        help=f"format of RUN: {', '.join(RESULTS_FORMATS)} (the default; trec_eval's -T)",
+    )
     add_ties_option(p)
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: trec for one run, tsv for several; json and parquet add a "
-                   "'ties' field when --ties is not trec_eval)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="output format (default: trec for one run, tsv for several; json and parquet add a "
+        "'ties' field when --ties is not trec_eval)",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
 
 
@@ -217,7 +370,8 @@ def print_evaluations(args, evaluations: dict, fmt: str, inputs: dict, params: d
     """Print or write (``-o``, with a manifest of ``inputs`` and ``params``) the evaluations in ``fmt``."""
     if fmt == "trec":
         text = "".join(
-            format_trec(ev, per_query=args.per_query, summary=not args.no_summary) for ev in evaluations.values()
+            format_trec(ev, per_query=args.per_query, summary=not args.no_summary)
+            for ev in evaluations.values()
         )
         return _emit_text(args, text, inputs, params)
     table = tidy_table(evaluations, per_query=args.per_query or args.no_summary, groups=not args.no_summary)
@@ -242,8 +396,10 @@ def _check_debug(level: str) -> None:
     """``-D N[.QID]``: trec_eval reads N with ``atol``; its debugging output is not reproduced, so only 0."""
     m = re.match(r"\s*([+-]?[0-9]+)", level.split(".", 1)[0])
     if m and int(m.group(1)) != 0:
-        raise UsageError(f"trec_eval's debugging output is not reproduced; only 0 is accepted, got {level!r}",
-                         arguments=["debug"])
+        raise UsageError(
+            f"trec_eval's debugging output is not reproduced; only 0 is accepted, got {level!r}",
+            arguments=["debug"],
+        )
 
 
 def _engine_context(args):
@@ -257,9 +413,13 @@ def _engine_context(args):
             raise UsageError(f"{'go' if len(given) > 1 else 'goes'} with --engine dask", arguments=given)
         return contextlib.nullcontext()
     if args.partitions is not None and args.partitions < 1:
-        raise UsageError(f"partitions must be a positive number, got {args.partitions}", arguments=["partitions"])
+        raise UsageError(
+            f"partitions must be a positive number, got {args.partitions}", arguments=["partitions"]
+        )
     if args.block_lines is not None:
-        raise UsageError("--block-lines goes with the vectorized engine (the dask engine cuts the run by --partitions)")
+        raise UsageError(
+            "--block-lines goes with the vectorized engine (the dask engine cuts the run by --partitions)"
+        )
     return dask_engine.connected(args.scheduler)
 
 
@@ -291,8 +451,22 @@ def _evaluate(args, path, settings: EvalSettings):
 def _inputs(args) -> dict:
     ins = {"qrels": args.qrels}
     ins.update({f"run{i}": r for i, r in enumerate(args.runs)})
-    ins.update({k: getattr(args, k) for k in ("train", "test", "predictions", "items", "item_features", "item_groups",
-                                            "user_groups", "zscores") if getattr(args, k)})
+    ins.update(
+        {
+            k: getattr(args, k)
+            for k in (
+                "train",
+                "test",
+                "predictions",
+                "items",
+                "item_features",
+                "item_groups",
+                "user_groups",
+                "zscores",
+            )
+            if getattr(args, k)
+        }
+    )
     ins.update(measure_file_inputs(args))
     return ins
 
@@ -301,8 +475,13 @@ def _params(args) -> dict:
     # the trec_eval version is recorded when it is not 9.0.8, so that 9.0.8 manifests stay as they were
     pinned = {} if args.trec_eval_version == 9 else {"trec_eval_version": args.trec_eval_version}
     # likewise the -R/-T formats, recorded when they are not the defaults
-    pinned.update({k: getattr(args, k) for k, default in (("rel_info_format", "qrels"),
-                   ("results_format", "trec_results")) if getattr(args, k) != default})
+    pinned.update(
+        {
+            k: getattr(args, k)
+            for k, default in (("rel_info_format", "qrels"), ("results_format", "trec_results"))
+            if getattr(args, k) != default
+        }
+    )
     return {
         "measures": args.measures or ["official"],
         "relevance_level": args.level,

@@ -23,15 +23,32 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )  # fmt: skip
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docno rel), .gz allowed")
-    p.add_argument("--train", metavar="TRAIN", required=True,
-                   help="training ratings (user item rating ...): each user's items left out of the ranking")
-    p.add_argument("--user-factors", metavar="U.parquet", required=True,
-                   help="Parquet file with columns 'user' and 'factors' (list of float32)")
-    p.add_argument("--item-factors", metavar="V.parquet", required=True,
-                   help="Parquet file with columns 'item' and 'factors'; its items are the catalogue")
+    p.add_argument(
+        "--train",
+        metavar="TRAIN",
+        required=True,
+        help="training ratings (user item rating ...): each user's items left out of the ranking",
+    )
+    p.add_argument(
+        "--user-factors",
+        metavar="U.parquet",
+        required=True,
+        help="Parquet file with columns 'user' and 'factors' (list of float32)",
+    )
+    p.add_argument(
+        "--item-factors",
+        metavar="V.parquet",
+        required=True,
+        help="Parquet file with columns 'item' and 'factors'; its items are the catalogue",
+    )
     add_trec_eval_options(p)
-    p.add_argument("--block-users", type=int64, default=512, metavar="N",
-                   help="users scored at once per thread (memory about N x items x 14 bytes; default 512)")
+    p.add_argument(
+        "--block-users",
+        type=int64,
+        default=512,
+        metavar="N",
+        help="users scored at once per thread (memory about N x items x 14 bytes; default 512)",
+    )
     p.set_defaults(func=run, outputs=("output",))
 
 

@@ -26,7 +26,8 @@ users with no relevant test rating are not queries (num_q), bpref has no judged 
 def register(sub) -> None:
     from ..protocol.qrels import USER_BASES, USER_STATS_FROM
 
-    p = command(sub,
+    p = command(
+        sub,
         "qrels",
         help="turn test ratings into TREC qrels",
         description="Write TREC qrels (user 0 item rel) from test ratings: the ratings a relevance rule "
@@ -35,13 +36,23 @@ def register(sub) -> None:
     )
     p.add_argument("--test", metavar="TEST", required=True, help="test ratings file")
     p.add_argument("--threshold", type=finite_float, metavar="T", help="relevant iff rating >= T")
-    p.add_argument("--per-user", choices=list(USER_BASES),
-                   help="relevant iff rating >= the user's mean / highest rating + --offset")
-    p.add_argument("--offset", type=finite_float, default=0.0, metavar="D", help="offset of --per-user (default 0)")
-    p.add_argument("--per-user-from", choices=USER_STATS_FROM, default="test",
-                   help="which of the user's ratings --per-user uses: test (default), train, all (train+test)")
-    p.add_argument("--train", metavar="TRAIN",
-                   help="training ratings (for --long-tail, --per-user-from train|all)")
+    p.add_argument(
+        "--per-user",
+        choices=list(USER_BASES),
+        help="relevant iff rating >= the user's mean / highest rating + --offset",
+    )
+    p.add_argument(
+        "--offset", type=finite_float, default=0.0, metavar="D", help="offset of --per-user (default 0)"
+    )
+    p.add_argument(
+        "--per-user-from",
+        choices=USER_STATS_FROM,
+        default="test",
+        help="which of the user's ratings --per-user uses: test (default), train, all (train+test)",
+    )
+    p.add_argument(
+        "--train", metavar="TRAIN", help="training ratings (for --long-tail, --per-user-from train|all)"
+    )
     _add_output_options(p)
     add_dedupe_option(p)
     p.add_argument("-o", "--output", metavar="QRELS", required=True, help="output qrels file" + STDOUT_HELP)
@@ -54,24 +65,58 @@ def _add_output_options(p) -> None:
     from ..protocol.candidates import METHODOLOGIES
     from ..protocol.qrels import GRADES
 
-    p.add_argument("--grade", choices=list(GRADES), default="rating",
-                   help="relevance value: rating (default), binary (1), shifted (lowest relevant rating = 1)")
-    p.add_argument("--nonrelevant", action="store_true",
-                   help="also write below-threshold test ratings as judged non-relevant lines (rel 0)")
-    p.add_argument("--scale", type=int64, metavar="F",
-                   help="multiply ratings by F to make them integers (default: 1, 2 for half stars, ...)")
-    p.add_argument("--long-tail", type=finite_float, metavar="SHARE",
-                   help="drop test items of the short head: the most popular items holding SHARE of the "
-                   "training ratings (Cremonesi et al. 2010 use 0.33); needs --train")
-    p.add_argument("--methodology", type=methodology, choices=list(METHODOLOGIES), default="test-ratings",
-                   metavar="M", help=methodology_help() + "; one-plus-random writes one line (user:item, item) per test rating >= "
-                   "--relevant-threshold; the other methodologies share the same qrels (default)")
-    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
-                   help="one-plus-random: its queries are the test ratings >= R (default 5)")
-    p.add_argument("--separator", choices=["tab", "space"], default="tab",
-                   help="field separator of the output (default tab, as in Bellogín et al.'s files)")
-    p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS],
-                   help="layout of TEST/TRAIN (default: detected)")
+    p.add_argument(
+        "--grade",
+        choices=list(GRADES),
+        default="rating",
+        help="relevance value: rating (default), binary (1), shifted (lowest relevant rating = 1)",
+    )
+    p.add_argument(
+        "--nonrelevant",
+        action="store_true",
+        help="also write below-threshold test ratings as judged non-relevant lines (rel 0)",
+    )
+    p.add_argument(
+        "--scale",
+        type=int64,
+        metavar="F",
+        help="multiply ratings by F to make them integers (default: 1, 2 for half stars, ...)",
+    )
+    p.add_argument(
+        "--long-tail",
+        type=finite_float,
+        metavar="SHARE",
+        help="drop test items of the short head: the most popular items holding SHARE of the "
+        "training ratings (Cremonesi et al. 2010 use 0.33); needs --train",
+    )
+    p.add_argument(
+        "--methodology",
+        type=methodology,
+        choices=list(METHODOLOGIES),
+        default="test-ratings",
+        metavar="M",
+        help=methodology_help() + "; one-plus-random writes one line (user:item, item) per test rating >= "
+        "--relevant-threshold; the other methodologies share the same qrels (default)",
+    )
+    p.add_argument(
+        "--relevant-threshold",
+        type=finite_float,
+        default=5.0,
+        metavar="R",
+        help="one-plus-random: its queries are the test ratings >= R (default 5)",
+    )
+    p.add_argument(
+        "--separator",
+        choices=["tab", "space"],
+        default="tab",
+        help="field separator of the output (default tab, as in Bellogín et al.'s files)",
+    )
+    p.add_argument(
+        "--ratings-format",
+        default="auto",
+        choices=["auto", *FORMATS],
+        help="layout of TEST/TRAIN (default: detected)",
+    )
 
 
 def run(args) -> int:
@@ -82,22 +127,55 @@ def run(args) -> int:
 
     opr = METHODOLOGIES[args.methodology].per_case
     if opr and (args.threshold is not None or args.per_user or args.nonrelevant):
-        raise UsageError("one-plus-random qrels judge the case items only (test ratings >= --relevant-threshold);"
-                         " --threshold, --per-user and --nonrelevant do not apply")
+        raise UsageError(
+            "one-plus-random qrels judge the case items only (test ratings >= --relevant-threshold);"
+            " --threshold, --per-user and --nonrelevant do not apply"
+        )
     test = read_ratings(args.test, fmt=args.ratings_format, dedupe=args.dedupe, report=note)
-    train = read_ratings(args.train, fmt=args.ratings_format, dedupe=args.dedupe, report=note) if args.train else None
+    train = (
+        read_ratings(args.train, fmt=args.ratings_format, dedupe=args.dedupe, report=note)
+        if args.train
+        else None
+    )
     if opr:
-        result = methodology_qrels(args.methodology, train, test, relevant_threshold=args.relevant_threshold,
-                                   long_tail=args.long_tail, grade=args.grade, scale=args.scale)
+        result = methodology_qrels(
+            args.methodology,
+            train,
+            test,
+            relevant_threshold=args.relevant_threshold,
+            long_tail=args.long_tail,
+            grade=args.grade,
+            scale=args.scale,
+        )
     else:
         result = methodology_qrels(
-            args.methodology, train, test, threshold=args.threshold, per_user=args.per_user, offset=args.offset,
-            per_user_from=args.per_user_from, grade=args.grade, nonrelevant=args.nonrelevant, scale=args.scale,
+            args.methodology,
+            train,
+            test,
+            threshold=args.threshold,
+            per_user=args.per_user,
+            offset=args.offset,
+            per_user_from=args.per_user_from,
+            grade=args.grade,
+            nonrelevant=args.nonrelevant,
+            scale=args.scale,
             long_tail=args.long_tail,
         )
     write_table(result.qrels, args.output, separator="\t" if args.separator == "tab" else " ")
-    params = {k: getattr(args, k) for k in ("methodology", "threshold", "per_user", "offset", "per_user_from",
-                                             "grade", "nonrelevant", "scale", "long_tail")}
+    params = {
+        k: getattr(args, k)
+        for k in (
+            "methodology",
+            "threshold",
+            "per_user",
+            "offset",
+            "per_user_from",
+            "grade",
+            "nonrelevant",
+            "scale",
+            "long_tail",
+        )
+    }
     if opr:
         params["relevant_threshold"] = args.relevant_threshold
         params["query_id"] = "user:item"
@@ -105,29 +183,47 @@ def run(args) -> int:
     if args.train:
         inputs["train"] = args.train
     info = result.info
-    write_manifest(args.output, "qrels", inputs=inputs, parameters=params, command=argv(),
-                   extra={"rating_scale": {"factor": info.get("scale_factor"), "map": info.get("rating_map")},
-                          "counts": {k: v for k, v in info.items() if k not in ("scale_factor", "rating_map")}})
+    write_manifest(
+        args.output,
+        "qrels",
+        inputs=inputs,
+        parameters=params,
+        command=argv(),
+        extra={
+            "rating_scale": {"factor": info.get("scale_factor"), "map": info.get("rating_map")},
+            "counts": {k: v for k, v in info.items() if k not in ("scale_factor", "rating_map")},
+        },
+    )
     _report(info, args)
     return 0
 
 
 def _report(info: dict, args) -> None:
-    note(f"qrels: {fmt(info['relevant'])} relevant of {fmt(info['test_ratings'])} test ratings, "
-         f"{fmt(info['queries'])} queries")
+    note(
+        f"qrels: {fmt(info['relevant'])} relevant of {fmt(info['test_ratings'])} test ratings, "
+        f"{fmt(info['queries'])} queries"
+    )
     if info.get("scale_factor", 1) != 1:
-        note(f"ratings multiplied by {info['scale_factor']} to make integer relevance values (map in the manifest)")
+        note(
+            f"ratings multiplied by {info['scale_factor']} to make integer relevance values (map in the manifest)"
+        )
     if info.get("dropped_short_head"):
-        note(f"long tail: dropped {fmt(info['dropped_short_head'])} test ratings of the "
-             f"{fmt(info['short_head_items'])} short-head items")
+        note(
+            f"long tail: dropped {fmt(info['dropped_short_head'])} test ratings of the "
+            f"{fmt(info['short_head_items'])} short-head items"
+        )
     if info.get("dropped_no_user_statistics"):
-        note(f"dropped {fmt(info['dropped_no_user_statistics'])} test ratings of users without ratings in "
-             f"'{args.per_user_from}' (no per-user base)")
+        note(
+            f"dropped {fmt(info['dropped_no_user_statistics'])} test ratings of users without ratings in "
+            f"'{args.per_user_from}' (no per-user base)"
+        )
     below = info.get("below_threshold", 0)
     if below:
         if info.get("nonrelevant_written"):
             note(f"{fmt(below)} below-threshold test ratings written as judged non-relevant (rel 0)")
         else:
-            note(f"{fmt(below)} below-threshold test ratings not written (unjudged; --nonrelevant writes them)")
+            note(
+                f"{fmt(below)} below-threshold test ratings not written (unjudged; --nonrelevant writes them)"
+            )
     if info.get("users_without_qrels"):
         note(f"{fmt(info['users_without_qrels'])} test users have no relevant rating: not in the qrels")

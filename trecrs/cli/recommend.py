@@ -25,7 +25,8 @@ ratings file, predictions only (a fallback rank is not a rating).
 
 
 def register(sub) -> None:
-    p = command(sub,
+    p = command(
+        sub,
         "recommend",
         help="score candidate (user, item) pairs with a reference recommender",
         description="Fit one of the reference recommenders (the baselines of Bellogín et al. 2011 and "
@@ -50,7 +51,9 @@ def register(sub) -> None:
     )
     p.add_argument("--predict", metavar="TEST", help="also predict the ratings of this test file's pairs")
     p.add_argument(
-        "--predictions", metavar="FILE", help="where --predict writes when -o holds candidate scores" + STDOUT_HELP
+        "--predictions",
+        metavar="FILE",
+        help="where --predict writes when -o holds candidate scores" + STDOUT_HELP,
     )
     p.add_argument(
         "-p",
@@ -62,9 +65,14 @@ def register(sub) -> None:
     )
     from ..recommenders.base import UNSCORED
 
-    p.add_argument("--unscored", choices=list(UNSCORED), default="fallback",
-                   help="candidate pairs the model cannot score: " + "; ".join(f"{k}: {v[0]}" for k, v in UNSCORED.items())
-                   + " (default fallback)")
+    p.add_argument(
+        "--unscored",
+        choices=list(UNSCORED),
+        default="fallback",
+        help="candidate pairs the model cannot score: "
+        + "; ".join(f"{k}: {v[0]}" for k, v in UNSCORED.items())
+        + " (default fallback)",
+    )
     p.add_argument("--seed", type=seed, default=0, help="random seed (random, mf, puresvd); default 0")
     p.add_argument("--list", action="store_true", help="list algorithms, presets and parameters, then exit")
     p.set_defaults(func=run, outputs=("output", "predictions"))
@@ -135,7 +143,9 @@ def _score_and_write(model, role: str, frame, source: str, out: str, args) -> No
     parameters = {**model.describe(), "scored": role}
     if role == "candidates":  # the policy and how many pairs it scored (counts.unscored: the model could not)
         parameters.update(unscored=unscored, fallbacks=scores.n_fallback)
-    write_scores(scores, out, inputs={"train": args.train, role: source}, parameters=parameters, command=argv())
+    write_scores(
+        scores, out, inputs={"train": args.train, role: source}, parameters=parameters, command=argv()
+    )
     what = "candidate pairs" if role == "candidates" else "test pairs"
     fate = "fallback score" if scores.n_fallback else "left out"
     note(

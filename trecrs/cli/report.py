@@ -22,7 +22,8 @@ report says so and why.
 def register(sub) -> None:
     from ..reproductions import REPORTS
 
-    p = command(sub,
+    p = command(
+        sub,
         "report",
         help="results table, findings and figure of a paper reproduction",
         description="Aggregate the evaluations a reproduction script wrote into results.tsv, a Markdown report "
@@ -32,14 +33,29 @@ def register(sub) -> None:
     )
     p.add_argument("name", metavar="NAME", choices=list(REPORTS), help="one of: " + ", ".join(REPORTS))
     p.add_argument("out_dir", metavar="OUT_DIR", help="the reproduction's output folder")
-    p.add_argument("--reference", metavar="TSV",
-                   help="published values to compare with (bellogin2011; default: the packaged Figure 2 D1 "
-                   "values). With --data, compared only when DIR is MovieLens 100K (trecrs datasets verify)")
     p.add_argument(
-        "--runtime", type=finite_float, metavar="SECONDS", help="the pipeline's wall-clock time, for the report"
+        "--reference",
+        metavar="TSV",
+        help="published values to compare with (bellogin2011; default: the packaged Figure 2 D1 "
+        "values). With --data, compared only when DIR is MovieLens 100K (trecrs datasets verify)",
     )
-    p.add_argument("--jobs", type=int_range(1, INT64_MAX), metavar="N", help="how many folds ran in parallel, for the report")
-    p.add_argument("--data", metavar="DIR", help="the data folder the pipeline read, for the report (and to check it is MovieLens 100K)")
+    p.add_argument(
+        "--runtime",
+        type=finite_float,
+        metavar="SECONDS",
+        help="the pipeline's wall-clock time, for the report",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int_range(1, INT64_MAX),
+        metavar="N",
+        help="how many folds ran in parallel, for the report",
+    )
+    p.add_argument(
+        "--data",
+        metavar="DIR",
+        help="the data folder the pipeline read, for the report (and to check it is MovieLens 100K)",
+    )
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 
 

@@ -42,7 +42,8 @@ def register(sub) -> None:
     from ..files.score_formats import FORMATS
     from ..protocol.runs import MISSING_POLICIES
 
-    p = command(sub,
+    p = command(
+        sub,
         "run",
         help="turn a score file into the TREC run of a methodology",
         description="Build the TREC run of a methodology from a recommender's scores: each query's "
@@ -51,24 +52,50 @@ def register(sub) -> None:
         epilog=EXAMPLES,
     )
     add_split_options(p, required=False)
-    p.add_argument("--candidates", metavar="PAIRS",
-                   help="take the candidates from a file written by 'trecrs candidates' instead of "
-                   "--methodology/--train/--test")
-    p.add_argument("--scores", metavar="SCORES", required=True,
-                   help="score file or top-N lists: whitespace, CSV, TSV, JSON lines, TREC run or .parquet")
-    p.add_argument("--scores-format", dest="fmt", choices=("auto", *FORMATS), default="auto",
-                   help="the layout of SCORES (default auto: by extension, else by the first content line)")
-    p.add_argument("--score-columns", metavar="MAP",
-                   help="the columns of SCORES when the header is not recognised or there is none: "
-                   "user=COL,item=COL,score=COL (or rank=COL), COL a header name or a position from 1; "
-                   "or the role of each column in order (user,item,_,score)")
-    p.add_argument("--ranks", action="store_true",
-                   help="rank by the rank column (top-N lists; rank 1 is best): a 3-field SCORES is user item rank")
-    p.add_argument("--missing", choices=MISSING_POLICIES, default="fail",
-                   help="candidates without a score: fail (default), last (rank them after every scored "
-                   "candidate), drop (leave them out)")
+    p.add_argument(
+        "--candidates",
+        metavar="PAIRS",
+        help="take the candidates from a file written by 'trecrs candidates' instead of "
+        "--methodology/--train/--test",
+    )
+    p.add_argument(
+        "--scores",
+        metavar="SCORES",
+        required=True,
+        help="score file or top-N lists: whitespace, CSV, TSV, JSON lines, TREC run or .parquet",
+    )
+    p.add_argument(
+        "--scores-format",
+        dest="fmt",
+        choices=("auto", *FORMATS),
+        default="auto",
+        help="the layout of SCORES (default auto: by extension, else by the first content line)",
+    )
+    p.add_argument(
+        "--score-columns",
+        metavar="MAP",
+        help="the columns of SCORES when the header is not recognised or there is none: "
+        "user=COL,item=COL,score=COL (or rank=COL), COL a header name or a position from 1; "
+        "or the role of each column in order (user,item,_,score)",
+    )
+    p.add_argument(
+        "--ranks",
+        action="store_true",
+        help="rank by the rank column (top-N lists; rank 1 is best): a 3-field SCORES is user item rank",
+    )
+    p.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default="fail",
+        help="candidates without a score: fail (default), last (rank them after every scored "
+        "candidate), drop (leave them out)",
+    )
     p.add_argument("--depth", type=int64, metavar="N", help="keep the first N documents of each query")
-    p.add_argument("--tag", metavar="T", help="run tag (default: the score file's name up to its first dot, svd.all.scores: svd; stdin for -)")
+    p.add_argument(
+        "--tag",
+        metavar="T",
+        help="run tag (default: the score file's name up to its first dot, svd.all.scores: svd; stdin for -)",
+    )
     p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file" + STDOUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
 
@@ -99,20 +126,31 @@ def run(args) -> int:
     info: dict = {}
     with option_errors(columns="score_columns"):  # the score reader's columns= is --score-columns here
         normalise_score_columns(args.score_columns)  # a bad mapping is refused before the scores are read
-        table = read_score_table(args.scores, kind="rank" if args.ranks else None, fmt=args.fmt,
-                                 columns=args.score_columns)
-    chunks = iter_run(cands, table, missing=args.missing, depth=args.depth, tag=tag, scores_path=args.scores,
-                      info=info)
+        table = read_score_table(
+            args.scores, kind="rank" if args.ranks else None, fmt=args.fmt, columns=args.score_columns
+        )
+    chunks = iter_run(
+        cands, table, missing=args.missing, depth=args.depth, tag=tag, scores_path=args.scores, info=info
+    )
     write_run_stream(chunks, args.output)
     inputs["scores"] = args.scores
-    params.update(scores="ranks" if args.ranks else "scores", missing=args.missing, depth=args.depth, tag=tag,
-                  order=table.order)
-    write_manifest(args.output, "run", inputs=inputs, parameters=params, command=argv(), extra={"counts": info})
+    params.update(
+        scores="ranks" if args.ranks else "scores",
+        missing=args.missing,
+        depth=args.depth,
+        tag=tag,
+        order=table.order,
+    )
+    write_manifest(
+        args.output, "run", inputs=inputs, parameters=params, command=argv(), extra={"counts": info}
+    )
     report_candidates(info, args.methodology or "candidates")
     if table.order == "list":
         note(f"ranked in the order of the top-N lists of {args.scores} (rank 1 first), not by score")
     if info["scores_outside_candidates"]:
-        note(f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped")
+        note(
+            f"{fmt(info['scores_outside_candidates'])} of {fmt(info['scores'])} scores are not candidates: dropped"
+        )
     if info["cut_by_depth"]:
         note(f"{fmt(info['cut_by_depth'])} ranked candidates beyond depth {args.depth}: cut")
     wrote(args.output, f"{fmt(info['lines'])} lines")

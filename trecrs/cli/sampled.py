@@ -39,30 +39,69 @@ def register(sub) -> None:
     from ..measures.recsys.sampled import RANK_MISSING
     from ..report.sampled import TEXT_FORMATS
 
-    p = command(sub, "sampled", help="sampled One-Plus-Random metrics against the exact ones, corrected",
-                description="Compare One-Plus-Random's sampled recall/HR@k and nDCG@k with the exact metrics of "
-                "the full ranking, and with the corrected estimators of Krichene & Rendle (KDD 2020); report "
-                "whether each orders the systems as the exact metric does (Kendall tau).", epilog=EXAMPLES)
+    p = command(
+        sub,
+        "sampled",
+        help="sampled One-Plus-Random metrics against the exact ones, corrected",
+        description="Compare One-Plus-Random's sampled recall/HR@k and nDCG@k with the exact metrics of "
+        "the full ranking, and with the corrected estimators of Krichene & Rendle (KDD 2020); report "
+        "whether each orders the systems as the exact metric does (Kendall tau).",
+        epilog=EXAMPLES,
+    )
     p.add_argument("--train", metavar="TRAIN", required=True, help="training ratings file")
     p.add_argument("--test", metavar="TEST", required=True, help="test ratings file")
-    p.add_argument("--items", metavar="CATALOGUE", help="item catalogue (default: the items of train and test)")
-    p.add_argument("--scores", metavar="NAME=FILE", action="append", required=True,
-                   help="a system's score file (every all-items candidate scored); repeat for several systems")
-    p.add_argument("--n", type=int64, default=100, metavar="N", help="random unrated items per case (default 100)")
-    p.add_argument("--relevant-threshold", type=finite_float, default=5.0, metavar="R",
-                   help="one case per test rating >= R (default 5)")
+    p.add_argument(
+        "--items", metavar="CATALOGUE", help="item catalogue (default: the items of train and test)"
+    )
+    p.add_argument(
+        "--scores",
+        metavar="NAME=FILE",
+        action="append",
+        required=True,
+        help="a system's score file (every all-items candidate scored); repeat for several systems",
+    )
+    p.add_argument(
+        "--n", type=int64, default=100, metavar="N", help="random unrated items per case (default 100)"
+    )
+    p.add_argument(
+        "--relevant-threshold",
+        type=finite_float,
+        default=5.0,
+        metavar="R",
+        help="one case per test rating >= R (default 5)",
+    )
     p.add_argument("--seed", type=seed, metavar="S", help="random seed of the draws (required)")
-    p.add_argument("-k", dest="ks", type=int64, action="append", metavar="K",
-                   help="cutoff of recall@k and nDCG@k; repeat (default 1, 5, 10)")
-    p.add_argument("--lambda", dest="lam", type=finite_float, default=0.1, metavar="L",
-                   help="bias-variance trade-off of the corrected metric, 0..1 (default 0.1)")
-    p.add_argument("--missing", choices=RANK_MISSING, default="fail",
-                   help="candidates without a score: fail (default) or rank them last")
+    p.add_argument(
+        "-k",
+        dest="ks",
+        type=int64,
+        action="append",
+        metavar="K",
+        help="cutoff of recall@k and nDCG@k; repeat (default 1, 5, 10)",
+    )
+    p.add_argument(
+        "--lambda",
+        dest="lam",
+        type=finite_float,
+        default=0.1,
+        metavar="L",
+        help="bias-variance trade-off of the corrected metric, 0..1 (default 0.1)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=RANK_MISSING,
+        default="fail",
+        help="candidates without a score: fail (default) or rank them last",
+    )
     p.add_argument("--format", choices=TEXT_FORMATS, default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.add_argument("--plot", metavar="FIGURE", help="recall(N) curves, sampled vs exact (.png or .pdf)")
-    p.add_argument("--ratings-format", default="auto", choices=["auto", *FORMATS], help="layout of TRAIN/TEST")
-    p.add_argument("--columns", metavar="SPEC", help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId")
+    p.add_argument(
+        "--ratings-format", default="auto", choices=["auto", *FORMATS], help="layout of TRAIN/TEST"
+    )
+    p.add_argument(
+        "--columns", metavar="SPEC", help="column mapping of TRAIN/TEST, e.g. user=userId,item=movieId"
+    )
     add_dedupe_option(p)
     p.set_defaults(func=run, outputs=("output", "plot"))
 
@@ -82,9 +121,18 @@ def _check(args) -> list[tuple[str, str]]:
 
 
 def _parameters(args, systems) -> dict:
-    return {"methodology": "one-plus-random", "n": args.n, "relevant_threshold": args.relevant_threshold,
-            "seed": args.seed, "pool": "all", "ks": args.ks or [1, 5, 10], "lambda": args.lam,
-            "missing": args.missing, "systems": [n for n, _ in systems], "hypergeometric": True}
+    return {
+        "methodology": "one-plus-random",
+        "n": args.n,
+        "relevant_threshold": args.relevant_threshold,
+        "seed": args.seed,
+        "pool": "all",
+        "ks": args.ks or [1, 5, 10],
+        "lambda": args.lam,
+        "missing": args.missing,
+        "systems": [n for n, _ in systems],
+        "hypergeometric": True,
+    }
 
 
 def run(args) -> int:

@@ -50,7 +50,9 @@ class _NamedFiles(argparse.Action):
     def __call__(self, parser, namespace, value, option_string=None):
         name, sep, path = value.partition("=")
         if not sep or not name or not path or any(ch.isspace() for ch in name):
-            parser.error(f"argument {option_string}: expected NAME=FILE (a name without blanks), got {value!r}")
+            parser.error(
+                f"argument {option_string}: expected NAME=FILE (a name without blanks), got {value!r}"
+            )
         pairs = list(getattr(namespace, self.dest) or [])
         if name in dict(pairs):
             parser.error(f"argument {option_string}: the name {name!r} is given twice")
@@ -70,7 +72,8 @@ def register(sub) -> None:
     from ..protocol.runs import MISSING_POLICIES
     from ..report.sensitivity import FORMATS
 
-    p = command(sub,
+    p = command(
+        sub,
         "sensitivity",
         help="compare the systems' order under every evaluation methodology (Bellogín et al. 2011)",
         description="Evaluate every system under every methodology (TestRatings, TestItems, TrainingItems, "
@@ -80,32 +83,79 @@ def register(sub) -> None:
     )
     p.add_argument("--train", metavar="TRAIN", required=True, help="training ratings file")
     p.add_argument("--test", metavar="TEST", required=True, help="test ratings file")
-    p.add_argument("--items", metavar="CATALOGUE", help="item catalogue I (default: the items of train and test)")
-    p.add_argument("--scores", action=_NamedFiles, metavar="NAME=FILE", required=True,
-                   help="a system's score file (any layout 'trecrs run --scores' reads); repeat per system")
-    p.add_argument("--predictions", action=_NamedFiles, metavar="NAME=FILE",
-                   help="a system's predicted ratings, for the order by RMSE; give one for every system")
-    p.add_argument("-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
-                   help="a measure as 'trecrs eval -m' takes it (P.10, P@10, ndcg_cut.10, map, ...); repeatable")
-    p.add_argument("--methodologies", type=methodology_list, metavar="M,M,...",
-                   help="the methodologies, comma-separated (default: all); " + methodology_help())
-    p.add_argument("--threshold", type=finite_float, default=4.0, metavar="T",
-                   help="relevant iff the test rating >= T (default 4), graded by the rating")
+    p.add_argument(
+        "--items", metavar="CATALOGUE", help="item catalogue I (default: the items of train and test)"
+    )
+    p.add_argument(
+        "--scores",
+        action=_NamedFiles,
+        metavar="NAME=FILE",
+        required=True,
+        help="a system's score file (any layout 'trecrs run --scores' reads); repeat per system",
+    )
+    p.add_argument(
+        "--predictions",
+        action=_NamedFiles,
+        metavar="NAME=FILE",
+        help="a system's predicted ratings, for the order by RMSE; give one for every system",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        required=True,
+        metavar="MEASURE",
+        help="a measure as 'trecrs eval -m' takes it (P.10, P@10, ndcg_cut.10, map, ...); repeatable",
+    )
+    p.add_argument(
+        "--methodologies",
+        type=methodology_list,
+        metavar="M,M,...",
+        help="the methodologies, comma-separated (default: all); " + methodology_help(),
+    )
+    p.add_argument(
+        "--threshold",
+        type=finite_float,
+        default=4.0,
+        metavar="T",
+        help="relevant iff the test rating >= T (default 4), graded by the rating",
+    )
     add_one_plus_random_options(p)
-    p.add_argument("--missing", choices=MISSING_POLICIES, default="drop",
-                   help="candidates a system did not score: drop (default: left out of its run), last, fail")
+    p.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default="drop",
+        help="candidates a system did not score: drop (default: left out of its run), last, fail",
+    )
     add_ratings_options(p)
     add_ties_option(p)
     add_measures_from_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    p.add_argument("--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2")
+    p.add_argument(
+        "--plot", metavar="FIG", help="also draw the figure (.png or .pdf) of the paper's Figure 2"
+    )
     p.set_defaults(func=run, outputs=("output", "plot"), scores_files=[], predictions_files=[])
 
 
 def _parameters(args) -> dict:
-    return {**{k: getattr(args, k) for k in ("measures", "methodologies", "threshold", "relevant_threshold", "n",
-                                             "seed", "missing", "format")}, **ties_parameters(args)}
+    return {
+        **{
+            k: getattr(args, k)
+            for k in (
+                "measures",
+                "methodologies",
+                "threshold",
+                "relevant_threshold",
+                "n",
+                "seed",
+                "missing",
+                "format",
+            )
+        },
+        **ties_parameters(args),
+    }
 
 
 def _inputs(args) -> dict:
@@ -126,22 +176,39 @@ def run(args) -> int:
     if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
         raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
     result = sensitivity(
-        read_split_ratings(args, "train"), read_split_ratings(args, "test"), dict(args.scores), args.measures,
-        predictions=dict(args.predictions) if args.predictions else None, methodologies=args.methodologies,
-        items=args.items, threshold=args.threshold, relevant_threshold=args.relevant_threshold, n=args.n,
-        seed=args.seed, missing=args.missing, paths={"train": args.train, "test": args.test, "items": args.items},
+        read_split_ratings(args, "train"),
+        read_split_ratings(args, "test"),
+        dict(args.scores),
+        args.measures,
+        predictions=dict(args.predictions) if args.predictions else None,
+        methodologies=args.methodologies,
+        items=args.items,
+        threshold=args.threshold,
+        relevant_threshold=args.relevant_threshold,
+        n=args.n,
+        seed=args.seed,
+        missing=args.missing,
+        paths={"train": args.train, "test": args.test, "items": args.items},
         evaluation=EvalSettings(ties=args.ties),
     )
     text = FORMATS[args.format](result)
     if args.output:
         write_text_atomic(args.output, text)
-        write_manifest(args.output, "sensitivity", inputs=_inputs(args), parameters=_parameters(args),
-                       command=argv(), extra={"counts": result.info})
+        write_manifest(
+            args.output,
+            "sensitivity",
+            inputs=_inputs(args),
+            parameters=_parameters(args),
+            command=argv(),
+            extra={"counts": result.info},
+        )
         wrote(args.output)
     else:
         sys.stdout.write(text)
     if args.plot:
         plot(result, args.plot)
-        write_manifest(args.plot, "figure", inputs=_inputs(args), parameters=_parameters(args), command=argv())
+        write_manifest(
+            args.plot, "figure", inputs=_inputs(args), parameters=_parameters(args), command=argv()
+        )
         note(f"wrote {args.plot}")
     return 0

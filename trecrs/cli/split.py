@@ -24,17 +24,22 @@ def register(sub) -> None:
     from ..data.splits import SPLITTERS
 
     methods = "\n".join(f"  {s.name:<9} {s.doc}" for s in SPLITTERS.values())
-    p = command(sub,
+    p = command(
+        sub,
         "split",
         help="split a ratings file into train/test files (hold-out, k-fold, per-user, temporal, loo, probe)",
         description="Split RATINGS into training and test files in OUT_DIR, seeded and deterministic "
         "(same input and seed => byte-identical files).\n\nmethods:\n" + methods,
         epilog=EXAMPLES,
     )
-    p.add_argument("ratings", metavar="RATINGS", help="ratings file (u.data, ratings.dat, ratings.csv, text, Parquet)")
+    p.add_argument(
+        "ratings", metavar="RATINGS", help="ratings file (u.data, ratings.dat, ratings.csv, text, Parquet)"
+    )
     p.add_argument("out_dir", metavar="OUT_DIR", help="output folder (created if needed)")
     p.add_argument("--method", required=True, choices=list(SPLITTERS), help="split method")
-    p.add_argument("--seed", type=seed, default=None, metavar="S", help="random seed (required by random methods)")
+    p.add_argument(
+        "--seed", type=seed, default=None, metavar="S", help="random seed (required by random methods)"
+    )
     _add_method_options(p)
     _add_io_options(p)
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
@@ -43,22 +48,61 @@ def register(sub) -> None:
 def _add_method_options(p) -> None:
     """The options of each split method."""
     g = p.add_argument_group("method options")
-    g.add_argument("--ratio", default=None, metavar="R",
-                   help="holdout: test share (0.2); per-user: each user's test share; temporal: the latest "
-                   "share of all ratings; probe: probe share (0.014)")
-    g.add_argument("--folds", "-k", "--k", dest="folds", type=int64, default=None, metavar="K",
-                   help="kfold: number of folds (5)")
-    g.add_argument("--given", type=int64, default=None, metavar="N", help="per-user: N ratings per user to train")
-    g.add_argument("--all-but", dest="all_but", type=int64, default=None, metavar="N",
-                   help="per-user: N ratings per user to test")
-    g.add_argument("--cut", type=int64, default=None, metavar="TIMESTAMP",
-                   help="temporal: ratings at or after TIMESTAMP go to test")
-    g.add_argument("--last", type=int64, default=None, metavar="N", help="temporal: each user's N latest to test")
-    g.add_argument("--last-ratio", dest="last_ratio", default=None, metavar="R",
-                   help="temporal: each user's latest share R to test")
-    g.add_argument("--pick", choices=["random", "latest"], default=None, help="loo: which rating leaves (random)")
-    g.add_argument("--threshold", type=finite_float, default=None, metavar="T",
-                   help="probe: probe ratings >= T form the test set (5)")
+    g.add_argument(
+        "--ratio",
+        default=None,
+        metavar="R",
+        help="holdout: test share (0.2); per-user: each user's test share; temporal: the latest "
+        "share of all ratings; probe: probe share (0.014)",
+    )
+    g.add_argument(
+        "--folds",
+        "-k",
+        "--k",
+        dest="folds",
+        type=int64,
+        default=None,
+        metavar="K",
+        help="kfold: number of folds (5)",
+    )
+    g.add_argument(
+        "--given", type=int64, default=None, metavar="N", help="per-user: N ratings per user to train"
+    )
+    g.add_argument(
+        "--all-but",
+        dest="all_but",
+        type=int64,
+        default=None,
+        metavar="N",
+        help="per-user: N ratings per user to test",
+    )
+    g.add_argument(
+        "--cut",
+        type=int64,
+        default=None,
+        metavar="TIMESTAMP",
+        help="temporal: ratings at or after TIMESTAMP go to test",
+    )
+    g.add_argument(
+        "--last", type=int64, default=None, metavar="N", help="temporal: each user's N latest to test"
+    )
+    g.add_argument(
+        "--last-ratio",
+        dest="last_ratio",
+        default=None,
+        metavar="R",
+        help="temporal: each user's latest share R to test",
+    )
+    g.add_argument(
+        "--pick", choices=["random", "latest"], default=None, help="loo: which rating leaves (random)"
+    )
+    g.add_argument(
+        "--threshold",
+        type=finite_float,
+        default=None,
+        metavar="T",
+        help="probe: probe ratings >= T form the test set (5)",
+    )
 
 
 def _add_io_options(p) -> None:
@@ -66,14 +110,29 @@ def _add_io_options(p) -> None:
     from ..files.ratings import DEDUPE_POLICIES, FORMATS
 
     r = p.add_argument_group("input and output")
-    r.add_argument("--format", dest="fmt", default="auto", choices=["auto", *FORMATS],
-                   help="ratings layout (default: detected from name and content)")
-    r.add_argument("--columns", default=None, metavar="MAP",
-                   help="column mapping: user=NAME,item=NAME,rating=NAME[,timestamp=NAME] (names or "
-                   "positions counted from 1), or roles in order: user,item,_,rating")
-    r.add_argument("--separator", default=None, metavar="SEP", help="field delimiter of generic text (tab: \\t)")
-    r.add_argument("--dedupe", choices=list(DEDUPE_POLICIES), default=None,
-                   help="merge a (user, item) rated twice (default: an error naming both lines)")
+    r.add_argument(
+        "--format",
+        dest="fmt",
+        default="auto",
+        choices=["auto", *FORMATS],
+        help="ratings layout (default: detected from name and content)",
+    )
+    r.add_argument(
+        "--columns",
+        default=None,
+        metavar="MAP",
+        help="column mapping: user=NAME,item=NAME,rating=NAME[,timestamp=NAME] (names or "
+        "positions counted from 1), or roles in order: user,item,_,rating",
+    )
+    r.add_argument(
+        "--separator", default=None, metavar="SEP", help="field delimiter of generic text (tab: \\t)"
+    )
+    r.add_argument(
+        "--dedupe",
+        choices=list(DEDUPE_POLICIES),
+        default=None,
+        help="merge a (user, item) rated twice (default: an error naming both lines)",
+    )
     r.add_argument("--sort", action="store_true", help="write rows by (user, item) instead of input order")
 
 

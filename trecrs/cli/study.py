@@ -36,13 +36,31 @@ def register(sub) -> None:
                 "baseline (Nadeau & Bengio's corrected resampled t when sizes are given), and across data sets the "
                 "average ranks, Friedman's test and Nemenyi's critical difference (docs/study.md).", epilog=EXAMPLES)  # fmt: skip
     p.add_argument("study", metavar="STUDY", help="the study file (TSV with a header line)")
-    p.add_argument("-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
-                   help="a measure as 'trecrs eval -m' takes it; repeatable")
-    p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are tested against (default: the first listed)")
-    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level, also 1 - interval level (default 0.05)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        required=True,
+        metavar="MEASURE",
+        help="a measure as 'trecrs eval -m' takes it; repeatable",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="SYSTEM",
+        help="the system the others are tested against (default: the first listed)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=0.05,
+        help="significance level, also 1 - interval level (default 0.05)",
+    )
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    p.add_argument("--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)")
+    p.add_argument(
+        "--plot", metavar="FILE", help="draw the critical-difference diagram of each measure (.png or .pdf)"
+    )
     add_scoring_options(p, complete=True)
     add_measures_from_option(p)
     p.set_defaults(func=run, outputs=("output", "plot"))

@@ -88,18 +88,61 @@ ML100K_MD5: dict[str, str] = {
 DATASETS: dict[str, Dataset] = {
     d.name: d
     for d in (
-        Dataset("ml-100k", "ml-100k.zip", "0e33842e24a9c977be4e0107933c0723", "ml-100k", "u.data", "ml100k",
-                100_000, ML100K_MD5),
-        Dataset("ml-1m", "ml-1m.zip", "c4d9eecfca2ab87c1945afe126590906", "ml-1m", "ratings.dat", "ml1m",
-                1_000_209),
-        Dataset("ml-10m", "ml-10m.zip", "ce571fd55effeba0271552578f2648bd", "ml-10M100K", "ratings.dat", "ml1m",
-                10_000_054),
-        Dataset("ml-20m", "ml-20m.zip", "cd245b17a1ae2cc31bb14903e1204af3", "ml-20m", "ratings.csv", "csv",
-                20_000_263),
-        Dataset("ml-25m", "ml-25m.zip", "6b51fb2759a8657d3bfcbfc42b592ada", "ml-25m", "ratings.csv", "csv",
-                25_000_095),
-        Dataset("ml-32m", "ml-32m.zip", "d472be332d4daa821edc399621853b57", "ml-32m", "ratings.csv", "csv",
-                32_000_204),
+        Dataset(
+            "ml-100k",
+            "ml-100k.zip",
+            "0e33842e24a9c977be4e0107933c0723",
+            "ml-100k",
+            "u.data",
+            "ml100k",
+            100_000,
+            ML100K_MD5,
+        ),
+        Dataset(
+            "ml-1m",
+            "ml-1m.zip",
+            "c4d9eecfca2ab87c1945afe126590906",
+            "ml-1m",
+            "ratings.dat",
+            "ml1m",
+            1_000_209,
+        ),
+        Dataset(
+            "ml-10m",
+            "ml-10m.zip",
+            "ce571fd55effeba0271552578f2648bd",
+            "ml-10M100K",
+            "ratings.dat",
+            "ml1m",
+            10_000_054,
+        ),
+        Dataset(
+            "ml-20m",
+            "ml-20m.zip",
+            "cd245b17a1ae2cc31bb14903e1204af3",
+            "ml-20m",
+            "ratings.csv",
+            "csv",
+            20_000_263,
+        ),
+        Dataset(
+            "ml-25m",
+            "ml-25m.zip",
+            "6b51fb2759a8657d3bfcbfc42b592ada",
+            "ml-25m",
+            "ratings.csv",
+            "csv",
+            25_000_095,
+        ),
+        Dataset(
+            "ml-32m",
+            "ml-32m.zip",
+            "d472be332d4daa821edc399621853b57",
+            "ml-32m",
+            "ratings.csv",
+            "csv",
+            32_000_204,
+        ),
     )
 }
 
@@ -174,8 +217,10 @@ def verify(directory: PathLike, dataset: str | None = None) -> list[FileCheck]:
         datasets = identify(d)
         if not datasets:
             raise InputError(
-                d, None, "no known MovieLens file here (u.data, ratings.dat, ratings.csv or ml-*.zip); "
-                f"name the release with --dataset ({', '.join(DATASETS)})"
+                d,
+                None,
+                "no known MovieLens file here (u.data, ratings.dat, ratings.csv or ml-*.zip); "
+                f"name the release with --dataset ({', '.join(DATASETS)})",
             )
     checks: list[FileCheck] = []
     for ds in datasets:
@@ -246,7 +291,9 @@ def load(name_or_path: PathLike, *, dataset: str | None = None) -> pl.DataFrame:
             for root in (p, p / ds.folder):
                 if (root / ds.ratings_file).is_file():
                     return read_ratings(root / ds.ratings_file, fmt=ds.ratings_format)
-        raise InputError(p, None, "no MovieLens ratings file (u.data, ratings.dat, ratings.csv) in this folder")
+        raise InputError(
+            p, None, "no MovieLens ratings file (u.data, ratings.dat, ratings.csv) in this folder"
+        )
     return read_ratings(p)
 
 

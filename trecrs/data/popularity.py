@@ -40,7 +40,9 @@ def item_popularity(train: pl.DataFrame) -> pl.DataFrame:
 def check_share(share: float, argument: str = "share") -> None:
     """Raise :class:`UsageError` about ``argument`` unless 0 < ``share`` < 1."""
     if not 0.0 < share < 1.0:
-        raise UsageError(f"the short-head share must be between 0 and 1 (exclusive), got {share}", arguments=[argument])
+        raise UsageError(
+            f"the short-head share must be between 0 and 1 (exclusive), got {share}", arguments=[argument]
+        )
 
 
 def short_head(train: pl.DataFrame, share: float, *, argument: str = "share") -> pl.Series:

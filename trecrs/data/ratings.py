@@ -36,14 +36,22 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
         df = data.select([*cols, pl.col(RATING).cast(pl.Float64)])
     except pl.exceptions.PolarsError as exc:
         raise InputError(path, None, f"{what}: ratings must be numbers ({exc.__class__.__name__})") from None
-    bad = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | pl.col(RATING).is_null()
-                    | pl.col(RATING).is_nan())
+    bad = df.filter(
+        pl.col(USER).is_null() | pl.col(ITEM).is_null() | pl.col(RATING).is_null() | pl.col(RATING).is_nan()
+    )
     if bad.height:
-        raise InputError(path, None, f"{what}: {bad.height} row(s) with a missing user, item or rating "
-                         f"(first: {bad.row(0)})")
+        raise InputError(
+            path,
+            None,
+            f"{what}: {bad.height} row(s) with a missing user, item or rating (first: {bad.row(0)})",
+        )
     dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
     if dup.height:
         u, i, _ = dup.row(0)
-        raise InputError(path, None, f"{what}: duplicate rating for user {u!r}, item {i!r} "
-                         f"({dup.height} rows involved); resolve duplicates when reading the ratings")
+        raise InputError(
+            path,
+            None,
+            f"{what}: duplicate rating for user {u!r}, item {i!r} "
+            f"({dup.height} rows involved); resolve duplicates when reading the ratings",
+        )
     return df

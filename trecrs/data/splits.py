@@ -133,7 +133,9 @@ def _ratio(value: object, name: str, *, upper_open: bool = True) -> Fraction:
     try:
         frac = Fraction(str(value))
     except (ValueError, ZeroDivisionError):
-        raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}", arguments=[name]) from None
+        raise UsageError(
+            f"{name} must be a number between 0 and 1, got {value!r}", arguments=[name]
+        ) from None
     if not (0 < frac < 1 if upper_open else 0 < frac <= 1):
         raise UsageError(f"{name} must be strictly between 0 and 1, got {value}", arguments=[name])
     return frac
@@ -201,7 +203,12 @@ def _per_user_ratio(
 ) -> tuple[pl.DataFrame, pl.Expr, dict[str, Any], dict[str, int]]:
     """Each user's first round_half_up(``value`` * n_u) ratings to test (see :func:`_per_user_share`)."""
     df, in_test, short = _per_user_share(df, _ratio(value, name))
-    return df, in_test, {name: str(value)}, _short_users("users whose share rounds to 0 test ratings (all kept in train)", short)
+    return (
+        df,
+        in_test,
+        {name: str(value)},
+        _short_users("users whose share rounds to 0 test ratings (all kept in train)", short),
+    )
 
 
 def _short_users(why: str, count: int) -> dict[str, int]:
@@ -234,7 +241,9 @@ def _need_timestamps(ratings: pl.DataFrame, method: str) -> None:
 
 def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> pl.DataFrame:
     """Add ``_nth`` (1-based rank of each rating within its user by ``key``, ties by file order) and ``_n``."""
-    order = df.sort([USER, key, pl.col(_POS)], descending=[False, descending, descending], maintain_order=True)
+    order = df.sort(
+        [USER, key, pl.col(_POS)], descending=[False, descending, descending], maintain_order=True
+    )
     order = order.with_columns(
         (pl.int_range(pl.len()).over(USER) + 1).alias("_nth"), pl.len().over(USER).alias("_n")
     )
@@ -266,7 +275,9 @@ def kfold(ratings: pl.DataFrame, *, seed: int | None, folds: int = 5) -> list[Sp
     out = []
     for i in range(k):
         train, test = _parts(df, pl.col("_fold") == i)
-        out.append(Split(train, test, f"fold{i + 1}", {"method": "kfold", "seed": seed, "folds": k, "fold": i + 1}))
+        out.append(
+            Split(train, test, f"fold{i + 1}", {"method": "kfold", "seed": seed, "folds": k, "fold": i + 1})
+        )
     return out
 
 
@@ -277,12 +288,19 @@ def kfold(ratings: pl.DataFrame, *, seed: int | None, folds: int = 5) -> list[Sp
     doc="per-user hold-out: --given N to train, --all-but N to test, or --ratio R of each user to test",
 )
 def per_user(
-    ratings: pl.DataFrame, *, seed: int | None, given: int | None = None, all_but: int | None = None,
+    ratings: pl.DataFrame,
+    *,
+    seed: int | None,
+    given: int | None = None,
+    all_but: int | None = None,
     ratio: float | str | None = None,
 ) -> list[Split]:
     chosen = [name for name, v in (("given", given), ("all_but", all_but), ("ratio", ratio)) if v is not None]
     if len(chosen) != 1:
-        raise UsageError("per-user split: give exactly one of given, all_but, ratio", arguments=["given", "all_but", "ratio"])
+        raise UsageError(
+            "per-user split: give exactly one of given, all_but, ratio",
+            arguments=["given", "all_but", "ratio"],
+        )
     rng = _rng(seed, "per-user")
     df = _indexed(ratings).with_columns(pl.Series(_KEY, rng.random(ratings.height)))
     df = _per_user_rank(df, pl.col(_KEY))
@@ -303,10 +321,19 @@ def per_user(
     doc="time-aware: global --cut TIMESTAMP or --ratio R (latest share); per user --last N or --last-ratio R",
 )
 def temporal(
-    ratings: pl.DataFrame, *, seed: int | None = None, cut: int | None = None, ratio: float | str | None = None,
-    last: int | None = None, last_ratio: float | str | None = None,
+    ratings: pl.DataFrame,
+    *,
+    seed: int | None = None,
+    cut: int | None = None,
+    ratio: float | str | None = None,
+    last: int | None = None,
+    last_ratio: float | str | None = None,
 ) -> list[Split]:
-    chosen = [k for k, v in (("cut", cut), ("ratio", ratio), ("last", last), ("last_ratio", last_ratio)) if v is not None]
+    chosen = [
+        k
+        for k, v in (("cut", cut), ("ratio", ratio), ("last", last), ("last_ratio", last_ratio))
+        if v is not None
+    ]
     if len(chosen) != 1:
         raise UsageError(
             "temporal split: give exactly one of cut, ratio, last, last_ratio",
@@ -342,7 +369,9 @@ def temporal(
     return [Split(train, test, "", {"method": "temporal", **params}, report)]
 
 
-@register("loo", ("pick",), random=True, doc="leave-one-out: one rating per user to test (--pick random|latest)")
+@register(
+    "loo", ("pick",), random=True, doc="leave-one-out: one rating per user to test (--pick random|latest)"
+)
 def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick: str = "random") -> list[Split]:
     if pick not in ("random", "latest"):
         raise UsageError(f"leave-one-out pick must be random or latest, got {pick!r}", arguments=["pick"])
@@ -422,8 +451,9 @@ def split(
     unknown = sorted(set(given) - set(spec.options))
     if unknown:
         opts = ", ".join("--" + o.replace("_", "-") for o in unknown)
-        raise UsageError(f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}",
-                         arguments=unknown)
+        raise UsageError(
+            f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}", arguments=unknown
+        )
     ratings = as_ratings(ratings, columns=columns)
     if ratings.height == 0:
         raise SemanticError("no ratings to split")
@@ -433,7 +463,9 @@ def split(
         if s.test.height == 0:
             raise SemanticError(f"the {method} split{where} leaves the test set empty; change its options")
         if s.train.height == 0:
-            raise SemanticError(f"the {method} split{where} leaves the training set empty; change its options")
+            raise SemanticError(
+                f"the {method} split{where} leaves the training set empty; change its options"
+            )
     return result
 
 
@@ -478,7 +510,9 @@ def write_split(
         ext = ".parquet"
     written: list[Path] = []
     for s in splits:
-        for role, df, fname in zip(("train", "test"), (s.train, s.test), split_file_names(s, ext), strict=True):
+        for role, df, fname in zip(
+            ("train", "test"), (s.train, s.test), split_file_names(s, ext), strict=True
+        ):
             path = out / fname
             write_ratings(df, path, fmt=fmt, sort=sort)
             layout = fmt.name if isinstance(fmt, RatingsFormat) else fmt

@@ -60,8 +60,10 @@ def generate(
     check_int(n_items, 2, SYNTHETIC_MAX, "n_items", arguments=["n_items"])
     check_int(min_ratings, 1, SYNTHETIC_MAX, "min_ratings", arguments=["min_ratings"])
     if n_items < min_ratings + 1:
-        raise UsageError(f"need more items than min_ratings={min_ratings}, got {n_items}",
-                         arguments=["n_items", "min_ratings"])
+        raise UsageError(
+            f"need more items than min_ratings={min_ratings}, got {n_items}",
+            arguments=["n_items", "min_ratings"],
+        )
     if n_users * n_items > SYNTHETIC_CELLS_MAX:
         raise UsageError(f"{n_users} users x {n_items} items is {n_users * n_items:,} pairs; the generator draws "
                          f"a dense users x items matrix and takes at most {SYNTHETIC_CELLS_MAX:,}",
@@ -99,7 +101,9 @@ def generate(
 
     # Time: session gaps (mostly minutes, sometimes days); each user's span placed uniformly in the window.
     join = rng.random(n_users)  # where in the window the user's activity starts (a fraction of the slack)
-    gaps = np.where(rng.random(uu.size) < 0.9, rng.exponential(60, uu.size), rng.exponential(86_400 * 7, uu.size))
+    gaps = np.where(
+        rng.random(uu.size) < 0.9, rng.exponential(60, uu.size), rng.exponential(86_400 * 7, uu.size)
+    )
     gaps = np.maximum(1, gaps.astype(np.int64))
     tie = rng.permutation(uu.size)  # the order a user rated items in: random, not by id
     by_user = np.lexsort((tie, uu))
@@ -120,7 +124,9 @@ def generate(
     shuffle = rng.permutation(uu.size)  # random line order, as in u.data
     df = pl.DataFrame(
         {
-            USER: pl.Series(uu[shuffle] + 1).cast(pl.Utf8),  # not numpy's fixed-width strings: 4 bytes a character
+            USER: pl.Series(uu[shuffle] + 1).cast(
+                pl.Utf8
+            ),  # not numpy's fixed-width strings: 4 bytes a character
             ITEM: pl.Series(ii[shuffle] + 1).cast(pl.Utf8),
             RATING: stars[shuffle].astype(float),
             TIMESTAMP: ts[shuffle],
@@ -150,8 +156,13 @@ def write_synthetic(
     write_manifest(
         path,
         "ratings",
-        parameters={"generator": "trecrs.synthetic.generate", "n_users": n_users, "n_items": n_items,
-                    "seed": seed, **kwargs},
+        parameters={
+            "generator": "trecrs.synthetic.generate",
+            "n_users": n_users,
+            "n_items": n_items,
+            "seed": seed,
+            **kwargs,
+        },
         command=command,
         extra={"synthetic": True, "ratings": df.height},
     )

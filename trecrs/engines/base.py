@@ -85,7 +85,11 @@ class Computed:
     def concat(cls, parts: list[Computed]) -> Computed:
         """One answer from the answers of disjoint sets of queries (blocks, partitions), in any order."""
         frames = [p.per_query for p in parts if p.per_query.height]
-        per_query = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+        per_query = (
+            pl.concat(frames, how="diagonal_relaxed")
+            if frames
+            else pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
+        )
         reports = [p.ties for p in parts if p.ties is not None]
         return cls(per_query, [q for p in parts for q in p.stand_in], {k: v for p in parts for k, v in p.relstrings.items()},
                    TieReport.concat(reports))  # fmt: skip
@@ -109,7 +113,9 @@ class FileComputed:
     """What :attr:`Engine.compute_files` returns: the per-query values, the run tag, the query counts."""
 
     computed: Computed
-    tag: str | None  # the tag of the run's last line, as trec_eval prints it in runid (None: a dask part without rows)
+    tag: (
+        str | None
+    )  # the tag of the run's last line, as trec_eval prints it in runid (None: a dask part without rows)
     stats: QueryStats
 
 

@@ -46,7 +46,10 @@ from .vectorized import supports
 
 PART = "part-{:05d}.parquet"  # the name of partition i of a partitioned dataset
 PARTITION_SALT = b"trecrs-partition"  # blake2b personalisation of the partition hash (16 bytes at most)
-_STATS_SCHEMAS = ({QUERY: pl.Utf8, "top": pl.Int64, "relevant": pl.Int64}, {QUERY: pl.Utf8, "retrieved": pl.Int64})
+_STATS_SCHEMAS = (
+    {QUERY: pl.Utf8, "top": pl.Int64, "relevant": pl.Int64},
+    {QUERY: pl.Utf8, "retrieved": pl.Int64},
+)
 
 
 def _distributed():
@@ -75,7 +78,9 @@ def write_partitions(frame: pl.DataFrame, directory: str | os.PathLike, n: int) 
     keys = frame.select(pl.col(QUERY).unique())
     keys = keys.with_columns(pl.Series("_part", partition_of(keys.get_column(QUERY), n)))
     ids = [c for c in (QUERY, DOC) if c in frame.columns]
-    frame = frame.join(keys, on=QUERY, how="left", maintain_order="left").with_columns(pl.col(ids).cast(pl.Utf8))
+    frame = frame.join(keys, on=QUERY, how="left", maintain_order="left").with_columns(
+        pl.col(ids).cast(pl.Utf8)
+    )
     pieces = frame.partition_by("_part", as_dict=True, include_key=False)
     empty = frame.drop("_part").clear()
     os.makedirs(directory, exist_ok=True)
@@ -91,8 +96,12 @@ def dataset_parts(directory: str | os.PathLike) -> list[Path]:
     found = sorted(p.name for p in Path(directory).glob("*.parquet"))
     expected = [PART.format(i) for i in range(len(found))]
     if not found or found != expected:
-        raise InputError(directory, None, f"a partitioned dataset holds {PART.format(0)} .. part-N.parquet "
-                                          f"(docs/scaling.md); found {found[:3]}{' ...' if len(found) > 3 else ''}")
+        raise InputError(
+            directory,
+            None,
+            f"a partitioned dataset holds {PART.format(0)} .. part-N.parquet "
+            f"(docs/scaling.md); found {found[:3]}{' ...' if len(found) > 3 else ''}",
+        )
     return [Path(directory) / name for name in found]
 
 
@@ -103,8 +112,12 @@ def _check_placement(path: Path, queries: pl.Series, index: int, n: int) -> None
     wrong = np.flatnonzero(where != index)
     if wrong.size:
         q = uniq.cast(pl.Utf8)[int(wrong[0])]
-        raise InputError(path, None, f"query {q!r} belongs in {PART.format(int(where[wrong[0]]))}, not here: "
-                                     f"parts hold the queries whose id hashes to them (docs/scaling.md)")
+        raise InputError(
+            path,
+            None,
+            f"query {q!r} belongs in {PART.format(int(where[wrong[0]]))}, not here: "
+            f"parts hold the queries whose id hashes to them (docs/scaling.md)",
+        )
 
 
 def _partitioned(qrels, run, n: int, tmp: str) -> tuple[list[Path], list[Path], str | None]:
@@ -114,7 +127,9 @@ def _partitioned(qrels, run, n: int, tmp: str) -> tuple[list[Path], list[Path], 
     rparts = dataset_parts(run) if rdir else None
     qparts = dataset_parts(qrels) if qdir else None
     if qparts is not None and rparts is not None and len(qparts) != len(rparts):
-        raise UsageError(f"the qrels have {len(qparts)} parts and the run {len(rparts)}: partition both alike")
+        raise UsageError(
+            f"the qrels have {len(qparts)} parts and the run {len(rparts)}: partition both alike"
+        )
     n = len(rparts) if rparts is not None else len(qparts) if qparts is not None else n
     tag = None
     if rparts is None:
@@ -191,8 +206,10 @@ def _client_at(distributed, address: str):
     try:
         return distributed.Client(address)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise UsageError(f"cannot reach the dask scheduler at {address!r}: {str(exc).splitlines()[0]}",
-                         arguments=["scheduler"]) from None
+        raise UsageError(
+            f"cannot reach the dask scheduler at {address!r}: {str(exc).splitlines()[0]}",
+            arguments=["scheduler"],
+        ) from None
 
 
 def _current_client(distributed):
@@ -215,8 +232,12 @@ def compute_files(
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be a positive number, got {partitions}", arguments=["partitions"])
     if partitions is not None and partitions > PARTITIONS_MAX:  # every part is a file and a task
-        raise UsageError(f"partitions must be at most {PARTITIONS_MAX}, got {partitions}", arguments=["partitions"])
-    flags = dict(relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete, ties=ties)
+        raise UsageError(
+            f"partitions must be at most {PARTITIONS_MAX}, got {partitions}", arguments=["partitions"]
+        )
+    flags = dict(
+        relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete, ties=ties
+    )
     with connected(scheduler) as client, tempfile.TemporaryDirectory(prefix="trecrs-dask-") as tmp:
         n = partitions or 2 * _threads(client)
         qparts, rparts, tag = _partitioned(qrels, run, n, tmp)

@@ -127,8 +127,10 @@ def _pa_group(group: list, nj: int, njr: int, counts: np.ndarray) -> JudgmentGro
     for i, (_, jsg, neg, r, doc) in enumerate(group):
         level, cur = -neg, rel[r]
         if (cur > 0.0 and level == 0.0) or (cur == 0.0 and level > 0.0):
-            raise SemanticError(f"doc {doc!r} has both 0 and non-0 rel_level in one judgment group "
-                                "(trec_eval cannot calculate the preference measures either)")
+            raise SemanticError(
+                f"doc {doc!r} has both 0 and non-0 rel_level in one judgment group "
+                "(trec_eval cannot calculate the preference measures either)"
+            )
         rel[r] = level
         for g in group[i + 1 :]:
             if g[1] != jsg:
@@ -154,8 +156,10 @@ def _transitive(pa: np.ndarray) -> np.ndarray:
     np.fill_diagonal(reach, False)
     if (reach & reach.T).any():
         i, j = np.argwhere(reach & reach.T)[0]
-        raise SemanticError(f"inconsistent preferences in one judgment group: internal ranks {i} and {j} are "
-                            "each preferred to the other (trec_eval aborts here)")
+        raise SemanticError(
+            f"inconsistent preferences in one judgment group: internal ranks {i} and {j} are "
+            "each preferred to the other (trec_eval aborts here)"
+        )
     return reach
 
 
@@ -164,7 +168,11 @@ def _count_pa(jg: JudgmentGroup, a: np.ndarray, njr: int, *, retrieved_only: boo
     ret = a[:njr, :njr]
     jg.ful_ret, jg.poss_ret = int(np.triu(ret, 1).sum()), int(np.tril(ret, -1).sum())
     if not retrieved_only:
-        jg.ful_imp, jg.poss_imp, jg.notoccur = int(a[:njr, njr:].sum()), int(a[njr:, :njr].sum()), int(a[njr:, njr:].sum())
+        jg.ful_imp, jg.poss_imp, jg.notoccur = (
+            int(a[:njr, njr:].sum()),
+            int(a[njr:, :njr].sum()),
+            int(a[njr:, njr:].sum()),
+        )
     jg.poss_ret += jg.ful_ret
     jg.poss_imp += jg.ful_imp
 
@@ -235,7 +243,9 @@ def _rnonrel(retrieved_only: bool):
             r, n = (jg.num_rel_ret, jg.num_nonrel_ret) if retrieved_only else (jg.num_rel, jg.num_nonrel)
             if r >= n:
                 ful = jg.ful_ret + (0 if retrieved_only else jg.ful_imp) + jg.num_rel_ret * (r - n)
-                poss = jg.poss_ret + (0 if retrieved_only else jg.poss_imp + jg.notoccur) + jg.num_rel * (r - n)
+                poss = (
+                    jg.poss_ret + (0 if retrieved_only else jg.poss_imp + jg.notoccur) + jg.num_rel * (r - n)
+                )
             else:
                 ful, poss = _recalculate(jg, pc, retrieved_only)
             total += _div(ful, poss)
@@ -321,8 +331,9 @@ class JudgedRanking:
     num_rel_ret: int
 
 
-def jg_rankings(qrels: dict[str, list[tuple[str, int]]], ranked: list[str], *, level: int,
-                judged_only: bool) -> list[JudgedRanking]:
+def jg_rankings(
+    qrels: dict[str, list[tuple[str, int]]], ranked: list[str], *, level: int, judged_only: bool
+) -> list[JudgedRanking]:
     """``te_form_res_rels_jg``: one :class:`JudgedRanking` per group (groups in bytewise order).
 
     ``-J`` (``judged_only``) keeps the docs judged (rel >= 0) in that group; num_rel counts the group's
@@ -402,15 +413,18 @@ JG_MEASURES: dict[str, tuple[Callable[..., list[float]], Callable[[str, str | No
 def _by_query(run: pl.DataFrame, score_dtype) -> dict[str, tuple[list[str], np.ndarray]]:
     scores = c_floats(run.get_column(SCORE), score_dtype)
     out: dict[str, tuple[list[str], list[int]]] = {}
-    for i, (q, d) in enumerate(zip(run.get_column(QUERY).to_list(), run.get_column(DOC).to_list(), strict=True)):
+    for i, (q, d) in enumerate(
+        zip(run.get_column(QUERY).to_list(), run.get_column(DOC).to_list(), strict=True)
+    ):
         out.setdefault(q, ([], []))
         out[q][0].append(d)
         out[q][1].append(i)
     return {q: (docs, scores[np.array(idx, dtype=np.int64)]) for q, (docs, idx) in out.items()}
 
 
-def compute_prefs(prefs: pl.DataFrame, run: pl.DataFrame, queries: list[str], request: MeasureRequest, *,
-                  depth: int | None) -> pl.DataFrame:
+def compute_prefs(
+    prefs: pl.DataFrame, run: pl.DataFrame, queries: list[str], request: MeasureRequest, *, depth: int | None
+) -> pl.DataFrame:
     """Per-query values of the requested preference measures (plus num_q) for ``queries``."""
     level_dtype = np.float32 if np.dtype(request.version.score_dtype) == np.float32 else np.float64
     levels = prefs.get_column(LEVEL).to_numpy().astype(level_dtype).astype(np.float64)  # rel_level's C type
@@ -431,8 +445,16 @@ def compute_prefs(prefs: pl.DataFrame, run: pl.DataFrame, queries: list[str], re
     return pl.DataFrame(data, schema={QUERY: pl.Utf8, **{n: pl.Float64 for n in names}})
 
 
-def compute_jg(qrels: pl.DataFrame, run: pl.DataFrame, queries: list[str], request: MeasureRequest, *,
-               depth: int | None, relevance_level: int, judged_only: bool) -> pl.DataFrame:
+def compute_jg(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    queries: list[str],
+    request: MeasureRequest,
+    *,
+    depth: int | None,
+    relevance_level: int,
+    judged_only: bool,
+) -> pl.DataFrame:
     """Per-query values of the requested judgment-group measures (plus num_q) for ``queries``."""
     groups: dict[str, dict[str, list]] = {}
     for q, jg, doc, rel in qrels.select(QUERY, JG, DOC, REL).iter_rows():
@@ -445,8 +467,12 @@ def compute_jg(qrels: pl.DataFrame, run: pl.DataFrame, queries: list[str], reque
         data.update({c: [] for c in cols})
     for q in queries:
         docs, scores = runs.get(q, ([], np.zeros(0)))
-        ranking = jg_rankings(groups[q], _ranked(docs, scores, doc_ascending=False)[:depth], level=relevance_level,
-                              judged_only=judged_only)
+        ranking = jg_rankings(
+            groups[q],
+            _ranked(docs, scores, doc_ascending=False)[:depth],
+            level=relevance_level,
+            judged_only=judged_only,
+        )
         for n in names:
             if n == "num_q":
                 values = [1.0]
@@ -455,4 +481,6 @@ def compute_jg(qrels: pl.DataFrame, run: pl.DataFrame, queries: list[str], reque
                 values = fn(ranking, relevance_level, params(n, request.params[n]))
             for c, v in zip(columns[n], values, strict=True):
                 data[c].append(float(v))
-    return pl.DataFrame(data, schema={QUERY: pl.Utf8, **{c: pl.Float64 for cols in columns.values() for c in cols}})
+    return pl.DataFrame(
+        data, schema={QUERY: pl.Utf8, **{c: pl.Float64 for cols in columns.values() for c in cols}}
+    )

@@ -29,9 +29,13 @@ def nested_dict(df: pl.DataFrame, value: str, cast: Callable = float) -> dict[st
     change = np.flatnonzero(queries.ne_missing(queries.shift(1)).fill_null(True).to_numpy())
     ends = np.append(change[1:], df.height)
     docs = df.get_column(DOC).to_list()
-    vals = df.get_column(value).to_list() if cast is None else [cast(v) for v in df.get_column(value).to_list()]
+    vals = (
+        df.get_column(value).to_list() if cast is None else [cast(v) for v in df.get_column(value).to_list()]
+    )
     qids = queries.gather(change).to_list()
-    return {q: dict(zip(docs[a:b], vals[a:b], strict=True)) for q, a, b in zip(qids, change, ends, strict=True)}
+    return {
+        q: dict(zip(docs[a:b], vals[a:b], strict=True)) for q, a, b in zip(qids, change, ends, strict=True)
+    }
 
 
 def compute(
@@ -53,8 +57,11 @@ def compute(
     if int(relevance_level) < 1:
         # trec_eval accepts -l 0 and below (every judged document relevant, then unjudged ones too); the
         # pytrec_eval extension refuses them
-        raise UsageError(f"relevance_level must be at least 1 for the pytrec_eval engine (pytrec_eval refuses it), "
-                         f"got {relevance_level}: use engine=vectorized", arguments=["relevance_level"])
+        raise UsageError(
+            f"relevance_level must be at least 1 for the pytrec_eval engine (pytrec_eval refuses it), "
+            f"got {relevance_level}: use engine=vectorized",
+            arguments=["relevance_level"],
+        )
 
     # trec_eval's C code allocates a counter per grade and builds nDCG gains in quadratic time: larger
     # grades would crash it, give zeros or run for minutes (ranges.REL_MAX_PYTREC_EVAL)
@@ -67,7 +74,9 @@ def compute(
     # the extension takes a C int; the grades here are at most REL_MAX_PYTREC_EVAL, so every larger level
     # means the same thing (nothing is relevant) and -l 2147483648 .. 2^63-1 ask for exactly that
     level = min(int(relevance_level), REL_MAX_PYTREC_EVAL + 1)
-    evaluator = RelevanceEvaluator(qrels_d, set(specs), relevance_level=level, judged_docs_only_flag=int(bool(judged_only)))
+    evaluator = RelevanceEvaluator(
+        qrels_d, set(specs), relevance_level=level, judged_docs_only_flag=int(bool(judged_only))
+    )
     results = evaluator.evaluate(run_d)
     queries = bytewise_sorted(results)
     if not queries:

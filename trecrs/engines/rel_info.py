@@ -44,8 +44,12 @@ REL_INFO_FORMATS: dict[str, RelInfoFormat] = {
     for f in (
         RelInfoFormat("qrels", "qrels", read_qrels, None, "qid iter docno rel (the default)"),
         RelInfoFormat("prefs", "prefs", read_prefs, _prefs, "qid jg jsg docno rel_level: preferences"),
-        RelInfoFormat("qrels_prefs", "prefs", read_qrels_prefs, _prefs, "a qrels file read as preferences, iter = jg"),
-        RelInfoFormat("qrels_jg", "qrels_jg", read_qrels_jg, compute_jg, "qid jg docno rel: one qrels per jg"),
+        RelInfoFormat(
+            "qrels_prefs", "prefs", read_qrels_prefs, _prefs, "a qrels file read as preferences, iter = jg"
+        ),
+        RelInfoFormat(
+            "qrels_jg", "qrels_jg", read_qrels_jg, compute_jg, "qid jg docno rel: one qrels per jg"
+        ),
     )
 }
 

@@ -106,28 +106,38 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
     qrels, run = stdin_inputs(qrels, run, fmt)
     if fmt.compute is not None:
         if user_groups is not None:
-            raise UsageError(f"rel_info_format {fmt.name!r} is not scored per user group: give qrels",
-                             arguments=["user_groups"])
+            raise UsageError(
+                f"rel_info_format {fmt.name!r} is not scored per user group: give qrels",
+                arguments=["user_groups"],
+            )
         return evaluate_rel_info(fmt, qrels, run, request, s, zscores=z)
     if s.opr_average not in (None, "case", "user"):
-        raise UsageError(f"opr_average must be 'case' or 'user', got {s.opr_average!r}", arguments=["opr_average"])
+        raise UsageError(
+            f"opr_average must be 'case' or 'user', got {s.opr_average!r}", arguments=["opr_average"]
+        )
     check_depth(s.depth)
     check_share(s.head_share, "head_share")
     eng = choose_engine(s.engine, request)
     check_ties(eng, request, s)
     ends = _Ends(average_all=s.average_all, trec_eval_version=version.number, zscores=z)
     paths = all(isinstance(x, str | os.PathLike) for x in (qrels, run))
-    lean = paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32  # float32 reader
+    lean = (
+        paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32
+    )  # float32 reader
     groups = None if user_groups is None else as_user_groups(user_groups, group_by)
     if group_by is not None and user_groups is None:
-        raise UsageError("group_by picks the field of a user_groups file: give user_groups", arguments=["group_by"])
+        raise UsageError(
+            "group_by picks the field of a user_groups file: give user_groups", arguments=["group_by"]
+        )
     plain = not request.extras and not request.variants and s.opr_average != "user" and groups is None
     if lean and plain and s.relevance_level >= 1:
         computed, tag, totals = compute_files(eng, qrels, run, request, s)
         ev = finalize(request, computed, tag, totals=totals, **ends)
         warn_ties(ev, computed.ties)
         return ev
-    kept = warm.compute_frames(qrels, run, eng, request, s) if plain else None  # polars frames, kept for next time
+    kept = (
+        warm.compute_frames(qrels, run, eng, request, s) if plain else None
+    )  # polars frames, kept for next time
     if kept is not None:
         computed, tag, totals = kept
         ev = finalize(request, computed, tag, totals=totals, **ends)
@@ -141,8 +151,18 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
     computed = compute_frames(f, eng, request, s)
     ev = finalize(request, computed, f.tag, totals=f.totals, **ends)
     warn_ties(ev, computed.ties)
-    add_recsys(ev, f, request, s, train=train, test=test, predictions=predictions, item_features=item_features,
-               item_groups=item_groups, items=_catalogue(items))
+    add_recsys(
+        ev,
+        f,
+        request,
+        s,
+        train=train,
+        test=test,
+        predictions=predictions,
+        item_features=item_features,
+        item_groups=item_groups,
+        items=_catalogue(items),
+    )
     if groups is not None:
         add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
@@ -202,9 +222,20 @@ def evaluate(qrels: Any, run: Any, measures: object = None, *, settings: EvalSet
     or trec_eval 10.0 with ``trec_eval_version=10`` (docs/trec_eval_compatibility.md). ``rel_info_format``
     and ``results_format`` are trec_eval's ``-R`` and ``-T`` (see :func:`evaluate_full`).
     """
-    ev = evaluate_full(qrels, run, measures, settings=settings, train=train, test=test, predictions=predictions,
-                       item_features=item_features, item_groups=item_groups, user_groups=user_groups,
-                       group_by=group_by, items=items)
+    ev = evaluate_full(
+        qrels,
+        run,
+        measures,
+        settings=settings,
+        train=train,
+        test=test,
+        predictions=predictions,
+        item_features=item_features,
+        item_groups=item_groups,
+        user_groups=user_groups,
+        group_by=group_by,
+        items=items,
+    )
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 
@@ -216,8 +247,11 @@ def _vectorized_request(caller: str, measures: object, settings: EvalSettings,
     if request.extras or not vectorized.supports(request):
         raise UsageError(f"{caller} computes the vectorized engine's measures only; got {measures!r}")
     if request.variants:  # each needs its own pass over the encoded rankings: not wired here yet
-        raise UsageError(f"{caller} does not compute Name(params)@k measures yet; got "
-                         f"{', '.join(v.spec for v in request.variants)}: use evaluate()", arguments=["measures"])
+        raise UsageError(
+            f"{caller} does not compute Name(params)@k measures yet; got "
+            f"{', '.join(v.spec for v in request.variants)}: use evaluate()",
+            arguments=["measures"],
+        )
     check_depth(settings.depth)
     return request
 
@@ -253,7 +287,8 @@ def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], i
     if np.dtype(version.score_dtype) != np.float32:  # the matrix path encodes scores as C floats
         raise UsageError(
             f"evaluate_matrix ranks scores as C floats (trec_eval 9.0.8); trec_eval {version.label} ranks them "
-            "as doubles: write the run and use evaluate(..., trec_eval_version=10)", arguments=["trec_eval_version"]
+            "as doubles: write the run and use evaluate(..., trec_eval_version=10)",
+            arguments=["trec_eval_version"],
         )
     request = _vectorized_request("evaluate_matrix", measures, s, version)
     check_ties(vectorized.ENGINE, request, s)
@@ -261,10 +296,14 @@ def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], i
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
     stand_ins = s.average_all and version.number == 10
-    totals = check_stats(vectorized.encoded_stats(enc, depth=s.depth), request, s, stand_ins=stand_ins, warn=False)
+    totals = check_stats(
+        vectorized.encoded_stats(enc, depth=s.depth), request, s, stand_ins=stand_ins, warn=False
+    )
     computed = vectorized.compute_encoded(enc, request, relevance_level=s.relevance_level, judged_only=s.judged_only,
                                           depth=s.depth, complete=stand_ins, ties=s.ties)  # fmt: skip
-    ev = finalize(request, computed, tag, average_all=s.average_all, totals=totals, trec_eval_version=version.number)
+    ev = finalize(
+        request, computed, tag, average_all=s.average_all, totals=totals, trec_eval_version=version.number
+    )
     warn_ties(ev, computed.ties)
     return EvaluationResult(ev, pandas=pandas)
 

@@ -32,29 +32,44 @@ from .settings import EvalSettings
 
 def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettings) -> Computed:
     """Per-query values of the evaluated queries, then of the -c stand-in rankings, then relstrings."""
-    kwargs = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, **_ties(settings))
+    kwargs = dict(
+        relevance_level=settings.relevance_level, judged_only=settings.judged_only, **_ties(settings)
+    )
     if f.empty:
         if not eng.empty_rankings:
-            raise UsageError(f"the {eng.name} engine cannot rank nothing (depth=0; pytrec_eval crashes on an empty "
-                             "ranking): use engine=vectorized", arguments=["depth"])
+            raise UsageError(
+                f"the {eng.name} engine cannot rank nothing (depth=0; pytrec_eval crashes on an empty "
+                "ranking): use engine=vectorized",
+                arguments=["depth"],
+            )
         kwargs["depth"] = 0
     if f.depth is not None:  # a tie mode: the engine cuts after ordering or counting the tie groups
         kwargs["depth"] = f.depth
     sub_qrels, sub_run = f.restricted(f.qrels, f.evaluated), f.restricted(f.run, f.evaluated)
-    main = _main_pass(eng, sub_qrels, sub_run, request, kwargs, settings, report=not f.empty) if f.evaluated else None
+    main = (
+        _main_pass(eng, sub_qrels, sub_run, request, kwargs, settings, report=not f.empty)
+        if f.evaluated
+        else None
+    )
     frames = [] if main is None else [_variants(eng, sub_qrels, sub_run, request, kwargs, main.per_query)]
     if f.missing:
         # trec_eval 10.0's -c: each missing query is evaluated on a one-document ranking of a document that is in
         # no qrels (trec_eval.c, "bogus_ranking"); finalize() resets its num_ret and utility
         bogus = pl.DataFrame({QUERY: f.missing, DOC: BOGUS_DOC, SCORE: 1.0})
-        stand_in = _main_pass(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, settings, report=False)
-        frames.append(_variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, stand_in.per_query))
+        stand_in = _main_pass(
+            eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, settings, report=False
+        )
+        frames.append(
+            _variants(eng, f.restricted(f.qrels, f.missing), bogus, request, kwargs, stand_in.per_query)
+        )
         if request.relstring_length() is not None:  # their own (finalize() empties them where 10.0 does)
             main_rs = {} if main is None else main.relstrings
             main = Computed(pl.DataFrame(), relstrings={**main_rs, **stand_in.relstrings},
                             ties=None if main is None else main.ties)  # fmt: skip
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
-    return Computed(per_query, f.missing, {} if main is None else main.relstrings, None if main is None else main.ties)
+    return Computed(
+        per_query, f.missing, {} if main is None else main.relstrings, None if main is None else main.ties
+    )
 
 
 def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs, settings: EvalSettings,
@@ -69,7 +84,9 @@ def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequ
         out = vectorized.compute_encoded(enc, request, depth=depth, ties=settings.ties, report_ties=report,
                                          relevance_level=level, judged_only=judged_only)  # fmt: skip
         out.per_query = out.per_query.sort(QUERY)  # bytewise query order, as the engine's compute gives
-        if out.ties is not None and settings.depth is not None:  # run cut at -M already: no range, as on files
+        if (
+            out.ties is not None and settings.depth is not None
+        ):  # run cut at -M already: no range, as on files
             out.ties.parts = []
         return out
     values = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
@@ -96,10 +113,17 @@ def _variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureReque
     judged-only flag and gains: each qrels grade mapped, an unmapped one kept), as ir_measures'
     pytrec_eval provider groups them."""
     for p in variant_passes(request):
-        sub = MeasureRequest(p.params, trec_eval_version=request.trec_eval_version,
-                             num_docs_in_coll=request.num_docs_in_coll)
-        values = eng.compute(graded(qrels, p.gains), run, sub, relevance_level=p.relevance_level,
-                             judged_only=p.judged_only, **{k: v for k, v in kwargs.items() if k in ("depth", "ties")})
+        sub = MeasureRequest(
+            p.params, trec_eval_version=request.trec_eval_version, num_docs_in_coll=request.num_docs_in_coll
+        )
+        values = eng.compute(
+            graded(qrels, p.gains),
+            run,
+            sub,
+            relevance_level=p.relevance_level,
+            judged_only=p.judged_only,
+            **{k: v for k, v in kwargs.items() if k in ("depth", "ties")},
+        )
         values = values.select(QUERY, *[pl.col(column).alias(spec) for spec, column in p.columns])
         out = out.join(values, on=QUERY, how="left", maintain_order="left")
     return out
@@ -117,20 +141,25 @@ def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest,
     return vectorized.relstrings(ranked, length)
 
 
-def compute_files(eng, qrels, run, request: MeasureRequest, settings: EvalSettings) -> tuple[Computed, str, QrelsTotals]:
+def compute_files(
+    eng, qrels, run, request: MeasureRequest, settings: EvalSettings
+) -> tuple[Computed, str, QrelsTotals]:
     """An engine that reads the files itself (:attr:`~trecrs.engines.base.Engine.compute_files`), then the
     checks :func:`~trecrs.evaluate.inputs.read_frames` makes on frames: the coverage warnings and
     :func:`~trecrs.evaluate.finalize.check_judged`."""
     stand_ins = settings.average_all and request.version.number == 10
     flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, depth=settings.depth,
                  **_ties(settings))  # fmt: skip
-    out = eng.compute_files(qrels, run, request, complete=stand_ins, **flags, **(settings.engine_options or {}))
+    out = eng.compute_files(
+        qrels, run, request, complete=stand_ins, **flags, **(settings.engine_options or {})
+    )
     totals = check_stats(out.stats, request, settings, stand_ins=stand_ins)
     return out.computed, out.tag, totals
 
 
-def check_stats(stats, request: MeasureRequest, settings: EvalSettings, *, stand_ins: bool,
-                warn: bool = True) -> QrelsTotals:
+def check_stats(
+    stats, request: MeasureRequest, settings: EvalSettings, *, stand_ins: bool, warn: bool = True
+) -> QrelsTotals:
     """The qrels totals of a pair given by its :class:`~trecrs.engines.base.QueryStats`, after the coverage
     warnings (with ``warn``) and :func:`check_judged` (on the queries trec_eval evaluates, in its order)."""
     both = stats.qrels.join(stats.run, on=QUERY, how="full", coalesce=True)
@@ -143,7 +172,9 @@ def check_stats(stats, request: MeasureRequest, settings: EvalSettings, *, stand
         cov = coverage(in_qrels, in_run, top, retrieved, request, relevance_level=settings.relevance_level)
         warn_coverage(cov, average_all=settings.average_all, relevance_level=settings.relevance_level)
     codes = np.flatnonzero(in_qrels if stand_ins else in_qrels & in_run)
-    check_judged(list(zip(both.get_column(QUERY).gather(codes).to_list(), top[codes].tolist(), strict=True)), request)
+    check_judged(
+        list(zip(both.get_column(QUERY).gather(codes).to_list(), top[codes].tolist(), strict=True)), request
+    )
     return QrelsTotals(stats.qrels.height, int(stats.qrels.get_column("relevant").sum()))
 
 
@@ -163,23 +194,48 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     queries = ev.per_query.get_column(QUERY).to_list()
     if settings.average_all and not f.missing:
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
-    common = dict(queries=queries, all_qrels_queries=f.totals.queries, opr_average=settings.opr_average,
-                  head_share=settings.head_share, run=f.restricted(f.run.clear() if f.empty else f.run, f.evaluated),
-                  ties=settings.ties, depth=f.depth, qrels_items=f.qrels.get_column(DOC).unique(), **data)
+    common = dict(
+        queries=queries,
+        all_qrels_queries=f.totals.queries,
+        opr_average=settings.opr_average,
+        head_share=settings.head_share,
+        run=f.restricted(f.run.clear() if f.empty else f.run, f.evaluated),
+        ties=settings.ties,
+        depth=f.depth,
+        qrels_items=f.qrels.get_column(DOC).unique(),
+        **data,
+    )
     qrels = f.restricted(f.qrels, f.evaluated)
     if request.extras:
-        res = evaluate_extras(request.extras, qrels=qrels, level=settings.relevance_level,
-                              judged_only=settings.judged_only, **common)
+        res = evaluate_extras(
+            request.extras,
+            qrels=qrels,
+            level=settings.relevance_level,
+            judged_only=settings.judged_only,
+            **common,
+        )
         _merge_extras(ev, res.per_query, [c for c in res.per_query.columns if c != QUERY], res.summary)
         ev.notes = res.notes
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
         if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
-            q, run, level, queries = v.inputs(qrels, common["run"], settings.relevance_level, common["queries"])
-            res = evaluate_extras([v.target()], qrels=q, level=level, judged_only=settings.judged_only,
-                                  **{**common, "queries": queries, "run": run})
+            q, run, level, queries = v.inputs(
+                qrels, common["run"], settings.relevance_level, common["queries"]
+            )
+            res = evaluate_extras(
+                [v.target()],
+                qrels=q,
+                level=level,
+                judged_only=settings.judged_only,
+                **{**common, "queries": queries, "run": run},
+            )
         else:
-            res = evaluate_extras([v.target()], qrels=graded(qrels, v.gains), level=v.relevance_level,
-                                  judged_only=v.judged_only, **common)
+            res = evaluate_extras(
+                [v.target()],
+                qrels=graded(qrels, v.gains),
+                level=v.relevance_level,
+                judged_only=v.judged_only,
+                **common,
+            )
         outputs = parse_spec(v.target())
         assert outputs is not None  # a recommender variant's target is a registered measure
         column = outputs[0].name
@@ -211,22 +267,35 @@ def request_for(measures, version: TrecEvalVersion | None = None) -> MeasureRequ
     return parse_measures(measures, trec_eval_version=number)
 
 
-def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRequest, settings: EvalSettings,
-                      zscores: pl.DataFrame | None = None) -> Evaluation:
+def evaluate_rel_info(
+    fmt: RelInfoFormat,
+    rel_path,
+    run_path,
+    request: MeasureRequest,
+    settings: EvalSettings,
+    zscores: pl.DataFrame | None = None,
+) -> Evaluation:
     """A run scored against a preference or judgment-group file (``fmt.compute``), ended in :func:`finalize`.
 
     Queries as trec_eval takes them: those of the run with relevance info; 10.0 stops at a relevance query
     missing from the run, or with ``-c`` scores it on its one-document stand-in ranking (no judged doc).
     """
     if settings.engine not in ("auto", "vectorized"):
-        raise UsageError(f"engine {settings.engine!r} cannot read rel_info_format {fmt.name!r} (pytrec_eval reads "
-                         "qrels only): use engine auto")
+        raise UsageError(
+            f"engine {settings.engine!r} cannot read rel_info_format {fmt.name!r} (pytrec_eval reads "
+            "qrels only): use engine auto"
+        )
     if not all(isinstance(x, str | os.PathLike | pl.DataFrame) for x in (rel_path, run_path)):
-        raise UsageError(f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths")
+        raise UsageError(
+            f"rel_info_format {fmt.name!r} reads files: give the relevance info and the run as paths"
+        )
     check_depth(settings.depth)
     if request.variants:
-        raise UsageError(f"rel_info_format {fmt.name!r} does not compute Name(params)@k measures (they are "
-                         f"defined on qrels): {', '.join(v.spec for v in request.variants)}", arguments=["measures"])
+        raise UsageError(
+            f"rel_info_format {fmt.name!r} does not compute Name(params)@k measures (they are "
+            f"defined on qrels): {', '.join(v.spec for v in request.variants)}",
+            arguments=["measures"],
+        )
     rel = rel_path if isinstance(rel_path, pl.DataFrame) else fmt.read(rel_path)  # a frame: read from stdin
     run = run_path if isinstance(run_path, pl.DataFrame) else read_run(run_path)
     rel_queries = set(rel.get_column(QUERY).to_list())
@@ -240,18 +309,34 @@ def evaluate_rel_info(fmt: RelInfoFormat, rel_path, run_path, request: MeasureRe
         raise SemanticError("no queries with both results and relevance info (trec_eval exits here too)")
     compute = fmt.compute
     assert compute is not None  # evaluate_full sends here only the formats that compute their own measures
-    per_query = compute(rel, run, queries, request, depth=settings.depth,
-                        relevance_level=settings.relevance_level, judged_only=settings.judged_only)
-    return finalize(request, Computed(per_query, missing), run_tag(run), average_all=settings.average_all,
-                    totals=QrelsTotals(len(rel_queries), 0), trec_eval_version=version.number, zscores=zscores)
+    per_query = compute(
+        rel,
+        run,
+        queries,
+        request,
+        depth=settings.depth,
+        relevance_level=settings.relevance_level,
+        judged_only=settings.judged_only,
+    )
+    return finalize(
+        request,
+        Computed(per_query, missing),
+        run_tag(run),
+        average_all=settings.average_all,
+        totals=QrelsTotals(len(rel_queries), 0),
+        trec_eval_version=version.number,
+        zscores=zscores,
+    )
 
 
 def check_depth(depth: int | None) -> None:
     """``-M 0`` is answered as trec_eval answers it (nothing retrieved); a negative depth is refused: both
     trec_eval versions crash on it (segmentation fault)."""
     if depth is not None and depth < 0:
-        raise UsageError(f"depth must be 0 or more documents, got {depth} (trec_eval crashes on a negative -M)",
-                         arguments=["depth"])
+        raise UsageError(
+            f"depth must be 0 or more documents, got {depth} (trec_eval crashes on a negative -M)",
+            arguments=["depth"],
+        )
 
 
 class NoTrecMeasures:
@@ -276,20 +361,28 @@ def check_ties(eng, request: MeasureRequest, settings: EvalSettings) -> None:
         raise UsageError(f"engine {eng.name!r} ranks ties in trec_eval's order only: use engine auto or vectorized "
                          f"for ties={mode!r}", arguments=["engine", "ties"])  # fmt: skip
     if settings.judged_only and settings.depth is not None:
-        raise UsageError(f"ties={mode!r} with both judged_only (-J) and depth (-M): the documents -M keeps from a tie "
-                         "group it cuts decide which -J removes; use one of them", arguments=["ties"])
+        raise UsageError(
+            f"ties={mode!r} with both judged_only (-J) and depth (-M): the documents -M keeps from a tie "
+            "group it cuts decide which -J removes; use one of them",
+            arguments=["ties"],
+        )
     vectorized.check_ties(request, mode)
     for p in variant_passes(request):
         vectorized.check_ties(MeasureRequest(p.params), mode)
         if p.judged_only and settings.depth is not None:
-            raise UsageError(f"ties={mode!r}: {', '.join(s for s, _ in p.columns)} judges only judged documents "
-                             "and depth (-M) cuts: the documents -M keeps from a tie group it cuts decide which "
-                             "are judged; drop one of them", arguments=["ties"])
+            raise UsageError(
+                f"ties={mode!r}: {', '.join(s for s, _ in p.columns)} judges only judged documents "
+                "and depth (-M) cuts: the documents -M keeps from a tie group it cuts decide which "
+                "are judged; drop one of them",
+                arguments=["ties"],
+            )
     judged = [v.spec for v in request.variants if v.recsys and getattr(v, "judged_only", False)]
     if judged and settings.depth is not None:
-        raise UsageError(f"ties={mode!r}: {judged[0]} judges only judged documents and depth (-M) cuts: the "
-                         "documents -M keeps from a tie group it cuts decide which are judged; drop one of them",
-                         arguments=["ties"])
+        raise UsageError(
+            f"ties={mode!r}: {judged[0]} judges only judged documents and depth (-M) cuts: the "
+            "documents -M keeps from a tie group it cuts decide which are judged; drop one of them",
+            arguments=["ties"],
+        )
     check_extras_ties(request, mode, settings.depth)
 
 
@@ -317,5 +410,7 @@ def choose_engine(name: str, request: MeasureRequest):
         raise UsageError(f"unknown engine {name!r}; choose from {sorted(ENGINES)}", arguments=["engine"])
     eng = ENGINES[name]
     if not eng.supports(request):
-        raise UsageError(f"engine {name!r} cannot compute {', '.join(request.engine_specs())}", arguments=["engine"])
+        raise UsageError(
+            f"engine {name!r} cannot compute {', '.join(request.engine_specs())}", arguments=["engine"]
+        )
     return eng

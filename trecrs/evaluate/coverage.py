@@ -52,8 +52,10 @@ def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> 
     run that covers part of the users scores as if the rest did not exist.
     """
     if uncovered and not average_all:
-        _warn(f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
-              "averages, as trec_eval does (-c would count them, scoring 0)")
+        _warn(
+            f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
+            "averages, as trec_eval does (-c would count them, scoring 0)"
+        )
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,11 @@ def deepest_cutoff(request: MeasureRequest) -> int | None:
     Default cutoffs (``-m P``, the ``official`` nickname's P up to 1000) are not "asked for": a
     recommender's short top-N list against them is routine and would warn on every run.
     """
-    cuts = [max(long_cutoffs(n, p)) for n, p in request.params.items()
-            if p is not None and BY_NAME[n].params == LONG_CUTOFFS]
+    cuts = [
+        max(long_cutoffs(n, p))
+        for n, p in request.params.items()
+        if p is not None and BY_NAME[n].params == LONG_CUTOFFS
+    ]
     return max(cuts, default=None)
 
 
@@ -95,17 +100,25 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
     """
     warn_uncovered(c.qrels_queries, c.uncovered, average_all=average_all)
     if c.unjudged:
-        _warn(f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does")
+        _warn(
+            f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does"
+        )
     if c.no_relevant:
-        _warn(f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
-              f"level {relevance_level}: they score 0 on most measures")
+        _warn(
+            f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
+            f"level {relevance_level}: they score 0 on most measures"
+        )
     if c.short:
-        _warn(f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
-              f"deepest cutoff asked for: the missing ranks are counted as non-relevant")
+        _warn(
+            f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
+            f"deepest cutoff asked for: the missing ranks are counted as non-relevant"
+        )
     if c.graded:
-        _warn(f"{_share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
-              f"{c.normalised} normalises their gains with min and max it never initialises (m_rbp.c), "
-              "so its values there are undefined; trecrs takes min and max over the query's gains")
+        _warn(
+            f"{_share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
+            f"{c.normalised} normalises their gains with min and max it never initialises (m_rbp.c), "
+            "so its values there are undefined; trecrs takes min and max over the query's gains"
+        )
 
 
 def _warn(message: str) -> None:
@@ -121,8 +134,15 @@ def _warn(message: str) -> None:
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def coverage(in_qrels: np.ndarray, in_run: np.ndarray, top: np.ndarray, retrieved: np.ndarray,
-             request: MeasureRequest, *, relevance_level: int) -> Coverage:
+def coverage(
+    in_qrels: np.ndarray,
+    in_run: np.ndarray,
+    top: np.ndarray,
+    retrieved: np.ndarray,
+    request: MeasureRequest,
+    *,
+    relevance_level: int,
+) -> Coverage:
     """:class:`Coverage` from per-query arrays over one vocabulary: in the qrels, in the run, highest
     relevance value, documents retrieved (after ``depth``); the cutoff is :func:`deepest_cutoff`'s."""
     cutoff = deepest_cutoff(request)
@@ -132,6 +152,14 @@ def coverage(in_qrels: np.ndarray, in_run: np.ndarray, top: np.ndarray, retrieve
     graded = int((both & (top > 1)).sum()) if asked else 0
     normalised = f"trec_eval {request.version.label}'s {asked}" if asked else ""
     return Coverage(
-        int(in_qrels.sum()), int((in_qrels & ~in_run).sum()), int(in_run.sum()), int((in_run & ~in_qrels).sum()),
-        int(both.sum()), int((both & (top < relevance_level)).sum()), short, cutoff, graded, normalised,
+        int(in_qrels.sum()),
+        int((in_qrels & ~in_run).sum()),
+        int(in_run.sum()),
+        int((in_run & ~in_qrels).sum()),
+        int(both.sum()),
+        int((both & (top < relevance_level)).sum()),
+        short,
+        cutoff,
+        graded,
+        normalised,
     )

@@ -142,12 +142,16 @@ def finalize(
     if stand_in:
         resets = [c for c in per_query.columns if c != QUERY and _reset_on_stand_in(request, c)]
         mask = pl.col(QUERY).is_in(stand_in)
-        per_query = per_query.with_columns([pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets])
+        per_query = per_query.with_columns(
+            [pl.when(mask).then(0.0).otherwise(pl.col(c)).alias(c) for c in resets]
+        )
     if zscores is not None:
         per_query = to_zscores(per_query, zscores, request)
     order = bytewise_sorted(per_query.get_column(QUERY).to_list())
     if order != per_query.get_column(QUERY).to_list():
-        per_query = per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
+        per_query = (
+            per_query.join(pl.DataFrame({QUERY: order}).with_row_index("_o"), on=QUERY).sort("_o").drop("_o")
+        )
     complete = totals if average_all else None  # -c, with the qrels' totals
     num_q = complete.queries if complete is not None and trec_eval_version == 9 else per_query.height
     summary: dict[str, float] = {"runid": float("nan")} if "runid" in request.params else {}

@@ -50,7 +50,9 @@ def graded(qrels: pl.DataFrame, gains: tuple | None) -> pl.DataFrame:
     return qrels if gains is None else qrels.with_columns(pl.col(REL).replace(dict(gains)))
 
 
-def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX) -> Frames:
+def read_frames(
+    qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX
+) -> Frames:
     """The pair as frames, the run cut at ``settings.depth``, after :func:`check_pair`'s checks and warnings."""
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
@@ -63,8 +65,16 @@ def read_frames(qrels, run, request: MeasureRequest, settings: EvalSettings, *, 
         # that the query stays, and the engine cuts it (Frames.empty)
         keep = max(settings.depth, 1)
         run = trec_order(run, score_dtype=request.version.score_dtype).filter(pl.col(RANK) <= keep)
-    return Frames(qrels, run, tag, evaluated, missing, facts.totals, empty=settings.depth == 0 and later is None,
-                  depth=later)
+    return Frames(
+        qrels,
+        run,
+        tag,
+        evaluated,
+        missing,
+        facts.totals,
+        empty=settings.depth == 0 and later is None,
+        depth=later,
+    )
 
 
 @dataclass(frozen=True)
@@ -111,14 +121,20 @@ def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,
     if request.version.uncovered_query_fatal and not settings.average_all:
         stop_uncovered([queries[i] for i in np.flatnonzero(uncovered)], request.version)
     retrieved = facts.lines if settings.depth is None else np.minimum(facts.lines, settings.depth)
-    cov = coverage(facts.in_qrels, facts.in_run, facts.top, retrieved, request, relevance_level=settings.relevance_level)
+    cov = coverage(
+        facts.in_qrels, facts.in_run, facts.top, retrieved, request, relevance_level=settings.relevance_level
+    )
     warn_coverage(cov, average_all=settings.average_all, relevance_level=settings.relevance_level)
     judged = facts.in_qrels if stand_ins else both  # the evaluated queries and the missing ones
     order = [queries[i] for i in np.flatnonzero(judged)]
     top = dict(zip(order, facts.top[judged].tolist(), strict=True))
     check_judged(list(top.items()), request)
     for p in variant_passes(request):  # each pass is trec_eval run on the qrels with its gains applied
-        tops = top if p.gains is None else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+        tops = (
+            top
+            if p.gains is None
+            else dict(graded(qrels, p.gains).group_by(QUERY).agg(pl.col(REL).max()).iter_rows())
+        )
         check_judged([(q, tops[q]) for q in order], MeasureRequest(p.params))
     return [queries[i] for i in np.flatnonzero(both)], missing
 
@@ -145,8 +161,12 @@ def zscore_table(zscores, request: MeasureRequest) -> pl.DataFrame | None:
     if isinstance(zscores, str | os.PathLike):
         return read_zscores(zscores)
     frame = zscores if isinstance(zscores, pl.DataFrame) else pl.from_pandas(zscores)
-    return frame.select(pl.col(QUERY).cast(pl.Utf8), pl.col(MEASURE).cast(pl.Utf8), pl.col("mean").cast(pl.Float64),
-                        pl.col("stddev").cast(pl.Float64))
+    return frame.select(
+        pl.col(QUERY).cast(pl.Utf8),
+        pl.col(MEASURE).cast(pl.Utf8),
+        pl.col("mean").cast(pl.Float64),
+        pl.col("stddev").cast(pl.Float64),
+    )
 
 
 def rel_info_format(name: str, results_format: str, request: MeasureRequest) -> RelInfoFormat:
@@ -156,11 +176,15 @@ def rel_info_format(name: str, results_format: str, request: MeasureRequest) -> 
     measure", status 4, nothing printed): a :class:`SemanticError` here, before anything is read.
     """
     if name not in REL_INFO_FORMATS:
-        raise UsageError(f"rel_info_format {name!r} is not supported: use one of {', '.join(REL_INFO_FORMATS)}",
-                         arguments=["rel_info_format"])
+        raise UsageError(
+            f"rel_info_format {name!r} is not supported: use one of {', '.join(REL_INFO_FORMATS)}",
+            arguments=["rel_info_format"],
+        )
     if results_format not in RESULTS_FORMATS:
-        raise UsageError(f"results_format {results_format!r} is not supported: use one of "
-                         f"{', '.join(RESULTS_FORMATS)}", arguments=["results_format"])
+        raise UsageError(
+            f"results_format {results_format!r} is not supported: use one of {', '.join(RESULTS_FORMATS)}",
+            arguments=["results_format"],
+        )
     fmt = REL_INFO_FORMATS[name]
     missing = unserved(fmt, request)
     if missing:

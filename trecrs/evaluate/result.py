@@ -64,7 +64,9 @@ class Evaluation:
         with ``groups`` the user groups' rows (:meth:`group_rows`)."""
         frames = []
         if per_query and self.per_query.height:
-            per_query_names = {c: self.request.per_query_names(c, self.printed_names(c)) for c in self.columns()}
+            per_query_names = {
+                c: self.request.per_query_names(c, self.printed_names(c)) for c in self.columns()
+            }
             cols = [c for c in self.columns() if per_query_names[c]]
             if cols:
                 long = self.per_query.select([QUERY, *cols]).unpivot(
@@ -72,9 +74,13 @@ class Evaluation:
                 )
                 # unpivot groups by measure; trec_eval prints query by query
                 order = {c: i for i, c in enumerate(cols)}
-                long = long.with_columns(pl.col(MEASURE).replace_strict(order, return_dtype=pl.Int64).alias("_m"))
+                long = long.with_columns(
+                    pl.col(MEASURE).replace_strict(order, return_dtype=pl.Int64).alias("_m")
+                )
                 qorder = {q: i for i, q in enumerate(self.per_query.get_column(QUERY).to_list())}
-                long = long.with_columns(pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q"))
+                long = long.with_columns(
+                    pl.col(QUERY).replace_strict(qorder, return_dtype=pl.Int64).alias("_q")
+                )
                 # extras leave undefined per-query values null: no row for them
                 long = long.sort(["_q", "_m"]).drop(["_q", "_m"]).filter(pl.col(VALUE).is_not_null())
                 frames.append(self._relabelled(long, per_query_names) if self.request.labels else long)
@@ -88,7 +94,11 @@ class Evaluation:
             frames.append(self.group_rows())
         rows = pl.concat(frames, how="vertical")
         if self.zscores:  # named as trec_eval prints z-scores
-            z = pl.when(pl.col(MEASURE) == "runid").then(pl.col(MEASURE)).otherwise(pl.lit("Z") + pl.col(MEASURE))
+            z = (
+                pl.when(pl.col(MEASURE) == "runid")
+                .then(pl.col(MEASURE))
+                .otherwise(pl.lit("Z") + pl.col(MEASURE))
+            )
             rows = rows.with_columns(z.alias(MEASURE))
         return rows
 
@@ -99,7 +109,6 @@ class Evaluation:
         table = pl.DataFrame({MEASURE: [c for c, _ in pairs], "_name": [n for _, n in pairs]})
         joined = long.with_row_index("_r").join(table, on=MEASURE, how="left", maintain_order="left_right")
         return joined.sort("_r", maintain_order=True).select(QUERY, pl.col("_name").alias(MEASURE), VALUE)
-
 
 
 class Summary(dict[Any, float]):
@@ -147,8 +156,9 @@ class EvaluationResult:
         rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
         wide = self.evaluation.per_query.select(QUERY)
         if rows.height:
-            wide = wide.join(rows.pivot(on=MEASURE, index=QUERY, values=VALUE), on=QUERY, how="left",
-                             maintain_order="left")
+            wide = wide.join(
+                rows.pivot(on=MEASURE, index=QUERY, values=VALUE), on=QUERY, how="left", maintain_order="left"
+            )
         return self._frame(wide)
 
     @property
@@ -178,7 +188,9 @@ class EvaluationResult:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {measure: value}}`` of the per-query values, as pytrec_eval's ``evaluate`` returns."""
         out: dict[str, dict[str, float]] = {}
-        for q, m, v in self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL).iter_rows():
+        for q, m, v in (
+            self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL).iter_rows()
+        ):
             out.setdefault(q, {})[m] = v
         return out
 

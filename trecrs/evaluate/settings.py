@@ -79,7 +79,9 @@ def _differs(value: object, default: object) -> bool:
     return value is not None if default is None else value is not default and value != default
 
 
-def resolve(settings: EvalSettings | None, flags: dict[str, Any], names: tuple[str, ...], caller: str) -> EvalSettings:
+def resolve(
+    settings: EvalSettings | None, flags: dict[str, Any], names: tuple[str, ...], caller: str
+) -> EvalSettings:
     """``settings`` (None: the defaults) with the keyword arguments ``flags`` applied.
 
     ``names``: the fields ``caller`` reads. A field it does not read, set in ``settings`` to anything but
@@ -87,11 +89,14 @@ def resolve(settings: EvalSettings | None, flags: dict[str, Any], names: tuple[s
     """
     base = EvalSettings() if settings is None else settings
     if not isinstance(base, EvalSettings):
-        raise UsageError(f"settings must be an EvalSettings, got {type(base).__name__}", arguments=["settings"])
+        raise UsageError(
+            f"settings must be an EvalSettings, got {type(base).__name__}", arguments=["settings"]
+        )
     for name, f in FIELDS.items():
         if name not in names and _differs(getattr(base, name), f.default):
-            raise UsageError(f"{caller} does not take {name} (the settings give {getattr(base, name)!r})",
-                             arguments=[name])
+            raise UsageError(
+                f"{caller} does not take {name} (the settings give {getattr(base, name)!r})", arguments=[name]
+            )
     return base.replace(**flags) if flags else base
 
 

@@ -45,7 +45,7 @@ def _ranges(ev: Evaluation, report: TieReport) -> list[tuple[str, float, float]]
     orders move, in the summary's order."""
     best, worst = report.extremes()
     cut = {f"_{k}" for k, c in report.straddled.items() if c}
-    columns = [c for c in best.columns if c != QUERY and c in ev.summary and c[c.rfind("_"):] in cut]
+    columns = [c for c in best.columns if c != QUERY and c in ev.summary and c[c.rfind("_") :] in cut]
     if not columns or best.height == 0:
         return []
     means = {}

@@ -74,7 +74,18 @@ _PAIRS: OrderedDict[tuple[int, int], _Pair] = OrderedDict()  # (id(qrels entry),
 
 # a run's rank is cast to Int64, which cannot fail from these; trec_eval never reads it
 _SAFE_RANK = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
-_NUMPY = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64, pl.Float32, pl.Float64)
+_NUMPY = (
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.Int64,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+    pl.UInt64,
+    pl.Float32,
+    pl.Float64,
+)
 
 
 def compute_frames(qrels, run, eng, request: MeasureRequest,
@@ -92,7 +103,9 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
     """
     if eng is not vectorized.ENGINE or not request.params or request.variants or request.extras:
         return None
-    if not all(_at_default(getattr(settings, name), f.default) for name, f in FIELDS.items() if name not in _APPLIED):
+    if not all(
+        _at_default(getattr(settings, name), f.default) for name, f in FIELDS.items() if name not in _APPLIED
+    ):
         return None
     qrels, run = unwrap(qrels), unwrap(run)
     if not (isinstance(qrels, pl.DataFrame) and isinstance(run, pl.DataFrame)):

@@ -113,7 +113,10 @@ def read_candidates(path: PathLike) -> pl.DataFrame:
     dup = first_duplicate(df, [QUERY, ITEM])
     if dup is not None:
         first, second = dup
-        raise InputError(path, second[LINENO], f"candidate item {second[ITEM]!r} listed twice for query "
-                         f"{second[QUERY]!r} (first seen on line {first[LINENO]})")
+        raise InputError(
+            path,
+            second[LINENO],
+            f"candidate item {second[ITEM]!r} listed twice for query "
+            f"{second[QUERY]!r} (first seen on line {first[LINENO]})",
+        )
     return df.select(list(CANDIDATES_SCHEMA))
-

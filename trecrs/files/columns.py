@@ -26,11 +26,32 @@ HEADER_NAMES: dict[str, tuple[str, ...]] = {
     ITEM: ("item", "itemid", "item_id", "movieid", "movie_id", "iid", "i", "items"),
     RATING: ("rating", "ratings", "score", "stars", "value", "r"),
     TIMESTAMP: ("timestamp", "time", "ts", "datetime", "date", "t"),
-    SCORE: ("score", "prediction", "predictions", "pred", "predicted", "predicted_rating", "rating", "value",
-            "scores"),
+    SCORE: (
+        "score",
+        "prediction",
+        "predictions",
+        "pred",
+        "predicted",
+        "predicted_rating",
+        "rating",
+        "value",
+        "scores",
+    ),
     RANK: ("rank", "ranking", "position", "pos"),
     QUERY: ("query", "qid", "query_id", "queryid", "topic", "user", "userid", "user_id", "uid"),
-    DOC: ("doc", "docno", "doc_id", "docid", "did", "item", "itemid", "item_id", "movieid", "movie_id", "iid"),
+    DOC: (
+        "doc",
+        "docno",
+        "doc_id",
+        "docid",
+        "did",
+        "item",
+        "itemid",
+        "item_id",
+        "movieid",
+        "movie_id",
+        "iid",
+    ),
     REL: ("rel", "relevance", "label", "judgment", "judgement", "grade", "rating"),
 }
 
@@ -48,8 +69,15 @@ def header_key(name: str) -> str:
     return key.lower()
 
 
-def find_roles(names: Sequence[str], roles: Sequence[str], required: Sequence[str], *, path=None,
-               what: str = "the header", mapping_hint: str = "") -> dict[str, str]:
+def find_roles(
+    names: Sequence[str],
+    roles: Sequence[str],
+    required: Sequence[str],
+    *,
+    path=None,
+    what: str = "the header",
+    mapping_hint: str = "",
+) -> dict[str, str]:
     """Role -> column name of ``names`` (a header or a frame's columns) by :data:`HEADER_NAMES`.
 
     Each column serves one role at most (roles are matched in ``roles`` order). A required role no name
@@ -60,19 +88,23 @@ def find_roles(names: Sequence[str], roles: Sequence[str], required: Sequence[st
         by_key.setdefault(header_key(n), n)
     found: dict[str, str] = {}
     for role in roles:
-        hit = next((by_key[k] for k in HEADER_NAMES[role] if k in by_key and by_key[k] not in found.values()),
-                   None)
+        hit = next(
+            (by_key[k] for k in HEADER_NAMES[role] if k in by_key and by_key[k] not in found.values()), None
+        )
         if hit is not None:
             found[role] = hit
     missing = [r for r in required if r not in found]
     if missing:
         hint = mapping_hint or "give a column mapping (" + ",".join(f"{r}=COLUMN" for r in required) + ")"
-        raise InputError(path, None, f"missing column(s) {', '.join(missing)}: {what} has {list(names)}; {hint}")
+        raise InputError(
+            path, None, f"missing column(s) {', '.join(missing)}: {what} has {list(names)}; {hint}"
+        )
     return found
 
 
-def normalise_columns(columns: ColumnsArg, roles: Sequence[str], required: Sequence[str], *,
-                      what: str = "column") -> dict[str, str | int] | None:
+def normalise_columns(
+    columns: ColumnsArg, roles: Sequence[str], required: Sequence[str], *, what: str = "column"
+) -> dict[str, str | int] | None:
     """A user's column mapping as role -> header name or 0-based index; None for None.
 
     ``columns``: a mapping role -> name or 1-based position (an int, or digits as typed), a sequence giving
@@ -84,7 +116,9 @@ def normalise_columns(columns: ColumnsArg, roles: Sequence[str], required: Seque
     return _mapping(columns, roles, required, what)
 
 
-def _mapping(columns: object, roles: Sequence[str], required: Sequence[str], what: str) -> dict[str, str | int]:
+def _mapping(
+    columns: object, roles: Sequence[str], required: Sequence[str], what: str
+) -> dict[str, str | int]:
     """:func:`normalise_columns` of ``columns`` other than None."""
     if isinstance(columns, str):
         return parse_columns(columns, roles, required, what=what)
@@ -113,8 +147,9 @@ def _mapping(columns: object, roles: Sequence[str], required: Sequence[str], wha
     return out
 
 
-def parse_columns(spec: str, roles: Sequence[str], required: Sequence[str], *, what: str = "column"
-                  ) -> dict[str, str | int]:
+def parse_columns(
+    spec: str, roles: Sequence[str], required: Sequence[str], *, what: str = "column"
+) -> dict[str, str | int]:
     """Parse a command-line column mapping: ``user=userId,item=movieId,score=3`` (header names, or
     positions counted from 1), or the role of each column in order, ``user,item,_,score``."""
     parts = [p.strip() for p in spec.split(",") if p.strip()]
@@ -127,7 +162,9 @@ def parse_columns(spec: str, roles: Sequence[str], required: Sequence[str], *, w
 
 def _check_role(role, roles: Sequence[str], what: str) -> None:
     if role not in roles:
-        raise UsageError(f"unknown {what} role {role!r}; roles are {', '.join(roles)} (or _ to skip a column)")
+        raise UsageError(
+            f"unknown {what} role {role!r}; roles are {', '.join(roles)} (or _ to skip a column)"
+        )
 
 
 def _position(role: str, col) -> int:

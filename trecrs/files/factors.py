@@ -18,7 +18,9 @@ FACTORS = "factors"
 
 def read_factors(path: PathLike, id_column: str) -> tuple[pl.Series, np.ndarray]:
     """The ids (Utf8) and the factor matrix (rows x rank, float32) of a factor file."""
-    df = read_parquet(path, {id_column: pl.Utf8, FACTORS: None}, what=f"{id_column} factors", unique=[id_column])
+    df = read_parquet(
+        path, {id_column: pl.Utf8, FACTORS: None}, what=f"{id_column} factors", unique=[id_column]
+    )
     col = df.get_column(FACTORS)
     if isinstance(col.dtype, pl.Array):
         col = col.arr.to_list()
@@ -34,7 +36,9 @@ def read_factors(path: PathLike, id_column: str) -> tuple[pl.Series, np.ndarray]
     matrix = values.cast(pl.Float32).to_numpy().reshape(df.height, int(lens[0]) if lens.size else 0)
     bad = ~np.isfinite(matrix)
     if bad.any():
-        raise InputError(path, None, f"row {int(np.argwhere(bad)[0][0]) + 1}: {FACTORS} not finite (NaN or inf)")
+        raise InputError(
+            path, None, f"row {int(np.argwhere(bad)[0][0]) + 1}: {FACTORS} not finite (NaN or inf)"
+        )
     return df.get_column(id_column), matrix
 
 

@@ -67,7 +67,10 @@ CATEGORY_HEADERS = ("category", "categories", "genre", "genres", "cat", "feature
 GROUP_HEADERS = ("group", "groups", "label", "class", "segment")
 GROUP_BY = ("gender", "age", "occupation")
 # the field of each group_by in MovieLens' user files
-_USER_FIELDS = {"ml100k": {"age": 1, "gender": 2, "occupation": 3}, "ml1m": {"gender": 1, "age": 2, "occupation": 3}}
+_USER_FIELDS = {
+    "ml100k": {"age": 1, "gender": 2, "occupation": 3},
+    "ml1m": {"gender": 1, "age": 2, "occupation": 3},
+}
 _FIELDS = "fields"
 _CATS = "_cats"
 
@@ -130,8 +133,12 @@ def _ml100k_items(path: PathLike) -> pl.DataFrame:
 
     raise_first(lines, [_field_count(path, n, "u.item: item|title|date|video date|url and 19 genre flags"),
                         (bad_flag, flag_error)])  # fmt: skip
-    cats = pl.concat_list([pl.when(f == "1").then(pl.lit(g)) for f, g in zip(flags, ML100K_GENRES, strict=True)])
-    return lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(ITEM), cats.list.drop_nulls().alias(_CATS))
+    cats = pl.concat_list(
+        [pl.when(f == "1").then(pl.lit(g)) for f, g in zip(flags, ML100K_GENRES, strict=True)]
+    )
+    return lines.select(
+        LINENO, LINE, pl.col(_FIELDS).list.first().alias(ITEM), cats.list.drop_nulls().alias(_CATS)
+    )
 
 
 def _genre_list(text: pl.Expr) -> pl.Expr:
@@ -155,7 +162,9 @@ def _mlcsv_items(path: PathLike) -> pl.DataFrame:
     no_parts = pl.col("_p").struct.field("1").is_null()
 
     def error(r: dict) -> InputError:
-        return InputError(path, r[LINENO], f"expected 3 fields (movies.csv: movieId,title,genres): {describe(r[LINE])!r}")
+        return InputError(
+            path, r[LINENO], f"expected 3 fields (movies.csv: movieId,title,genres): {describe(r[LINE])!r}"
+        )
 
     raise_first(lines, [(no_parts, error)])
     return lines.select(LINENO, LINE, pl.col("_p").struct.field("1").str.strip_chars('" ').alias(ITEM),
@@ -186,7 +195,9 @@ def _parquet_roles(path: PathLike, first: tuple[str, ...], second: tuple[str, ..
     a = next((by_key[k] for k in first if k in by_key), None)
     b = next((by_key[k] for k in second if k in by_key and by_key[k] != a), None)
     if a is None or b is None:
-        raise InputError(path, None, f"{what} Parquet file needs columns {first[0]!r} and {role!r}; has {names}")
+        raise InputError(
+            path, None, f"{what} Parquet file needs columns {first[0]!r} and {role!r}; has {names}"
+        )
     return a, b
 
 
@@ -229,8 +240,13 @@ def read_item_features(path: PathLike) -> pl.DataFrame:
     empty_item = pl.col(ITEM).is_null() | (pl.col(ITEM) == "")
     # an item of no category explodes to a null category: dropped after the id check
     empty_cat = pl.col(CATEGORY) == ""
-    raise_first(df, [(empty_item, lambda r: InputError(path, r[LINENO], f"empty item id: {describe(r[LINE])!r}")),
-                     (empty_cat, lambda r: InputError(path, r[LINENO], f"empty category: {describe(r[LINE])!r}"))])
+    raise_first(
+        df,
+        [
+            (empty_item, lambda r: InputError(path, r[LINENO], f"empty item id: {describe(r[LINE])!r}")),
+            (empty_cat, lambda r: InputError(path, r[LINENO], f"empty category: {describe(r[LINE])!r}")),
+        ],
+    )
     df = df.filter(pl.col(CATEGORY).is_not_null())
     _check_pairs(df, path, row=False)
     return df.select(list(ITEM_FEATURES_SCHEMA))
@@ -242,7 +258,9 @@ def _check_pairs(df: pl.DataFrame, path: PathLike, *, row: bool) -> None:
         return
     first, second = dup
     unit = "row" if row else "line"
-    reason = f"item {second[ITEM]!r} has category {second[CATEGORY]!r} twice (first on {unit} {first[LINENO]})"
+    reason = (
+        f"item {second[ITEM]!r} has category {second[CATEGORY]!r} twice (first on {unit} {first[LINENO]})"
+    )
     if row:
         raise InputError(path, None, f"row {second[LINENO]}: {reason}")
     raise InputError(path, second[LINENO], reason)
@@ -274,13 +292,18 @@ def read_user_groups(path: PathLike, group_by: str | None = None) -> pl.DataFram
     layout = user_groups_layout(path)
     ml = layout in _USER_FIELDS
     if group_by is not None and group_by not in GROUP_BY:
-        raise UsageError(f"group_by must be one of {', '.join(GROUP_BY)}, got {group_by!r}", arguments=["group_by"])
+        raise UsageError(
+            f"group_by must be one of {', '.join(GROUP_BY)}, got {group_by!r}", arguments=["group_by"]
+        )
     if ml and group_by is None:
-        raise UsageError(f"{path} is a MovieLens user file: give group_by ({', '.join(GROUP_BY)})",
-                         arguments=["group_by"])
+        raise UsageError(
+            f"{path} is a MovieLens user file: give group_by ({', '.join(GROUP_BY)})", arguments=["group_by"]
+        )
     if not ml and group_by is not None:
-        raise UsageError(f"group_by reads MovieLens' u.user / users.dat; {path} is a user<TAB>group file",
-                         arguments=["group_by"])
+        raise UsageError(
+            f"group_by reads MovieLens' u.user / users.dat; {path} is a user<TAB>group file",
+            arguments=["group_by"],
+        )
     # a MovieLens file has a group_by, any other none (both checked above)
     return _read_groups(path, USER, layout, 1 if group_by is None else _USER_FIELDS[layout][group_by])
 
@@ -307,11 +330,15 @@ def _read_groups(path: PathLike, key: str, layout: str, at: int) -> pl.DataFrame
         lines = lines.slice(1)
     n, layout_text = (5, "user, age, gender, occupation, zip") if ml else (2, f"{key}<TAB>group")
     raise_first(lines, [_field_count(path, n, layout_text)])
-    df = lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(key), pl.col(_FIELDS).list.get(at).alias(GROUP))
+    df = lines.select(
+        LINENO, LINE, pl.col(_FIELDS).list.first().alias(key), pl.col(_FIELDS).list.get(at).alias(GROUP)
+    )
     raise_first(df, [(pl.col(c) == "", _empty(path, c)) for c in (key, GROUP)])
     dup = first_duplicate(df, [key])
     if dup is not None:
-        raise InputError(path, dup[1][LINENO], f"{key} {dup[1][key]!r} listed twice (first on line {dup[0][LINENO]})")
+        raise InputError(
+            path, dup[1][LINENO], f"{key} {dup[1][key]!r} listed twice (first on line {dup[0][LINENO]})"
+        )
     return df.select(key, GROUP)
 
 
@@ -333,8 +360,9 @@ def _as_frame(data, schema: dict, what: str) -> pl.DataFrame:
         try:
             data = pl.from_pandas(data)
         except Exception as exc:  # noqa: BLE001 - say what was given
-            raise UsageError(f"{what} must be a file, a DataFrame or a dict, got {type(data).__name__}",
-                             arguments=[what]) from exc
+            raise UsageError(
+                f"{what} must be a file, a DataFrame or a dict, got {type(data).__name__}", arguments=[what]
+            ) from exc
     missing = [c for c in schema if c not in data.columns]
     if missing:
         raise InputError(None, None, f"{what} DataFrame lacks column(s) {missing}; has {data.columns}")
@@ -359,7 +387,9 @@ def as_user_groups(data, group_by: str | None = None) -> pl.DataFrame:
     if isinstance(data, str | os.PathLike):
         return read_user_groups(data, group_by)
     if group_by is not None:
-        raise UsageError("group_by reads MovieLens' u.user / users.dat: give the file", arguments=["group_by"])
+        raise UsageError(
+            "group_by reads MovieLens' u.user / users.dat: give the file", arguments=["group_by"]
+        )
     return _one_group_each(_as_frame(data, USER_GROUPS_SCHEMA, "user_groups"), USER, "user_groups")
 
 
@@ -368,7 +398,9 @@ def as_item_groups(data) -> pl.DataFrame:
     item -> group; an item in two groups is an error."""
     if isinstance(data, str | os.PathLike):
         return read_item_groups(data)
-    return _one_group_each(_as_frame(data, {ITEM: pl.Utf8, GROUP: pl.Utf8}, "item_groups"), ITEM, "item_groups")
+    return _one_group_each(
+        _as_frame(data, {ITEM: pl.Utf8, GROUP: pl.Utf8}, "item_groups"), ITEM, "item_groups"
+    )
 
 
 def _one_group_each(df: pl.DataFrame, key: str, what: str) -> pl.DataFrame:

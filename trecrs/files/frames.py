@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from polars._typing import PolarsDataType
 
 
-def as_polars(data: object, schema: Mapping[str, PolarsDataType], what: str, *, max_rel: int = REL_MAX) -> pl.DataFrame:
+def as_polars(
+    data: object, schema: Mapping[str, PolarsDataType], what: str, *, max_rel: int = REL_MAX
+) -> pl.DataFrame:
     """Accept a path, a polars or pandas DataFrame, or a dict of dicts; return a polars frame with ``schema``.
 
     * a path is read by :func:`read_qrels` / :func:`read_run`;
@@ -43,14 +45,19 @@ def as_polars(data: object, schema: Mapping[str, PolarsDataType], what: str, *, 
     data = _as_frame(data, what, value)
     sources = frame_sources(data.columns, schema, what)
     fill = {ITER: pl.lit("0" if what == "qrels" else "Q0"), RANK: pl.lit(0), TAG: pl.lit("trecrs")}
-    cols = [(pl.col(sources[name]) if name in sources else fill[name]).cast(dtype).alias(name)
-            for name, dtype in schema.items()]
+    cols = [
+        (pl.col(sources[name]) if name in sources else fill[name]).cast(dtype).alias(name)
+        for name, dtype in schema.items()
+    ]
     _check_values(data, sources[value], what)
     try:
         out = data.select(cols)
     except pl.exceptions.PolarsError as exc:
-        raise InputError(None, None, f"{what} DataFrame: a column does not hold the values of its role "
-                         f"({str(exc).splitlines()[0]})") from None
+        raise InputError(
+            None,
+            None,
+            f"{what} DataFrame: a column does not hold the values of its role ({str(exc).splitlines()[0]})",
+        ) from None
     if what == "qrels" and out.select(pl.col(REL).is_null().any()).item():
         raise InputError(None, None, "qrels DataFrame has missing relevance values")
     if what == "qrels":
@@ -65,8 +72,13 @@ def frame_sources(columns: list[str], schema: Mapping[str, PolarsDataType], what
     a field without one is filled. :class:`UsageError` when a role is missing or ambiguous."""
     value = REL if what == "qrels" else SCORE
     roles = (QUERY, DOC, value) if what == "qrels" else (QUERY, DOC, value, RANK)
-    found = find_roles(columns, roles, (QUERY, DOC, value), what=f"the {what} DataFrame",
-                       mapping_hint=f"name them {QUERY}, {DOC}, {value} (or qid, docno, ...)")
+    found = find_roles(
+        columns,
+        roles,
+        (QUERY, DOC, value),
+        what=f"the {what} DataFrame",
+        mapping_hint=f"name them {QUERY}, {DOC}, {value} (or qid, docno, ...)",
+    )
     return {name: found.get(name, name) for name in schema if found.get(name, name) in columns}
 
 
@@ -80,8 +92,10 @@ def _as_frame(data: Any, what: str, value: str) -> pl.DataFrame:
         return _from_nested(data, what, value)
     if _is_pandas(data):
         return pl.from_pandas(data)
-    raise UsageError(f"{what}: expected a path, a polars/pandas DataFrame or a dict {{query: {{doc: {value}}}}}, "
-                     f"got {type(data).__name__}")
+    raise UsageError(
+        f"{what}: expected a path, a polars/pandas DataFrame or a dict {{query: {{doc: {value}}}}}, "
+        f"got {type(data).__name__}"
+    )
 
 
 def _is_pandas(data: object) -> bool:
@@ -93,17 +107,23 @@ def _from_nested(data: Mapping, what: str, value: str) -> pl.DataFrame:
     queries, docs, values = [], [], []
     for q, ranking in data.items():
         if not isinstance(ranking, Mapping):
-            raise UsageError(f"{what} dict: query {q!r} maps to {type(ranking).__name__}, expected a dict "
-                             f"{{doc: {value}}}")
+            raise UsageError(
+                f"{what} dict: query {q!r} maps to {type(ranking).__name__}, expected a dict {{doc: {value}}}"
+            )
         for d, v in ranking.items():
             if isinstance(v, bool) or not isinstance(v, int | float):
-                raise InputError(None, None, f"{what} dict: query {q!r}, doc {d!r}: {value} {v!r} is not a number")
+                raise InputError(
+                    None, None, f"{what} dict: query {q!r}, doc {d!r}: {value} {v!r} is not a number"
+                )
             queries.append(str(q))
             docs.append(str(d))
             values.append(v)
     dtype = pl.Int64 if what == "qrels" and all(float(v).is_integer() for v in values) else pl.Float64
-    return pl.DataFrame({QUERY: queries, DOC: docs, value: values}, schema={QUERY: pl.Utf8, DOC: pl.Utf8, value: dtype},
-                        strict=False)
+    return pl.DataFrame(
+        {QUERY: queries, DOC: docs, value: values},
+        schema={QUERY: pl.Utf8, DOC: pl.Utf8, value: dtype},
+        strict=False,
+    )
 
 
 def _check_values(data: pl.DataFrame, column: str, what: str) -> None:
@@ -114,4 +134,6 @@ def _check_values(data: pl.DataFrame, column: str, what: str) -> None:
     if what == "run" and col.is_null().any():
         raise InputError(None, None, f"run DataFrame has NaN or missing scores in column {column!r}")
     if what == "qrels" and col.dtype.is_float() and not (col == col.round(0)).all():
-        raise InputError(None, None, f"qrels DataFrame: relevance values in column {column!r} must be integers")
+        raise InputError(
+            None, None, f"qrels DataFrame: relevance values in column {column!r} must be integers"
+        )

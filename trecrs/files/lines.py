@@ -66,7 +66,11 @@ def stdin_bytes() -> bytes:
     stream = sys.stdin
     if _stdin_read is None or _stdin_read[0] is not stream:  # a new stdin (tests replace it) is read anew
         try:
-            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8", "surrogateescape")
+            data = (
+                stream.buffer.read()
+                if hasattr(stream, "buffer")
+                else stream.read().encode("utf-8", "surrogateescape")
+            )
         except OSError as exc:
             raise FileAccessError.from_os_error(STDIN_NAME, exc) from None
         _stdin_read = (stream, data)
@@ -281,7 +285,9 @@ def take_fields(
             f"found {len(row['fields'])}: {describe(row[LINE])!r}",
         )
     f = pl.col("fields")
-    return lines.select(pl.col(LINENO), pl.col(LINE), *[f.list.get(k).alias(c) for k, c in enumerate(columns)])
+    return lines.select(
+        pl.col(LINENO), pl.col(LINE), *[f.list.get(k).alias(c) for k, c in enumerate(columns)]
+    )
 
 
 def utf8_or_each_line(data: bytes, fix_line: Callable[[bytes], bytes]) -> bytes:

@@ -105,7 +105,10 @@ def _upstream(path: str | os.PathLike, digest: str) -> dict | None:
     except InputError:
         return None
     if record.get("sha256", digest) != digest:
-        warnings.warn(TrecrsWarning(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance"), stacklevel=3)
+        warnings.warn(
+            TrecrsWarning(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance"),
+            stacklevel=3,
+        )
         return None
     return record
 

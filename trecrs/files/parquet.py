@@ -86,7 +86,9 @@ def read_parquet(
     missing = [c for c in columns if c not in names and c not in fill]
     if missing:
         raise InputError(path, None, f"{what} Parquet file lacks column(s) {missing}; has {names}")
-    exprs = [_cast(pl.col(c) if c in names else pl.lit(fill[c]), dtype).alias(c) for c, dtype in columns.items()]
+    exprs = [
+        _cast(pl.col(c) if c in names else pl.lit(fill[c]), dtype).alias(c) for c, dtype in columns.items()
+    ]
     with _reading(path, f"{what} Parquet column has the wrong type"):
         df = pl.scan_parquet(os.fspath(path)).select(exprs).collect()
     read = [c for c in columns if c in names]
@@ -152,7 +154,11 @@ def check_unique(df: pl.DataFrame, key: list[str], *, path: PathLike | None, wha
     assert found is not None  # some key repeats: n_unique is below the height
     first, at = found
     where = ", ".join(f"{c} {at[c]!r}" for c in key)
-    raise InputError(path, None, f"row {at['_row']}: duplicate {what} entry for {where} (first seen on row {first['_row']})")
+    raise InputError(
+        path,
+        None,
+        f"row {at['_row']}: duplicate {what} entry for {where} (first seen on row {first['_row']})",
+    )
 
 
 def _first_row(df: pl.DataFrame, mask: pl.Expr) -> int:

@@ -41,7 +41,13 @@ JG = "jg"
 JSG = "jsg"
 LEVEL = "level"
 
-PREFS_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, JG: pl.Utf8, JSG: pl.Utf8, DOC: pl.Utf8, LEVEL: pl.Float64}
+PREFS_SCHEMA: dict[str, PolarsDataType] = {
+    QUERY: pl.Utf8,
+    JG: pl.Utf8,
+    JSG: pl.Utf8,
+    DOC: pl.Utf8,
+    LEVEL: pl.Float64,
+}
 QRELS_JG_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, JG: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
@@ -50,7 +56,9 @@ _INTEGER = r"^[+-]?\d+$"
 
 def read_prefs(path: PathLike) -> pl.DataFrame:
     """A ``prefs`` file (``qid jg jsg docno rel_level``) as :data:`PREFS_SCHEMA` rows, in file order."""
-    df = take_fields(split_fields(read_lines(path)), path, [QUERY, JG, JSG, DOC, "_v"], "qid jg jsg docno rel_level")
+    df = take_fields(
+        split_fields(read_lines(path)), path, [QUERY, JG, JSG, DOC, "_v"], "qid jg jsg docno rel_level"
+    )
     return _levels(df, path, "prefs")
 
 
@@ -90,4 +98,6 @@ def _check_unique(df: pl.DataFrame, path: PathLike, key: list[str], what: str) -
     if found is not None:
         first, second = found
         where = ", ".join(f"{k} {second[k]!r}" for k in key)
-        raise InputError(path, second[LINENO], f"duplicate {what} entry for {where} (first seen on line {first[LINENO]})")
+        raise InputError(
+            path, second[LINENO], f"duplicate {what} entry for {where} (first seen on line {first[LINENO]})"
+        )

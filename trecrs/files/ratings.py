@@ -108,10 +108,14 @@ def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
     lines, to_raw, count = text_layout(read_lines(path), path, spec)
     raw = to_raw(lines)
     raise_first(raw, [count])
-    return _validate(raw.drop("fields"), path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE]))
+    return _validate(
+        raw.drop("fields"), path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE])
+    )
 
 
-def text_layout(lines: pl.DataFrame, path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, Callable, Check]:
+def text_layout(
+    lines: pl.DataFrame, path: PathLike, spec: RatingsFormat
+) -> tuple[pl.DataFrame, Callable, Check]:
     """The content lines of a text ratings file after its header line, ``to_raw`` (content lines ->
     ``lineno line fields _user _item _rating _timestamp``, every value as written) and the check of the
     field count, the first check of every line."""
@@ -136,7 +140,9 @@ def text_layout(lines: pl.DataFrame, path: PathLike, spec: RatingsFormat) -> tup
             else:
                 missing.append(f"{role} ({col!r})")
         if missing:
-            raise InputError(path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}")
+            raise InputError(
+                path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}"
+            )
         lines = lines.slice(1)
         if lines.height == 0:
             raise InputError(path, None, "no ratings after the header line")
@@ -181,7 +187,9 @@ def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, l
     # Values are read as text and parsed by _validate, as for text files: a float32 rating 3.7 stays 3.7.
     # A position is no Parquet name: read_parquet reports it as a missing column.
     names_of = cast("dict[str, str]", mapping)
-    dtypes: dict[str, PolarsDataType | None] = {c: None if r == TIMESTAMP else pl.Utf8 for r, c in names_of.items()}
+    dtypes: dict[str, PolarsDataType | None] = {
+        c: None if r == TIMESTAMP else pl.Utf8 for r, c in names_of.items()
+    }
     table = read_parquet(path, dtypes, what="ratings", not_null=())
     table = table.with_row_index(_LINENO, offset=1)
     exprs = [pl.col(_LINENO), pl.lit("").alias(_LINE)]
@@ -218,21 +226,32 @@ def value_checks(path: PathLike, *, line_of: LineOf, text_of: TextOf) -> list[Ch
 
     def huge(r: dict) -> InputError:
         reason, line = rating_reason(r["_" + RATING]), line_of(r)  # a Parquet file has rows: the row leads
-        return InputError(path, line, f"{reason}: {text_of(r)!r}" if line is not None else f"{text_of(r)}: {reason}")
+        return InputError(
+            path, line, f"{reason}: {text_of(r)!r}" if line is not None else f"{text_of(r)}: {reason}"
+        )
 
     def timestamp(r: dict) -> InputError:
-        return InputError(path, line_of(r), f"timestamp must be an integer, found {r['_' + TIMESTAMP]!r} in {text_of(r)!r}")
+        return InputError(
+            path, line_of(r), f"timestamp must be an integer, found {r['_' + TIMESTAMP]!r} in {text_of(r)!r}"
+        )
 
     has_ts = pl.col(f"_{TIMESTAMP}").is_not_null() & (pl.col(f"_{TIMESTAMP}") != "")
-    return [empty(USER), empty(ITEM), (pl.col(RATING).is_null() | ~pl.col(RATING).is_finite(), not_number),
-            (pl.col(RATING).abs() > RATING_ABS_MAX, huge), (has_ts & pl.col(TIMESTAMP).is_null(), timestamp)]
+    return [
+        empty(USER),
+        empty(ITEM),
+        (pl.col(RATING).is_null() | ~pl.col(RATING).is_finite(), not_number),
+        (pl.col(RATING).abs() > RATING_ABS_MAX, huge),
+        (has_ts & pl.col(TIMESTAMP).is_null(), timestamp),
+    ]
 
 
 def _validate(raw: pl.DataFrame, path: PathLike, *, line_of: LineOf, text_of: TextOf) -> pl.DataFrame:
     """Check ids, ratings and timestamps; cast to the ratings schema (keeping ``lineno`` for duplicates)."""
     df = typed(raw)
     raise_first(df, value_checks(path, line_of=line_of, text_of=text_of))
-    return df.select(pl.col(_LINENO), pl.col(f"_{USER}").alias(USER), pl.col(f"_{ITEM}").alias(ITEM), RATING, TIMESTAMP)
+    return df.select(
+        pl.col(_LINENO), pl.col(f"_{USER}").alias(USER), pl.col(f"_{ITEM}").alias(ITEM), RATING, TIMESTAMP
+    )
 
 
 def duplicate_error(path: PathLike, unit: str, first: dict, second: dict) -> InputError:
@@ -243,8 +262,9 @@ def duplicate_error(path: PathLike, unit: str, first: dict, second: dict) -> Inp
     return InputError(path, None if unit == "row" else second[_LINENO], reason)
 
 
-def _dedupe(df: pl.DataFrame, path: PathLike, policy: str | None, report: Callable[[str], None] | None, *,
-            unit: str) -> pl.DataFrame:
+def _dedupe(
+    df: pl.DataFrame, path: PathLike, policy: str | None, report: Callable[[str], None] | None, *, unit: str
+) -> pl.DataFrame:
     # the pairs are compared as integer codes (a struct of two strings costs several times the memory)
     pair = first_repeat(pair_codes(df.get_column(USER), df.get_column(ITEM)))
     if pair is not None:
@@ -293,18 +313,27 @@ def as_ratings(data: object, columns: ColumnsSpec = None) -> pl.DataFrame:
         try:
             data = pl.from_pandas(data)
         except (TypeError, ValueError):
-            raise UsageError(f"ratings: expected a path or a polars/pandas DataFrame, got {type(data).__name__}"
-                             ) from None
+            raise UsageError(
+                f"ratings: expected a path or a polars/pandas DataFrame, got {type(data).__name__}"
+            ) from None
     mapping = normalise_mapping(columns)
     if mapping is None:
-        found = find_roles(data.columns, ROLES, REQUIRED_ROLES, what="the ratings DataFrame",
-                           mapping_hint="give columns='user=COLUMN,item=COLUMN,rating=COLUMN'")
+        found = find_roles(
+            data.columns,
+            ROLES,
+            REQUIRED_ROLES,
+            what="the ratings DataFrame",
+            mapping_hint="give columns='user=COLUMN,item=COLUMN,rating=COLUMN'",
+        )
     else:
         found = {role: data.columns[c] if isinstance(c, int) else c for role, c in mapping.items()}
         absent = [c for c in found.values() if c not in data.columns]
         if absent:
-            raise InputError(None, None, f"ratings DataFrame lacks column(s) {absent} named by columns=; "
-                             f"has {data.columns}")
+            raise InputError(
+                None,
+                None,
+                f"ratings DataFrame lacks column(s) {absent} named by columns=; has {data.columns}",
+            )
     cols = []
     for name, dtype in RATINGS_SCHEMA.items():
         cols.append((pl.col(found[name]) if name in found else pl.lit(None)).cast(dtype).alias(name))
@@ -326,7 +355,9 @@ def _rating_text(df: pl.DataFrame, decimal: bool) -> pl.Expr:
     values = df.get_column(RATING).unique()
     if values.len() <= 10_000:
         old = values.to_list()
-        return pl.col(RATING).replace_strict(old, [_rating_str(v, decimal) for v in old], return_dtype=pl.Utf8)
+        return pl.col(RATING).replace_strict(
+            old, [_rating_str(v, decimal) for v in old], return_dtype=pl.Utf8
+        )
     r = pl.col(RATING)
     whole = r.cast(pl.Int64).cast(pl.Utf8) + (".0" if decimal else "")
     return pl.when((r == r.round(0)) & (r.abs() < 2**53)).then(whole).otherwise(r.cast(pl.Utf8))

@@ -69,7 +69,9 @@ FORMATS: dict[str, RatingsFormat] = {
         header_names=("userId", "movieId", "rating", "timestamp"),
     ),
     "text": RatingsFormat("text", None, False, _POSITIONAL),
-    "parquet": RatingsFormat("parquet", None, True, ((USER, USER), (ITEM, ITEM), (RATING, RATING), (TIMESTAMP, TIMESTAMP))),
+    "parquet": RatingsFormat(
+        "parquet", None, True, ((USER, USER), (ITEM, ITEM), (RATING, RATING), (TIMESTAMP, TIMESTAMP))
+    ),
 }
 
 
@@ -141,7 +143,9 @@ def ratings_format(
     if separator is not None and (separator == "\\t" or separator.lower() == "tab"):
         separator = "\t"
     if separator == "" or (separator is not None and ("\n" in separator or "\r" in separator)):
-        raise UsageError(f"the separator must be a character or a word, not {separator!r}", arguments=["separator"])
+        raise UsageError(
+            f"the separator must be a character or a word, not {separator!r}", arguments=["separator"]
+        )
     mapping = normalise_mapping(columns)
     if isinstance(fmt, RatingsFormat):
         base = fmt
@@ -192,7 +196,9 @@ def _detect(path: PathLike, separator: str | None, mapping: dict | None = None) 
     if sep == "::" and separator is None:
         return FORMATS["ml1m"]
     fields = _split_one(line, sep)
-    if [f.strip('"') for f in fields[:4]] == list(FORMATS["csv"].header_names[: len(fields[:4])]) and sep == ",":
+    if [f.strip('"') for f in fields[:4]] == list(
+        FORMATS["csv"].header_names[: len(fields[:4])]
+    ) and sep == ",":
         return FORMATS["csv"]
     rating_pos = 2
     if mapping is not None:
@@ -214,8 +220,11 @@ def _split_one(line: str, sep: str | None) -> list[str]:
 
 
 def columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    found = find_roles(names, ROLES, REQUIRED_ROLES, path=path,
-                       mapping_hint="give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}")
+    found = find_roles(
+        names,
+        ROLES,
+        REQUIRED_ROLES,
+        path=path,
+        mapping_hint="give a column mapping: columns={'user': ..., 'item': ..., 'rating': ...}",
+    )
     return tuple(found.items())
-
-

@@ -54,8 +54,10 @@ REQUIRED: tuple[str, ...] = (USER, ITEM)
 VALUE_ROLES: tuple[str, ...] = (SCORE, RANK)
 #: How to map columns by hand; ``user=COL`` names no command-line option, so the text reads the same in
 #: Python and on the command line (where the mapping is ``--score-columns``).
-MAPPING_HINT = ("map the columns with --score-columns (Python: the columns argument) user=COL,item=COL,score=COL "
-                "or rank=COL, COL a header name or a position from 1")
+MAPPING_HINT = (
+    "map the columns with --score-columns (Python: the columns argument) user=COL,item=COL,score=COL "
+    "or rank=COL, COL a header name or a position from 1"
+)
 
 _FIELDS = "fields"
 _SKIP = "_"
@@ -127,16 +129,20 @@ def roles_of_names(names, mapping, *, path=None, line=None, what="the header", l
             missing = [SCORE]
         if missing:
             extra = " (or 'rank')" if missing == [SCORE] else ""
-            raise InputError(path, line, f"{what} lacks column(s) {missing}{extra} (it has {names}); "
-                             f"{MAPPING_HINT}")
+            raise InputError(
+                path, line, f"{what} lacks column(s) {missing}{extra} (it has {names}); {MAPPING_HINT}"
+            )
         return {role: names.index(col) for role, col in found.items()}
     keys = [header_key(n) for n in names]
     out: dict[str, int] = {}
     for role, col in mapping.items():
         if isinstance(col, int):
             if col >= len(names):
-                raise InputError(path, line, f"column {role}={col + 1} is beyond the {len(names)} columns "
-                                 f"of {what} {names}")
+                raise InputError(
+                    path,
+                    line,
+                    f"column {role}={col + 1} is beyond the {len(names)} columns of {what} {names}",
+                )
             out[role] = col
         elif header_key(col) in keys:
             out[role] = keys.index(header_key(col))
@@ -187,13 +193,20 @@ def score_format(path: PathLike, fmt: str | ScoreFormat = "auto") -> ScoreFormat
     if fmt == "auto":
         return detect_format(path)
     if fmt not in FORMATS:
-        raise UsageError(f"unknown score file format {fmt!r}; choose from auto, {', '.join(FORMATS)}",
-                         arguments=["fmt"])
+        raise UsageError(
+            f"unknown score file format {fmt!r}; choose from auto, {', '.join(FORMATS)}", arguments=["fmt"]
+        )
     return FORMATS[fmt]
 
 
-def read_raw(path: PathLike, *, fmt: str | ScoreFormat = "auto", kind: str | None = None, columns=None,
-             extra_fields: bool = False) -> tuple[pl.DataFrame, ScoreFormat]:
+def read_raw(
+    path: PathLike,
+    *,
+    fmt: str | ScoreFormat = "auto",
+    kind: str | None = None,
+    columns=None,
+    extra_fields: bool = False,
+) -> tuple[pl.DataFrame, ScoreFormat]:
     """The raw table of a score file (``lineno`` and the text of each role found) and its format.
 
     ``extra_fields``: a headerless line may have more fields than its layout's (prediction files)."""
@@ -218,9 +231,13 @@ def _split(lines: pl.DataFrame, sep: str | None, path: PathLike) -> pl.DataFrame
     bad = lines.filter(pl.col(_FIELDS).list.eval(torn).list.any())
     if bad.height:
         row = bad.row(0, named=True)
-        raise InputError(path, row[LINENO], f"a quoted field holding the separator {sep!r} is not supported "
-                         f"(remove the separator from ids, or write the file with another one): "
-                         f"{describe(row[LINE])!r}")
+        raise InputError(
+            path,
+            row[LINENO],
+            f"a quoted field holding the separator {sep!r} is not supported "
+            f"(remove the separator from ids, or write the file with another one): "
+            f"{describe(row[LINE])!r}",
+        )
     return lines.with_columns(pl.col(_FIELDS).list.eval(el.str.strip_chars('"')))
 
 
@@ -252,8 +269,9 @@ def _positional(spec: ScoreFormat, kind: str | None) -> tuple[str, ...]:
     return spec.positional_ranks if kind == RANK else spec.positional
 
 
-def read_delimited(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
-                   ) -> pl.DataFrame:
+def read_delimited(
+    path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+) -> pl.DataFrame:
     """The raw table of a delimited text file (whitespace, csv, tsv, trec)."""
     lines = _split(read_lines(path), spec.separator, path)
     head = lines.row(0, named=True)
@@ -283,8 +301,12 @@ def _check_counts(lines: pl.DataFrame, path: PathLike, count: int, layout: str, 
     bad = lines.filter(n != count if exact else n < count)
     if bad.height:
         row = bad.row(0, named=True)
-        raise InputError(path, row[LINENO], f"expected {'' if exact else 'at least '}{count} fields ({layout}), "
-                         f"found {len(row[_FIELDS])}: {describe(row[LINE])!r}")
+        raise InputError(
+            path,
+            row[LINENO],
+            f"expected {'' if exact else 'at least '}{count} fields ({layout}), "
+            f"found {len(row[_FIELDS])}: {describe(row[LINE])!r}",
+        )
 
 
 # --------------------------------------------------------------------------------------------- JSON lines
@@ -311,18 +333,25 @@ def _json_object(line: str, path, lineno: int) -> dict:
     except json.JSONDecodeError as exc:
         raise InputError(path, lineno, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
     if not isinstance(obj, dict):
-        raise InputError(path, lineno, "expected a JSON object {\"user\": ..., \"items\": [...]} or "
-                         "{\"user\": ..., \"item\": ..., \"score\": ...}")
+        raise InputError(
+            path,
+            lineno,
+            'expected a JSON object {"user": ..., "items": [...]} or '
+            '{"user": ..., "item": ..., "score": ...}',
+        )
     return obj
 
 
-def read_jsonl(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
-               ) -> pl.DataFrame:
+def read_jsonl(
+    path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+) -> pl.DataFrame:
     """The raw table of JSON lines: records ``{"user", "item", "score"|"rank"}``, or top-N lists
     ``{"user": ID, "items": [ID, ...]}`` best first (each item's rank is its position, from 1)."""
     if mapping is not None and any(isinstance(c, int) for c in mapping.values()):
-        raise UsageError("JSON lines name their fields: map them by name (user=KEY,...), not by position",
-                         arguments=["columns"])
+        raise UsageError(
+            "JSON lines name their fields: map them by name (user=KEY,...), not by position",
+            arguments=["columns"],
+        )
     lines = read_lines(path)
     out: dict[str, list] = {LINENO: [], USER: [], ITEM: [], SCORE: [], RANK: []}
     known: dict[tuple, dict[str, str]] = {}
@@ -340,8 +369,9 @@ def read_jsonl(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, 
             score, rank = (obj[roles[r]] if r in roles else None for r in VALUE_ROLES)
             _add_record(out, lineno, user, _json_id(items, path, lineno, ITEM), score, rank, path)
     present = [r for r in VALUE_ROLES if any(v is not None for v in out[r])]
-    frame = pl.DataFrame(out, schema={LINENO: pl.UInt32, USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl.Utf8,
-                                      RANK: pl.Utf8})
+    frame = pl.DataFrame(
+        out, schema={LINENO: pl.UInt32, USER: pl.Utf8, ITEM: pl.Utf8, SCORE: pl.Utf8, RANK: pl.Utf8}
+    )
     value_role(present, kind, path)
     return frame.select(LINENO, USER, ITEM, *present)
 
@@ -369,15 +399,17 @@ def _add_record(out: dict, lineno: int, user: str, item: str, score, rank, path)
 # --------------------------------------------------------------------------------------------- Parquet
 
 
-def read_parquet_scores(path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
-                        ) -> pl.DataFrame:
+def read_parquet_scores(
+    path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
+) -> pl.DataFrame:
     """The raw table of a Parquet file: columns by name (:data:`HEADER_NAMES`) or by ``columns=``."""
     names = parquet_columns(path)
     roles = roles_of_names(names, mapping, path=path, what="scores Parquet file")
     value_role(roles, kind, path)
     raw = read_parquet(path, {names[k]: pl.Utf8 for k in roles.values()}, what="scores")
-    return raw.select(pl.lit(None, dtype=pl.UInt32).alias(LINENO),
-                      *[pl.col(names[k]).alias(r) for r, k in roles.items()])
+    return raw.select(
+        pl.lit(None, dtype=pl.UInt32).alias(LINENO), *[pl.col(names[k]).alias(r) for r, k in roles.items()]
+    )
 
 
 # --------------------------------------------------------------------------------------------- the registry
@@ -392,13 +424,23 @@ class _Positions(TypedDict):
 
 
 _TRIPLE: _Positions = {
-    "positional": (USER, ITEM, SCORE), "positional_ranks": (USER, ITEM, RANK), "layout": "user item score"
+    "positional": (USER, ITEM, SCORE),
+    "positional_ranks": (USER, ITEM, RANK),
+    "layout": "user item score",
 }
 register(ScoreFormat("whitespace", (".txt",), None, read_delimited, **_TRIPLE))
 register(ScoreFormat("csv", (".csv",), ",", read_delimited, **_TRIPLE))
 register(ScoreFormat("tsv", (".tsv",), "\t", read_delimited, **_TRIPLE))
 register(ScoreFormat("jsonl", (".jsonl", ".ndjson"), None, read_jsonl))
 # trec_eval ignores a run's rank field, and so does a score file in this layout
-register(ScoreFormat("trec", (), None, read_delimited, positional=(USER, _SKIP, ITEM, _SKIP, SCORE, _SKIP),
-                     layout="query iter doc rank score tag"))
+register(
+    ScoreFormat(
+        "trec",
+        (),
+        None,
+        read_delimited,
+        positional=(USER, _SKIP, ITEM, _SKIP, SCORE, _SKIP),
+        layout="query iter doc rank score tag",
+    )
+)
 register(ScoreFormat("parquet", (".parquet",), None, read_parquet_scores))

@@ -61,8 +61,9 @@ class ScoreTable:
     format: str
 
 
-def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
-                     ) -> ScoreTable:
+def read_score_table(
+    path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
+) -> ScoreTable:
     """Read a score file or top-N lists in any layout of :data:`~trecrs.files.score_formats.FORMATS`.
 
     ``fmt``: a format name or ``"auto"`` (by extension, else by the first content line). ``columns``: role
@@ -77,8 +78,9 @@ def read_score_table(path: PathLike, *, kind: str | None = None, fmt: str = "aut
     return _table(raw, path, kind, spec.name)
 
 
-def read_scores(path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
-                ) -> pl.DataFrame:
+def read_scores(
+    path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
+) -> pl.DataFrame:
     """:func:`read_score_table`'s frame: ``user, item, score, lineno`` (see there)."""
     return read_score_table(path, kind=kind, fmt=fmt, columns=columns).frame
 
@@ -97,8 +99,10 @@ def as_score_table(data: object, *, kind: str | None = None, columns: ColumnsArg
     names = data.columns
     roles = roles_of_names(names, normalise_score_columns(columns), what="the scores DataFrame")
     value_role(roles, kind)
-    raw = data.select(pl.lit(None, dtype=pl.UInt32).alias(LINENO),
-                      *[pl.col(names[k]).cast(pl.Utf8).alias(r) for r, k in roles.items()])
+    raw = data.select(
+        pl.lit(None, dtype=pl.UInt32).alias(LINENO),
+        *[pl.col(names[k]).cast(pl.Utf8).alias(r) for r, k in roles.items()],
+    )
     return _table(raw, None, kind, "frame")
 
 
@@ -139,11 +143,19 @@ def _parse_values(df: pl.DataFrame, path: PathLike | None, kind: str) -> pl.Data
         raise InputError(path, nulls.item(0, LINENO), f"missing user, item or {kind} ({nulls.height} row(s))")
     df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
     df = _checked_scores(df, path) if kind == SCORE else _ranks_as_scores(df, path)
-    _refuse_duplicate(df, [USER, ITEM], path, lambda r: f"user {r[USER]!r}, item {r[ITEM]!r} has more than "
-                      f"one {kind}")
+    _refuse_duplicate(
+        df, [USER, ITEM], path, lambda r: f"user {r[USER]!r}, item {r[ITEM]!r} has more than one {kind}"
+    )
     if kind == RANK:
-        _refuse_duplicate(df, [USER, _V], path, lambda r: f"user {r[USER]!r} has two items at rank {r[_V]}, "
-                          f"the second {r[ITEM]!r}; a top-N list's order must be total")
+        _refuse_duplicate(
+            df,
+            [USER, _V],
+            path,
+            lambda r: (
+                f"user {r[USER]!r} has two items at rank {r[_V]}, "
+                f"the second {r[ITEM]!r}; a top-N list's order must be total"
+            ),
+        )
     return df
 
 
@@ -163,7 +175,9 @@ def _checked_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
     if bad.height:
         row = bad.row(0, named=True)
         what = "not a number" if row[SCORE] is None else ("NaN" if row[SCORE] != row[SCORE] else "infinite")
-        raise InputError(path, row[LINENO], f"score is {what}: {row[_V]!r} ({bad.height} bad score(s) in the file)")
+        raise InputError(
+            path, row[LINENO], f"score is {what}: {row[_V]!r} ({bad.height} bad score(s) in the file)"
+        )
     return df
 
 
@@ -177,8 +191,12 @@ def _ranks_as_scores(df: pl.DataFrame, path: PathLike | None) -> pl.DataFrame:
     too_far = df.filter(s > MAX_RANK)
     if too_far.height:
         row = too_far.row(0, named=True)
-        raise InputError(path, row[LINENO], f"rank {row[_V]} is beyond {MAX_RANK:,}: a longer list cannot keep "
-                         "its order as trec_eval's float32 scores")
+        raise InputError(
+            path,
+            row[LINENO],
+            f"rank {row[_V]} is beyond {MAX_RANK:,}: a longer list cannot keep "
+            "its order as trec_eval's float32 scores",
+        )
     top = cast(float, df.get_column(SCORE).max())  # Float64, not empty
     return df.with_columns((top + 1 - s).alias(SCORE), s.cast(pl.Int64).alias(_V))
 
@@ -202,11 +220,14 @@ def _warn_rank_contradictions(df: pl.DataFrame, path: PathLike | None) -> None:
         return
     users = df.get_column(USER).n_unique()
     lines = int(found.get_column("lines").sum())
-    warnings.warn(TrecrsWarning(
-        f"{path if path is not None else 'scores'}: the rank column contradicts the scores for "
-        f"{found.height:,} of {users:,} users ({percent(found.height, users)}; {lines:,} of {df.height:,} "
-        "lines); ranking by score as trec_eval does (are the rank and score columns swapped?)"
-    ), stacklevel=4)
+    warnings.warn(
+        TrecrsWarning(
+            f"{path if path is not None else 'scores'}: the rank column contradicts the scores for "
+            f"{found.height:,} of {users:,} users ({percent(found.height, users)}; {lines:,} of {df.height:,} "
+            "lines); ranking by score as trec_eval does (are the rank and score columns swapped?)"
+        ),
+        stacklevel=4,
+    )
 
 
 class ScoresLike(Protocol):
@@ -256,7 +277,9 @@ def read_predictions(path: PathLike, *, fmt: str = "auto", columns: ColumnsArg =
     """
     raw, _ = read_raw(path, fmt=fmt, kind=SCORE, columns=columns, extra_fields=True)
     df = raw.rename({SCORE: _V})
-    empty = df.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null() | (pl.col(USER) == "") | (pl.col(ITEM) == ""))
+    empty = df.filter(
+        pl.col(USER).is_null() | pl.col(ITEM).is_null() | (pl.col(USER) == "") | (pl.col(ITEM) == "")
+    )
     if empty.height:
         raise InputError(path, empty.item(0, LINENO), f"missing user or item ({empty.height} row(s))")
     df = df.with_columns(pl.col(_V).str.strip_chars().cast(pl.Float64, strict=False).alias(SCORE))
@@ -269,8 +292,9 @@ def read_predictions(path: PathLike, *, fmt: str = "auto", columns: ColumnsArg =
     if bad.height:
         r = bad.row(0, named=True)
         raise InputError(path, r[LINENO], f"predicted {rating_reason(r[_V])}")
-    _refuse_duplicate(df, [USER, ITEM], path, lambda r: f"duplicate prediction for user {r[USER]!r}, item "
-                      f"{r[ITEM]!r}")
+    _refuse_duplicate(
+        df, [USER, ITEM], path, lambda r: f"duplicate prediction for user {r[USER]!r}, item {r[ITEM]!r}"
+    )
     return df.select(USER, ITEM, SCORE)
 
 

@@ -89,7 +89,9 @@ class _Totals:
             warn_rank_contradictions(self.path, pl.concat(self.found), self.lines, len(self.seen))
 
 
-def _pieces(path: PathLike, batch_lines: int) -> Iterator[tuple[pl.DataFrame, str | None, pl.DataFrame | None]]:
+def _pieces(
+    path: PathLike, batch_lines: int
+) -> Iterator[tuple[pl.DataFrame, str | None, pl.DataFrame | None]]:
     """``(lean frame, last tag or None, rank contradictions or None)`` pieces in file order."""
     if is_parquet(path):
         yield from _parquet_pieces(path, batch_lines)
@@ -113,13 +115,20 @@ def _parquet_pieces(path: PathLike, batch_lines: int):
     nul = _NulCheck()
     try:
         for df in batches:
-            if df.null_count().sum_horizontal().item() or df.get_column(SCORE).is_nan().any() or nul.found(df):
+            if (
+                df.null_count().sum_horizontal().item()
+                or df.get_column(SCORE).is_nan().any()
+                or nul.found(df)
+            ):
                 raise NotRegular(f"{path}: not regular")
             yield df, None, None
     except (OSError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
         raise NotRegular(f"{path}: not regular") from None
-    yield pl.DataFrame(schema={QUERY: pl.Categorical, DOC: pl.Categorical, SCORE: pl.Float32}), (
-        "trecrs" if tag is None else tag), None
+    yield (
+        pl.DataFrame(schema={QUERY: pl.Categorical, DOC: pl.Categorical, SCORE: pl.Float32}),
+        ("trecrs" if tag is None else tag),
+        None,
+    )
 
 
 class _NulCheck:
@@ -132,11 +141,15 @@ class _NulCheck:
         self.upto = -1  # every code up to this one is checked
 
     def found(self, df: pl.DataFrame) -> bool:
-        codes = [cast("int | None", df.get_column(c).to_physical().max()) for c in (QUERY, DOC)]  # UInt32 codes
+        codes = [
+            cast("int | None", df.get_column(c).to_physical().max()) for c in (QUERY, DOC)
+        ]  # UInt32 codes
         top = max(codes, key=lambda v: -1 if v is None else v)
         if top is None or top <= self.upto:
             return False
-        new = pl.Series(np.arange(self.upto + 1, top + 1, dtype=np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
+        new = (
+            pl.Series(np.arange(self.upto + 1, top + 1, dtype=np.uint32)).cat.to(pl.Categorical).cast(pl.Utf8)
+        )
         self.upto = top
         return bool(new.str.contains("\x00", literal=True).any())
 
@@ -184,7 +197,13 @@ class RunBlocks:
 
     def _cut(self, pending: list[pl.DataFrame], *, last: bool):
         """Yield the whole-query blocks of the pending pieces; return what is left for the next piece."""
-        buf = pl.concat(pending, how="vertical", rechunk=False) if len(pending) > 1 else pending[0] if pending else None
+        buf = (
+            pl.concat(pending, how="vertical", rechunk=False)
+            if len(pending) > 1
+            else pending[0]
+            if pending
+            else None
+        )
         pending.clear()
         while buf is not None and buf.height:
             cut = _query_end(buf, self.block_lines) if buf.height > self.block_lines else None
@@ -224,7 +243,9 @@ def query_lines(block: pl.DataFrame) -> pl.DataFrame:
         return answer
     col = block.get_column(QUERY)
     # one contiguous copy of the codes: converting a many-chunk column straight to numpy costs more
-    phys = (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().rechunk().to_numpy()
+    phys = (
+        (col if col.dtype == pl.Categorical else col.cast(pl.Categorical)).to_physical().rechunk().to_numpy()
+    )
     starts = query_blocks(phys)
     heads, lens = phys[starts], np.diff(np.append(starts, phys.size))
     top = int(heads.max()) if heads.size else -1

@@ -46,7 +46,11 @@ def read_study(path: PathLike) -> pl.DataFrame:
 def _row(path: PathLike, lineno: int, line: str, header: list[str]) -> tuple:
     fields = line.split("\t")
     if len(fields) != len(header):
-        raise InputError(path, lineno, f"expected {len(header)} tab-separated fields ({' '.join(header)}), got {len(fields)}")
+        raise InputError(
+            path,
+            lineno,
+            f"expected {len(header)} tab-separated fields ({' '.join(header)}), got {len(fields)}",
+        )
     named = dict(zip(header, fields, strict=True))
     for c in COLUMNS:
         if not named[c].strip():

@@ -46,7 +46,10 @@ def read_train_pairs(path: PathLike, *, fmt="auto", columns=None, separator=None
     else:
         numbered, to_raw, count = text_layout(read_lines(path), path, spec)
         parts = (typed(to_raw(numbered.slice(at, SLICE))) for at in _starts(numbered.height))
-        checks = [count, *value_checks(path, line_of=lambda r: r[LINENO], text_of=lambda r: describe(r[LINE]))]
+        checks = [
+            count,
+            *value_checks(path, line_of=lambda r: r[LINENO], text_of=lambda r: describe(r[LINE])),
+        ]
         unit = "line"
     pairs = _checked(parts, checks)
     repeat = first_repeat(pair_codes(pairs.get_column(USER), pairs.get_column(ITEM)))

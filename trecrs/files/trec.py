@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike
 
 
-
 # --------------------------------------------------------------------------------------------- reading
 
 
@@ -64,7 +63,12 @@ _AHEAD = 4
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
 _QRELS_FAST_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
 _RUN_FAST_SCHEMA: dict[str, PolarsDataType] = {
-    QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, RANK: pl.Int64, SCORE: pl.Float64, TAG: pl.Utf8
+    QUERY: pl.Utf8,
+    ITER: pl.Utf8,
+    DOC: pl.Utf8,
+    RANK: pl.Int64,
+    SCORE: pl.Float64,
+    TAG: pl.Utf8,
 }
 # parsed for lean_piece
 LEAN_RUN_SCHEMA: dict[str, PolarsDataType] = {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}
@@ -170,10 +174,16 @@ def fast_pieces(
     means the file is not regular (the line-by-line path decides) and ends the iteration. Two pieces are
     parsed at a time, at most :data:`_AHEAD` are in hand, and none is kept once yielded, so memory does
     not grow with the file."""
+
     def parse(chunk: bytes, sep: bytes) -> Any:
         try:
             df = pl.read_csv(
-                chunk, has_header=False, separator=sep.decode(), quote_char=None, schema=schema, raise_if_empty=False
+                chunk,
+                has_header=False,
+                separator=sep.decode(),
+                quote_char=None,
+                schema=schema,
+                raise_if_empty=False,
             )
         except pl.exceptions.PolarsError:
             return None
@@ -231,7 +241,9 @@ def read_run_for_scoring(path: PathLike, *, check_duplicates: bool = True) -> tu
             fast = None  # a duplicate: the line-by-line path reports it with its line numbers
     if fast is None or pieces is None:  # pieces is None only when fast is
         full = _read_run_lines(path)
-        warn_rank_contradictions(path, rank_contradictions(full), full.height, full.get_column(QUERY).n_unique())
+        warn_rank_contradictions(
+            path, rank_contradictions(full), full.height, full.get_column(QUERY).n_unique()
+        )
         return _lean(full), run_tag(full)
     found = pl.concat([p[2] for p in pieces])
     warn_rank_contradictions(path, found, fast.height, fast.get_column(QUERY).n_unique())
@@ -273,11 +285,14 @@ def warn_rank_contradictions(path: PathLike, found: pl.DataFrame, lines: int, qu
     if found.height == 0:
         return
     found = found.group_by(QUERY).agg(pl.col("lines").sum())  # a query may span two chunks
-    warnings.warn(TrecrsWarning(
-        f"{path}: the rank column contradicts the scores on {found.get_column('lines').sum():,} of {lines:,} "
-        f"lines ({found.height:,} of {queries:,} queries); ranking by score as trec_eval does "
-        "(are the rank and score columns swapped?)"
-    ), stacklevel=3)
+    warnings.warn(
+        TrecrsWarning(
+            f"{path}: the rank column contradicts the scores on {found.get_column('lines').sum():,} of {lines:,} "
+            f"lines ({found.height:,} of {queries:,} queries); ranking by score as trec_eval does "
+            "(are the rank and score columns swapped?)"
+        ),
+        stacklevel=3,
+    )
 
 
 def _read_parquet_for_scoring(path: PathLike, check_duplicates: bool) -> tuple[pl.DataFrame, str]:
@@ -358,7 +373,11 @@ def read_run(path: PathLike) -> pl.DataFrame:
     if is_parquet(path):
         return _read_parquet(path, RUN_SCHEMA, "run")
     fast = _concat(_fast_read(path, _RUN_FAST_SCHEMA))
-    if fast is not None and not fast.select(pl.col(SCORE).is_nan().any()).item() and not _has_duplicates(fast):
+    if (
+        fast is not None
+        and not fast.select(pl.col(SCORE).is_nan().any()).item()
+        and not _has_duplicates(fast)
+    ):
         run = fast
     else:
         run = _read_run_lines(path)
@@ -368,7 +387,9 @@ def read_run(path: PathLike) -> pl.DataFrame:
 
 def _read_run_lines(path: PathLike) -> pl.DataFrame:
     columns = [QUERY, ITER, DOC, "_rank", "_score", TAG]
-    df = take_fields(split_fields(read_lines(path)), path, columns, "qid iter docno rank score tag", at_least=True)
+    df = take_fields(
+        split_fields(read_lines(path)), path, columns, "qid iter docno rank score tag", at_least=True
+    )
     df = df.with_columns(
         pl.col("_rank").cast(pl.Int64, strict=False).alias(RANK),
         pl.col("_score").cast(pl.Float64, strict=False).alias(SCORE),
@@ -398,7 +419,9 @@ def _check_duplicates(df: pl.DataFrame, path: PathLike | None, what: str) -> Non
     first, second = found
     also = f" (first seen on line {first[LINENO]})" if LINENO in df.columns else ""
     raise InputError(
-        path, second.get(LINENO), f"duplicate {what} entry for query {second[QUERY]!r}, doc {second[DOC]!r}{also}"
+        path,
+        second.get(LINENO),
+        f"duplicate {what} entry for query {second[QUERY]!r}, doc {second[DOC]!r}{also}",
     )
 
 
@@ -418,7 +441,9 @@ def format_run(run: pl.DataFrame, *, tag: str | None = None, depth: int | None =
     ordered = trec_order(run)
     if depth is not None:
         ordered = ordered.filter(pl.col(RANK) <= depth)
-    tag_expr = pl.lit(tag) if tag is not None else (pl.col(TAG) if TAG in ordered.columns else pl.lit("trecrs"))
+    tag_expr = (
+        pl.lit(tag) if tag is not None else (pl.col(TAG) if TAG in ordered.columns else pl.lit("trecrs"))
+    )
     iter_expr = pl.col(ITER) if ITER in ordered.columns else pl.lit("Q0")
     return ordered.select(
         pl.col(QUERY), iter_expr.alias(ITER), pl.col(DOC), pl.col(RANK), pl.col(SCORE), tag_expr.alias(TAG)

@@ -20,17 +20,24 @@ MEAN, STDDEV = "mean", "stddev"
 
 def read_zscores(path: PathLike) -> pl.DataFrame:
     """``query, measure, mean, stddev`` (Utf8, Utf8, Float64, Float64), one row per line of ``path``."""
-    rows = take_fields(split_fields(read_lines(path)), path, [QUERY, MEASURE, MEAN, STDDEV], "qid measure mean stddev")
+    rows = take_fields(
+        split_fields(read_lines(path)), path, [QUERY, MEASURE, MEAN, STDDEV], "qid measure mean stddev"
+    )
     for col in (MEAN, STDDEV):
         parsed = rows.get_column(col).cast(pl.Float64, strict=False)
         bad = rows.filter(parsed.is_null())
         if bad.height:
             row = bad.row(0, named=True)
-            raise InputError(path, row[LINENO], f"{col} {row[col]!r} is not a number: {describe(row[LINE])!r}")
+            raise InputError(
+                path, row[LINENO], f"{col} {row[col]!r} is not a number: {describe(row[LINE])!r}"
+            )
         rows = rows.with_columns(parsed.alias(col))
     dup = first_duplicate(rows.select(LINENO, QUERY, MEASURE), [QUERY, MEASURE])
     if dup is not None:
         first, second = dup
-        raise InputError(path, second[LINENO], f"query {second[QUERY]!r}, measure {second[MEASURE]!r} repeats line "
-                         f"{first[LINENO]}")
+        raise InputError(
+            path,
+            second[LINENO],
+            f"query {second[QUERY]!r}, measure {second[MEASURE]!r} repeats line {first[LINENO]}",
+        )
     return rows.select(QUERY, MEASURE, MEAN, STDDEV)

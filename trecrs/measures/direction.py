@@ -47,7 +47,9 @@ def better(name: str) -> str:
     alias = m and alias_lookup(m.group("name"), m.group("k") is not None)
     if alias:
         return better(alias.target)
-    if ":" in name and (dialect := parse_dialect(name)) is not None:  # lenskit:NDCG@10: its recommender measure
+    if (
+        ":" in name and (dialect := parse_dialect(name)) is not None
+    ):  # lenskit:NDCG@10: its recommender measure
         return better(dialect.base)
     raise UsageError(f"unknown measure {name!r}: no declared direction")
 

@@ -30,11 +30,24 @@ from .trec_eval import BY_NAME
 _INT = (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer")
 _BOOL = (lambda v: isinstance(v, bool), "True or False")
 _NUM = (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number")
-_GAINS = (lambda v: isinstance(v, dict) and all(_INT[0](k) and _NUM[0](g) for k, g in v.items()),
-          "a dict of integer grades to gains, e.g. {0: 0, 1: 1, 2: 3}")
+_GAINS = (
+    lambda v: isinstance(v, dict) and all(_INT[0](k) and _NUM[0](g) for k, g in v.items()),
+    "a dict of integer grades to gains, e.g. {0: 0, 1: 1, 2: 3}",
+)
 _DCG = (lambda v: v in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
-PARAM_TYPES = {"rel": _INT, "judged_only": _BOOL, "gains": _GAINS, "dcg": _DCG, "beta": _NUM, "relative": _BOOL,
-               "p": _NUM, "T": _NUM, "min_rel": _INT, "max_rel": _INT, "normalize": _BOOL}
+PARAM_TYPES = {
+    "rel": _INT,
+    "judged_only": _BOOL,
+    "gains": _GAINS,
+    "dcg": _DCG,
+    "beta": _NUM,
+    "relative": _BOOL,
+    "p": _NUM,
+    "T": _NUM,
+    "min_rel": _INT,
+    "max_rel": _INT,
+    "normalize": _BOOL,
+}
 
 
 @dataclass(frozen=True)
@@ -229,13 +242,17 @@ def parse_call(spec: str) -> Variant | None:
     name, params, k = split
     form = BY_SPELLING.get(name.lower())
     if form is None:
-        raise UsageError(f"measure {spec!r}: no parameterised measure {name!r} (known: "
-                         f"{', '.join(f.spellings[0] for f in FORMS)})")
+        raise UsageError(
+            f"measure {spec!r}: no parameterised measure {name!r} (known: "
+            f"{', '.join(f.spellings[0] for f in FORMS)})"
+        )
     _check_cutoff(spec, form, k)
     for key, value in params.items():
         if key not in form.params:
-            raise UsageError(f"measure {spec!r}: {form.spellings[0]} takes no parameter {key!r} "
-                             f"(it takes {', '.join(sorted(form.params)) or 'none'})")
+            raise UsageError(
+                f"measure {spec!r}: {form.spellings[0]} takes no parameter {key!r} "
+                f"(it takes {', '.join(sorted(form.params)) or 'none'})"
+            )
         ok, what = PARAM_TYPES[key]
         if not ok(value):
             raise UsageError(f"measure {spec!r}: {key} must be {what}")
@@ -247,8 +264,14 @@ def parse_call(spec: str) -> Variant | None:
     except UsageError as exc:
         raise UsageError(f"measure {spec!r}: {exc}") from None
     gains = params.get("gains")
-    return Variant(spec, base, param, params.get("rel", 1), params.get("judged_only", False),
-                   None if gains is None else tuple(sorted(gains.items())))
+    return Variant(
+        spec,
+        base,
+        param,
+        params.get("rel", 1),
+        params.get("judged_only", False),
+        None if gains is None else tuple(sorted(gains.items())),
+    )
 
 
 class MeasureObject(Protocol):
@@ -264,7 +287,8 @@ def is_measure_object(obj: object) -> TypeGuard[MeasureObject]:
     ``ir_measures.measures.base.Measure`` defines (``NAME``, ``params``, ``AT_PARAM``): trecrs never imports
     ir_measures."""
     return not isinstance(obj, str) and all(
-        isinstance(getattr(obj, a, None), t) for a, t in (("NAME", str), ("params", dict), ("AT_PARAM", str)))
+        isinstance(getattr(obj, a, None), t) for a, t in (("NAME", str), ("params", dict), ("AT_PARAM", str))
+    )
 
 
 def from_object(obj: MeasureObject) -> str | Variant:

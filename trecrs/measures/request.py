@@ -51,7 +51,9 @@ class MeasureRequest:
     # value column -> the names it is printed under, for columns asked for through an alias (P_10 ->
     # ("P@10",), or ("P_10", "P@10") when P.10 was asked for too); other columns print under their own name
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    num_docs_in_coll: int = 0  # trec_eval's -N: documents in the collection, read by utility's 4th coefficient
+    num_docs_in_coll: int = (
+        0  # trec_eval's -N: documents in the collection, read by utility's 4th coefficient
+    )
     # measures asked for as Name(params)@k (trecrs.measures.grammar): each computed with its own settings,
     # its value column named as typed
     variants: tuple[Variant, ...] = ()
@@ -80,11 +82,15 @@ class MeasureRequest:
         try:
             length = float(p.split(",")[0])
         except ValueError:
-            raise UsageError(f"measure relstring.{p}: the length must be a number", arguments=["measures"]) from None
+            raise UsageError(
+                f"measure relstring.{p}: the length must be a number", arguments=["measures"]
+            ) from None
         # trec_eval casts the length to a C long: outside it (and for NaN) the cast is undefined
         if not -INT64_MAX <= length <= INT64_MAX:
-            raise UsageError(f"measure relstring.{p}: the length must be a number from {-INT64_MAX} to {INT64_MAX}",
-                             arguments=["measures"])
+            raise UsageError(
+                f"measure relstring.{p}: the length must be a number from {-INT64_MAX} to {INT64_MAX}",
+                arguments=["measures"],
+            )
         return int(length)
 
     def output_names(self, base: str) -> list[str]:
@@ -105,7 +111,9 @@ class MeasureRequest:
         """The names this request's values are printed under in tables (each value column's
         :attr:`labels`, else the column): trec_eval's measures in table order, then the recommender
         measures and the ``Name(params)@k`` forms as asked for. Known before anything is evaluated."""
-        columns = [c for base in self.names for c in ([base] if base in NAMED_BY_PARAMS else self.output_names(base))]
+        columns = [
+            c for base in self.names for c in ([base] if base in NAMED_BY_PARAMS else self.output_names(base))
+        ]
         columns += [o.name for spec in self.extras for o in _outputs(spec)]
         columns += [v.spec for v in self.variants]
         return [name for c in columns for name in self.labels.get(c, (c,))]
@@ -164,7 +172,9 @@ def _atol(text: str) -> int:
     m = ATOL_PREFIX.match(text)
     value = c_atol(text)  # saturated to a C long, as glibc's atol (strtol) does
     if (m is None or text.strip() != m.group(1) or value != int(m.group(1))) and value > 0:
-        warnings.warn(TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2)
+        warnings.warn(
+            TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2
+        )
     return value
 
 
@@ -297,7 +307,9 @@ class _Parsed:
         elif variant.param is not None:
             _validate(variant.base, variant.param)
         if not variant.recsys and not self.version.has_measure(variant.base):
-            raise UsageError(f"measure {variant.spec!r}: trec_eval {self.version.label} has no {variant.base}")
+            raise UsageError(
+                f"measure {variant.spec!r}: trec_eval {self.version.label} has no {variant.base}"
+            )
         if all(v.spec != variant.spec for v in self.variants):
             self.variants.append(variant)
 
@@ -340,9 +352,11 @@ class _Parsed:
         request.variants = tuple(self.variants)
         clash = {v.spec for v in self.variants} & {spec for spec, _, _ in self.aliased}
         if clash:  # only a measure object prints without parentheses: P@5 the object and "P@5" the name
-            raise UsageError(f"measure {min(clash)!r} asked for both as a name (computed with the global "
-                             "relevance level and judged-only flag) and as an ir_measures object (its own "
-                             "parameters): ask for it once")
+            raise UsageError(
+                f"measure {min(clash)!r} asked for both as a name (computed with the global "
+                "relevance level and judged-only flag) and as an ir_measures object (its own "
+                "parameters): ask for it once"
+            )
         return request
 
     def _labels(self, request: MeasureRequest) -> dict[str, tuple[str, ...]]:
@@ -359,7 +373,9 @@ class _Parsed:
         return {column: tuple(names) for column, names in labels.items()}
 
 
-def _merged(trec: dict[str, str | None], cutoffs: dict[str, list[str]], bare: list[str]) -> dict[str, str | None]:
+def _merged(
+    trec: dict[str, str | None], cutoffs: dict[str, list[str]], bare: list[str]
+) -> dict[str, str | None]:
     """trec_eval-form parameters with the accumulated cutoffs added (to a bare measure's defaults)."""
     params = dict(trec)
     for base in bare:
@@ -427,18 +443,31 @@ def variant_passes(request: MeasureRequest) -> list[VariantPass]:
             continue  # computed with the recommender measures
         key = (v.relevance_level, v.judged_only, v.gains)
         cutoffs = BY_NAME[v.base].params in (LONG_CUTOFFS, DOUBLE_CUTOFFS)
-        target = next((p for p in passes if (p.relevance_level, p.judged_only, p.gains) == key and (
-            v.base not in p.params or cutoffs or p.params[v.base] == v.param)), None)
+        target = next(
+            (
+                p
+                for p in passes
+                if (p.relevance_level, p.judged_only, p.gains) == key
+                and (v.base not in p.params or cutoffs or p.params[v.base] == v.param)
+            ),
+            None,
+        )
         if target is None:
             target = VariantPass(*key, {}, [])
             passes.append(target)
         prior = target.params.get(v.base)
-        if (cutoffs and prior is not None and v.param is not None
-                and float(v.param) not in {float(x) for x in prior.split(",")}):
+        if (
+            cutoffs
+            and prior is not None
+            and v.param is not None
+            and float(v.param) not in {float(x) for x in prior.split(",")}
+        ):
             target.params[v.base] = f"{prior},{v.param}"
         elif prior is None:
             target.params[v.base] = v.param
-        column = v.base if v.base in NAMED_BY_PARAMS else MeasureRequest({v.base: v.param}).output_names(v.base)[0]
+        column = (
+            v.base if v.base in NAMED_BY_PARAMS else MeasureRequest({v.base: v.param}).output_names(v.base)[0]
+        )
         target.columns.append((v.spec, column))
     return passes
 
@@ -491,9 +520,7 @@ def _candidates(version: TrecEvalVersion, k: str | None) -> list[str]:
     return out
 
 
-def parse_measures(
-    specs: list | tuple | str | None, *, trec_eval_version: int = 9
-) -> MeasureRequest:
+def parse_measures(specs: list | tuple | str | None, *, trec_eval_version: int = 9) -> MeasureRequest:
     """Turn ``-m`` arguments into a :class:`MeasureRequest`, following trec_eval's rules.
 
     trec_eval keeps the *first* parameter list given for a measure (``-m P.5 -m P.10`` gives P_5 only);
@@ -514,7 +541,9 @@ def parse_measures(
         raise exc.about("measures") from None
 
 
-def typed_order(names: list[str], specs: list | tuple | str | None, *, trec_eval_version: int = 9) -> list[str]:
+def typed_order(
+    names: list[str], specs: list | tuple | str | None, *, trec_eval_version: int = 9
+) -> list[str]:
     """``names`` (printed measure names of one evaluation of ``specs``) in the order the measures were
     asked for: each at the place of the first spec that asks for it alone
     (:meth:`MeasureRequest.value_names`), the names of one spec (``P``: P_5 ... P_1000) in their own order

@@ -80,12 +80,27 @@ _PREFS = (
 # trec_eval measures.c order: 9.x's (the version embedded in pytrec_eval) with 10.0's additions in place;
 # which entries a version has is trecrs.trec_eval_versions.TrecEvalVersion.has_measure.
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", NONE, per_query=False, doc="Run tag of the results file (its last line's).", better=NEITHER,
-                rel_info=None),
-    TrecMeasure("num_q", COUNT, integer=True, per_query=False, doc="Number of queries averaged over.", better=NEITHER,
-                rel_info=None),
+    TrecMeasure(
+        "runid",
+        NONE,
+        per_query=False,
+        doc="Run tag of the results file (its last line's).",
+        better=NEITHER,
+        rel_info=None,
+    ),
+    TrecMeasure(
+        "num_q",
+        COUNT,
+        integer=True,
+        per_query=False,
+        doc="Number of queries averaged over.",
+        better=NEITHER,
+        rel_info=None,
+    ),
     TrecMeasure("num_ret", SUM, integer=True, doc="Number of documents retrieved.", better=NEITHER),
-    TrecMeasure("num_rel", SUM, integer=True, doc="Number of relevant documents (rel >= level).", better=NEITHER),
+    TrecMeasure(
+        "num_rel", SUM, integer=True, doc="Number of relevant documents (rel >= level).", better=NEITHER
+    ),
     TrecMeasure("num_rel_ret", SUM, integer=True, doc="Number of relevant documents retrieved."),
     TrecMeasure("map", doc="Mean average precision: sum of P@rank at relevant ranks / num_rel."),
     TrecMeasure("gm_map", GEO, per_query=False, doc="Geometric mean of AP, floor 1e-5."),
@@ -99,7 +114,13 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
         doc="Interpolated precision at recall levels.",
     ),
     TrecMeasure("P", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="Precision at cutoffs."),
-    TrecMeasure("relstring", NONE, params=DOUBLE_PARAMS, doc="Relevance values of the first N (10) docs.", better=NEITHER),
+    TrecMeasure(
+        "relstring",
+        NONE,
+        params=DOUBLE_PARAMS,
+        doc="Relevance values of the first N (10) docs.",
+        better=NEITHER,
+    ),
     TrecMeasure("recall", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="Recall at cutoffs."),
     TrecMeasure("infAP", doc="Inferred AP (Yilmaz & Aslam 2006); rel -1 = pooled but unjudged."),
     TrecMeasure("gm_bpref", GEO, per_query=False, doc="Geometric mean of bpref, floor 1e-5."),
@@ -109,40 +130,81 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
         doc="Precision after num_rel * x documents.",
     ),
-    TrecMeasure("utility", params=DOUBLE_PARAMS, doc="a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret."),
+    TrecMeasure(
+        "utility", params=DOUBLE_PARAMS, doc="a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret."
+    ),
     TrecMeasure("11pt_avg", params=DOUBLE_CUTOFFS, doc="Mean interpolated precision at 11 recall points."),
     TrecMeasure("binG", doc="Binary G (Kishida)."),
     TrecMeasure("G", params=PAIR_PARAMS, doc="Normalized cumulated gain G (Kishida)."),
     TrecMeasure("dcg", params=PAIR_PARAMS, doc="DCG of the ranking, ndcg's numerator (trec_eval 10.0)."),
-    TrecMeasure("ideal_dcg", params=PAIR_PARAMS, doc="DCG of the ideal ranking, ndcg's denominator (10.0).", better=NEITHER),
+    TrecMeasure(
+        "ideal_dcg",
+        params=PAIR_PARAMS,
+        doc="DCG of the ideal ranking, ndcg's denominator (10.0).",
+        better=NEITHER,
+    ),
     TrecMeasure("ndcg", params=PAIR_PARAMS, doc="nDCG over the whole ranking, gain = rel, 1/log2(r+1)."),
     TrecMeasure("ndcg_rel", params=PAIR_PARAMS, doc="nDCG averaged over relevant documents."),
     TrecMeasure("Rndcg", params=PAIR_PARAMS, doc="nDCG at num_rel."),
     TrecMeasure("ndcg_cut", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="nDCG at cutoffs."),
     TrecMeasure("map_cut", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="AP at cutoffs."),
     TrecMeasure("relative_P", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, doc="P@k / min(1, num_rel/k)."),
-    TrecMeasure("success", params=LONG_CUTOFFS, defaults=(1, 5, 10), doc="1 if a relevant doc is in the top k."),
+    TrecMeasure(
+        "success", params=LONG_CUTOFFS, defaults=(1, 5, 10), doc="1 if a relevant doc is in the top k."
+    ),
     TrecMeasure("set_P", doc="Precision of the whole retrieved set."),
     TrecMeasure("set_relative_P", doc="set_P relative to the best possible."),
     TrecMeasure("set_recall", doc="Recall of the whole retrieved set."),
     TrecMeasure("set_map", doc="set_P * set_recall."),
     TrecMeasure("set_F", params=DOUBLE_PARAMS, doc="F-measure of the retrieved set (beta=1 by default)."),
-    TrecMeasure("num_nonrel_judged_ret", SUM, integer=True, doc="Judged non-relevant documents retrieved.", better=NEITHER),
+    TrecMeasure(
+        "num_nonrel_judged_ret",
+        SUM,
+        integer=True,
+        doc="Judged non-relevant documents retrieved.",
+        better=NEITHER,
+    ),
     # preferences (-R prefs / qrels_prefs; m_prefs_*.c): "ful" fulfilled, "poss" possible; _ret both docs
     # retrieved, _imp at least one, plain: a pair with neither retrieved counts as a failure
     *_PREFS,
     # judgment groups (-R qrels_jg; m_*_avgjg.c): the qrels measure of each group, averaged over groups
-    TrecMeasure("map_avgjg", doc="map of each judgment group, averaged over the groups.", rel_info="qrels_jg"),
-    TrecMeasure("P_avgjg", params=LONG_CUTOFFS, defaults=_DEFAULT_CUTOFFS, rel_info="qrels_jg",
-                doc="P at cutoffs of each judgment group, averaged over the groups."),
-    TrecMeasure("Rprec_mult_avgjg", params=DOUBLE_CUTOFFS, defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-                rel_info="qrels_jg", doc="Rprec_mult of each judgment group ((long)(x*R+0.9)), averaged over groups."),
-    TrecMeasure("yaap", doc="Yet Another Average Precision: log((1 + S) / (1 + num_rel - S)), S = map's sum "
-                "of precisions at the relevant retrieved docs (Robertson, ECIR 2012); in no nickname."),
+    TrecMeasure(
+        "map_avgjg", doc="map of each judgment group, averaged over the groups.", rel_info="qrels_jg"
+    ),
+    TrecMeasure(
+        "P_avgjg",
+        params=LONG_CUTOFFS,
+        defaults=_DEFAULT_CUTOFFS,
+        rel_info="qrels_jg",
+        doc="P at cutoffs of each judgment group, averaged over the groups.",
+    ),
+    TrecMeasure(
+        "Rprec_mult_avgjg",
+        params=DOUBLE_CUTOFFS,
+        defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+        rel_info="qrels_jg",
+        doc="Rprec_mult of each judgment group ((long)(x*R+0.9)), averaged over groups.",
+    ),
+    TrecMeasure(
+        "yaap",
+        doc="Yet Another Average Precision: log((1 + S) / (1 + num_rel - S)), S = map's sum "
+        "of precisions at the relevant retrieved docs (Robertson, ECIR 2012); in no nickname.",
+    ),
     # trec_eval 10.0 only (trecrs.trec_eval_versions)
     TrecMeasure("rbp", params=PAIR_PARAMS, doc="Rank-biased precision, p = 0.9 (Moffat & Zobel; 10.0)."),
-    TrecMeasure("rbp_resid", params=PAIR_PARAMS, doc="RBP residual: the most unjudged docs could add (10.0).", better=NEITHER),
-    TrecMeasure("unj", params=LONG_CUTOFFS, defaults=(5, 10, 20), doc="Fraction of unjudged docs at cutoffs (10.0).", better=NEITHER),
+    TrecMeasure(
+        "rbp_resid",
+        params=PAIR_PARAMS,
+        doc="RBP residual: the most unjudged docs could add (10.0).",
+        better=NEITHER,
+    ),
+    TrecMeasure(
+        "unj",
+        params=LONG_CUTOFFS,
+        defaults=(5, 10, 20),
+        doc="Fraction of unjudged docs at cutoffs (10.0).",
+        better=NEITHER,
+    ),
 )
 
 BY_NAME: dict[str, TrecMeasure] = {m.name: m for m in TREC_MEASURES}

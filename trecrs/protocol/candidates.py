@@ -65,7 +65,9 @@ def _index(values: pl.Series, code: str) -> pl.DataFrame:
     return pl.DataFrame({"_id": values}).with_row_index(code).with_columns(pl.col(code).cast(pl.Int64))
 
 
-def make_split(train: object, test: object, items: Items | None = None, *, paths: dict | None = None) -> IndexedSplit:
+def make_split(
+    train: object, test: object, items: Items | None = None, *, paths: dict | None = None
+) -> IndexedSplit:
     """Validate a split and number its users and items (see :class:`IndexedSplit`).
 
     ``train`` / ``test``: ratings frames (or paths); ``items``: an optional catalogue (a sequence or
@@ -81,7 +83,8 @@ def make_split(train: object, test: object, items: Items | None = None, *, paths
     if both.height:
         u, i = both.row(0)[:2]
         raise InputError(
-            paths.get("test"), None,
+            paths.get("test"),
+            None,
             f"{both.height} (user, item) pair(s) are in both the training and the test ratings "
             f"(first: user {u!r}, item {i!r}); a split must keep them apart",
         )
@@ -94,7 +97,8 @@ def make_split(train: object, test: object, items: Items | None = None, *, paths
         outside = rated_items.unique().filter(~rated_items.unique().is_in(catalogue.implode()))
         if outside.len():
             raise InputError(
-                paths.get("items"), None,
+                paths.get("items"),
+                None,
                 f"the catalogue lacks {outside.len()} item(s) that have ratings (first: {outside.sort()[0]!r})",
             )
     else:
@@ -168,14 +172,35 @@ METHODOLOGIES: dict[str, Methodology] = {
     m.name: m
     for m in (
         Methodology("test-ratings", "L_u = Te_u", _BELLOGIN, _test_ratings_chunks, abbreviations=("TR",)),
-        Methodology("test-items", "L_u = (items of the test set) \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: s.item_mask(s.test)), abbreviations=("TeI",)),
-        Methodology("training-items", "L_u = (items rated in train by another user) \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: s.item_mask(s.train)), abbreviations=("TrI",)),
-        Methodology("all-items", "L_u = I \\ Tr_u", _BELLOGIN,
-                    _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool)), abbreviations=("AI",)),
-        Methodology("one-plus-random", "{i} ∪ N random unrated items, one query u:i per test rating >= threshold",
-                    _CREMONESI, one_plus_random_chunks, per_case=True, abbreviations=("1R", "OPR")),
+        Methodology(
+            "test-items",
+            "L_u = (items of the test set) \\ Tr_u",
+            _BELLOGIN,
+            _pool_minus_train(lambda s: s.item_mask(s.test)),
+            abbreviations=("TeI",),
+        ),
+        Methodology(
+            "training-items",
+            "L_u = (items rated in train by another user) \\ Tr_u",
+            _BELLOGIN,
+            _pool_minus_train(lambda s: s.item_mask(s.train)),
+            abbreviations=("TrI",),
+        ),
+        Methodology(
+            "all-items",
+            "L_u = I \\ Tr_u",
+            _BELLOGIN,
+            _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool)),
+            abbreviations=("AI",),
+        ),
+        Methodology(
+            "one-plus-random",
+            "{i} ∪ N random unrated items, one query u:i per test rating >= threshold",
+            _CREMONESI,
+            one_plus_random_chunks,
+            per_case=True,
+            abbreviations=("1R", "OPR"),
+        ),
     )
 }
 
@@ -196,7 +221,9 @@ def methodology_name(name: str) -> str:
     try:
         return _SPELLINGS[str(name).strip().lower()]
     except KeyError:
-        raise UsageError(f"unknown methodology {name!r}; choose from {', '.join(methodology_choices())}") from None
+        raise UsageError(
+            f"unknown methodology {name!r}; choose from {', '.join(methodology_choices())}"
+        ) from None
 
 
 def get_methodology(name: str) -> Methodology:
@@ -246,8 +273,10 @@ class CandidateSet:
         if self._cases is None:
             return self.split.users.gather(q).alias(QUERY)
         c = self._cases
-        return case_names(self.split.users.gather(c.get_column(_U).gather(q)),
-                          self.split.items.gather(c.get_column(_I).gather(q)))
+        return case_names(
+            self.split.users.gather(c.get_column(_U).gather(q)),
+            self.split.items.gather(c.get_column(_I).gather(q)),
+        )
 
     def named(self, chunk: pl.DataFrame) -> pl.DataFrame:
         """A code chunk as ``query, user, item`` strings (``schema.CANDIDATES_SCHEMA``)."""
@@ -290,8 +319,14 @@ def candidate_set(
     """
     m = get_methodology(methodology)
     split = train if isinstance(train, IndexedSplit) else _indexed(train, test, items, paths)
-    opts = CandidateOptions(n=n, relevant_threshold=relevant_threshold, seed=seed, pool=pool,
-                            long_tail=long_tail, chunk_rows=chunk_rows)
+    opts = CandidateOptions(
+        n=n,
+        relevant_threshold=relevant_threshold,
+        seed=seed,
+        pool=pool,
+        long_tail=long_tail,
+        chunk_rows=chunk_rows,
+    )
     return CandidateSet(split, m, opts)
 
 
@@ -338,21 +373,36 @@ def methodology_qrels(
     """
     m = get_methodology(methodology)
     if train is None and m.per_case and long_tail is not None:
-        raise UsageError("the long-tail filter needs the training ratings (train=): popularity is counted there")
-    if train is None:  # the qrels need the test ratings alone, unless a long-tail or per-user rule says otherwise
-        train = pl.DataFrame(schema={USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64}) if m.per_case else None
+        raise UsageError(
+            "the long-tail filter needs the training ratings (train=): popularity is counted there"
+        )
+    if (
+        train is None
+    ):  # the qrels need the test ratings alone, unless a long-tail or per-user rule says otherwise
+        train = (
+            pl.DataFrame(schema={USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64}) if m.per_case else None
+        )
     if not m.per_case:
         return make_qrels(test, train=train, long_tail=long_tail, grade=grade, scale=scale, **qrels_options)
     given = sorted(k for k, v in qrels_options.items() if v not in (None, False, 0.0, "test"))
     if given:
-        raise UsageError(f"one-plus-random judges its case items only; {', '.join(given)} do not apply "
-                         "(its relevant items are the test ratings >= relevant_threshold)")
-    cset = candidate_set(methodology, train, test, items, relevant_threshold=relevant_threshold,
-                         long_tail=long_tail)
+        raise UsageError(
+            f"one-plus-random judges its case items only; {', '.join(given)} do not apply "
+            "(its relevant items are the test ratings >= relevant_threshold)"
+        )
+    cset = candidate_set(
+        methodology, train, test, items, relevant_threshold=relevant_threshold, long_tail=long_tail
+    )
     cases = cset.cases
     assert cases is not None  # per_case: the candidate set built them
-    qrels, info = opr_qrels(cset.query_names(cases.get_column(_Q)), cset.split.items.gather(cases.get_column(_I)),
-                            cases, relevant_threshold=relevant_threshold, grade=grade, scale=scale)
+    qrels, info = opr_qrels(
+        cset.query_names(cases.get_column(_Q)),
+        cset.split.items.gather(cases.get_column(_I)),
+        cases,
+        relevant_threshold=relevant_threshold,
+        grade=grade,
+        scale=scale,
+    )
     info = {"test_ratings": cset.split.test.height, **info}
     if long_tail is not None:
         info["long_tail_share"] = long_tail
@@ -386,9 +436,13 @@ def build_qrels(
     [('1', '0', '10', 5), ('2', '0', '10', 4)]
     """
     opr = get_methodology(methodology).per_case
-    if opr and (options.get("threshold") is not None or options.get("per_user") or options.get("nonrelevant")):
-        raise UsageError("one-plus-random qrels judge the case items only (test ratings >= relevant_threshold); "
-                         "threshold, per_user and nonrelevant do not apply")
+    if opr and (
+        options.get("threshold") is not None or options.get("per_user") or options.get("nonrelevant")
+    ):
+        raise UsageError(
+            "one-plus-random qrels judge the case items only (test ratings >= relevant_threshold); "
+            "threshold, per_user and nonrelevant do not apply"
+        )
     test = as_ratings(test, columns=columns)
     train = None if train is None else as_ratings(train, columns=columns)
     if opr:  # refused above when set, or moot (offset, per_user_from only refine per_user)

@@ -58,8 +58,10 @@ def check_case_names(users: pl.Series, items: pl.Series, names) -> None:
 
     ``u:i`` cannot collide unless both some user id and some item id hold the separator.
     """
-    if not (users.str.contains(CASE_SEPARATOR, literal=True).any()
-            and items.str.contains(CASE_SEPARATOR, literal=True).any()):
+    if not (
+        users.str.contains(CASE_SEPARATOR, literal=True).any()
+        and items.str.contains(CASE_SEPARATOR, literal=True).any()
+    ):
         return
     q = names()
     if q.n_unique() != q.len():
@@ -155,7 +157,9 @@ def _item_hashes(split: IndexedSplit, pool: np.ndarray) -> np.ndarray:
     """h(j) of every catalogue item (0 outside the pool, whose keys are masked anyway)."""
     item_hash = hash_ids(split.items, b"trecrs.item")
     if np.unique(item_hash).size != item_hash.size:  # probability ~ n^2 / 2^65
-        raise SemanticError("two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly")
+        raise SemanticError(
+            "two item ids share a 64-bit hash; One-Plus-Random cannot order them reproducibly"
+        )
     item_hash[~pool] = 0
     return item_hash
 
@@ -205,15 +209,24 @@ def one_plus_random_chunks(split: IndexedSplit, opts: CandidateOptions, info: di
         _mask_rated(keys, c_u, rated)
         short += int(((keys != _MAX).sum(axis=1) < opts.n).sum())
         r, c = np.nonzero(_smallest(keys, opts.n, c_i))
-        yield pl.DataFrame({_Q: (r + start).astype(np.int64), _U: c_u[r].astype(np.int64), _I: c.astype(np.int64)})
+        yield pl.DataFrame(
+            {_Q: (r + start).astype(np.int64), _U: c_u[r].astype(np.int64), _I: c.astype(np.int64)}
+        )
     info.update(cases=cases.height, cases_short_of_n=short, pool=opts.pool, n=opts.n, seed=opts.seed)
 
 
 # --------------------------------------------------------------------------------------------- qrels
 
 
-def opr_qrels(names: pl.Series, docs: pl.Series, cases: pl.DataFrame, *, relevant_threshold: float,
-              grade: str = "rating", scale: int | None = None) -> tuple[pl.DataFrame, dict]:
+def opr_qrels(
+    names: pl.Series,
+    docs: pl.Series,
+    cases: pl.DataFrame,
+    *,
+    relevant_threshold: float,
+    grade: str = "rating",
+    scale: int | None = None,
+) -> tuple[pl.DataFrame, dict]:
     """The qrels of the cases (query ``names``, target ``docs``, ``cases`` with their ``rating``) and info.
 
     One line per case, its value graded by ``grade`` (:data:`trecrs.protocol.qrels.GRADES`); the shifted
@@ -230,8 +243,13 @@ def opr_qrels(names: pl.Series, docs: pl.Series, cases: pl.DataFrame, *, relevan
     )
     if qrels.select((pl.col(REL) < 1).any()).item():
         raise UsageError("some case ratings get a relevance value below 1; use grade=binary or grade=shifted")
-    info = {"relevant": qrels.height, "queries": qrels.height, "relevant_threshold": relevant_threshold,
-            "scale_factor": factor, "rating_map": mapping}
+    info = {
+        "relevant": qrels.height,
+        "queries": qrels.height,
+        "relevant_threshold": relevant_threshold,
+        "scale_factor": factor,
+        "rating_map": mapping,
+    }
     return qrels, info
 
 
@@ -258,6 +276,18 @@ def user_means(per_query: pl.DataFrame, columns: list[str], users: pl.DataFrame)
     return grouped.sort(pl.col(USER).cast(pl.Binary))
 
 
-__all__ = ["CASE_SEPARATOR", "OPR_AVERAGES", "OPR_POOLS", "TARGET", "case_ids", "case_keys",
-           "case_names", "check_average", "check_case_names", "one_plus_random_chunks", "opr_cases", "opr_qrels",
-           "user_means"]
+__all__ = [
+    "CASE_SEPARATOR",
+    "OPR_AVERAGES",
+    "OPR_POOLS",
+    "TARGET",
+    "case_ids",
+    "case_keys",
+    "case_names",
+    "check_average",
+    "check_case_names",
+    "one_plus_random_chunks",
+    "opr_cases",
+    "opr_qrels",
+    "user_means",
+]

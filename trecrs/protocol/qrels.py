@@ -109,10 +109,16 @@ def _shifted(scaled: pl.Expr, factor: int, threshold: float | None) -> pl.Expr:
 GRADES: dict[str, Grade] = {
     g.name: g
     for g in (
-        Grade("rating", "the rating itself (times the scale factor for non-integer scales)", lambda s, f, t: s),
+        Grade(
+            "rating", "the rating itself (times the scale factor for non-integer scales)", lambda s, f, t: s
+        ),
         Grade("binary", "1 for every relevant rating", lambda s, f, t: pl.lit(1, dtype=pl.Int64)),
-        Grade("shifted", "scaled(rating) - ceil(scaled(threshold)) + 1: the lowest relevant rating is 1",
-              _shifted, needs_threshold=True),
+        Grade(
+            "shifted",
+            "scaled(rating) - ceil(scaled(threshold)) + 1: the lowest relevant rating is 1",
+            _shifted,
+            needs_threshold=True,
+        ),
     )
 }
 
@@ -168,7 +174,9 @@ def relevance_mask(
         base = source.group_by(USER).agg(USER_BASES[per_user](pl.col(RATING)).alias("_base"))
         out = out.join(base, on=USER, how="left", maintain_order="left")
         out = out.with_columns(
-            (pl.col("_relevant") & (pl.col(RATING) >= pl.col("_base") + offset)).fill_null(False).alias("_relevant"),
+            (pl.col("_relevant") & (pl.col(RATING) >= pl.col("_base") + offset))
+            .fill_null(False)
+            .alias("_relevant"),
             pl.col("_base").is_not_null().alias("_has_base"),
         ).drop("_base")
     return out
@@ -208,19 +216,26 @@ def make_qrels(
 
     if long_tail is not None:
         if train is None:
-            raise UsageError("the long-tail filter needs the training ratings (train=): popularity is counted there")
+            raise UsageError(
+                "the long-tail filter needs the training ratings (train=): popularity is counted there"
+            )
         head = short_head(train, long_tail, argument="long_tail")
         before = test.height
         test = test.filter(~pl.col(ITEM).is_in(head.implode()))
-        info.update(long_tail_share=long_tail, short_head_items=head.len(), dropped_short_head=before - test.height)
+        info.update(
+            long_tail_share=long_tail, short_head_items=head.len(), dropped_short_head=before - test.height
+        )
         if test.height == 0:
-            raise SemanticError("every test rating is of a short-head item: the long-tail qrels would be empty")
+            raise SemanticError(
+                "every test rating is of a short-head item: the long-tail qrels would be empty"
+            )
 
     factor, mapping = (1, None) if grade == "binary" else rating_scale(test.get_column(RATING), scale)
     info.update(scale_factor=factor, rating_map=mapping)
 
-    judged = relevance_mask(test, threshold=threshold, per_user=per_user, offset=offset,
-                            per_user_from=per_user_from, train=train)
+    judged = relevance_mask(
+        test, threshold=threshold, per_user=per_user, offset=offset, per_user_from=per_user_from, train=train
+    )
     no_base = judged.filter(~pl.col("_has_base")).height
     if no_base:
         judged = judged.filter(pl.col("_has_base"))
@@ -228,9 +243,14 @@ def make_qrels(
     scaled = (pl.col(RATING) * factor).round().cast(pl.Int64)
     top = judged.select((pl.col(RATING).abs() * factor).max()).item()
     if top is not None and top > REL_MAX:  # a grade trecrs (and trec_eval) could not read back
-        raise UsageError(f"ratings times the scale factor {factor} reach {top:g}, beyond the largest relevance {REL_MAX}")
+        raise UsageError(
+            f"ratings times the scale factor {factor} reach {top:g}, beyond the largest relevance {REL_MAX}"
+        )
     judged = judged.with_columns(
-        pl.when(pl.col("_relevant")).then(g.value(scaled, factor, threshold)).otherwise(pl.lit(0)).cast(pl.Int64)
+        pl.when(pl.col("_relevant"))
+        .then(g.value(scaled, factor, threshold))
+        .otherwise(pl.lit(0))
+        .cast(pl.Int64)
         .alias(REL)
     )
     bad = judged.filter(pl.col("_relevant") & (pl.col(REL) < 1))
@@ -242,7 +262,9 @@ def make_qrels(
         )
     relevant = judged.filter(pl.col("_relevant"))
     below = judged.height - relevant.height
-    info.update(relevant=relevant.height, below_threshold=below, nonrelevant_written=below if nonrelevant else 0)
+    info.update(
+        relevant=relevant.height, below_threshold=below, nonrelevant_written=below if nonrelevant else 0
+    )
     kept = judged if nonrelevant else relevant
     if kept.height == 0:
         raise SemanticError("no test rating is relevant under this rule: the qrels would be empty")

@@ -57,15 +57,21 @@ class FrameCandidates:
         missing = [c for c in (QUERY, USER, ITEM) if c not in frame.columns]
         if missing:
             raise InputError(None, None, f"candidates lack column(s) {missing}; has {frame.columns}")
-        frame = frame.select(pl.col(QUERY).cast(pl.Utf8), pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8))
+        frame = frame.select(
+            pl.col(QUERY).cast(pl.Utf8), pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8)
+        )
         self.queries = frame.get_column(QUERY).unique(maintain_order=True)
         self.users = frame.get_column(USER).unique(maintain_order=True)
         self.items = frame.get_column(ITEM).unique(maintain_order=True)
         dup = first_duplicate(frame, [QUERY, ITEM])
         if dup is not None:
             first, second = dup
-            raise InputError(None, None, f"row {second['_row']}: candidate item {second[ITEM]!r} listed twice for "
-                             f"query {second[QUERY]!r} (first seen on row {first['_row']})")
+            raise InputError(
+                None,
+                None,
+                f"row {second['_row']}: candidate item {second[ITEM]!r} listed twice for "
+                f"query {second[QUERY]!r} (first seen on row {first['_row']})",
+            )
         self._frame = frame
         self.info: dict = {}
 
@@ -103,7 +109,9 @@ class _Tally:
     missing: int = 0
     written: int = 0
     cut: int = 0
-    first_missing: tuple[str, str, str] | None = None  # (query, user, item) of the first candidate without a score
+    first_missing: tuple[str, str, str] | None = (
+        None  # (query, user, item) of the first candidate without a score
+    )
 
 
 def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
@@ -112,11 +120,18 @@ def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
     if depth is not None and depth < 1:
         raise UsageError(f"depth must be a positive number of documents, got {depth}", arguments=["depth"])
     if not tag or any(ch.isspace() for ch in tag):
-        raise UsageError(f"the run tag must be a non-empty word without blanks, got {tag!r}", arguments=["tag"])
+        raise UsageError(
+            f"the run tag must be a non-empty word without blanks, got {tag!r}", arguments=["tag"]
+        )
 
 
-def _coded_scores(cands: CandidateSet | FrameCandidates, scores: pl.DataFrame, users: pl.Series, items: pl.Series,
-                  scores_path: PathLike | None) -> pl.DataFrame:
+def _coded_scores(
+    cands: CandidateSet | FrameCandidates,
+    scores: pl.DataFrame,
+    users: pl.Series,
+    items: pl.Series,
+    scores_path: PathLike | None,
+) -> pl.DataFrame:
     """``_u, _i, score, _s`` (row number in ``scores``) of the scores whose user and item the candidates know.
 
     With a split's candidates, a user in neither train nor test is an error: the ids are not the split's.
@@ -130,15 +145,22 @@ def _coded_scores(cands: CandidateSet | FrameCandidates, scores: pl.DataFrame, u
             row = unknown.row(0, named=True)
             n_users = unknown.get_column(USER).n_unique()
             raise InputError(
-                scores_path, row[_LINENO],
+                scores_path,
+                row[_LINENO],
                 f"{n_users} user(s) of the score file are in neither the training nor the test ratings "
                 f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
             )
     return coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
 
 
-def _scored_chunk(chunk: pl.DataFrame, scored: pl.DataFrame, missing: str, fill: float, tally: _Tally,
-                  name: Callable[[dict], tuple[str, str, str]]) -> pl.DataFrame | None:
+def _scored_chunk(
+    chunk: pl.DataFrame,
+    scored: pl.DataFrame,
+    missing: str,
+    fill: float,
+    tally: _Tally,
+    name: Callable[[dict], tuple[str, str, str]],
+) -> pl.DataFrame | None:
     """A candidate chunk with its scores, missing ones handled by ``missing``; None once ``fail`` has failed."""
     joined = chunk.join(scored, on=[_U, _I], how="left")
     tally.used[joined.get_column(_S).drop_nulls().to_numpy()] = True
@@ -157,8 +179,14 @@ def _scored_chunk(chunk: pl.DataFrame, scored: pl.DataFrame, missing: str, fill:
     return joined
 
 
-def _run_chunk(joined: pl.DataFrame, cands: CandidateSet | FrameCandidates, items: pl.Series, depth: int | None,
-               tag: str, tally: _Tally) -> pl.DataFrame:
+def _run_chunk(
+    joined: pl.DataFrame,
+    cands: CandidateSet | FrameCandidates,
+    items: pl.Series,
+    depth: int | None,
+    tag: str,
+    tally: _Tally,
+) -> pl.DataFrame:
     """Scored candidates -> run lines: trec_eval order, ranks 1..n, cut at ``depth``."""
     ranked = trec_order(
         joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
@@ -181,8 +209,18 @@ def _run_chunk(joined: pl.DataFrame, cands: CandidateSet | FrameCandidates, item
     )
 
 
-def _finish(info: dict, cands: CandidateSet | FrameCandidates, scores: pl.DataFrame, tally: _Tally, *, missing: str,
-            depth: int | None, tag: str, fill: float, scores_path: PathLike | None) -> None:
+def _finish(
+    info: dict,
+    cands: CandidateSet | FrameCandidates,
+    scores: pl.DataFrame,
+    tally: _Tally,
+    *,
+    missing: str,
+    depth: int | None,
+    tag: str,
+    fill: float,
+    scores_path: PathLike | None,
+) -> None:
     """Fill ``info`` with the counts; raise when no score was a candidate or ``fail`` found a gap."""
     n_used = int(tally.used.sum())
     info.update(
@@ -201,21 +239,30 @@ def _finish(info: dict, cands: CandidateSet | FrameCandidates, scores: pl.DataFr
     if missing == "last" and tally.missing:
         info["missing_score_value"] = fill
     if n_used == 0:
-        raise InputError(scores_path, None, f"none of the {scores.height} scores is a candidate pair of this "
-                         "methodology; do the user and item ids belong to this split?")
+        raise InputError(
+            scores_path,
+            None,
+            f"none of the {scores.height} scores is a candidate pair of this "
+            "methodology; do the user and item ids belong to this split?",
+        )
     if missing == "fail" and tally.missing:
         assert tally.first_missing is not None  # recorded with the first missing candidate
         q, u, i = tally.first_missing
         raise InputError(
-            scores_path, None,
+            scores_path,
+            None,
             f"{tally.missing} of {tally.candidates} candidates have no score (first: query {q!r}, user {u!r}, "
             f"item {i!r}); score every candidate, or choose missing=last (rank them last) or missing=drop",
         )
     if missing != "fail" and tally.missing:
         how = f"ranked last with score {fill!r}" if missing == "last" else "left out"
-        warnings.warn(TrecrsWarning(
-            f"{tally.missing:,} of {tally.candidates:,} candidates ({percent(tally.missing, tally.candidates)}) "
-            f"have no score: {how}"), stacklevel=4)
+        warnings.warn(
+            TrecrsWarning(
+                f"{tally.missing:,} of {tally.candidates:,} candidates ({percent(tally.missing, tally.candidates)}) "
+                f"have no score: {how}"
+            ),
+            stacklevel=4,
+        )
 
 
 def iter_run(
@@ -264,10 +311,14 @@ def iter_run(
         joined = _scored_chunk(chunk, scored, missing, fill, tally, name)
         if joined is not None:
             yield _run_chunk(joined, cands, items, depth, tag, tally)
-    _finish(info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path)
+    _finish(
+        info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path
+    )
 
 
-def build_run(cands: CandidateSet | FrameCandidates | pl.DataFrame, scores: object, **options: Any) -> RunResult:
+def build_run(
+    cands: CandidateSet | FrameCandidates | pl.DataFrame, scores: object, **options: Any
+) -> RunResult:
     """The TREC run of a methodology's candidates from a recommender's scores (see the module docstring).
 
     ``cands``: a :class:`~trecrs.protocol.candidates.CandidateSet` (from

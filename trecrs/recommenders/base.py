@@ -239,8 +239,10 @@ def popularity_below(model: Recommender, values: np.ndarray, items: np.ndarray) 
 # What ``Recommender.score`` does with the pairs the model cannot score (``trecrs recommend --unscored``):
 # name -> (rule, how the scores are completed; None leaves them out)
 UNSCORED: dict[str, tuple[str, Callable[..., np.ndarray] | None]] = {
-    "fallback": ("scored below every model score, most popular training item first (popularity_below)",
-                 popularity_below),
+    "fallback": (
+        "scored below every model score, most popular training item first (popularity_below)",
+        popularity_below,
+    ),
     "drop": ("left out of the scores (and counted): only the model's own scores", None),
 }
 
@@ -353,11 +355,14 @@ class Recommender:
 
 
 def _warn_fallbacks(name: str, n: int, total: int) -> None:
-    warnings.warn(TrecrsWarning(
-        f"{name}: {n:,} of {total:,} distinct pairs ({100 * n / total:.1f}%) could not be scored by the model "
-        "and got the fallback score (below every model score, most popular item first; "
-        "--unscored drop, unscored='drop' in Python, leaves them out)"
-    ), stacklevel=3)
+    warnings.warn(
+        TrecrsWarning(
+            f"{name}: {n:,} of {total:,} distinct pairs ({100 * n / total:.1f}%) could not be scored by the model "
+            "and got the fallback score (below every model score, most popular item first; "
+            "--unscored drop, unscored='drop' in Python, leaves them out)"
+        ),
+        stacklevel=3,
+    )
 
 
 def option(owner: str, what: str, value: str, known: dict[str, Any]) -> Any:

@@ -42,7 +42,9 @@ class BiasedMF(Recommender):
         if f < 1 or lam < 0 or int(self.iterations) < 1:
             raise UsageError("mf: factors and iterations must be >= 1, regularization >= 0")
         if f > MF_FACTORS_MAX or int(self.iterations) > MF_ITERATIONS_MAX:  # memory and time (ranges.py)
-            raise UsageError(f"mf: factors must be at most {MF_FACTORS_MAX} and iterations at most {MF_ITERATIONS_MAX}")
+            raise UsageError(
+                f"mf: factors must be at most {MF_FACTORS_MAX} and iterations at most {MF_ITERATIONS_MAX}"
+            )
         _check_size(d.n_users + d.n_items, f, int(self.iterations))
         rng = np.random.default_rng(self.seed)
         P = rng.normal(0.0, 0.1, (d.n_users, f))

@@ -114,7 +114,12 @@ def parse_param(text: str, algorithm: str) -> tuple[str, Any]:
 
 
 def recommend(
-    train: pl.DataFrame, pairs: pl.DataFrame, algorithm: str, *, seed: int = 0, unscored: str = "fallback",
+    train: pl.DataFrame,
+    pairs: pl.DataFrame,
+    algorithm: str,
+    *,
+    seed: int = 0,
+    unscored: str = "fallback",
     **params: Any,
 ) -> Scores:
     """Fit ``algorithm`` on ``train`` and score the distinct (user, item) pairs of ``pairs``; as

@@ -111,10 +111,21 @@ def _finding(c: Check, o: Outcome, run: str | None) -> AuditFinding:
                    c.source, c.advice, run, o.measure, o.values)  # fmt: skip
 
 
-def _inputs(train: object, test: object, qrels: PathLike | pl.DataFrame | None, runs: Runs | None,
-            candidates: PathLike | pl.DataFrame | None, items: PathLike | Iterable[str] | None,
-            measures: list[str] | tuple[str, ...] | None, *, relevance_level: int, threshold: float,
-            random_split: bool | None, seed: int, trec_eval_version: int) -> AuditInputs:
+def _inputs(
+    train: object,
+    test: object,
+    qrels: PathLike | pl.DataFrame | None,
+    runs: Runs | None,
+    candidates: PathLike | pl.DataFrame | None,
+    items: PathLike | Iterable[str] | None,
+    measures: list[str] | tuple[str, ...] | None,
+    *,
+    relevance_level: int,
+    threshold: float,
+    random_split: bool | None,
+    seed: int,
+    trec_eval_version: int,
+) -> AuditInputs:
     """Read what is given as paths (each with its own reader's errors) into an :class:`AuditInputs`."""
     from ..files.candidates import read_candidates, read_items
     from ..files.ratings import as_ratings
@@ -196,11 +207,15 @@ def format_text(result: AuditResult) -> str:
             lines.append(f"        e.g. {f.example}")
         if i + 1 == len(shown) or shown[i + 1].id != f.id:  # advice and source once per group of a check
             lines += [f"        fix: {f.advice}", f"        see: {f.source}"]
-    passed = sorted({f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count})
+    passed = sorted(
+        {f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count}
+    )
     if passed:
         lines += ["", "passed: " + ", ".join(passed)]
     if result.skipped:
-        lines.append("not run: " + "; ".join(f"{', '.join(ids)} (need {needs})" for needs, ids in _by_needs(result)))
+        lines.append(
+            "not run: " + "; ".join(f"{', '.join(ids)} (need {needs})" for needs, ids in _by_needs(result))
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -218,7 +233,9 @@ def format_markdown(result: AuditResult) -> str:
              f.example, f.advice] for f in result.findings if f.count]  # fmt: skip
     header = ["severity", "finding", "run", "measure", "count", "of", "example", "advice"]
     out = md_table(header, rows, align="llllrlll") if rows else ""
-    passed = sorted({f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count})
+    passed = sorted(
+        {f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count}
+    )
     tail = ([f"Passed: {', '.join(f'`{p}`' for p in passed)}."] if passed else []) + [
         f"Not run: {', '.join(f'`{i}`' for i in ids)} (need {needs})." for needs, ids in _by_needs(result)]  # fmt: skip
     return out + ("\n" if out and tail else "") + "\n".join(tail) + ("\n" if tail else "")

@@ -182,7 +182,10 @@ def test_before_train_user(a: AuditInputs) -> Outcome:
     last = train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
     bad = test.join(last, on=USER, how="inner").filter(pl.col(TIMESTAMP) < pl.col("_last"))
     r = _smallest(bad, [USER, ITEM])
-    ex = r and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
+    ex = (
+        r
+        and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
+    )
     return Outcome(bad.height, test.height, ex or "")
 
 
@@ -195,7 +198,11 @@ def future_training(a: AuditInputs) -> Outcome:
     oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
     bad = train.filter(pl.col(TIMESTAMP) > oldest)
     r = _smallest(bad, [USER, ITEM])
-    ex = f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})" if r else ""
+    ex = (
+        f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})"
+        if r
+        else ""
+    )
     return Outcome(bad.height, train.height, ex, severity="info" if a.random_split else None,
                    values={"random_split": a.random_split})  # fmt: skip
 
@@ -228,7 +235,9 @@ def cold_items(a: AuditInputs) -> Outcome:
 def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     relevant = given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
     missing = relevant.join(run.select(QUERY).unique(), on=QUERY, how="anti")
-    return Outcome(missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else "")
+    return Outcome(
+        missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else ""
+    )
 
 
 @check("extra-users", "info", ("qrels", "runs"), per_run=True, count="run queries absent from the qrels",
@@ -294,7 +303,9 @@ def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
     bad = candidates.join(given(a.train).select(USER, ITEM), on=[USER, ITEM], how="semi")
     r = _smallest(bad, [QUERY, ITEM])
-    return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "")
+    return Outcome(
+        bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else ""
+    )
 
 
 @check("negative-is-positive", "error", ("candidates", "test", "opr"),

@@ -123,7 +123,11 @@ def baselines(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
         ex = f"{label}: this run {mine:.4f}, " + ", ".join(f"{b} {v:.4f}" for b, v in theirs.items())
         if a.candidates is None and all(v == mine for v in theirs.values()):
             # every order of the run's own items gives this value (P@k over a list of k): nothing to compare
-            out.append(Outcome(0, len(BASELINES), ex, measure=label, values={"run": mine, **theirs, "same_items": True}))
+            out.append(
+                Outcome(
+                    0, len(BASELINES), ex, measure=label, values={"run": mine, **theirs, "same_items": True}
+                )
+            )
             continue
         beaten = [b for b in BASELINES if not s * mine > s * theirs[b]]
         out.append(Outcome(len(beaten), len(BASELINES), ex, severity="warning" if "TopPop" in beaten else "info",

@@ -97,7 +97,9 @@ class Comparison:
     def plot_pr(self, path: str | os.PathLike | None = None) -> Figure:
         """The precision-recall curves, as ``--pr-plot`` draws them (:func:`plot_precision_recall`)."""
         if self.pr is None:
-            raise UsageError("no precision-recall curves: compare with pr_curves=True", arguments=["pr_curves"])
+            raise UsageError(
+                "no precision-recall curves: compare with pr_curves=True", arguments=["pr_curves"]
+            )
         return plot_precision_recall(self, path)
 
     def _repr_html_(self) -> str:
@@ -118,16 +120,22 @@ def per_query_values(ev: Evaluation) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     queries = ev.per_query.get_column(QUERY).to_list()
     for name in [n for c in ev.summary for n in ev.printed_names(c)]:
-        if name != "runid" and not any(name in ev.printed_names(c) for c in ev.columns() if printed_per_query(ev.request.measure_of(c))):
-            raise UsageError(f"measure {name} has a value for the whole run only (no per-query value): "
-                             "it cannot be compared query by query")
+        if name != "runid" and not any(
+            name in ev.printed_names(c) for c in ev.columns() if printed_per_query(ev.request.measure_of(c))
+        ):
+            raise UsageError(
+                f"measure {name} has a value for the whole run only (no per-query value): "
+                "it cannot be compared query by query"
+            )
     if ev.request.relstring_length() is not None:
         raise UsageError("relstring is a string of relevance values, not a number: it cannot be compared")
     for column in [c for c in ev.columns() if printed_per_query(ev.request.measure_of(c))]:
         values = ev.per_query.get_column(column)
         if values.null_count():
-            raise UsageError(f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} of "
-                             f"{values.len()} queries: it cannot be compared query by query")
+            raise UsageError(
+                f"measure {ev.printed_names(column)[0]} is undefined on {values.null_count()} of "
+                f"{values.len()} queries: it cannot be compared query by query"
+            )
         for name in ev.printed_names(column):
             out[name] = dict(zip(queries, values.cast(pl.Float64).to_list(), strict=True))
     if not out:
@@ -171,9 +179,13 @@ def check_provenance(runs: list[RunInfo], *, allow_mixed: bool = False) -> None:
     """
     unknown = [r.path for r in runs if r.manifest is None]
     if unknown:
-        warnings.warn(TrecrsWarning(
-            f"{len(unknown)} of {len(runs)} runs have no manifest ({', '.join(unknown)}): their provenance "
-            "(split, candidates, methodology) is unknown and cannot be checked"), stacklevel=2)
+        warnings.warn(
+            TrecrsWarning(
+                f"{len(unknown)} of {len(runs)} runs have no manifest ({', '.join(unknown)}): their provenance "
+                "(split, candidates, methodology) is unknown and cannot be checked"
+            ),
+            stacklevel=2,
+        )
     known = [(r, _provenance(r.manifest)) for r in runs if r.manifest is not None]
     if allow_mixed or len(known) < 2:
         return
@@ -184,7 +196,8 @@ def check_provenance(runs: list[RunInfo], *, allow_mixed: bool = False) -> None:
                 raise SemanticError(
                     f"runs {first.path} and {run.path} were built from different {key} "
                     f"({want[key]} vs {have[key]}, from their manifests): comparing them mixes experiments; "
-                    "allow_mixed= compares them anyway")
+                    "allow_mixed= compares them anyway"
+                )
 
 
 def run_info(path: object, ev: Evaluation) -> RunInfo:
@@ -206,8 +219,10 @@ def _baseline_index(runs: list[RunInfo], baseline: str | None) -> int:
     for i, r in enumerate(runs):
         if baseline in (r.path, r.system):
             return i
-    raise UsageError(f"baseline {baseline!r} is neither a run's path nor its tag "
-                     f"({', '.join(r.system for r in runs)})", arguments=["baseline"])
+    raise UsageError(
+        f"baseline {baseline!r} is neither a run's path nor its tag ({', '.join(r.system for r in runs)})",
+        arguments=["baseline"],
+    )
 
 
 def _name_systems(runs: list[RunInfo]) -> None:
@@ -219,11 +234,17 @@ def _name_systems(runs: list[RunInfo]) -> None:
     names = [os.path.basename(r.path) for r in runs]
     if len(set(names)) < len(names):
         shared = next(n for n in names if names.count(n) > 1)
-        raise UsageError(f"two runs have the same tag and the same file name {shared!r}: re-tag one of them "
-                         "(the 6th column names the system)")
+        raise UsageError(
+            f"two runs have the same tag and the same file name {shared!r}: re-tag one of them "
+            "(the 6th column names the system)"
+        )
     tags = sorted({r.system for r in runs if [x.system for x in runs].count(r.system) > 1})
-    warnings.warn(TrecrsWarning(f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their "
-                                "file names"), stacklevel=3)
+    warnings.warn(
+        TrecrsWarning(
+            f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their file names"
+        ),
+        stacklevel=3,
+    )
     for r, name in zip(runs, names, strict=True):
         r.system = name
 
@@ -273,8 +294,14 @@ def _wins(measure: str, a: np.ndarray, b: np.ndarray) -> tuple[int | None, int |
 def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
     """The baseline's own row: its mean; it is not compared with itself (empty comparison columns)."""
     row = dict.fromkeys(COLUMNS)
-    row.update(measure=measure, system=baseline, baseline=baseline, n_queries=int(b.size), mean=_mean(b),
-               baseline_mean=_mean(b))
+    row.update(
+        measure=measure,
+        system=baseline,
+        baseline=baseline,
+        n_queries=int(b.size),
+        mean=_mean(b),
+        baseline_mean=_mean(b),
+    )
     return row
 
 
@@ -311,10 +338,15 @@ def compare(qrels: object, runs: Sequence[object], measures: list | tuple, *, ba
     if is_stdin(qrels):  # read once: each run's evaluation and the query set take the same qrels
         qrels = read_through_file(read_qrels, qrels)
     # every run, and the precision-recall curves, scored with one record: -c follows the query rule
-    evaluation = (evaluation or EvalSettings()).replace(average_all=settings.query_rule == "all", **eval_flags)
+    evaluation = (evaluation or EvalSettings()).replace(
+        average_all=settings.query_rule == "all", **eval_flags
+    )
     if pr_curves and evaluation.ties != "trec_eval":  # checked before any run is scored
-        raise UsageError(f"the precision-recall curves are trec_eval's iprec_at_recall, which has no tie-aware "
-                         f"form for ties={evaluation.ties!r}", arguments=["pr_curves", "ties"])
+        raise UsageError(
+            f"the precision-recall curves are trec_eval's iprec_at_recall, which has no tie-aware "
+            f"form for ties={evaluation.ties!r}",
+            arguments=["pr_curves", "ties"],
+        )
     evs = [_evaluate(qrels, r, measures, evaluation) for r in runs]
     infos = [run_info(r, ev) for r, ev in zip(runs, evs, strict=True)]
     _name_systems(infos)
@@ -325,11 +357,29 @@ def compare(qrels: object, runs: Sequence[object], measures: list | tuple, *, ba
     names = typed_order(list(values[0]), measures, trec_eval_version=evaluation.trec_eval_version)
     systems = [r.system for r in infos]
     pr = precision_recall(qrels, runs, queries, evaluation) if pr_curves else None
-    result = Comparison(_rows(names, values, infos, base, queries, settings), names, systems, infos[base].system,
-                        len(queries), settings, infos, None if pr is None else dict(zip(systems, pr, strict=True)))
+    result = Comparison(
+        _rows(names, values, infos, base, queries, settings),
+        names,
+        systems,
+        infos[base].system,
+        len(queries),
+        settings,
+        infos,
+        None if pr is None else dict(zip(systems, pr, strict=True)),
+    )
     for g, subset in ({} if groups is None else group_queries(qrels, queries, groups)).items():
-        result.groups.append(Comparison(_rows(names, values, infos, base, subset, settings), names, systems,
-                                        infos[base].system, len(subset), settings, infos, users=group_label(g)))
+        result.groups.append(
+            Comparison(
+                _rows(names, values, infos, base, subset, settings),
+                names,
+                systems,
+                infos[base].system,
+                len(subset),
+                settings,
+                infos,
+                users=group_label(g),
+            )
+        )
     return result
 
 
@@ -351,7 +401,9 @@ def _rows(names: list[str], values: list[dict[str, dict[str, float]]], infos: li
     return rows
 
 
-def precision_recall(qrels: object, runs: Sequence[object], queries: list[str], evaluation: EvalSettings) -> list[list[float]]:
+def precision_recall(
+    qrels: object, runs: Sequence[object], queries: list[str], evaluation: EvalSettings
+) -> list[list[float]]:
     """Each run's interpolated precision at :data:`RECALL_LEVELS`, averaged over ``queries``.
 
     trec_eval's ``iprec_at_recall`` (the max precision at any recall >= r, per query), computed by the same
@@ -389,8 +441,15 @@ def _check_settings(s: Settings, n_runs: int) -> None:
     """Refuse what no comparison can be made with; the library names its own arguments."""
     if n_runs < 2:
         raise UsageError("give at least two runs: a baseline and a system to compare with it")
-    checks = {"test": s.test in TESTS, "correction": s.correction in CORRECTIONS,
-              "alpha": 0 < s.alpha < 1, "resamples": s.resamples >= 1, "query_rule": s.query_rule in QUERY_RULES}
+    checks = {
+        "test": s.test in TESTS,
+        "correction": s.correction in CORRECTIONS,
+        "alpha": 0 < s.alpha < 1,
+        "resamples": s.resamples >= 1,
+        "query_rule": s.query_rule in QUERY_RULES,
+    }
     for name, ok in checks.items():
         if not ok:
-            raise UsageError(f"{name} {getattr(s, name)!r} is not valid (see trecrs compare --help)", arguments=[name])
+            raise UsageError(
+                f"{name} {getattr(s, name)!r} is not valid (see trecrs compare --help)", arguments=[name]
+            )

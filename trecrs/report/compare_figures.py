@@ -46,13 +46,22 @@ def plot_precision_recall(c, path: str | os.PathLike | None = None):
     bytes: :func:`save_figure`) when given."""
     fig, ax = figure(figsize=(5.0, 4.0))
     for i, s in enumerate(c.systems):
-        ax.plot(RECALL_LEVELS, c.pr[s], marker="o", markersize=3, color=f"C{i % 10}",
-                linestyle="--" if s == c.baseline else "-", label=s + (" (baseline)" if s == c.baseline else ""))
+        ax.plot(
+            RECALL_LEVELS,
+            c.pr[s],
+            marker="o",
+            markersize=3,
+            color=f"C{i % 10}",
+            linestyle="--" if s == c.baseline else "-",
+            label=s + (" (baseline)" if s == c.baseline else ""),
+        )
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.05)
     ax.legend(fontsize=8)
-    ax.set_title(f"iprec_at_recall, mean over n = {c.n_queries} queries ({c.settings.query_rule})", fontsize=9)
+    ax.set_title(
+        f"iprec_at_recall, mean over n = {c.n_queries} queries ({c.settings.query_rule})", fontsize=9
+    )
     fig.tight_layout()
     return finish(fig, path)

@@ -26,8 +26,10 @@ def read_groups(user_groups, group_by: str | None) -> pl.DataFrame | None:
     field of MovieLens' ``u.user``/``users.dat``), or None without groups."""
     if user_groups is None:
         if group_by is not None:
-            raise UsageError("group_by must come with user_groups=: it picks the field of a MovieLens users file",
-                             arguments=["group_by"])
+            raise UsageError(
+                "group_by must come with user_groups=: it picks the field of a MovieLens users file",
+                arguments=["group_by"],
+            )
         return None
     return as_user_groups(user_groups, group_by)
 

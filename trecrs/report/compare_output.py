@@ -44,7 +44,9 @@ def format_csv(c: Comparison) -> str:
     writer = csv.writer(out, lineterminator="\n")
     users = ("users",) if c.groups else ()
     writer.writerow(COLUMNS + users)
-    writer.writerows([[_full(r[k]) for k in COLUMNS] + [b.users] * len(users) for b in (c, *c.groups) for r in b.rows])
+    writer.writerows(
+        [[_full(r[k]) for k in COLUMNS] + [b.users] * len(users) for b in (c, *c.groups) for r in b.rows]
+    )
     return out.getvalue()
 
 
@@ -57,15 +59,24 @@ def format_json(c: Comparison) -> str:
     """The rows, the settings, the query set and each run's manifest information (sha256, kind,
     parameters, inputs; null without a manifest); with user groups, ``groups``: each group's ``users``
     (``all:GROUP``), ``n_queries`` and rows."""
-    runs = [{"path": r.path, "system": r.system, "sha256": r.sha256,
-             **{k: (r.manifest or {}).get(k) for k in ("kind", "parameters", "inputs")}} for r in c.runs]
+    runs = [
+        {
+            "path": r.path,
+            "system": r.system,
+            "sha256": r.sha256,
+            **{k: (r.manifest or {}).get(k) for k in ("kind", "parameters", "inputs")},
+        }
+        for r in c.runs
+    ]
     record = {
         "settings": {**asdict(c.settings), "query_set": QUERY_RULES[c.settings.query_rule]},
         "baseline": c.baseline, "n_queries": c.n_queries, "measures": c.measures, "runs": runs,
         "rows": _json_rows(c),
     }  # fmt: skip
     if c.groups:
-        record["groups"] = [{"users": g.users, "n_queries": g.n_queries, "rows": _json_rows(g)} for g in c.groups]
+        record["groups"] = [
+            {"users": g.users, "n_queries": g.n_queries, "rows": _json_rows(g)} for g in c.groups
+        ]
     return json.dumps(record, indent=2) + "\n"
 
 
@@ -77,10 +88,12 @@ def legend(c: Comparison, mark: str = "†", *, bold: bool = True) -> str:
     """What every table says about how it was made: test, correction, alpha, query set, n; which way
     each measure is better when some are not higher-is-better (bold, W/T/L)."""
     s = c.settings
-    return (f"{mark} significantly different from the baseline {c.baseline} ({s.test} test, {s.correction} "
-            f"correction over {sum(r['p_value'] is not None for r in c.rows)} comparisons, alpha {s.alpha:g}); "
-            f"{'bold: best mean; ' if bold else ''}{_directions(c)}"
-            f"{_of_users(c)}queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}")
+    return (
+        f"{mark} significantly different from the baseline {c.baseline} ({s.test} test, {s.correction} "
+        f"correction over {sum(r['p_value'] is not None for r in c.rows)} comparisons, alpha {s.alpha:g}); "
+        f"{'bold: best mean; ' if bold else ''}{_directions(c)}"
+        f"{_of_users(c)}queries: {QUERY_RULES[s.query_rule]}; n = {c.n_queries}"
+    )
 
 
 def _of_users(c: Comparison) -> str:
@@ -131,7 +144,11 @@ def _p(value) -> str:
 def _cells(c: Comparison, bold, dagger: str) -> list[list[str]]:
     """Systems as rows, measures as columns: each mean at 4 digits, the best bold (the lowest where lower is
     better, none without a direction), significant ones marked."""
-    choose: dict[str, Callable[[Iterable[float]], float | None]] = {HIGHER: max, LOWER: min, NEITHER: lambda v: None}
+    choose: dict[str, Callable[[Iterable[float]], float | None]] = {
+        HIGHER: max,
+        LOWER: min,
+        NEITHER: lambda v: None,
+    }
     best = {m: choose[better(m)](c.row(m, s)["mean"] for s in c.systems) for m in c.measures}
     rows = []
     for s in c.systems:
@@ -149,7 +166,9 @@ def format_markdown(c: Comparison) -> str:
     lines = ["| system | " + " | ".join(c.measures) + " |", "|---|" + "---:|" * len(c.measures)]
     for s, cells in zip(c.systems, _cells(c, lambda t: f"**{t}**", "†"), strict=True):
         lines.append(f"| {s}{' (baseline)' if s == c.baseline else ''} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + legend(c) + "\n" + _grouped(c, format_markdown, "\n**users {users}**\n\n")
+    return (
+        "\n".join(lines) + "\n\n" + legend(c) + "\n" + _grouped(c, format_markdown, "\n**users {users}**\n\n")
+    )
 
 
 def format_html(c: Comparison) -> str:

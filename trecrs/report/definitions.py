@@ -74,7 +74,10 @@ class Definitions:
         return max(values) - min(values) if values else None
 
     def to_dict(self) -> dict:
-        rows = [{k: getattr(d, k) for k in ("framework", "name", "trecrs", "value", "definition")} for d in self.definitions]
+        rows = [
+            {k: getattr(d, k) for k in ("framework", "name", "trecrs", "value", "definition")}
+            for d in self.definitions
+        ]
         return {"measure": self.measure, "definitions": rows, "spread": self.spread}
 
 
@@ -98,7 +101,9 @@ def _spellings() -> dict[str, str]:
     for concept, ref in CONCEPTS.items():
         if ref:
             out[ref.split(".")[0].lower()] = concept
-    out |= {ref.lower(): c for c, ref in WHOLE.items()} | {s.split("@")[0].lower(): c for c, s in IR_MEASURES.items()}
+    out |= {ref.lower(): c for c, ref in WHOLE.items()} | {
+        s.split("@")[0].lower(): c for c, s in IR_MEASURES.items()
+    }
     return out
 
 
@@ -113,12 +118,20 @@ def spellings(concept: str, k: int | None) -> list[tuple[str, str, str]]:
     ir = IR_MEASURES.get(concept) if k is not None else IR_MEASURES_WHOLE.get(concept)
     if ir:
         name = ir.format(k=k)
-        rows.append(("ir_measures", name, "ir_measures' name, computed by its pytrec_eval provider: trec_eval's measure"))
+        rows.append(
+            (
+                "ir_measures",
+                name,
+                "ir_measures' name, computed by its pytrec_eval provider: trec_eval's measure",
+            )
+        )
     for f in FRAMEWORKS.values():
         for d in f.names:
             # a name with a free argument (``F1Beta(beta={beta})``) is a family, not one definition
             if d.concept == concept and d.cutoff == (k is not None) and "{" not in d.name:
-                rows.append((f.label, f"{f.prefix}:{d.name}" + (f"@{k}" if k is not None else ""), d.definition))
+                rows.append(
+                    (f.label, f"{f.prefix}:{d.name}" + (f"@{k}" if k is not None else ""), d.definition)
+                )
     return rows
 
 
@@ -170,7 +183,10 @@ def format_text(result: Definitions) -> str:
     rows = [(d.framework, d.name, d.trecrs, "–" if d.value is None else f"{d.value:.4f}", d.definition)
             for d in result.definitions]  # fmt: skip
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
-    lines = [f"{result.measure}: {len(rows)} definition{'s' if len(rows) != 1 else ''} go{'' if len(rows) != 1 else 'es'} by this name", ""]
+    lines = [
+        f"{result.measure}: {len(rows)} definition{'s' if len(rows) != 1 else ''} go{'' if len(rows) != 1 else 'es'} by this name",
+        "",
+    ]
     for r in [header, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4])
     spread = result.spread

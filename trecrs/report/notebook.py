@@ -85,8 +85,15 @@ def _box(ax: Axes, values: np.ndarray, measure: str) -> Callable[..., object]:
 DISTRIBUTIONS = {"hist": _histogram, "box": _box}
 
 
-def plot_distribution(values: ArrayLike, *, measure: str, runid: str, overall: float | None, kind: str = "hist",
-                      path: PathLike | None = None) -> Figure:
+def plot_distribution(
+    values: ArrayLike,
+    *,
+    measure: str,
+    runid: str,
+    overall: float | None,
+    kind: str = "hist",
+    path: PathLike | None = None,
+) -> Figure:
     """The per-query values of one measure of one run, drawn as ``kind`` (:data:`DISTRIBUTIONS`), with the
     ``overall`` value (trec_eval's ``all``) a dashed line: the Figure (one axes), saved to ``path`` (PNG,
     or PDF by the suffix, deterministic bytes: :func:`~trecrs.report.figures.save_figure`) when given."""

@@ -37,7 +37,9 @@ class QueryStats:
 def query_stats(candidates: pl.DataFrame, qrels: pl.DataFrame) -> QueryStats:
     """The :class:`QueryStats` of candidates ``query, item`` against qrels ``query, doc, rel``."""
     sizes = candidates.group_by(QUERY).agg(pl.len().alias("n"))
-    judged = candidates.select(QUERY, pl.col(ITEM).alias(DOC)).join(qrels.select(QUERY, DOC, REL), on=[QUERY, DOC])
+    judged = candidates.select(QUERY, pl.col(ITEM).alias(DOC)).join(
+        qrels.select(QUERY, DOC, REL), on=[QUERY, DOC]
+    )
     inside = judged.group_by(QUERY).agg(
         (pl.col(REL) >= 1).sum().alias("rel_in"), pl.col(REL).clip(lower_bound=0).sum().alias("gain_in")
     )

@@ -56,7 +56,9 @@ def sampled(train: object, test: object, scores: dict, ks: Iterable[int] = (1, 5
     """
     from ..measures.recsys.sampled import case_ranks, opr_candidates
 
-    cands = opr_candidates(train, test, items, n=n, relevant_threshold=relevant_threshold, seed=seed, paths=paths)
+    cands = opr_candidates(
+        train, test, items, n=n, relevant_threshold=relevant_threshold, seed=seed, paths=paths
+    )
     cases = {name: case_ranks(cands, table, missing=missing,
                               scores_path=table if isinstance(table, str | os.PathLike) else None)
              for name, table in scores.items()}  # fmt: skip
@@ -78,9 +80,19 @@ def sampled_report(cases: dict[str, pl.DataFrame], ks: list[int], lam: float = 0
             for est in ESTIMATORS:
                 v = sequential_mean(values[(est, metric, k)])
                 rows.append((system, metric, k, est, v, exact, v - exact))
-    table = pl.DataFrame(rows, schema={"system": pl.Utf8, "measure": pl.Utf8, "k": pl.Int64, "estimator": pl.Utf8,
-                                       "value": pl.Float64, "exact": pl.Float64, "difference": pl.Float64},
-                         orient="row")
+    table = pl.DataFrame(
+        rows,
+        schema={
+            "system": pl.Utf8,
+            "measure": pl.Utf8,
+            "k": pl.Int64,
+            "estimator": pl.Utf8,
+            "value": pl.Float64,
+            "exact": pl.Float64,
+            "difference": pl.Float64,
+        },
+        orient="row",
+    )
     return SampledReport(table, _agreement(table))
 
 
@@ -97,9 +109,19 @@ def kendall(a: np.ndarray, b: np.ndarray) -> float | None:
 def _agreement(table: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for (metric, k, est), part in table.group_by(["measure", "k", "estimator"], maintain_order=True):
-        rows.append((metric, k, est, kendall(part.get_column("exact").to_numpy(), part.get_column("value").to_numpy())))
-    return pl.DataFrame(rows, schema={"measure": pl.Utf8, "k": pl.Int64, "estimator": pl.Utf8,
-                                      "kendall_tau": pl.Float64}, orient="row")
+        rows.append(
+            (
+                metric,
+                k,
+                est,
+                kendall(part.get_column("exact").to_numpy(), part.get_column("value").to_numpy()),
+            )
+        )
+    return pl.DataFrame(
+        rows,
+        schema={"measure": pl.Utf8, "k": pl.Int64, "estimator": pl.Utf8, "kendall_tau": pl.Float64},
+        orient="row",
+    )
 
 
 def _number(v: float | None) -> str:
@@ -113,11 +135,15 @@ def format_text(report: SampledReport) -> str:
         lines.append(f"{metric}@{k}")
         lines.append(f"  {'system':<16} {'estimator':<14} {'value':>14} {'exact':>10} {'difference':>14}")
         for row in part.iter_rows(named=True):
-            lines.append(f"  {row['system']:<16} {row['estimator']:<14} {row['value']:>14.4f} {row['exact']:>10.4f} "
-                         f"{row['difference']:>+14.4f}")
+            lines.append(
+                f"  {row['system']:<16} {row['estimator']:<14} {row['value']:>14.4f} {row['exact']:>10.4f} "
+                f"{row['difference']:>+14.4f}"
+            )
     lines.append("system order against the exact order (Kendall tau-b)")
     for row in report.agreement.iter_rows(named=True):
-        lines.append(f"  {row['measure'] + '@' + str(row['k']):<12} {row['estimator']:<14} {_number(row['kendall_tau']):>8}")
+        lines.append(
+            f"  {row['measure'] + '@' + str(row['k']):<12} {row['estimator']:<14} {_number(row['kendall_tau']):>8}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -125,7 +151,9 @@ def format_report(report: SampledReport, fmt: str) -> str:
     """``text`` (:func:`format_text`), or the table with the agreement joined on as ``csv`` / ``json``."""
     if fmt == "text":
         return format_text(report)
-    joined = report.table.join(report.agreement, on=["measure", "k", "estimator"], how="left", maintain_order="left")
+    joined = report.table.join(
+        report.agreement, on=["measure", "k", "estimator"], how="left", maintain_order="left"
+    )
     return render(joined, fmt)
 
 
@@ -138,7 +166,9 @@ def recall_curves(cases: dict[str, pl.DataFrame], path: Path) -> None:
         colour = f"C{i % 10}"
         for column, style, label in (("R", "-", "exact"), ("r", "--", "sampled")):
             ranks = frame.get_column(column).to_numpy()
-            ax.plot(ns, [hit(ranks, int(n)).mean() for n in ns], style, color=colour, label=f"{system} ({label})")
+            ax.plot(
+                ns, [hit(ranks, int(n)).mean() for n in ns], style, color=colour, label=f"{system} ({label})"
+            )
     ax.set_xlabel("N")
     ax.set_ylabel("recall(N)")
     ax.set_xticks([1, 5, 10, 15, 20])
@@ -147,5 +177,14 @@ def recall_curves(cases: dict[str, pl.DataFrame], path: Path) -> None:
     save_figure(fig, path)
 
 
-__all__ = ["CURVE_CUTOFFS", "TEXT_FORMATS", "SampledReport", "format_report", "format_text", "kendall",
-           "recall_curves", "sampled", "sampled_report"]
+__all__ = [
+    "CURVE_CUTOFFS",
+    "TEXT_FORMATS",
+    "SampledReport",
+    "format_report",
+    "format_text",
+    "kendall",
+    "recall_curves",
+    "sampled",
+    "sampled_report",
+]

@@ -101,8 +101,11 @@ class SensitivityResult:
     def value(self, system: str, methodology: str, measure: str) -> float:
         """The summary value, NaN when the methodology evaluated no query for it (e.g. One-Plus-Random with
         no test rating above the relevance threshold: no case to rank)."""
-        v = self.values.filter((pl.col("system") == system) & (pl.col("methodology") == methodology)
-                               & (pl.col("measure") == measure))
+        v = self.values.filter(
+            (pl.col("system") == system)
+            & (pl.col("methodology") == methodology)
+            & (pl.col("measure") == measure)
+        )
         return v.get_column("value")[0] if v.height else math.nan
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:
@@ -114,35 +117,54 @@ class SensitivityResult:
         return "".join(html_table(header, rows, title) for title, header, rows in _tables(self))
 
 
-def _qrels(name: str, train: object, test: object, threshold: float, relevant_threshold: float) -> pl.DataFrame:
+def _qrels(
+    name: str, train: object, test: object, threshold: float, relevant_threshold: float
+) -> pl.DataFrame:
     if METHODOLOGIES[name].per_case:
         return methodology_qrels(name, train, test, relevant_threshold=relevant_threshold).qrels
     return methodology_qrels(name, train, test, threshold=threshold).qrels
 
 
-def _evaluate_methodology(name: str, split: IndexedSplit, qrels: pl.DataFrame, scores: dict, request: MeasureRequest,
-                          options: dict) -> tuple[list[tuple], list[tuple], dict]:
+def _evaluate_methodology(
+    name: str, split: IndexedSplit, qrels: pl.DataFrame, scores: dict, request: MeasureRequest, options: dict
+) -> tuple[list[tuple], list[tuple], dict]:
     """Each system's summary under ``name`` and the random expectation: (rows, expected rows, info)."""
-    cset = CandidateSet(split, METHODOLOGIES[name], options["candidates"])  # the split is coded once, for every methodology
+    cset = CandidateSet(
+        split, METHODOLOGIES[name], options["candidates"]
+    )  # the split is coded once, for every methodology
     rows: list[tuple] = []
     info: dict[str, dict] = {}
     caught: dict[tuple[type[Warning], str], list[str]] = {}
     for system, table in scores.items():
         with _collected_warnings(system, caught):
-            run = build_run(cset, table, missing=options["missing"], tag=system,
-                            scores_path=options["paths"][system])
+            run = build_run(
+                cset, table, missing=options["missing"], tag=system, scores_path=options["paths"][system]
+            )
             # train/test/predictions feed the recommender measures that need them (novelty, rmse...)
-            ev = evaluate_full(qrels, run.run, request, settings=options["evaluation"], train=options["train"],
-                               test=options["test"],
-                               predictions=options["predictions"].get(system))
+            ev = evaluate_full(
+                qrels,
+                run.run,
+                request,
+                settings=options["evaluation"],
+                train=options["train"],
+                test=options["test"],
+                predictions=options["predictions"].get(system),
+            )
         info[system] = {k: run.info[k] for k in ("candidates", "missing", "lines", "queries")}
-        rows += [(system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)]
+        rows += [
+            (system, name, label, float(v)) for c, v in ev.summary.items() for label in ev.printed_names(c)
+        ]
     _warn_grouped(caught, name)
     stats = query_stats(cset.frame(), qrels)
-    formulas = all(getattr(options["evaluation"], f) == getattr(_FORMULA_SETTINGS, f) for f in _FORMULA_FIELDS)
+    formulas = all(
+        getattr(options["evaluation"], f) == getattr(_FORMULA_SETTINGS, f) for f in _FORMULA_FIELDS
+    )
     # the value columns and their printed names as the systems' rows have them (every run: the same request)
-    expected = [(name, label, None if _own_gains(request, c) or not formulas else expected_value(stats, c))
-                for c in ev.summary for label in ev.printed_names(c)]
+    expected = [
+        (name, label, None if _own_gains(request, c) or not formulas else expected_value(stats, c))
+        for c in ev.summary
+        for label in ev.printed_names(c)
+    ]
     return rows, expected, info
 
 
@@ -161,7 +183,9 @@ def _warn_grouped(caught: dict, methodology: str) -> None:
     nothing without them, and the same coverage note for every system is one line, not one each."""
     for (category, message), systems in caught.items():
         text = f"{', '.join(systems)} under {methodology}: {message}"
-        warnings.warn(category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3)
+        warnings.warn(
+            category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3
+        )
 
 
 #: The settings the random expectations assume, in the fields that change them (-l 1, no -J, no -c, every
@@ -227,19 +251,29 @@ def sensitivity(
     evaluation = evaluation or EvalSettings()
     request = parse_measures(measures, trec_eval_version=evaluation.trec_eval_version)
     tables = {s: as_score_table(v) for s, v in scores.items()}
-    options = dict(candidates=opts, missing=missing, train=train, test=test, evaluation=evaluation,
-                   predictions=predictions or {},
-                   paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()})
+    options = dict(
+        candidates=opts,
+        missing=missing,
+        train=train,
+        test=test,
+        evaluation=evaluation,
+        predictions=predictions or {},
+        paths={s: v if isinstance(v, str | os.PathLike) else None for s, v in scores.items()},
+    )
     rows, expected, info = [], [], {}
     for name in names:
         qrels = _qrels(name, train, test, threshold, relevant_threshold)
         r, e, info[name] = _evaluate_methodology(name, split, qrels, tables, request, options)
         rows += r
         expected += e
-    values = pl.DataFrame(rows, schema={"system": pl.Utf8, "methodology": pl.Utf8, "measure": pl.Utf8,
-                                        "value": pl.Float64}, orient="row")
-    exp = pl.DataFrame(expected, schema={"methodology": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64},
-                       orient="row")
+    values = pl.DataFrame(
+        rows,
+        schema={"system": pl.Utf8, "methodology": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64},
+        orient="row",
+    )
+    exp = pl.DataFrame(
+        expected, schema={"methodology": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64}, orient="row"
+    )
     errors = _rmse(predictions, test, list(scores)) if predictions else None
     labels = list(dict.fromkeys(values.get_column("measure").to_list()))
     result = SensitivityResult(list(scores), names, labels, values, exp, errors, info=info)
@@ -251,10 +285,14 @@ def _check_systems(predictions: dict | None, systems: list[str]) -> None:
     """Two systems at least (an order needs them); RMSE orders every system or none: the predictions must
     name exactly the systems of the scores."""
     if len(systems) < 2:
-        raise UsageError(f"give the scores of two systems or more: the study compares their orders, got {len(systems)}")
+        raise UsageError(
+            f"give the scores of two systems or more: the study compares their orders, got {len(systems)}"
+        )
     if predictions and set(predictions) != set(systems):
-        raise UsageError("predictions must name the same systems as the scores "
-                         f"(scores: {', '.join(systems)}; predictions: {', '.join(predictions)})")
+        raise UsageError(
+            "predictions must name the same systems as the scores "
+            f"(scores: {', '.join(systems)}; predictions: {', '.join(predictions)})"
+        )
 
 
 def _rmse(predictions: dict, test: pl.DataFrame, systems: list[str]) -> dict[str, float]:
@@ -275,17 +313,24 @@ def agreement(result: SensitivityResult) -> pl.DataFrame:
     rows = []
     for measure in result.measures:
         way = sign(measure)
-        orders = {m: [way * result.value(s, m, measure) for s in result.systems] for m in result.methodologies}
+        orders = {
+            m: [way * result.value(s, m, measure) for s in result.systems] for m in result.methodologies
+        }
         if result.rmse is not None:
             orders[RMSE] = [sign("rmse") * result.rmse[s] for s in result.systems]
         for a, b in combinations(orders, 2):
             x, y = np.asarray(orders[a], dtype=float), np.asarray(orders[b], dtype=float)
             # a system without a value (the measure is not defined under that methodology) has no place in
             # the order: the agreement is undefined, not "no discordant pair"
-            tau, disc = kendall_tau(x, y) if np.isfinite(x).all() and np.isfinite(y).all() else (math.nan, None)
+            tau, disc = (
+                kendall_tau(x, y) if np.isfinite(x).all() and np.isfinite(y).all() else (math.nan, None)
+            )
             rows.append((measure, a, b, tau, disc))
-    return pl.DataFrame(rows, schema={"measure": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "tau": pl.Float64,
-                                      "discordant": pl.Int64}, orient="row")
+    return pl.DataFrame(
+        rows,
+        schema={"measure": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "tau": pl.Float64, "discordant": pl.Int64},
+        orient="row",
+    )
 
 
 # --------------------------------------------------------------------------------------------- output
@@ -327,8 +372,12 @@ def _tables(result: SensitivityResult) -> list[tuple[str, list[str], list[list[s
     out = []
     for measure in result.measures:
         out.append((f"{measure}: systems x methodologies", *value_table(result, measure)))
-        out.append((f"{measure}: Kendall's tau-b between the system orders (discordant pairs)",
-                    *tau_table(result, measure)))
+        out.append(
+            (
+                f"{measure}: Kendall's tau-b between the system orders (discordant pairs)",
+                *tau_table(result, measure),
+            )
+        )
     if result.rmse is not None:
         out.append(("RMSE (predicted ratings)", *rmse_table(result)))
     return out
@@ -338,7 +387,9 @@ def _aligned(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(r: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
 
     return "\n".join(line(r) for r in [header, *rows]) + "\n"
 
@@ -358,9 +409,21 @@ def format_latex(result: SensitivityResult) -> str:
     out = []
     for title, header, rows in _tables(result):
         body = [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
-        out.append("\n".join([f"% {title}", r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
-                              " & ".join(latex_escape(c) for c in header) + r" \\", r"\midrule", *body,
-                              r"\bottomrule", r"\end{tabular}"]) + "\n")
+        out.append(
+            "\n".join(
+                [
+                    f"% {title}",
+                    r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+                    r"\toprule",
+                    " & ".join(latex_escape(c) for c in header) + r" \\",
+                    r"\midrule",
+                    *body,
+                    r"\bottomrule",
+                    r"\end{tabular}",
+                ]
+            )
+            + "\n"
+        )
     return "\n".join(out)
 
 
@@ -384,7 +447,9 @@ def format_csv(result: SensitivityResult) -> str:
     lines = ["section,measure,row,column,value"]
     for sec, m, row, col, v in records(result):
         cells = [sec, m, row, col, "" if v is None else repr(float(v))]
-        lines.append(",".join(f'"{c}"' if ("," in c or '"' in c) else c for c in (x.replace('"', '""') for x in cells)))
+        lines.append(
+            ",".join(f'"{c}"' if ("," in c or '"' in c) else c for c in (x.replace('"', '""') for x in cells))
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -394,13 +459,22 @@ def format_json(result: SensitivityResult) -> str:
         "systems": result.systems,
         "methodologies": result.methodologies,
         "measures": result.measures,
-        "values": {m: {meth: {s: _float(result.value(s, meth, m)) for s in result.systems} for meth in result.methodologies}
-                   for m in result.measures},
-        "expected_random": {m: {meth: _float(v) for meth, mm, v in result.expected.iter_rows() if mm == m}
-                            for m in result.measures},
+        "values": {
+            m: {
+                meth: {s: _float(result.value(s, meth, m)) for s in result.systems}
+                for meth in result.methodologies
+            }
+            for m in result.measures
+        },
+        "expected_random": {
+            m: {meth: _float(v) for meth, mm, v in result.expected.iter_rows() if mm == m}
+            for m in result.measures
+        },
         "rmse": result.rmse,
-        "agreement": [{"measure": m, "a": a, "b": b, "tau": _float(t), "discordant": d}
-                      for m, a, b, t, d in result.agreement.iter_rows()],
+        "agreement": [
+            {"measure": m, "a": a, "b": b, "tau": _float(t), "discordant": d}
+            for m, a, b, t, d in result.agreement.iter_rows()
+        ],
     }
     return json.dumps(doc, indent=1, allow_nan=False) + "\n"
 
@@ -428,8 +502,12 @@ def plot(result: SensitivityResult, path: str | os.PathLike | None = None) -> Fi
     for ax, meth in zip(axes[0], result.methodologies, strict=True):
         for i, s in enumerate(result.systems):
             vals = [result.value(s, meth, m) for m in result.measures]
-            ax.bar(np.arange(len(result.measures)) + (i - (len(result.systems) - 1) / 2) * width, vals, width,
-                   label=s)
+            ax.bar(
+                np.arange(len(result.measures)) + (i - (len(result.systems) - 1) / 2) * width,
+                vals,
+                width,
+                label=s,
+            )
         exp = {m: v for mm, m, v in result.expected.iter_rows() if mm == meth}
         for j, m in enumerate(result.measures):
             if not _missing(exp.get(m)):
@@ -439,6 +517,8 @@ def plot(result: SensitivityResult, path: str | os.PathLike | None = None) -> Fi
     handles, labels = axes[0][0].get_legend_handles_labels()
     handles.append(Line2D([], [], color="black", linestyle="dashed", linewidth=1))
     # below the panels, so that no bar is hidden
-    fig.legend(handles, [*labels, RANDOM], loc="lower center", ncol=len(labels) + 1, fontsize=8, frameon=False)
+    fig.legend(
+        handles, [*labels, RANDOM], loc="lower center", ncol=len(labels) + 1, fontsize=8, frameon=False
+    )
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return finish(fig, path)

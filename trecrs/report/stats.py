@@ -94,7 +94,7 @@ def bootstrap_ci(d: np.ndarray, *, rng: np.random.Generator, resamples: int = 10
     chunk = max(1, 1_000_000 // max(d.size, 1))
     for start in range(0, resamples, chunk):
         m = min(chunk, resamples - start)
-        means[start:start + m] = d[rng.integers(0, d.size, size=(m, d.size))].mean(axis=1)
+        means[start : start + m] = d[rng.integers(0, d.size, size=(m, d.size))].mean(axis=1)
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return float(low), float(high)
 

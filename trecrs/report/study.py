@@ -103,7 +103,10 @@ def study(path: PathLike, measures: list | tuple | str | None, *, baseline: str 
     systems = lines.get_column("system").unique(maintain_order=True).to_list()
     baseline = systems[0] if baseline is None else baseline
     if baseline not in systems:
-        raise UsageError(f"baseline {baseline!r} is not a system of the study ({', '.join(systems)})", arguments=["baseline"])
+        raise UsageError(
+            f"baseline {baseline!r} is not a system of the study ({', '.join(systems)})",
+            arguments=["baseline"],
+        )
     values = _fold_values(lines, measures, evaluation or EvalSettings())
     names = values.get_column("measure").unique(maintain_order=True).to_list()
     datasets = lines.get_column("dataset").unique(maintain_order=True).to_list()
@@ -115,14 +118,18 @@ def study(path: PathLike, measures: list | tuple | str | None, *, baseline: str 
     return result
 
 
-def _fold_values(lines: pl.DataFrame, measures: list | tuple | str | None, settings: EvalSettings) -> pl.DataFrame:
+def _fold_values(
+    lines: pl.DataFrame, measures: list | tuple | str | None, settings: EvalSettings
+) -> pl.DataFrame:
     """``dataset fold system measure value``: each line's ``all`` value of each measure, as printed."""
     rows = []
     for r in lines.iter_rows(named=True):
         ev = evaluate_full(r["qrels"], r["run"], measures, settings=settings)
         for col in ev.columns():
             if col in ev.summary:
-                rows.append((r["dataset"], r["fold"], r["system"], ev.printed_names(col)[0], float(ev.summary[col])))
+                rows.append(
+                    (r["dataset"], r["fold"], r["system"], ev.printed_names(col)[0], float(ev.summary[col]))
+                )
     return pl.DataFrame(rows, schema=["dataset", "fold", "system", "measure", "value"], orient="row")
 
 
@@ -135,7 +142,9 @@ def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | N
         return None
     mean_test, mean_train = cast(float, test.mean()), cast(float, train.mean())  # numbers, no nulls
     if test.n_unique() > 1 or train.n_unique() > 1:
-        notes.append(f"{dataset}: the folds' sizes differ; their means are used ({mean_test:g} / {mean_train:g})")
+        notes.append(
+            f"{dataset}: the folds' sizes differ; their means are used ({mean_test:g} / {mean_train:g})"
+        )
     return float(mean_test) / float(mean_train)
 
 
@@ -154,7 +163,21 @@ def _cells(values: pl.DataFrame, dataset: str, measure: str, baseline: str, alph
             delta = float(d.mean())
             if d.size >= 2:  # one fold: a difference, no test
                 p, test = corrected_resampled_t(d, ratio), CORRECTED if ratio is not None else PLAIN
-        out.append(Cell(dataset, system, measure, int(v.size), float(v.mean()), sd, _none(low), _none(high), delta, p, test))
+        out.append(
+            Cell(
+                dataset,
+                system,
+                measure,
+                int(v.size),
+                float(v.mean()),
+                sd,
+                _none(low),
+                _none(high),
+                delta,
+                p,
+                test,
+            )
+        )
     return out
 
 

@@ -54,7 +54,13 @@ def format_text(result: StudyResult) -> str:
     for m in result.measures:
         header, rows = _rows(result, m)
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        out += [m, *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows])]
+        out += [
+            m,
+            *(
+                "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                for r in [header, *rows]
+            ),
+        ]
         out += [*_footer(result, m), ""]
     return "\n".join(out)
 
@@ -75,9 +81,17 @@ def format_latex(result: StudyResult) -> str:
         out += [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
                 " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]  # fmt: skip
         for r in rows:
-            cells = [latex_escape(r[0]), *(c.replace(" ± ", r" $\pm$ ").replace(MARK, r"$^{*}$") for c in r[1:])]
+            cells = [
+                latex_escape(r[0]),
+                *(c.replace(" ± ", r" $\pm$ ").replace(MARK, r"$^{*}$") for c in r[1:]),
+            ]
             out.append(" & ".join(cells) + r" \\")
-        out += [r"\bottomrule", r"\end{tabular}", f"% {latex_escape(m)}: " + "; ".join(_footer(result, m)), ""]
+        out += [
+            r"\bottomrule",
+            r"\end{tabular}",
+            f"% {latex_escape(m)}: " + "; ".join(_footer(result, m)),
+            "",
+        ]
     return "\n".join(out)
 
 

@@ -20,10 +20,14 @@ def read_eval(path: Path) -> pl.DataFrame:
         raise InputError(path, None, "missing evaluation file (did this fold's pipeline finish?)")
     try:
         df = pl.read_csv(
-            read_bytes(path), separator="\t", schema_overrides={"run": pl.Utf8, "query": pl.Utf8, "value": pl.Float64}
+            read_bytes(path),
+            separator="\t",
+            schema_overrides={"run": pl.Utf8, "query": pl.Utf8, "value": pl.Float64},
         )
     except pl.exceptions.PolarsError as exc:
-        raise InputError(path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(
+            path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}"
+        ) from None
     need = set(EVAL_COLUMNS)
     if not need <= set(df.columns):
         raise InputError(path, 1, f"expected columns {sorted(need)}, found {df.columns}")

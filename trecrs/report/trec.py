@@ -74,7 +74,10 @@ def _group_lines(ev: Evaluation) -> list[str]:
             out.extend(_value_lines(ev, column, f"{ALL}:{g}", value))
         if column in ev.group_mad:
             prefix = "Z" if ev.zscores else ""
-            out.extend(prefix + _line(f"{name}_mad", ALL, format_float(ev.group_mad[column])) for name in _names(ev, column))
+            out.extend(
+                prefix + _line(f"{name}_mad", ALL, format_float(ev.group_mad[column]))
+                for name in _names(ev, column)
+            )
     return out
 
 
@@ -93,7 +96,9 @@ def _relstring_position(q_cols: list[str], extras: AbstractSet[str] = frozenset(
     return len(q_cols)
 
 
-def tidy_table(evaluations: dict[str, Evaluation], *, per_query: bool = True, groups: bool = True) -> pl.DataFrame:
+def tidy_table(
+    evaluations: dict[str, Evaluation], *, per_query: bool = True, groups: bool = True
+) -> pl.DataFrame:
     """One ``(run, query, measure, value)`` table for several runs (runid/relstring left out; the user
     groups' rows with ``groups``)."""
     frames = []

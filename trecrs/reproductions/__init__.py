@@ -50,7 +50,9 @@ class Reproduction:
 REPORTS: dict[str, Reproduction] = {
     r.name: r
     for r in (
-        Reproduction("bellogin2011", "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)"),
+        Reproduction(
+            "bellogin2011", "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)"
+        ),
         Reproduction("cremonesi2010", "Cremonesi et al. 2010, recall/precision at N, full and long tail"),
     )
 }

@@ -94,9 +94,11 @@ def segmented(values: np.ndarray, starts: np.ndarray, lens: np.ndarray, how: str
         return out
     width = lens[nz]
     # fast layout: equal-length segments covering the array end to end
-    if (width == width[0]).all() and width[0] * nz.size == values.size and (
-        starts[nz] == np.arange(nz.size, dtype=np.int64) * width[0]
-    ).all():
+    if (
+        (width == width[0]).all()
+        and width[0] * nz.size == values.size
+        and (starts[nz] == np.arange(nz.size, dtype=np.int64) * width[0]).all()
+    ):
         m = values.astype(np.float64, copy=True).reshape(nz.size, int(width[0]))
         return _accumulate(m, how).reshape(-1)
     bucket = np.zeros(nz.size, dtype=np.int64)
@@ -121,4 +123,3 @@ def _accumulate(m: np.ndarray, how: str) -> np.ndarray:
     if how == "revmax":
         return np.maximum.accumulate(m[:, ::-1], axis=1)[:, ::-1]
     raise AssertionError(f"unknown accumulation {how!r}")
-

@@ -138,7 +138,9 @@ def m_G(r: Ranked, p):
     ibase[ihas] = icum[ist[ihas]] - ideal_int[ist[ihas]]
     Rp = r.ideal_lens[g.seg]
     m = np.minimum(g.pos + 1, Rp)
-    ideal_m = np.where(m > 0, icum[np.maximum(ist[g.seg] + m - 1, 0)] - ibase[g.seg], 0) if g.idx.size else gains
+    ideal_m = (
+        np.where(m > 0, icum[np.maximum(ist[g.seg] + m - 1, 0)] - ibase[g.seg], 0) if g.idx.size else gains
+    )
     sum_cost = ideal_m + np.maximum(0, g.pos + 1 - Rp)
     contrib = c_div(gains, c_log2(2 + sum_cost - sum_results))
     s = r.seq_sum(g, contrib)

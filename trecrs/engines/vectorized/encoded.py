@@ -45,12 +45,20 @@ def compute_prepared(
     order, with ``report_ties``, where ties straddle a cutoff (:func:`~.ties.tie_report`)."""
     if ties == "expected":  # the closed forms count the positions above -M themselves
         r = rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only, complete=complete)
-        values = pl.DataFrame({QUERY: pl.Series(QUERY, r.queries, dtype=pl.Utf8), **compute_expected(r, request, depth)})
+        values = pl.DataFrame(
+            {QUERY: pl.Series(QUERY, r.queries, dtype=pl.Utf8), **compute_expected(r, request, depth)}
+        )
     else:
         if ties != "trec_eval":  # gain parameters must keep the order of the judged values present
             check(request, ties, p.enc.qv)
-        r = rank_prepared(p, depth=depth, tie_order=None if ties == "trec_eval" else ties,
-                          relevance_level=relevance_level, judged_only=judged_only, complete=complete)
+        r = rank_prepared(
+            p,
+            depth=depth,
+            tie_order=None if ties == "trec_eval" else ties,
+            relevance_level=relevance_level,
+            judged_only=judged_only,
+            complete=complete,
+        )
         values = compute_ranked(r, request)
     stand_in = [r.queries[s] for s in np.flatnonzero(r.bogus)] if r.bogus is not None else []
     length = request.relstring_length()

@@ -145,7 +145,9 @@ def factor_stats(pairs: FactorPairs, depth: int | None) -> QueryStats:
         .group_by("code")
         .agg(pl.col("v").max().alias("top"), (pl.col("v") > 0).sum().cast(pl.Int64).alias("relevant"))
     )
-    qrels = qrels.select(pl.Series("query", pairs.qvocab.gather(qrels.get_column("code").to_numpy())), "top", "relevant")
+    qrels = qrels.select(
+        pl.Series("query", pairs.qvocab.gather(qrels.get_column("code").to_numpy())), "top", "relevant"
+    )
     run = pairs.run_stats
     if depth is not None:
         run = run.with_columns(pl.col("retrieved").clip(upper_bound=depth))
@@ -159,7 +161,9 @@ class _Block:
     row: np.ndarray  # block-local row
     rank: np.ndarray
     val: np.ndarray  # relevance value (UNJUDGED for negative qrels values)
-    group: np.ndarray  # 0-based rank of the first candidate with the item's score (its tie group's first place)
+    group: (
+        np.ndarray
+    )  # 0-based rank of the first candidate with the item's score (its tie group's first place)
     size: np.ndarray  # candidates with the item's score (its tie group's size)
 
 
@@ -217,7 +221,9 @@ def _check_finite(scores: np.ndarray, users: np.ndarray, user_ids: pl.Series, it
     """A NaN score (inf - inf in a dot product) cannot be ranked: an error naming the pair."""
     if np.isnan(scores).any():
         u, i = np.argwhere(np.isnan(scores))[0]
-        raise InputError(None, None, f"score of user {user_ids[int(users[u])]!r}, item {item_ids[int(i)]!r} is NaN")
+        raise InputError(
+            None, None, f"score of user {user_ids[int(users[u])]!r}, item {item_ids[int(i)]!r} is NaN"
+        )
 
 
 def _ranked(pairs: FactorPairs, lo: int, hi: int, b: _Block, n_cand: np.ndarray, *, level: int,
@@ -293,7 +299,9 @@ def _group_of(place: np.ndarray, gstart: np.ndarray, gsize: np.ndarray) -> np.nd
     return np.where(inside, gstart[kk] if gstart.size else 0, -1 - place)
 
 
-def _flags(total: int, offset: np.ndarray, first: np.ndarray, size: np.ndarray, cap: np.ndarray) -> np.ndarray:
+def _flags(
+    total: int, offset: np.ndarray, first: np.ndarray, size: np.ndarray, cap: np.ndarray
+) -> np.ndarray:
     """Tie flags of ``total`` places: each group (its first place ``first`` and ``size`` within a list whose
     places start at ``offset`` and are cut at ``cap``) flags its places after the first."""
     lo, hi = first + 1, np.minimum(first + size, cap)
@@ -309,7 +317,9 @@ def _reordered(b: _Block, full: np.ndarray, gstart: np.ndarray, gsize: np.ndarra
     """The judged items' (row, rank, value) after ``ties``'s order (best, worst) of each tie group."""
     rel = np.full(int(full[-1]), NONPOOL, dtype=b.val.dtype if b.val.size else np.int16)
     rel[full[b.row] + b.rank] = b.val
-    tied = _flags(rel.size, np.zeros(gstart.size, dtype=np.int64), gstart, gsize, np.full(gstart.size, rel.size))
+    tied = _flags(
+        rel.size, np.zeros(gstart.size, dtype=np.int64), gstart, gsize, np.full(gstart.size, rel.size)
+    )
     rel = reorder_ties(rel, tied, descending=ties == "best")
     idx = np.flatnonzero(rel != NONPOOL)
     row = np.searchsorted(full, idx, "right") - 1
@@ -356,10 +366,15 @@ def compute_factors(
         report = None
         if ties == "trec_eval":  # values over the tie orders only without -M, as for a run file
             report = tie_report(r, request, depth)
-        return Computed(compute_ranked(r, request), [], {} if length is None else relstrings(r, length), report)
+        return Computed(
+            compute_ranked(r, request), [], {} if length is None else relstrings(r, length), report
+        )
 
     n = pairs.factor_row.size
     spans = [(lo, min(n, lo + block_users)) for lo in range(0, n, block_users)]
-    with one_thread(), ThreadPoolExecutor(max_workers=max(1, threads)) as pool:  # pinned once, for every worker
+    with (
+        one_thread(),
+        ThreadPoolExecutor(max_workers=max(1, threads)) as pool,
+    ):  # pinned once, for every worker
         parts = list(pool.map(lambda span: one(*span), spans))
     return Computed.concat(parts)

@@ -50,7 +50,9 @@ def encoded_stats(enc: Encoded, *, depth: int | None = None) -> QueryStats:
         retrieved = np.minimum(retrieved, depth)
     q = np.flatnonzero(in_qrels)
     r = np.flatnonzero(retrieved > 0)
-    qrels = pl.DataFrame({QUERY: enc.qvocab.gather(q), "top": top[q], "relevant": relevant[q].astype(np.int64)})
+    qrels = pl.DataFrame(
+        {QUERY: enc.qvocab.gather(q), "top": top[q], "relevant": relevant[q].astype(np.int64)}
+    )
     run = pl.DataFrame({QUERY: enc.qvocab.gather(r), "retrieved": retrieved[r].astype(np.int64)})
     return QueryStats(qrels, run)
 
@@ -103,10 +105,13 @@ def _check_block_lines(block_lines) -> None:
 
 
 def _warn_partitioned(run, parts: int) -> None:
-    warnings.warn(TrecrsWarning(
-        f"{run}: the run is not grouped by query: partitioned into {parts:,} temporary files by query hash "
-        "to evaluate it in bounded memory (group the run by query to avoid this pass)"
-    ), stacklevel=4)
+    warnings.warn(
+        TrecrsWarning(
+            f"{run}: the run is not grouped by query: partitioned into {parts:,} temporary files by query hash "
+            "to evaluate it in bounded memory (group the run by query to avoid this pass)"
+        ),
+        stacklevel=4,
+    )
 
 
 def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int,
@@ -131,9 +136,14 @@ def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureReq
 
 def _merge_stats(qrels_df: pl.DataFrame, counts: list[pl.DataFrame]) -> QueryStats:
     """:func:`encoded_stats` of the whole pair: qrels counts from the whole qrels, run counts summed."""
-    qstats = qrels_df.group_by(QUERY).agg(
-        pl.col(REL).max().cast(pl.Int64).alias("top"), (pl.col(REL) > 0).sum().cast(pl.Int64).alias("relevant")
-    ).with_columns(pl.col(QUERY).cast(pl.Utf8))
+    qstats = (
+        qrels_df.group_by(QUERY)
+        .agg(
+            pl.col(REL).max().cast(pl.Int64).alias("top"),
+            (pl.col(REL) > 0).sum().cast(pl.Int64).alias("relevant"),
+        )
+        .with_columns(pl.col(QUERY).cast(pl.Utf8))
+    )
     run = pl.concat(counts) if counts else pl.DataFrame(schema={QUERY: pl.Utf8, "retrieved": pl.Int64})
     return QueryStats(qstats, run)
 

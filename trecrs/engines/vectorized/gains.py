@@ -137,7 +137,9 @@ def _entries_fast(num_levels: int, pairs: list[tuple[int, float]]):
 
     def sort(lo: int, hi: int) -> list:
         if hi - lo <= 2 * k + 8:
-            items = [ents[p] if p < k else (level(p - k), float(level(p - k)), level(p - k)) for p in range(lo, hi)]
+            items = [
+                ents[p] if p < k else (level(p - k), float(level(p - k)), level(p - k)) for p in range(lo, hi)
+            ]
             return _msort(items, key=lambda e: e[1])
         if lo >= k:
             return [range(lo - k, hi - k)]
@@ -193,14 +195,18 @@ def walked_entries(num_levels: int, pairs: list[tuple[int, float]], present: np.
         else:
             seq, level = _entries_fast(num_levels, pairs)
             names = {lvl for lvl, _ in pairs}
-            ents = _expand(seq, level, sorted(int(v) for v in present if 0 <= v < num_levels and int(v) not in names))
+            ents = _expand(
+                seq, level, sorted(int(v) for v in present if 0 <= v < num_levels and int(v) not in names)
+            )
             starts = (float(level(seq[-1].stop - 1)) if isinstance(seq[-1], range) else seq[-1][1]) > 0.0
         named = [e[:2] for e in ents if e[0] in {lvl for lvl, _ in pairs}]
         return [e for e in ents if e[2] >= 0], starts, named
     first: dict[int, int] = {}
     for j, (lvl, _) in enumerate(pairs):
         first.setdefault(lvl, j)
-    ents = [(lvl, g, lvl if first[lvl] == j and 0 <= lvl < num_levels else -1) for j, (lvl, g) in enumerate(pairs)]
+    ents = [
+        (lvl, g, lvl if first[lvl] == j and 0 <= lvl < num_levels else -1) for j, (lvl, g) in enumerate(pairs)
+    ]
     ents += [(int(i), float(i), int(i)) for i in present if 0 <= i < num_levels and int(i) not in first]
     ents = sorted(ents, key=lambda e: e[1])  # stable, as the merge: pairs before levels of equal gain
     top_default = next((i for i in range(num_levels - 1, -1, -1) if i not in first), None)
@@ -300,7 +306,9 @@ def gain_view(r: Ranked, p: str) -> GainRanked:
     np.cumsum(ilens, out=istarts[1:])
     group_of = np.searchsorted(groups, nlev)
     v = r.rel.astype(np.int64)
-    gain = np.where(v >= 0, v, 0).astype(np.float64)  # a level no pair names: its own value (< num_rel_levels)
+    gain = np.where(v >= 0, v, 0).astype(
+        np.float64
+    )  # a level no pair names: its own value (< num_rel_levels)
     if named.size and v.size:
         at = np.minimum(np.searchsorted(named, v), named.size - 1)
         is_named = named[at] == v

@@ -191,7 +191,9 @@ def _iprec_values(
         v = np.zeros(r.S, dtype=np.float64)
         mid = (cut >= 1) & (cut <= nrr)
         v[mid] = sufmax[(sp.starts + cut - 1)[mid]]
-        zero = cut <= 0  # a cutoff below 1 never equals rel_so_far: the loop's final value (10.0's lround of a negative point)
+        zero = (
+            cut <= 0
+        )  # a cutoff below 1 never equals rel_so_far: the loop's final value (10.0's lround of a negative point)
         v[zero] = final[zero]
         values.append(v)
         cuts.append(cut)
@@ -238,7 +240,9 @@ def m_Rprec_mult(r: Ranked, p):
         cut = (pt * _f(r.num_rel) + 0.9).astype(np.int64)
         inside = c_div(r.count_at(cut), cut)  # rel_so_far / i at i == cutoff
         beyond = c_div(r.num_rel_ret, cut)  # num_rel_ret / cutoff when cutoff > num_ret
-        out.append(np.where(cut <= 0, 0.0, np.where(cut > r.lens, beyond, inside)))  # i == cutoff never holds below 1
+        out.append(
+            np.where(cut <= 0, 0.0, np.where(cut > r.lens, beyond, inside))
+        )  # i == cutoff never holds below 1
     return out
 
 
@@ -424,7 +428,9 @@ for _name, _fn, _accepts in (
     ("unj", m_unj, None),
     ("yaap", m_yaap, None),
 ):
-    register_vector_measure(VectorMeasure(_name, _fn, _accepts or (lambda p: True), _CONTEXT.get(_name, lambda r: ())))
+    register_vector_measure(
+        VectorMeasure(_name, _fn, _accepts or (lambda p: True), _CONTEXT.get(_name, lambda r: ()))
+    )
 
 
 HANDLED_ELSEWHERE = ("runid", "relstring")  # text, not numbers: the run tag and relstrings()

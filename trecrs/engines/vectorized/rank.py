@@ -54,7 +54,9 @@ class Ranked:
     ideal: np.ndarray  # float64: positive judged values, descending within each query
     bogus: np.ndarray | None = None  # -c: queries absent from the run (evaluated on a stand-in ranking)
     num_zero: np.ndarray | None = None  # judged documents with rel == 0 (rel_levels[0]; gain parameters)
-    tied: np.ndarray | None = None  # per ranked document: same score as the one above it (False at each query's first)
+    tied: np.ndarray | None = (
+        None  # per ranked document: same score as the one above it (False at each query's first)
+    )
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -232,7 +234,6 @@ class Sparse:
         return np.searchsorted(other.idx, self.idx) - other.starts[self.seg]
 
 
-
 # --------------------------------------------------------------------------------------------- encoding
 
 
@@ -265,7 +266,9 @@ class Encoded:
     qv: np.ndarray  # qrels rows: relevance value
     qcode: np.ndarray | None  # run rows: query code (None once released by prepare)
     dcode: np.ndarray | None  # run rows: doc code (None once released)
-    s32: np.ndarray | None  # run rows: score as float32 (trec_eval 9.x) or float64 (10.0) (None once released)
+    s32: (
+        np.ndarray | None
+    )  # run rows: score as float32 (trec_eval 9.x) or float64 (10.0) (None once released)
 
 
 def encode(qrels: pl.DataFrame, run: pl.DataFrame, *, score_dtype=np.float32) -> Encoded:
@@ -285,7 +288,6 @@ def encode(qrels: pl.DataFrame, run: pl.DataFrame, *, score_dtype=np.float32) ->
         dcode=rd.encode(dvocab),
         s32=c_floats(run.get_column(SCORE), score_dtype),
     )
-
 
 
 def _lookup(bstart, dcode, qq, qd, qv, ndocs: int, *, check_duplicates: bool = False) -> np.ndarray:
@@ -380,7 +382,9 @@ def _blocks(enc: Encoded, *, check_duplicates: bool) -> _Blocks:
     del qcode
     block_of = np.full(len(enc.qvocab), -1, dtype=np.int32)
     block_of[bq] = np.arange(bstart.size, dtype=np.int32)
-    rel = _lookup(bstart, dcode, block_of[enc.qq], enc.qd, enc.qv, len(enc.dvocab), check_duplicates=check_duplicates)
+    rel = _lookup(
+        bstart, dcode, block_of[enc.qq], enc.qd, enc.qv, len(enc.dvocab), check_duplicates=check_duplicates
+    )
     return _Blocks(bstart, bq, blens, rel, tied)
 
 

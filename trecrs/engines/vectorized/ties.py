@@ -382,7 +382,11 @@ def unsupported(request: MeasureRequest, mode: str, levels=None) -> list[str]:
             continue
         if base not in TIE_AWARE:
             out.append(base)
-        elif mode != "expected" and base in ("ndcg", "dcg") and not _increasing_gains(request.params[base], levels):
+        elif (
+            mode != "expected"
+            and base in ("ndcg", "dcg")
+            and not _increasing_gains(request.params[base], levels)
+        ):
             out.append(f"{base}.{request.params[base]}")
     return out
 
@@ -401,7 +405,9 @@ def _increasing_gains(p: str | None, levels=None) -> bool:
         if named.setdefault(level, gain) != gain:
             return False  # a level named twice: which gain applies depends on trec_eval's sort
     present = {int(v) for v in ([] if levels is None else np.unique(levels).tolist()) if v >= 0}
-    gains = [0.0] + [named.get(lvl, float(lvl)) for lvl in sorted(present | {lvl for lvl in named if lvl >= 0})]
+    gains = [0.0] + [
+        named.get(lvl, float(lvl)) for lvl in sorted(present | {lvl for lvl in named if lvl >= 0})
+    ]
     return all(a <= b for a, b in zip(gains, gains[1:], strict=False))
 
 
@@ -409,8 +415,10 @@ def check(request: MeasureRequest, mode: str, levels=None) -> None:
     """A :class:`UsageError` naming the first measure without a form for ``mode``."""
     missing = unsupported(request, mode, levels)
     if missing:
-        raise UsageError(f"measure {missing[0]} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
-                         arguments=["ties"])
+        raise UsageError(
+            f"measure {missing[0]} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
+            arguments=["ties"],
+        )
 
 
 def compute_expected(r: Ranked, request: MeasureRequest, depth: int | None) -> dict[str, np.ndarray]:
@@ -484,7 +492,9 @@ def _top(r: Ranked, k: int) -> Ranked:
     tg = TieGroups.of(r, None)
     last = r.first + np.minimum(r.lens, k) - 1
     g = tg.group_of(last)
-    end = np.where(g >= 0, tg.heads[np.maximum(g, 0)] + tg.size[np.maximum(g, 0)] if tg.heads.size else 0, last + 1)
+    end = np.where(
+        g >= 0, tg.heads[np.maximum(g, 0)] + tg.size[np.maximum(g, 0)] if tg.heads.size else 0, last + 1
+    )
     keep = np.where(r.lens > 0, end - r.first, 0)
     starts = np.zeros(r.S + 1, dtype=np.int64)
     np.cumsum(keep, out=starts[1:])
@@ -566,4 +576,6 @@ def report_frames(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureReques
     if not report_cutoffs(request) or run.height == 0:
         return None
     p = prepare(encode(qrels, run, score_dtype=request.version.score_dtype))
-    return tie_report(rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only), request, depth)
+    return tie_report(
+        rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only), request, depth
+    )

@@ -241,14 +241,29 @@ def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAM
     """Register a measure of the whole evaluation (no per-query value): coverages, Gini, entropy."""
     register(
         ExtraMeasure(
-            name, "beyond", doc, source, None, summary=GLOBAL, global_summary=summary, params=params, needs=needs,
-            aggregate="global", better=better, ties=ties,
+            name,
+            "beyond",
+            doc,
+            source,
+            None,
+            summary=GLOBAL,
+            global_summary=summary,
+            params=params,
+            needs=needs,
+            aggregate="global",
+            better=better,
+            ties=ties,
         )  # fmt: skip
     )
 
 
-_global("user_coverage", "share of the qrels queries with at least one recommendation", f"{HERLOCKER}; {GE}", _user_coverage,
-        ties=FREE)
+_global(
+    "user_coverage",
+    "share of the qrels queries with at least one recommendation",
+    f"{HERLOCKER}; {GE}",
+    _user_coverage,
+    ties=FREE,
+)
 _global(
     "catalog_coverage", "share of the catalogue (the items given, else training items + run items) in some top k", GE,
     _catalog_coverage, params=CUTOFFS, needs=("catalogue",),

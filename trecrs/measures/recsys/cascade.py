@@ -22,11 +22,17 @@ MAX_GRADE = 4
 
 def _err(ctx: Context, k: int | None) -> pl.DataFrame:
     """ERR@k: sum_{j<=k} R_j / j * prod_{i<j} (1 - R_i), R_j = (2^g_j - 1) / 2^4 (gdeval.pl)."""
-    stop = pl.when(pl.col(RELEVANT)).then((pl.lit(2.0).pow(pl.col(REL).cast(F)) - 1) / 2.0**MAX_GRADE).otherwise(0.0)
+    stop = (
+        pl.when(pl.col(RELEVANT))
+        .then((pl.lit(2.0).pow(pl.col(REL).cast(F)) - 1) / 2.0**MAX_GRADE)
+        .otherwise(0.0)
+    )
     top = ctx.top(k).sort(QUERY, RANK, maintain_order=True).with_columns(stop.alias("r"))
     reached = (1 - pl.col("r")).cum_prod().shift(1, fill_value=1.0).over(QUERY)
-    got = top.with_columns(reached.alias("reached")).group_by(QUERY).agg(
-        (pl.col("r") * pl.col("reached") / pl.col(RANK).cast(F)).sum().alias("err")
+    got = (
+        top.with_columns(reached.alias("reached"))
+        .group_by(QUERY)
+        .agg((pl.col("r") * pl.col("reached") / pl.col(RANK).cast(F)).sum().alias("err"))
     )
     st = ctx.stats.join(got, on=QUERY, how="left", maintain_order="left")
     return st.select(QUERY, pl.col("err").fill_null(0.0).alias(VALUE))

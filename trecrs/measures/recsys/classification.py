@@ -102,7 +102,9 @@ def _f_beta_per_query(ctx: Context, param):
 def _f_beta_validate(param, name: str = "f_beta") -> None:
     k, beta = param
     if k <= 0 or k != int(k) or k > INT64_MAX:  # a cutoff, as every other: at most a C long
-        raise UsageError(f"measure {name}: the cutoff must be a positive integer up to {INT64_MAX}, got {k:g}")
+        raise UsageError(
+            f"measure {name}: the cutoff must be a positive integer up to {INT64_MAX}, got {k:g}"
+        )
     if beta <= 0:
         raise UsageError(f"measure {name}: beta must be positive, got {beta:g}")
 
@@ -163,7 +165,12 @@ register(
 )
 # Combinations of the rates above (Powers 2007): one row each, registered after f_beta.
 _COMBINED = (
-    ("informedness", "tpr + tnr - 1 (Youden's J, bookmaker informedness)", POWERS, lambda: _tpr() + _tnr() - 1),
+    (
+        "informedness",
+        "tpr + tnr - 1 (Youden's J, bookmaker informedness)",
+        POWERS,
+        lambda: _tpr() + _tnr() - 1,
+    ),
     ("markedness", "precision + npv - 1", POWERS, lambda: _ppv() + _npv() - 1),
     (
         "mcc",

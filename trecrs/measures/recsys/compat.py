@@ -14,8 +14,9 @@ from .ranking import cumulative
 from .registry import CUTOFFS, RELEVANT, VALUE, VALUES, Context, ExtraMeasure, register, undefined_unless
 
 F = pl.Float64
-COMPAT_SOURCE = ("Clarke, Vtyurina, Smucker 2021 (Assessing top-k preferences, TOIS); ir_measures' compat "
-                 "provider")
+COMPAT_SOURCE = (
+    "Clarke, Vtyurina, Smucker 2021 (Assessing top-k preferences, TOIS); ir_measures' compat provider"
+)
 
 
 def _rbo(first: np.ndarray, p: float, depth: int) -> float:
@@ -37,7 +38,9 @@ def _ideal(ctx: Context) -> pl.DataFrame:
     joined = rel.join(ranked, on=[QUERY, DOC], how="left").sort(
         [QUERY, REL, RANK], descending=[False, True, False], nulls_last=True
     )
-    return joined.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).alias("ideal")).select(QUERY, RANK, "ideal")
+    return joined.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).alias("ideal")).select(
+        QUERY, RANK, "ideal"
+    )
 
 
 def _compat(ctx: Context, param: tuple) -> pl.DataFrame:
@@ -59,7 +62,9 @@ def _compat(ctx: Context, param: tuple) -> pl.DataFrame:
             best = _rbo(np.arange(1, n_rel + 1, dtype=np.int64), p, depth)
             score = score / best if best > 0.0 else score
         values.append(score)
-    return pl.DataFrame({QUERY: ctx.stats.get_column(QUERY), VALUE: values}, schema={QUERY: pl.Utf8, VALUE: F})
+    return pl.DataFrame(
+        {QUERY: ctx.stats.get_column(QUERY), VALUE: values}, schema={QUERY: pl.Utf8, VALUE: F}
+    )
 
 
 def _check_compat(param: tuple) -> None:

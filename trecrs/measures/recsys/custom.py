@@ -77,27 +77,34 @@ def register_measure(name: str, fn: Callable, *, description: str, higher_is_bet
     return register(measure)
 
 
-def _param_style(name: str, params: str | Mapping[str, float] | None) -> tuple[str, tuple[str, ...], tuple[float, ...], Callable | None]:
+def _param_style(
+    name: str, params: str | Mapping[str, float] | None
+) -> tuple[str, tuple[str, ...], tuple[float, ...], Callable | None]:
     """The registry's parameter style, names, defaults and check for ``params`` (see :func:`register_measure`)."""
     if params is None:
         return NO_PARAMS, (), (), None
     if params == "cutoff":
+
         def needs_cutoff(param: int | None) -> None:
             if param is None:
                 raise UsageError(f"measure {name} needs a cutoff: {name}.k (k a positive integer)")
+
         return CUTOFFS, ("k",), (), needs_cutoff
     if isinstance(params, Mapping) and params and all(isinstance(p, str) and _NAME.match(p) for p in params):
         defaults = tuple(float(v) for v in params.values())
         if not all(math.isfinite(v) for v in defaults):
             raise UsageError(f"measure {name}: parameter defaults must be finite numbers")
         return VALUES, tuple(params), defaults, None
-    raise UsageError(f"measure {name}: params must be None, 'cutoff' or a mapping of parameter names to "
-                     f"defaults, got {params!r}")
+    raise UsageError(
+        f"measure {name}: params must be None, 'cutoff' or a mapping of parameter names to "
+        f"defaults, got {params!r}"
+    )
 
 
 def ranked_frame(ctx: Context) -> pl.DataFrame:
     """``query, rank, doc, rel, num_rel, relevant``: the frame a custom measure receives (module docstring);
     ``relevant`` lets a measure follow ``-l`` as the built-in ones do."""
+
     def make() -> pl.DataFrame:
         counts = ctx.stats.select(QUERY, pl.col(NUM_REL))
         joined = ctx.ranked.join(counts, on=QUERY, how="left", maintain_order="left")
@@ -110,8 +117,13 @@ def ranked_frame(ctx: Context) -> pl.DataFrame:
 
 def _per_query(name: str, fn: Callable) -> Callable:
     """The registry's ``per_query(ctx, param)`` of a custom measure: ``fn`` called and its answer checked."""
+
     def per_query(ctx: Context, param: int | tuple[float, ...] | None) -> pl.DataFrame:
-        label = name if param is None else f"{name}_{param if isinstance(param, int) else ','.join(map(_num, param))}"
+        label = (
+            name
+            if param is None
+            else f"{name}_{param if isinstance(param, int) else ','.join(map(_num, param))}"
+        )
         args = () if param is None else (param,) if isinstance(param, int) else tuple(param)
         frame = ranked_frame(ctx)
         try:
@@ -134,24 +146,32 @@ def checked(label: str, got: object, queries: list[str]) -> pl.DataFrame:
     """``got`` as ``query`` (str), ``value`` (float): a :class:`MeasureError` naming measure ``label`` unless
     it is a polars frame of exactly those columns, one finite number per evaluated query at most."""
     if not isinstance(got, pl.DataFrame):
-        raise MeasureError(f"measure {label} returned {type(got).__name__}, not a polars DataFrame (query, value)")
+        raise MeasureError(
+            f"measure {label} returned {type(got).__name__}, not a polars DataFrame (query, value)"
+        )
     if sorted(got.columns) != sorted((QUERY, VALUE)):
         raise MeasureError(f"measure {label} returned the columns {', '.join(got.columns) or '(none)'}; "
                            "expected query, value")  # fmt: skip
     try:
         out = got.select(pl.col(QUERY).cast(pl.Utf8), pl.col(VALUE).cast(pl.Float64))
     except (pl.exceptions.PolarsError, TypeError, ValueError):
-        raise MeasureError(f"measure {label} returned a value column of type {got.schema[VALUE]}, not numbers") from None
+        raise MeasureError(
+            f"measure {label} returned a value column of type {got.schema[VALUE]}, not numbers"
+        ) from None
     bad = out.filter(pl.col(VALUE).is_null() | ~pl.col(VALUE).is_finite() | pl.col(QUERY).is_null())
     if bad.height:
         row = bad.row(0, named=True)
-        raise MeasureError(f"measure {label} returned {row[VALUE]} for query {row[QUERY]!r}, not a finite number")
+        raise MeasureError(
+            f"measure {label} returned {row[VALUE]} for query {row[QUERY]!r}, not a finite number"
+        )
     twice = out.filter(pl.col(QUERY).is_duplicated())
     if twice.height:
         raise MeasureError(f"measure {label} returned query {twice.item(0, QUERY)!r} twice")
     unknown = out.filter(~pl.col(QUERY).is_in(queries))
     if unknown.height:
-        raise MeasureError(f"measure {label} returned query {unknown.item(0, QUERY)!r}, which was not evaluated")
+        raise MeasureError(
+            f"measure {label} returned query {unknown.item(0, QUERY)!r}, which was not evaluated"
+        )
     return out
 
 

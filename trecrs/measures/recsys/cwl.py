@@ -36,7 +36,9 @@ SOURCE = "Azzopardi, Thomas, Moffat 2019 (cwl_eval: An Evaluation Tool for Infor
 def _scaled(min_rel: float, max_rel: float) -> pl.Expr:
     """cwl_eval's graded gain: (min(max(grade, 0, min_rel), max_rel) - min_rel) / (max_rel - min_rel)."""
     grade = pl.col(REL).cast(pl.Float64).clip(lower_bound=0.0)
-    return ((grade.clip(lower_bound=min_rel, upper_bound=max_rel) - min_rel) / (max_rel - min_rel)).fill_null(0.0)
+    return ((grade.clip(lower_bound=min_rel, upper_bound=max_rel) - min_rel) / (max_rel - min_rel)).fill_null(
+        0.0
+    )
 
 
 def _binary(level: int) -> pl.Expr:
@@ -45,16 +47,27 @@ def _binary(level: int) -> pl.Expr:
     return pl.when(grade >= level).then(1.0).otherwise(0.0).fill_null(0.0)
 
 
-def gains(ctx: Context, gain: pl.Expr, k: int | None = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def gains(
+    ctx: Context, gain: pl.Expr, k: int | None = None
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """The ranking's gains as (number of queries, row, rank - 1, gain), rows in ``ctx.queries`` order and
     ascending; ranks beyond k (the ranking cut at k) and beyond :data:`DEPTH` are left out (gain 0)."""
     depth = DEPTH if k is None else min(k, DEPTH)
-    index = pl.DataFrame({QUERY: ctx.queries, "row": np.arange(len(ctx.queries))},
-                         schema={QUERY: pl.Utf8, "row": pl.Int64})
-    top = (ctx.ranked.filter(pl.col(RANK) <= depth).select(QUERY, RANK, gain.alias("g"))
-           .join(index, on=QUERY, how="inner").sort("row", RANK))
-    return (len(ctx.queries), top.get_column("row").to_numpy(), top.get_column(RANK).to_numpy() - 1,
-            top.get_column("g").to_numpy().astype(np.float64))
+    index = pl.DataFrame(
+        {QUERY: ctx.queries, "row": np.arange(len(ctx.queries))}, schema={QUERY: pl.Utf8, "row": pl.Int64}
+    )
+    top = (
+        ctx.ranked.filter(pl.col(RANK) <= depth)
+        .select(QUERY, RANK, gain.alias("g"))
+        .join(index, on=QUERY, how="inner")
+        .sort("row", RANK)
+    )
+    return (
+        len(ctx.queries),
+        top.get_column("row").to_numpy(),
+        top.get_column(RANK).to_numpy() - 1,
+        top.get_column("g").to_numpy().astype(np.float64),
+    )
 
 
 def expected_utility(cont, n: int, rows: np.ndarray, cols: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -82,7 +95,9 @@ def _upto(k: float) -> np.ndarray:
 
 def _sdcg_c(k: float) -> np.ndarray:
     # cwl_eval's NDCGCWLMetric computes each ratio with math.log(x, 2); the same calls give the same bits
-    return np.array([math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, DEPTH + 1)])
+    return np.array(
+        [math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, DEPTH + 1)]
+    )
 
 
 #: name -> (continuation C(g, params) of the gain rows, parameter names, defaults, summary, source)
@@ -144,7 +159,9 @@ def _rbp(ctx: Context, param: tuple) -> pl.DataFrame:
     """C/W/L RBP: C_i = p, binary gain (grade >= level); the ranking cut at k when k > 0.
     = (1 - p) / (1 - p^1000) sum_{i<=k} p^(i-1) g_i (Moffat & Zobel 2008; cwl_eval's RBPCWLMetric)."""
     p, k = param
-    values = expected_utility(lambda gb: np.full(gb.shape, p), *gains(ctx, _binary(ctx.level), int(k) if k > 0 else None))
+    values = expected_utility(
+        lambda gb: np.full(gb.shape, p), *gains(ctx, _binary(ctx.level), int(k) if k > 0 else None)
+    )
     return pl.DataFrame({QUERY: ctx.queries, VALUE: values}, schema={QUERY: pl.Utf8, VALUE: pl.Float64})
 
 

@@ -52,9 +52,16 @@ def category_sets(ctx: Context, distance: str = "jaccard") -> tuple[pl.DataFrame
 
     def make():
         cats = categories(ctx, "ild")
-        per_item = cats.group_by(ITEM).agg(pl.col(CATEGORY).unique().sort()).with_columns(
-            pl.col(CATEGORY).list.join("\x00").alias("key"))  # no category holds a NUL (files.lines)
-        sets = per_item.select("key", pl.col(CATEGORY).alias("s")).unique("key", maintain_order=True).with_row_index(SET)
+        per_item = (
+            cats.group_by(ITEM)
+            .agg(pl.col(CATEGORY).unique().sort())
+            .with_columns(pl.col(CATEGORY).list.join("\x00").alias("key"))
+        )  # no category holds a NUL (files.lines)
+        sets = (
+            per_item.select("key", pl.col(CATEGORY).alias("s"))
+            .unique("key", maintain_order=True)
+            .with_row_index(SET)
+        )
         per_item = per_item.join(sets, on="key").select(ITEM, pl.col(SET).cast(pl.Int64))
         names = cats.get_column(CATEGORY).unique().sort()
         index = {c: j for j, c in enumerate(names.to_list())}
@@ -74,7 +81,12 @@ def _pair_sums(ctx: Context, k: int | None, distance: str) -> pl.DataFrame:
     """Per query with a categorised item in L_u@k: ``n`` = its categorised items, ``sum`` = Σ over the
     ordered pairs of them of the distance of their category sets (each pair counted twice)."""
     per_item, dist = category_sets(ctx, distance)
-    counts = _top_items(ctx, k).join(per_item, on=ITEM, how="inner").group_by(QUERY, SET).agg(pl.len().cast(F).alias("c"))
+    counts = (
+        _top_items(ctx, k)
+        .join(per_item, on=ITEM, how="inner")
+        .group_by(QUERY, SET)
+        .agg(pl.len().cast(F).alias("c"))
+    )
     pairs = counts.join(counts, on=QUERY, suffix="_t")
     flat = pairs.get_column(SET).to_numpy() * dist.shape[0] + pairs.get_column(f"{SET}_t").to_numpy()
     pairs = pairs.with_columns(pl.Series("d", dist.ravel()[flat]))
@@ -87,7 +99,8 @@ def _ild(ctx: Context, k: int | None) -> pl.DataFrame:
     (Ziegler, McNee, Konstan & Lausen 2005, with Jaccard distance). Items without categories are left out;
     undefined for fewer than two categorised items."""
     agg = _pair_sums(ctx, k, "jaccard").select(
-        QUERY, undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1))).alias(VALUE)
+        QUERY,
+        undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1))).alias(VALUE),
     )  # Σ over ordered pairs counts each pair twice: / n(n-1) is the mean over n(n-1)/2 pairs
     return _per_query(ctx, agg)
 
@@ -103,8 +116,13 @@ def _ild_hamming(ctx: Context, k: int | None) -> pl.DataFrame:
     """
     sums = _pair_sums(ctx, k, "hamming")
     listed = _top_items(ctx, k).group_by(QUERY).agg(pl.len().alias("m"))
-    agg = listed.join(sums, on=QUERY, how="left").select(QUERY, pl.when(pl.col("m") < 2).then(0.0).otherwise(
-        undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1)))).alias(VALUE))
+    agg = listed.join(sums, on=QUERY, how="left").select(
+        QUERY,
+        pl.when(pl.col("m") < 2)
+        .then(0.0)
+        .otherwise(undefined_unless(pl.col("n") >= 2, pl.col("sum") / (pl.col("n") * (pl.col("n") - 1))))
+        .alias(VALUE),
+    )
     return _per_query(ctx, agg)
 
 
@@ -141,7 +159,12 @@ def _category_coverage(ctx: Context, k: int | None) -> pl.DataFrame:
     """Category coverage: |cats(L_u@k)| / |all categories|; 0 for an empty ranking."""
     cats = categories(ctx, "category_coverage")
     total = float(cats.get_column(CATEGORY).n_unique())
-    agg = _top_items(ctx, k).join(cats, on=ITEM).group_by(QUERY).agg((pl.col(CATEGORY).n_unique() / total).alias(VALUE))
+    agg = (
+        _top_items(ctx, k)
+        .join(cats, on=ITEM)
+        .group_by(QUERY)
+        .agg((pl.col(CATEGORY).n_unique() / total).alias(VALUE))
+    )
     return _per_query(ctx, agg).with_columns(pl.col(VALUE).fill_null(0.0))
 
 
@@ -152,7 +175,9 @@ def _category_coverage_summary(ctx: Context, k: int | None, frame) -> float:
     return seen / cats.get_column(CATEGORY).n_unique()
 
 
-ZIEGLER = "Ziegler, McNee, Konstan & Lausen 2005 (Improving recommendation lists through topic diversification)"
+ZIEGLER = (
+    "Ziegler, McNee, Konstan & Lausen 2005 (Improving recommendation lists through topic diversification)"
+)
 ZHAI = "Zhai, Cohen & Lafferty 2003 (Beyond independent relevance); Elliot's SRecall"
 
 register(ExtraMeasure(

@@ -46,7 +46,9 @@ def _arrays(pred: ArrayLike, truth: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         raise UsageError("NaN among predictions or ratings; drop unpredicted pairs first")
     # beyond the ratings' range the squares overflow and RMSE would print inf
     if max(np.abs(p).max(), np.abs(t).max()) > RATING_ABS_MAX:
-        raise UsageError(f"predictions and ratings must be within [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}]")
+        raise UsageError(
+            f"predictions and ratings must be within [-{RATING_ABS_MAX:.0f}, {RATING_ABS_MAX:.0f}]"
+        )
     return p, t
 
 
@@ -84,14 +86,18 @@ def nrmse(pred: ArrayLike, truth: ArrayLike, r_min: float, r_max: float) -> floa
 def _span(r_min: float, r_max: float) -> float:
     span = float(r_max) - float(r_min)
     if not span > 0:
-        raise UsageError(f"rating range must have r_max > r_min, got [{r_min}, {r_max}]", arguments=["rating_range"])
+        raise UsageError(
+            f"rating range must have r_max > r_min, got [{r_min}, {r_max}]", arguments=["rating_range"]
+        )
     return span
 
 
 # --------------------------------------------------------------------------------------------- frames
 
 
-def _frame(data: object, needed: tuple[str, ...], what: str, value_aliases: tuple[str, ...] = ()) -> pl.DataFrame:
+def _frame(
+    data: object, needed: tuple[str, ...], what: str, value_aliases: tuple[str, ...] = ()
+) -> pl.DataFrame:
     if not isinstance(data, pl.DataFrame):
         try:
             data = pl.from_pandas(data)
@@ -154,7 +160,9 @@ def _number(value: object) -> float:
     return float(cast(float, value))
 
 
-def error_measures(predictions: object, test: object, *, rating_range: tuple[float, float] | None = None) -> pl.DataFrame:
+def error_measures(
+    predictions: object, test: object, *, rating_range: tuple[float, float] | None = None
+) -> pl.DataFrame:
     """All error measures of a prediction frame against test ratings, as ``(measure, value)`` rows.
 
     Rows, in this order: ``mae``, ``rmse``, ``nmae``, ``nrmse`` (over all predicted test pairs),
@@ -215,7 +223,9 @@ def _joined(ctx: Context) -> tuple[pl.DataFrame, dict[str, int]]:
                 f"error measures: {counts['n_extra']} predictions are for pairs not in the test ratings (ignored)"
             )
         if joined.height == 0:
-            raise SemanticError("error measures: none of the test ratings has a prediction (do the ids match?)")
+            raise SemanticError(
+                "error measures: none of the test ratings has a prediction (do the ids match?)"
+            )
         return joined, counts
 
     return ctx.cached("errors_joined", make)
@@ -241,7 +251,9 @@ def _per_user(kind: str, normalised: bool) -> Callable[[Context, tuple[float, ..
     return per_query
 
 
-def _pooled(kind: str, normalised: bool) -> Callable[[Context, tuple[float, ...], pl.DataFrame | None], float]:
+def _pooled(
+    kind: str, normalised: bool
+) -> Callable[[Context, tuple[float, ...], pl.DataFrame | None], float]:
     def summary(ctx: Context, param: tuple[float, ...], frame: pl.DataFrame | None) -> float:
         joined, _ = _joined(ctx)
         p, t = joined.get_column(PREDICTION).to_numpy(), joined.get_column(RATING).to_numpy()

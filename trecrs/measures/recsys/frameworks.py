@@ -49,9 +49,12 @@ ELLIOT = "Elliot 0.3.1 elliot/evaluation/metrics/accuracy"
 def _hits(ctx: Context, k: int | None) -> pl.DataFrame:
     """Every evaluated query's stats with ``tp`` (relevant in L_k) and ``kk`` (|L_k|), as floats."""
     c = confusion(ctx, k)
-    c = c.select(QUERY, "tp", (pl.col("tp") + pl.col("fp")).alias("kk"), *[w for w in (WEIGHT,) if w in c.columns])
+    c = c.select(
+        QUERY, "tp", (pl.col("tp") + pl.col("fp")).alias("kk"), *[w for w in (WEIGHT,) if w in c.columns]
+    )
     return ctx.stats.join(c, on=QUERY, how="left", maintain_order="left").with_columns(
-        pl.col("num_rel").cast(F), pl.col("num_ret").cast(F))
+        pl.col("num_rel").cast(F), pl.col("num_ret").cast(F)
+    )
 
 
 def _recall_cap(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -86,8 +89,11 @@ def _ap_sum(ctx: Context, k: int | None) -> pl.DataFrame:
     if k is not None:
         c = c.filter(pl.col(RANK) <= k)
     agg = c.group_by(QUERY).agg((pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).sum().alias("s"))
-    return _hits(ctx, k).join(agg, on=QUERY, how="left", maintain_order="left").with_columns(
-        pl.col("s").fill_null(0.0))
+    return (
+        _hits(ctx, k)
+        .join(agg, on=QUERY, how="left", maintain_order="left")
+        .with_columns(pl.col("s").fill_null(0.0))
+    )
 
 
 def _map_cap(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -120,8 +126,10 @@ def _cutoff_sums(ctx: Context, k: int | None) -> pl.DataFrame:
     c = cumulative(ctx).select(QUERY, RANK, "cum_rel")
     if k is not None:
         c = c.filter(pl.col(RANK) <= k)
-    agg = c.group_by(QUERY).agg((pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).sum().alias("p"),
-                                pl.col("cum_rel").cast(F).sum().alias("c"))
+    agg = c.group_by(QUERY).agg(
+        (pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).sum().alias("p"),
+        pl.col("cum_rel").cast(F).sum().alias("c"),
+    )
     st = _hits(ctx, k).join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
     n = st.get_column("kk").to_numpy().astype(np.int64)
     cut = n if k is None else np.full(n.shape, k, dtype=np.int64)
@@ -130,9 +138,11 @@ def _cutoff_sums(ctx: Context, k: int | None) -> pl.DataFrame:
     tp = st.get_column("tp").to_numpy()
     tail_p = tp * (harmonic[cut] - harmonic[np.minimum(n, cut)])
     tail_c = tp * (cut - np.minimum(n, cut))
-    return st.with_columns(pl.Series("n", cut.astype(np.float64)),
-                           (pl.col("p") + pl.lit(pl.Series(tail_p))).alias("sum_p"),
-                           (pl.col("c") + pl.lit(pl.Series(tail_c))).alias("sum_c"))
+    return st.with_columns(
+        pl.Series("n", cut.astype(np.float64)),
+        (pl.col("p") + pl.lit(pl.Series(tail_p))).alias("sum_p"),
+        (pl.col("c") + pl.lit(pl.Series(tail_c))).alias("sum_c"),
+    )
 
 
 def _mean_p_cut(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -189,7 +199,9 @@ def _rbp_cut(ctx: Context, param) -> pl.DataFrame:
 def _rbp_cut_validate(param) -> None:
     k, p = param
     if k < 0 or k != int(k):
-        raise UsageError(f"measure rbp_cut: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
+        raise UsageError(
+            f"measure rbp_cut: the cutoff must be a positive integer (0 = whole ranking), got {k:g}"
+        )
     if not 0 < p < 1:
         raise UsageError(f"measure rbp_cut: the patience p must be between 0 and 1, got {p:g}")
 
@@ -240,7 +252,9 @@ def _auc_weighted(ctx: Context, frame: pl.DataFrame) -> float:
     without a positive or a negative removed); per query the ROC AUC ``auc``, RecBole's AUC_u over the
     user's candidates (here L_u and the unretrieved relevant documents below it) when no scores tie.
     """
-    j = frame.join(ctx.stats.select(QUERY, "num_rel"), on=QUERY, how="left").filter(pl.col(VALUE).is_not_null())
+    j = frame.join(ctx.stats.select(QUERY, "num_rel"), on=QUERY, how="left").filter(
+        pl.col(VALUE).is_not_null()
+    )
     w = j.get_column("num_rel").cast(F).to_numpy()
     return float(np.sum(w * j.get_column(VALUE).to_numpy()) / np.sum(w)) if w.size else math.nan
 
@@ -264,7 +278,12 @@ def _gini_pad(ctx: Context, k: int | None, frame) -> float:
     its ``[PAD]`` item): ``gini.k`` over that catalogue plus one item.
     """
     counts = _item_counts(ctx, k)
-    x = pl.DataFrame({ITEM: ctx.dataset_items}).join(counts, on=ITEM, how="left").get_column("n").fill_null(0.0)
+    x = (
+        pl.DataFrame({ITEM: ctx.dataset_items})
+        .join(counts, on=ITEM, how="left")
+        .get_column("n")
+        .fill_null(0.0)
+    )
     return gini_index(np.append(x.to_numpy(), 0.0))
 
 
@@ -321,7 +340,9 @@ def _tail_items(ctx: Context, ratio: float) -> pl.Series:
     file's order).
     """
     train = ctx.require("train", "least_rated_share").get_column(ITEM)
-    pop = train.to_frame().group_by(ITEM, maintain_order=True).agg(pl.len().alias("count"))  # first appearance
+    pop = (
+        train.to_frame().group_by(ITEM, maintain_order=True).agg(pl.len().alias("count"))
+    )  # first appearance
     if ratio > 1:
         return pop.filter(pl.col("count") <= ratio).get_column(ITEM)
     pop = pop.sort("count", maintain_order=True)
@@ -339,8 +360,11 @@ def _least_rated_share(ctx: Context, param) -> pl.DataFrame:
     k, ratio = param
     kk = None if k == 0 else int(k)
     tail = _tail_items(ctx, ratio)
-    agg = ctx.top(kk).group_by(QUERY).agg(pl.col(DOC).is_in(tail.implode()).sum().cast(F).alias("t"),
-                                          pl.len().cast(F).alias("n"))
+    agg = (
+        ctx.top(kk)
+        .group_by(QUERY)
+        .agg(pl.col(DOC).is_in(tail.implode()).sum().cast(F).alias("t"), pl.len().cast(F).alias("n"))
+    )
     st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
     den = pl.col("n") if kk is None else pl.lit(float(kk))
     return st.select(QUERY, safe_div(pl.col("t"), den).alias(VALUE))
@@ -349,7 +373,9 @@ def _least_rated_share(ctx: Context, param) -> pl.DataFrame:
 def _least_rated_share_validate(param) -> None:
     k, ratio = param
     if k < 0 or k != int(k):
-        raise UsageError(f"measure least_rated_share: the cutoff must be a positive integer (0 = whole ranking), got {k:g}")
+        raise UsageError(
+            f"measure least_rated_share: the cutoff must be a positive integer (0 = whole ranking), got {k:g}"
+        )
     if ratio <= 0:
         raise UsageError(f"measure least_rated_share: the tail ratio must be positive, got {ratio:g}")
 
@@ -410,7 +436,8 @@ def _positive_scores(ctx: Context, k: int | None) -> pl.DataFrame:
     train = ctx.require("train", "Elliot's AUC").group_by(USER).agg(pl.col(ITEM).n_unique().alias("train_u"))
     users = ctx.query_users.join(train, on=USER, how="left").select(QUERY, pl.col("train_u").fill_null(0))
     st = ctx.stats.join(users, on=QUERY, how="left").with_columns(
-        (ctx.catalogue.len() - pl.col("train_u") - pl.col("num_rel") + 1).cast(F).alias("n1"))
+        (ctx.catalogue.len() - pl.col("train_u") - pl.col("num_rel") + 1).cast(F).alias("n1")
+    )
     c = cumulative(ctx).filter(pl.col(RELEVANT))
     if k is not None:
         c = c.filter(pl.col(RANK) <= k)
@@ -421,7 +448,9 @@ def _positive_scores(ctx: Context, k: int | None) -> pl.DataFrame:
 def _auc_n1(ctx: Context, k: int | None, denominator) -> pl.DataFrame:
     """Σ_{relevant j <= k} s_j / ``denominator`` per query; undefined when R is empty."""
     agg = _positive_scores(ctx, k).group_by(QUERY).agg(pl.col("s").sum())
-    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left").with_columns(pl.col("s").fill_null(0.0))
+    st = ctx.stats.join(agg, on=QUERY, how="left", maintain_order="left").with_columns(
+        pl.col("s").fill_null(0.0)
+    )
     value = pl.col("s") / denominator(pl.col("num_rel").cast(F))
     return st.select(QUERY, undefined_unless(pl.col("num_rel") > 0, value).alias(VALUE))
 

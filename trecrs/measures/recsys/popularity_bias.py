@@ -126,7 +126,9 @@ def _pop_reo(ctx: Context, k: int | None, frame) -> float:
     """PopREO: p_g = Σ_u |L_u@k ∩ g ∩ Rel_u| / Σ_u |g ∩ Rel_u| for g in {head, tail}; std(p)/mean(p)
     (Zhu, Wang & Caverlee 2020, ranking-based equal opportunity; as Elliot's PopREO)."""
     rec = _recommended(ctx, k).filter(pl.col(RELEVANT))
-    rel = ctx.qrels.filter(pl.col("rel") >= ctx.level).with_columns(pl.col(DOC).is_in(head_items(ctx).implode()).alias(HEAD))
+    rel = ctx.qrels.filter(pl.col("rel") >= ctx.level).with_columns(
+        pl.col(DOC).is_in(head_items(ctx).implode()).alias(HEAD)
+    )
     den = (int(rel.get_column(HEAD).sum()), int((~rel.get_column(HEAD)).sum()))
     if min(den) == 0:
         return math.nan
@@ -180,7 +182,9 @@ def _novelty_form(kind: str, aware: bool):
         disc = pl.lit(DISCOUNT, dtype=F).pow(pl.col(RANK) - 1) if aware else one
         rel = pl.col(RELEVANT).cast(F) if aware else one
         agg = rec.group_by(QUERY).agg((disc * rel * nov).sum().alias("num"), disc.sum().alias("den"))
-        agg = agg.select(QUERY, undefined_unless(pl.col("den") > 0, pl.col("num") / pl.col("den")).alias(VALUE))
+        agg = agg.select(
+            QUERY, undefined_unless(pl.col("den") > 0, pl.col("num") / pl.col("den")).alias(VALUE)
+        )
         return _per_query(ctx, agg)
 
     return per_query
@@ -209,9 +213,19 @@ register(ExtraMeasure(
     aggregate="global: std/mean of the two pooled shares", ties=FREE_WHOLE))  # fmt: skip
 for _name, _kind, _aware, _doc in (
     ("epc", "epc", False, "expected popularity complement: mean of 1 - n_i/|U| over the top k"),
-    ("epc_rel", "epc", True, "EPC with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(1 - n_i/|U|) / Σ disc"),
+    (
+        "epc_rel",
+        "epc",
+        True,
+        "EPC with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(1 - n_i/|U|) / Σ disc",
+    ),
     ("efd", "efd", False, "expected free discovery: mean of -log2(n_i/|U|) over the top k"),
-    ("efd_rel", "efd", True, "EFD with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(-log2 n_i/|U|) / Σ disc"),
+    (
+        "efd_rel",
+        "efd",
+        True,
+        "EFD with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(-log2 n_i/|U|) / Σ disc",
+    ),
 ):
     register(ExtraMeasure(
         _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
@@ -225,7 +239,19 @@ register(ExtraMeasure(
 # RecBole's names for two of them, one implementation each: TailPercentage is APLT (here with the short-head
 # rule's tail; RecBole's own least-rated tail is least_rated_share), AveragePopularity is ARP
 RECBOLE = "RecBole 1.2.1 recbole/evaluator/metrics.py"
-register(replace(REGISTRY["aplt"], name="tail_percentage", source=f"{RECBOLE} TailPercentage; {ABDOLLAHPOURI}",
-                 doc="RecBole's TailPercentage under the short-head rule's tail: |L_u@k ∩ tail| / |L_u@k| (= aplt.k)"))
-register(replace(REGISTRY["arp"], name="average_popularity", source=f"{RECBOLE} AveragePopularity; {ABDOLLAHPOURI}",
-                 doc="RecBole's AveragePopularity: mean training ratings count of the top k (= arp.k)"))
+register(
+    replace(
+        REGISTRY["aplt"],
+        name="tail_percentage",
+        source=f"{RECBOLE} TailPercentage; {ABDOLLAHPOURI}",
+        doc="RecBole's TailPercentage under the short-head rule's tail: |L_u@k ∩ tail| / |L_u@k| (= aplt.k)",
+    )
+)
+register(
+    replace(
+        REGISTRY["arp"],
+        name="average_popularity",
+        source=f"{RECBOLE} AveragePopularity; {ABDOLLAHPOURI}",
+        doc="RecBole's AveragePopularity: mean training ratings count of the top k (= arp.k)",
+    )
+)

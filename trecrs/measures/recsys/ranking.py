@@ -230,7 +230,9 @@ def _judgment_rate(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, rate.cast(F).alias(VALUE))
 
 
-def _dcg_parts(ctx: Context, k: int | None, gain: pl.Expr, discount, tie_gain: str = TIE_GAIN) -> pl.DataFrame:
+def _dcg_parts(
+    ctx: Context, k: int | None, gain: pl.Expr, discount, tie_gain: str = TIE_GAIN
+) -> pl.DataFrame:
     """nDCG of the top k with ``gain`` of the relevant documents and ``discount(rank)``; under ``--ties
     expected`` each position holds its tie group's mean gain (``tie_gain``, the group's sum of ``gain``)."""
     graded = pl.when(pl.col(RELEVANT)).then(gain).otherwise(0.0)

@@ -89,7 +89,9 @@ class ExtraMeasure:
     params: str = NO_PARAMS
     param_names: tuple[str, ...] = ()
     defaults: tuple[float, ...] = ()
-    needs: tuple[str, ...] = ()  # "train", "test", "predictions", "item_features", "catalogue" (train or items)
+    needs: tuple[
+        str, ...
+    ] = ()  # "train", "test", "predictions", "item_features", "catalogue" (train or items)
     print_per_query: bool = True  # False: per-query values feed the summary only (gmap, ...)
     undefined_when: str = ""  # when a per-query value is undefined (null), in words
     aliases: tuple[str, ...] = ()
@@ -97,8 +99,12 @@ class ExtraMeasure:
     validate: Callable | None = None  # validate(param) raises UsageError
     better: str = HIGHER  # which way the measure improves (trecrs.measures.direction.better)
     ties: str = ""  # how tied scores touch it (.ties: FREE, FREE_WHOLE, MONOTONE; "" no tie-aware form)
-    expected: Callable | None = None  # expected(ctx, param) -> (query, value) under --ties expected (MONOTONE)
-    ties_depth: bool = True  # False: it counts the non-relevant documents -M leaves, which the order of a tie group
+    expected: Callable | None = (
+        None  # expected(ctx, param) -> (query, value) under --ties expected (MONOTONE)
+    )
+    ties_depth: bool = (
+        True  # False: it counts the non-relevant documents -M leaves, which the order of a tie group
+    )
     # the -M cut straddles decides: its tie-aware forms are refused with -M
 
 
@@ -256,7 +262,9 @@ def listing() -> list[str]:
     for m in ordered():
         syntax = {
             NO_PARAMS: m.name,
-            CUTOFFS: f"{m.name}.k[,...]" if m.family == "custom" else f"{m.name}[.k,...]",  # custom: k required
+            CUTOFFS: f"{m.name}.k[,...]"
+            if m.family == "custom"
+            else f"{m.name}[.k,...]",  # custom: k required
             VALUES: f"{m.name}[.{','.join(m.param_names)}]",
         }
         extra = []
@@ -342,7 +350,9 @@ class Context:
     def require(self, what: Literal["catalogue"], measure: str) -> pl.Series: ...
 
     @overload
-    def require(self, what: Literal["train", "test", "predictions", "item_features"], measure: str) -> pl.DataFrame: ...
+    def require(
+        self, what: Literal["train", "test", "predictions", "item_features"], measure: str
+    ) -> pl.DataFrame: ...
 
     @overload
     def require(self, what: str, measure: str) -> pl.DataFrame | pl.Series: ...
@@ -353,7 +363,9 @@ class Context:
         absent."""
         if what == "catalogue":
             if self.items is None and self.train is None:
-                raise UsageError(f"measure {measure} needs {_NOUNS[what]} (items=) or the training ratings (train=)")
+                raise UsageError(
+                    f"measure {measure} needs {_NOUNS[what]} (items=) or the training ratings (train=)"
+                )
             return self.catalogue
         data: pl.DataFrame | None = getattr(self, what)
         if data is None:
@@ -385,8 +397,11 @@ class Context:
             outside = ids.unique().sort()
             outside = outside.filter(~outside.is_in(self.items.implode()))
             if outside.len():
-                raise UsageError(f"the item catalogue (items=) lacks {outside.len()} item(s) of {what} (first: "
-                                 f"{outside[0]!r})", arguments=["items"])
+                raise UsageError(
+                    f"the item catalogue (items=) lacks {outside.len()} item(s) of {what} (first: "
+                    f"{outside[0]!r})",
+                    arguments=["items"],
+                )
         return self.items.alias(ITEM).unique().sort()
 
     @cached_property

@@ -98,7 +98,9 @@ def sampling_matrix(n: int, m: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=8192)  # the same split gives every system the same (n, m): computed once per report
-def corrected_values(n: int, m: int, targets: tuple[tuple[str, int], ...], lam: float) -> dict[tuple[str, int], np.ndarray]:
+def corrected_values(
+    n: int, m: int, targets: tuple[tuple[str, int], ...], lam: float
+) -> dict[tuple[str, int], np.ndarray]:
     """The corrected metric x[r-1] of Krichene & Rendle for each sampled rank r = 1..m+1, per (metric, k).
 
     Minimises over x, R uniform on 1..n: sum_R (E[x_r | R] - M(R))^2 + lam * sum_R Var[x_r | R]. With
@@ -161,17 +163,24 @@ ESTIMATORS: dict[str, Estimator] = {
     e.name: e
     for e in (
         Estimator("exact", "M(R): the all-items rank", "Bellogín et al. 2011 (all-items)", _of_column("R")),
-        Estimator("exact-pool", "M(R_pool): the rank among the sampled population", KRICHENE, _of_column("R_pool")),
-        Estimator("sampled", "M(r): the metric of the sampled ranking", "Cremonesi et al. 2010", _of_column("r")),
-        Estimator("rescaled", "M(1 + (r-1)(n-1)/m): the rank rescaled to the population", "derived", _rescaled),
+        Estimator(
+            "exact-pool", "M(R_pool): the rank among the sampled population", KRICHENE, _of_column("R_pool")
+        ),
+        Estimator(
+            "sampled", "M(r): the metric of the sampled ranking", "Cremonesi et al. 2010", _of_column("r")
+        ),
+        Estimator(
+            "rescaled", "M(1 + (r-1)(n-1)/m): the rank rescaled to the population", "derived", _rescaled
+        ),
         Estimator("minimal-bias", "x_r minimising sum_R bias^2 (lam = 0)", KRICHENE, _corrected(0.0)),
         Estimator("bias-variance", "x_r minimising sum_R bias^2 + lam var", KRICHENE, _corrected(None)),
     )
 }
 
 
-def estimate_all(cases: pl.DataFrame, targets: list[tuple[str, int]], lam: float = 0.1,
-                 estimators=None) -> dict[tuple[str, str, int], np.ndarray]:
+def estimate_all(
+    cases: pl.DataFrame, targets: list[tuple[str, int]], lam: float = 0.1, estimators=None
+) -> dict[tuple[str, str, int], np.ndarray]:
     """Per-case values ``{(estimator, metric, k): array}`` of every estimator (:data:`ESTIMATORS`, or the
     names given) for every (metric, k) in ``targets``; the mean over cases estimates the exact metric."""
     names = list(ESTIMATORS) if estimators is None else list(estimators)
@@ -199,16 +208,33 @@ def estimate(cases: pl.DataFrame, estimator: str, metric: str, k: int, lam: floa
 # --------------------------------------------------------------------------------------------- ranks
 
 
-def opr_candidates(train, test, items=None, *, n: int = 100, relevant_threshold: float = 5.0,
-                   seed: int | None = None, paths: dict | None = None) -> CandidateSet:
+def opr_candidates(
+    train,
+    test,
+    items=None,
+    *,
+    n: int = 100,
+    relevant_threshold: float = 5.0,
+    seed: int | None = None,
+    paths: dict | None = None,
+) -> CandidateSet:
     """The One-Plus-Random candidates ``trecrs candidates --methodology one-plus-random`` draws (pool all)."""
-    return candidate_set("one-plus-random", train, test, items, n=n, relevant_threshold=relevant_threshold,
-                         seed=seed, paths=paths)
+    return candidate_set(
+        "one-plus-random",
+        train,
+        test,
+        items,
+        n=n,
+        relevant_threshold=relevant_threshold,
+        seed=seed,
+        paths=paths,
+    )
 
 
 def _rank_of(run: pl.DataFrame, keys: pl.DataFrame, name: str) -> pl.DataFrame:
-    return keys.join(run.select(QUERY, DOC, pl.col(RANK).alias(name)), on=[QUERY, DOC], how="left",
-                     maintain_order="left")
+    return keys.join(
+        run.select(QUERY, DOC, pl.col(RANK).alias(name)), on=[QUERY, DOC], how="left", maintain_order="left"
+    )
 
 
 def case_ranks(cands: CandidateSet, scores, *, missing: str = "fail", scores_path=None) -> pl.DataFrame:
@@ -217,35 +243,77 @@ def case_ranks(cands: CandidateSet, scores, *, missing: str = "fail", scores_pat
     ``cands``: :func:`opr_candidates`; ``scores``: anything :func:`trecrs.protocol.runs.build_run` reads.
     """
     if missing not in RANK_MISSING:
-        raise UsageError(f"missing must be one of {', '.join(RANK_MISSING)} to compare ranks, got {missing!r}")
+        raise UsageError(
+            f"missing must be one of {', '.join(RANK_MISSING)} to compare ranks, got {missing!r}"
+        )
     split, cases = cands.split, cands.cases
     if cases is None:
-        raise UsageError("case_ranks needs One-Plus-Random candidates (opr_candidates), one case per test rating")
-    keys = pl.DataFrame({QUERY: cands.query_names(cases.get_column(_Q)),
-                         USER: split.users.gather(cases.get_column(_U)),
-                         DOC: split.items.gather(cases.get_column(_I))})
+        raise UsageError(
+            "case_ranks needs One-Plus-Random candidates (opr_candidates), one case per test rating"
+        )
+    keys = pl.DataFrame(
+        {
+            QUERY: cands.query_names(cases.get_column(_Q)),
+            USER: split.users.gather(cases.get_column(_U)),
+            DOC: split.items.gather(cases.get_column(_I)),
+        }
+    )
     sampled = build_run(cands, scores, missing=missing, scores_path=scores_path).run
     out = _rank_of(sampled, keys, "r").join(
-        sampled.group_by(QUERY).agg((pl.len() - 1).cast(pl.Int64).alias("m")), on=QUERY, how="left",
-        maintain_order="left")
+        sampled.group_by(QUERY).agg((pl.len() - 1).cast(pl.Int64).alias("m")),
+        on=QUERY,
+        how="left",
+        maintain_order="left",
+    )
     all_items = candidate_set("all-items", split)  # the same coded split: no second validation
     full = build_run(all_items, scores, missing=missing, scores_path=scores_path).run
     out = _rank_of(full, out.with_columns(pl.col(QUERY).alias("_name"), pl.col(USER).alias(QUERY)), "R")
-    test = pl.DataFrame({QUERY: split.users.gather(split.test.get_column(_U)),
-                         DOC: split.items.gather(split.test.get_column(_I))})
+    test = pl.DataFrame(
+        {
+            QUERY: split.users.gather(split.test.get_column(_U)),
+            DOC: split.items.gather(split.test.get_column(_I)),
+        }
+    )
     test_ranks = test.join(full.select(QUERY, DOC, pl.col(RANK).alias("_t")), on=[QUERY, DOC])
-    sizes = full.group_by(QUERY).agg(pl.len().alias("_len")).join(
-        test_ranks.group_by(QUERY).agg(pl.len().alias("_te")), on=QUERY)
-    above = (out.select("_name", QUERY, "R").join(test_ranks.select(QUERY, "_t"), on=QUERY)
-             .filter(pl.col("_t") < pl.col("R")).group_by("_name").agg(pl.len().alias("_above")))
+    sizes = (
+        full.group_by(QUERY)
+        .agg(pl.len().alias("_len"))
+        .join(test_ranks.group_by(QUERY).agg(pl.len().alias("_te")), on=QUERY)
+    )
+    above = (
+        out.select("_name", QUERY, "R")
+        .join(test_ranks.select(QUERY, "_t"), on=QUERY)
+        .filter(pl.col("_t") < pl.col("R"))
+        .group_by("_name")
+        .agg(pl.len().alias("_above"))
+    )
     out = out.join(sizes, on=QUERY, how="left", maintain_order="left").join(
-        above, on="_name", how="left", maintain_order="left")
+        above, on="_name", how="left", maintain_order="left"
+    )
     return out.select(
-        pl.col("_name").alias(QUERY), USER, pl.col(DOC).alias(ITEM), "r", "m",
-        (pl.col("_len") - pl.col("_te") + 1).cast(pl.Int64).alias("n"), "R",
+        pl.col("_name").alias(QUERY),
+        USER,
+        pl.col(DOC).alias(ITEM),
+        "r",
+        "m",
+        (pl.col("_len") - pl.col("_te") + 1).cast(pl.Int64).alias("n"),
+        "R",
         (pl.col("R") - pl.col("_above").fill_null(0)).cast(pl.Int64).alias("R_pool"),
     ).rename({ITEM: "target"})
 
 
-__all__ = ["ESTIMATORS", "KRICHENE", "RANK_METRICS", "RANK_MISSING", "Estimator", "case_ranks",
-           "corrected_values", "estimate", "estimate_all", "hit", "ndcg", "opr_candidates", "sampling_matrix"]
+__all__ = [
+    "ESTIMATORS",
+    "KRICHENE",
+    "RANK_METRICS",
+    "RANK_MISSING",
+    "Estimator",
+    "case_ranks",
+    "corrected_values",
+    "estimate",
+    "estimate_all",
+    "hit",
+    "ndcg",
+    "opr_candidates",
+    "sampling_matrix",
+]

@@ -50,8 +50,10 @@ def check(outputs, mode: str, depth: int | None = None) -> None:
     """A :class:`UsageError` naming the first output without a form for ``mode``."""
     for out in outputs:
         if not supports(out.measure, out.param, mode, depth):
-            raise UsageError(f"measure {out.name} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
-                             arguments=["ties"])
+            raise UsageError(
+                f"measure {out.name} has no tie-aware form for --ties {mode} (docs/measures.md, Score ties)",
+                arguments=["ties"],
+            )
 
 
 def ranked(run: pl.DataFrame, qrels: pl.DataFrame, *, level: int, judged_only: bool, mode: str,
@@ -68,12 +70,18 @@ def ranked(run: pl.DataFrame, qrels: pl.DataFrame, *, level: int, judged_only: b
         if mode == "expected":
             joined = _group_counts(joined, relevant)
         else:  # each group by relevance value, as the engine orders it (absent from the qrels -1, negative -2)
-            value = pl.when(pl.col(REL).is_null()).then(-1).when(pl.col(REL) < 0).then(-2).otherwise(pl.col(REL))
-            joined = joined.with_columns(value.alias("__v")).sort(
-                ["__g", "__v"], descending=[False, mode == "best"], maintain_order=True).drop("__v")
+            value = (
+                pl.when(pl.col(REL).is_null()).then(-1).when(pl.col(REL) < 0).then(-2).otherwise(pl.col(REL))
+            )
+            joined = (
+                joined.with_columns(value.alias("__v"))
+                .sort(["__g", "__v"], descending=[False, mode == "best"], maintain_order=True)
+                .drop("__v")
+            )
         joined = joined.drop("__g")
-    out = joined.with_columns((pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK),
-                              relevant.alias("relevant"))
+    out = joined.with_columns(
+        (pl.int_range(pl.len()).over(QUERY) + 1).cast(pl.Int64).alias(RANK), relevant.alias("relevant")
+    )
     if depth is not None:
         out = out.filter(pl.col(RANK) <= depth)
     return out.drop(SCORE)
@@ -97,15 +105,18 @@ def _group_counts(joined: pl.DataFrame, relevant: pl.Expr) -> pl.DataFrame:
         pl.when(relevant).then(pl.col(REL).cast(F)).otherwise(0.0).alias("__gain"),
         pl.when(relevant).then(pl.lit(2.0).pow(pl.col(REL).cast(F)) - 1).otherwise(0.0).alias("__gexp"),
     )
-    return out.with_columns(
-        pl.len().over("__g").cast(pl.Int64).alias(TIE_T),
-        pl.col("__pos").min().over("__g").alias(TIE_A),
-        pl.col("__above").min().over("__g").alias(TIE_C),
-        pl.col("__rel").sum().over("__g").alias(TIE_R),
-        pl.col("__gain").sum().over("__g").alias(TIE_GAIN),
-        pl.col("__gexp").sum().over("__g").alias(TIE_GAIN_EXP),
-    ).with_columns((pl.col("__pos") - pl.col(TIE_A) + 1).alias(TIE_J)).drop(
-        "__pos", "__above", "__rel", "__gain", "__gexp")
+    return (
+        out.with_columns(
+            pl.len().over("__g").cast(pl.Int64).alias(TIE_T),
+            pl.col("__pos").min().over("__g").alias(TIE_A),
+            pl.col("__above").min().over("__g").alias(TIE_C),
+            pl.col("__rel").sum().over("__g").alias(TIE_R),
+            pl.col("__gain").sum().over("__g").alias(TIE_GAIN),
+            pl.col("__gexp").sum().over("__g").alias(TIE_GAIN_EXP),
+        )
+        .with_columns((pl.col("__pos") - pl.col(TIE_A) + 1).alias(TIE_J))
+        .drop("__pos", "__above", "__rel", "__gain", "__gexp")
+    )
 
 
 # --------------------------------------------------------------------------------------------- closed forms
@@ -116,7 +127,9 @@ def tp_law(ctx, k: int | None) -> pl.DataFrame:
     ``k`` (the whole list without one) and its probability over the orders of the tie group the cutoff cuts."""
     r = ctx.ranked
     n = ctx.stats.select(QUERY, pl.col("num_ret").alias("__n"))
-    at = n.with_columns((pl.col("__n") if k is None else pl.min_horizontal(pl.col("__n"), pl.lit(k))).alias("__k"))
+    at = n.with_columns(
+        (pl.col("__n") if k is None else pl.min_horizontal(pl.col("__n"), pl.lit(k))).alias("__k")
+    )
     row = at.join(r.select(QUERY, RANK, TIE_T, TIE_A, TIE_C, TIE_R), left_on=[QUERY, "__k"],
                   right_on=[QUERY, RANK], how="left", maintain_order="left")  # fmt: skip
     t = row.get_column(TIE_T).fill_null(1).to_numpy()
@@ -157,8 +170,12 @@ def ap_sums(ctx, k: int | None) -> pl.DataFrame:
     """``query, s``: the expected sum of precision at each relevant document within the top ``k``."""
     rows = ctx.top(k).filter(pl.col(TIE_R) > 0)
     terms = ap_terms(*(rows.get_column(c).to_numpy() for c in (TIE_A, TIE_C, TIE_T, TIE_R, TIE_J)))
-    got = rows.select(QUERY).with_columns(pl.Series("s", terms)).group_by(QUERY, maintain_order=True).agg(
-        pl.col("s").sum())
+    got = (
+        rows.select(QUERY)
+        .with_columns(pl.Series("s", terms))
+        .group_by(QUERY, maintain_order=True)
+        .agg(pl.col("s").sum())
+    )
     return ctx.stats.select(QUERY).join(got, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
 
 

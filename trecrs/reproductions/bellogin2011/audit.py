@@ -56,7 +56,17 @@ def audit_section(out: Path) -> list[str]:
         body = [[r["severity"], r["split"], r["runs"], f"`{r['id']}`", r["run"], r["measure"],
                  f"{r['folds']} of {len(SPLITS[r['split']])}", f"{r['count']} of {r['of']}", r["example"]]
                 for r in table.iter_rows(named=True)]  # fmt: skip
-        header = ["severity", "split", "runs", "finding", "run", "measure", "folds", "count (all folds)", "example"]
+        header = [
+            "severity",
+            "split",
+            "runs",
+            "finding",
+            "run",
+            "measure",
+            "folds",
+            "count (all folds)",
+            "example",
+        ]
         lines += [md_table(header, body, "llllllrrl"), ""]
     else:
         lines += ["No finding in any fold.", ""]
@@ -68,5 +78,8 @@ def audit_section(out: Path) -> list[str]:
                   "0.8, the runs' own spread): ", ""]  # fmt: skip
         body = [[r["split"], r["runs"], r["measure"], f"{r['users']:.0f}", f"{fmt(r['low'], 4)} to {fmt(r['high'], 4)}"]
                 for r in power.iter_rows(named=True)]  # fmt: skip
-        lines += [md_table(["split", "runs", "measure", "users (mean)", "detectable difference"], body, "lllrr"), ""]
+        lines += [
+            md_table(["split", "runs", "measure", "users (mean)", "detectable difference"], body, "lllrr"),
+            "",
+        ]
     return lines

@@ -20,7 +20,9 @@ from .text import markdown
 PathLike = str | os.PathLike
 
 
-def build_report(out_dir: PathLike, *, reference: PathLike | None = None, run: PipelineRun | None = None) -> ReportResult:
+def build_report(
+    out_dir: PathLike, *, reference: PathLike | None = None, run: PipelineRun | None = None
+) -> ReportResult:
     """Write ``results.tsv``, ``report.md`` and ``bellogin2011_fig2.png`` into ``out_dir``.
 
     ``reference``: the published values (:func:`~.reference.read_reference`; default: the packaged
@@ -41,9 +43,10 @@ def build_report(out_dir: PathLike, *, reference: PathLike | None = None, run: P
     fig_path = out / FIGURE_NAME
     plot(res, ref, fig_path)
     report_path = out / REPORT_NAME
-    write_text_atomic(report_path, markdown(
-        out, res, coverage, ref, findings, run.runtime, run.jobs, run.data, not_compared
-    ))
+    write_text_atomic(
+        report_path,
+        markdown(out, res, coverage, ref, findings, run.runtime, run.jobs, run.data, not_compared),
+    )
     write_manifests(
         {results_path: "results", fig_path: "figure", report_path: "report"},
         parameters={

@@ -148,11 +148,7 @@ def opr_low_precision_same_ndcg(v: SplitMeans) -> Finding:
 def same_ordering(v: SplitMeans) -> Finding:
     """The recommenders rank in the same order under every non-TR methodology and metric."""
     recs = v.recs
-    orders = {
-        (meth, m): _order(v, recs, meth, m)
-        for meth in OTHERS
-        for m in PAPER_METRICS
-    }
+    orders = {(meth, m): _order(v, recs, meth, m) for meth in OTHERS for m in PAPER_METRICS}
     distinct = sorted(set(orders.values()))
     return Finding(
         "the ordering of the recommenders is the same under TeI, TrI, AI and OPR",

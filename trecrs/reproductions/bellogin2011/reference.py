@@ -30,10 +30,15 @@ def read_reference(path: PathLike) -> pl.DataFrame:
         raise FileAccessError(path, None, "no such file")
     try:
         df = pl.read_csv(
-            read_bytes(path), separator="\t", comment_prefix="#", schema_overrides={r: pl.Float64 for r in RECOMMENDERS}
+            read_bytes(path),
+            separator="\t",
+            comment_prefix="#",
+            schema_overrides={r: pl.Float64 for r in RECOMMENDERS},
         )
     except pl.exceptions.PolarsError as exc:
-        raise InputError(path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(
+            path, None, f"not a tab-separated table: {str(exc).strip().splitlines()[0]}"
+        ) from None
     missing = [c for c in ("split", "metric", "methodology", *RECOMMENDERS) if c not in df.columns]
     if missing:
         raise InputError(path, 1, f"missing column(s) {missing}")
@@ -62,8 +67,10 @@ def reference_to_compare(reference: PathLike | None, data: PathLike | None) -> t
     """
     if data is None:
         if reference is None:
-            return None, ("no data folder was named (`--data`), so the data cannot be checked to be "
-                          "MovieLens 100K, on which the published values were measured")
+            return None, (
+                "no data folder was named (`--data`), so the data cannot be checked to be "
+                "MovieLens 100K, on which the published values were measured"
+            )
         return Path(reference), None
     try:
         checks = verify(data, "ml-100k")
@@ -75,5 +82,7 @@ def reference_to_compare(reference: PathLike | None, data: PathLike | None) -> t
         wrong = [f"{c.file} {c.check}" for c in checks if c.status == "MISMATCH"]
         more = f" and {len(wrong) - 2} more" if len(wrong) > 2 else ""
         why = ("mismatch in " + ", ".join(wrong[:2]) + more) if wrong else "no u.data"
-    return None, (f"the data `{data}` is not MovieLens 100K (`trecrs datasets verify`: {why}), on which the "
-                  "published values were measured")
+    return None, (
+        f"the data `{data}` is not MovieLens 100K (`trecrs datasets verify`: {why}), on which the "
+        "published values were measured"
+    )

@@ -23,7 +23,11 @@ def study_section(out: Path) -> list[str]:
     for m in METHODOLOGIES:
         path = out / "study" / f"{m}.json"
         if path.is_file():
-            lines += [f"### {m}", "", format_markdown(from_dict(json.loads(path.read_text(encoding="utf-8"))))]
+            lines += [
+                f"### {m}",
+                "",
+                format_markdown(from_dict(json.loads(path.read_text(encoding="utf-8")))),
+            ]
     if not lines:
         return []
     return ["## Five-fold table (`trecrs study`, docs/study.md)", "",

@@ -18,7 +18,9 @@ from .text import markdown
 PathLike = str | os.PathLike
 
 
-def build_report(out_dir: PathLike, *, reference: PathLike | None = None, run: PipelineRun | None = None) -> ReportResult:
+def build_report(
+    out_dir: PathLike, *, reference: PathLike | None = None, run: PipelineRun | None = None
+) -> ReportResult:
     """Write ``results.tsv``, ``report.md`` and ``cremonesi2010.png`` into ``out_dir``.
 
     ``run``: how the pipeline ran (runtime and data for the report, the command for the manifests; its
