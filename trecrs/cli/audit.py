@@ -7,9 +7,9 @@ import sys
 from .candidates import add_ratings_options, read_split_ratings
 from .common import (
     OUTPUT_HELP,
+    add_level_option,
     add_measures_from_option,
     argv,
-    c_long,
     command,
     finite_float,
     measure_file_inputs,
@@ -54,15 +54,7 @@ def register(sub) -> None:
         "ndcg_cut.10); the deepest cutoff is ties-at-cutoff's k (default 10); repeatable",
     )
     add_measures_from_option(p)
-    p.add_argument(
-        "-l",
-        "--level_for_rel",
-        dest="level",
-        type=c_long,
-        default=1,
-        metavar="N",
-        help="minimum relevance value that counts as relevant (default 1)",
-    )
+    add_level_option(p)
     p.add_argument(
         "--threshold",
         type=finite_float,

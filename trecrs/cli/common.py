@@ -316,12 +316,8 @@ def ties_parameters(args: argparse.Namespace) -> dict:
     return {} if args.ties == DEFAULT else {"ties": args.ties}
 
 
-def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -> None:
-    """trec_eval's flags and trecrs's choices for commands that score runs the way ``eval`` does (``compare``,
-    ``study``): ``-l``, ``-c`` (when ``complete``), ``-M``, ``-J``, ``--trec-eval-version``, ``--engine``,
-    ``--ties``; :func:`scoring_settings` makes them one ``EvalSettings``."""
-    from ..engines import ENGINES
-
+def add_level_option(p: argparse.ArgumentParser) -> None:
+    """trec_eval's ``-l``: the relevance level (dest ``level``)."""
     p.add_argument(
         "-l",
         "--level_for_rel",
@@ -331,14 +327,21 @@ def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -
         metavar="N",
         help="minimum relevance value that counts as relevant (default 1)",
     )
-    if complete:
-        p.add_argument(
-            "-c",
-            "--complete_rel_info_wanted",
-            dest="average_all",
-            action="store_true",
-            help="average over every qrels query (a query missing from a run scores 0)",
-        )
+
+
+def add_complete_option(p: argparse.ArgumentParser) -> None:
+    """trec_eval's ``-c``: average over every qrels query (dest ``average_all``)."""
+    p.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        dest="average_all",
+        action="store_true",
+        help="average over every qrels query; a query missing from a run scores 0",
+    )
+
+
+def add_depth_option(p: argparse.ArgumentParser) -> None:
+    """trec_eval's ``-M``: the first N documents of each query (dest ``depth``)."""
     p.add_argument(
         "-M",
         "--Max_retrieved_per_topic",
@@ -346,8 +349,12 @@ def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -
         type=c_long,
         default=None,
         metavar="N",
-        help="use only the first N documents of each query",
+        help="use only the first N documents of each query (after trec_eval's ordering)",
     )
+
+
+def add_judged_option(p: argparse.ArgumentParser) -> None:
+    """trec_eval's ``-J``: judged documents only (dest ``judged_only``)."""
     p.add_argument(
         "-J",
         "--Judged_docs_only",
@@ -355,6 +362,19 @@ def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -
         action="store_true",
         help="remove documents absent from the qrels before computing anything",
     )
+
+
+def add_scoring_options(p: argparse.ArgumentParser, *, complete: bool = False) -> None:
+    """trec_eval's flags and trecrs's choices for commands that score runs the way ``eval`` does (``compare``,
+    ``study``): ``-l``, ``-c`` (when ``complete``), ``-M``, ``-J``, ``--trec-eval-version``, ``--engine``,
+    ``--ties``; :func:`scoring_settings` makes them one ``EvalSettings``."""
+    from ..engines import ENGINES
+
+    add_level_option(p)
+    if complete:
+        add_complete_option(p)
+    add_depth_option(p)
+    add_judged_option(p)
     p.add_argument(
         "--trec-eval-version",
         dest="trec_eval_version",

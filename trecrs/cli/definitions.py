@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import OUTPUT_HELP, argv, c_long, command, wrote
+from .common import OUTPUT_HELP, add_level_option, argv, command, wrote
 
 EXAMPLES = """examples:
   trecrs definitions -m NDCG@10 u1.qrels svd.run           # trec_eval, ir_measures, LensKit, RecBole, ...
@@ -34,15 +34,7 @@ def register(sub) -> None:
         help="the name, as any framework spells it (NDCG@10, ndcg_cut.10, MAP@10, HitRate@5, MRR)",
     )
     p.add_argument("--train", metavar="TRAIN", help="training ratings, for the definitions that need them")
-    p.add_argument(
-        "-l",
-        "--level_for_rel",
-        dest="level",
-        type=c_long,
-        default=1,
-        metavar="N",
-        help="minimum relevance value that counts as relevant (default 1)",
-    )
+    add_level_option(p)
     p.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     p.set_defaults(func=run, outputs=("output",))

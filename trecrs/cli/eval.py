@@ -23,6 +23,10 @@ from ..trec_eval_versions import ENV as VERSION_ENV
 from ..trec_eval_versions import get as trec_eval_version
 from .common import (
     OUTPUT_HELP,
+    add_complete_option,
+    add_depth_option,
+    add_judged_option,
+    add_level_option,
     add_measures_from_option,
     add_ties_option,
     argv,
@@ -253,39 +257,11 @@ def add_trec_eval_options(p) -> None:
         help="measure[.params] or nickname (official, set, all_trec); aliases such as P@10, nDCG@50, "
         "R@50, AP, RR@10, HR@10 (any case) are accepted too and printed as typed. Repeatable.",
     )
-    p.add_argument(
-        "-c",
-        "--complete_rel_info_wanted",
-        dest="average_all",
-        action="store_true",
-        help="average over every qrels query; a query missing from the run scores 0",
-    )
+    add_complete_option(p)
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="no summary lines")
-    p.add_argument(
-        "-l",
-        "--level_for_rel",
-        dest="level",
-        type=c_long,
-        default=1,
-        metavar="N",
-        help="minimum relevance value that counts as relevant (default 1)",
-    )
-    p.add_argument(
-        "-M",
-        "--Max_retrieved_per_topic",
-        dest="depth",
-        type=c_long,
-        default=None,
-        metavar="N",
-        help="use only the first N documents of each query (after trec_eval's ordering)",
-    )
-    p.add_argument(
-        "-J",
-        "--Judged_docs_only",
-        dest="judged_only",
-        action="store_true",
-        help="remove documents absent from the qrels before computing anything",
-    )
+    add_level_option(p)
+    add_depth_option(p)
+    add_judged_option(p)
     p.add_argument(
         "-R",
         "--Rel_info_format",
