@@ -61,17 +61,8 @@ _AHEAD = 4
 # Left to the line-by-line path: comments, other whitespace, the unit separator, and NUL (refused there,
 # naming its line). With isascii(), a regular chunk is thus valid text without being decoded.
 _FORBIDDEN = (b"#", b"\x0b", b"\x0c", b"\x1f", b"\x00")
-_QRELS_FAST_SCHEMA: dict[str, PolarsDataType] = {QUERY: pl.Utf8, ITER: pl.Utf8, DOC: pl.Utf8, REL: pl.Int64}
-_RUN_FAST_SCHEMA: dict[str, PolarsDataType] = {
-    QUERY: pl.Utf8,
-    ITER: pl.Utf8,
-    DOC: pl.Utf8,
-    RANK: pl.Int64,
-    SCORE: pl.Float64,
-    TAG: pl.Utf8,
-}
 # parsed for lean_piece
-LEAN_RUN_SCHEMA: dict[str, PolarsDataType] = {**_RUN_FAST_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}
+LEAN_RUN_SCHEMA: dict[str, PolarsDataType] = {**RUN_SCHEMA, QUERY: pl.Categorical, DOC: pl.Categorical}
 
 
 def _chunks(path: PathLike) -> Iterator[bytes]:
@@ -332,7 +323,7 @@ def read_qrels(path: PathLike, *, max_rel: int = REL_MAX) -> pl.DataFrame:
     """
     if is_parquet(path):
         return check_relevance(_read_parquet(path, QRELS_SCHEMA, "qrels"), path, max_rel=max_rel)
-    fast = _concat(_fast_read(path, _QRELS_FAST_SCHEMA))
+    fast = _concat(_fast_read(path, QRELS_SCHEMA))
     if fast is not None and fast.select(pl.col(REL).max() <= max_rel).item() and not _has_duplicates(fast):
         return fast  # Int64 parsing already bounds the low end: a value below ranges.REL_MIN is a parse error
     df = take_fields(split_fields(read_lines(path)), path, [QUERY, ITER, DOC, "_rel"], "qid iter docno rel")
@@ -372,7 +363,7 @@ def read_run(path: PathLike) -> pl.DataFrame:
     """
     if is_parquet(path):
         return _read_parquet(path, RUN_SCHEMA, "run")
-    fast = _concat(_fast_read(path, _RUN_FAST_SCHEMA))
+    fast = _concat(_fast_read(path, RUN_SCHEMA))
     if (
         fast is not None
         and not fast.select(pl.col(SCORE).is_nan().any()).item()
