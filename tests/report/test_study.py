@@ -127,3 +127,18 @@ def test_the_command(cli, tmp_path):
     code, out, err = cli("study", "--quiet", "-m", "P.5", "--baseline", "good", "--format", "json", path)
     assert code == 0 and err == ""
     assert json.loads(out)["baseline"] == "good"
+
+
+def test_every_system_tied_prints_a_nan_friedman(tmp_path):
+    """Systems with the same run on every fold tie everywhere: there is no Friedman statistic (scipy's would
+    be 0/0, null in the result), a note says why and every format prints nan instead of failing."""
+    lines = ["dataset\tfold\tsystem\tqrels\trun"]
+    (tmp_path / "q").write_text("u1 0 a 1\nu2 0 b 1\n")
+    (tmp_path / "r").write_text("u1 Q0 a 1 2.0 t\nu1 Q0 b 2 1.0 t\nu2 Q0 a 1 2.0 t\nu2 Q0 b 2 1.0 t\n")
+    lines += [f"{d}\tf{f}\t{s}\tq\tr" for d in ("d1", "d2") for f in (1, 2) for s in ("x", "y", "z")]
+    (tmp_path / "study.tsv").write_text("\n".join(lines) + "\n")
+    result = study(tmp_path / "study.tsv", ["P.1"])
+    assert result.friedman["P_1"] == {"statistic": None, "p": None}
+    assert result.notes == ["P_1: every system ties on every data set, so there is no Friedman statistic"]
+    for name in ("text", "markdown", "latex"):
+        assert "Friedman chi-square nan, p = nan (3 systems, 2 data sets)" in FORMATS[name](result)

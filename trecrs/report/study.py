@@ -198,7 +198,13 @@ def _across(result: StudyResult) -> None:
         ranks = np.vstack([_scipy.rankdata(-sign(m) * row, method="average") for row in table])
         result.ranks[m] = {s: float(r) for s, r in zip(systems, ranks.mean(axis=0), strict=True)}
         n = len(result.datasets)
-        if len(systems) >= 3 and n >= 2:
+        if len(systems) >= 3 and n >= 2 and all(np.unique(row).size == 1 for row in table):
+            # every data set ties every system: the tie correction is 0, scipy's statistic 0/0
+            result.friedman[m] = {"statistic": None, "p": None}
+            result.notes.append(
+                f"{m}: every system ties on every data set, so there is no Friedman statistic"
+            )
+        elif len(systems) >= 3 and n >= 2:
             stat, p = _scipy.friedmanchisquare(*table.T)
             result.friedman[m] = {"statistic": _json_num(float(stat)), "p": _json_num(float(p))}
         if n >= 2:
