@@ -45,7 +45,7 @@ from ..schema import ITEM, RANK, SCORE, USER
 from .columns import HEADER_NAMES, find_roles, header_key, normalise_columns
 from .lines import LINE, LINENO, describe, read_lines, split_fields
 from .parquet import parquet_columns, read_parquet
-from .ratings import first_content_line, is_number
+from .ratings_format import first_content_line, is_number
 
 PathLike = str | os.PathLike
 

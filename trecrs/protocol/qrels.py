@@ -42,8 +42,14 @@ from ..schema import DOC, ITEM, ITER, QRELS_SCHEMA, QUERY, RATING, REL, USER
 # Factors tried, in order, to map a rating scale onto integers without loss (x2 = half stars).
 SCALE_FACTORS: tuple[int, ...] = (1, 2, 4, 5, 10, 100)
 
-# Which of the user's ratings a per-user base (mean, max) is computed over.
-USER_STATS_FROM: tuple[str, ...] = ("test", "train", "all")
+# Which of the user's ratings a per-user base (mean, max) is computed over: name -> (test, train) -> ratings
+# (train is given for every name but "test").
+USER_STATS_SOURCES: dict[str, Callable[[pl.DataFrame, pl.DataFrame], pl.DataFrame]] = {
+    "test": lambda test, train: test,
+    "train": lambda test, train: train,
+    "all": lambda test, train: pl.concat([train.select(USER, ITEM, RATING), test.select(USER, ITEM, RATING)]),
+}
+USER_STATS_FROM: tuple[str, ...] = tuple(USER_STATS_SOURCES)
 
 # Largest number of distinct rating values recorded value by value in the manifest's scale map.
 _MAP_LIMIT = 200
@@ -163,14 +169,9 @@ def relevance_mask(
             raise UsageError(f"unknown per-user rule {per_user!r}; choose from {sorted(USER_BASES)}")
         if per_user_from not in USER_STATS_FROM:
             raise UsageError(f"per-user statistics come from one of {USER_STATS_FROM}, not {per_user_from!r}")
-        if per_user_from == "test":
-            source = test
-        elif train is None:
+        if per_user_from != "test" and train is None:
             raise UsageError(f"per-user statistics from {per_user_from!r} need the training ratings (train=)")
-        elif per_user_from == "train":
-            source = train
-        else:
-            source = pl.concat([train.select(USER, ITEM, RATING), test.select(USER, ITEM, RATING)])
+        source = USER_STATS_SOURCES[per_user_from](test, test if train is None else train)
         base = source.group_by(USER).agg(USER_BASES[per_user](pl.col(RATING)).alias("_base"))
         out = out.join(base, on=USER, how="left", maintain_order="left")
         out = out.with_columns(
