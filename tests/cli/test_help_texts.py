@@ -33,8 +33,11 @@ def test_every_declared_file_output_is_listed():
     assert declared == set(FILE_OUTPUTS)
 
 
-def test_run_tag_is_the_score_file_name_up_to_its_first_dot(cli, tmp_path):
-    assert "up to its first dot, svd.all.scores: svd" in _action("run", "tag").help
+def test_run_tag_is_the_score_file_name_without_its_last_extension(cli, tmp_path):
+    rule = (
+        "without its last extension, and without .gz: fold1.SVD50.scores and fold1.SVD50.scores.gz are tagged"
+    )
+    assert f"{rule} fold1.SVD50;" in _action("run", "tag").help
     (tmp_path / "p.pairs").write_text("u1\tu1\ti1\nu1\tu1\ti2\n")
     (tmp_path / "svd.all.scores").write_text("u1 i1 0.5\nu1 i2 0.25\n")
     code, out, err = cli(
@@ -47,7 +50,7 @@ def test_run_tag_is_the_score_file_name_up_to_its_first_dot(cli, tmp_path):
         "-o",
         "-",
     )
-    assert (code, out, err) == (0, "u1 Q0 i1 1 0.5 svd\nu1 Q0 i2 2 0.25 svd\n", "")
+    assert (code, out, err) == (0, "u1 Q0 i1 1 0.5 svd.all\nu1 Q0 i2 2 0.25 svd.all\n", "")
 
 
 def test_datasets_verify_statuses_are_those_its_help_gives(cli, tmp_path):

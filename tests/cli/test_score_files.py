@@ -138,3 +138,30 @@ def test_parquet_candidates_give_the_run_of_the_text_ones(cli, tmp_path):
     )
     assert code == 3 and err.endswith(f"dup.parquet: row 6: duplicate candidates entry for query "
                                       f"{text['query'][-1]!r}, item {text['item'][-1]!r} (first seen on row 5)\n")  # fmt: skip
+
+
+def test_the_default_tag_is_the_file_name_without_its_last_extension(tmp_path):
+    """One fold's systems keep distinct tags: fold1.SVD50.scores -> fold1.SVD50, fold1.pop.scores -> fold1.pop
+    (not both fold1); a .gz goes first; the manifest records the tag; eval's tidy table names each run."""
+    import gzip
+
+    t = tmp_path
+    (t / "tr").write_text(TRAIN)
+    (t / "te").write_text(TEST)
+    plain = "".join(f"{u} {i} {s}\n" for u, i, s in SCORES)
+    (t / "fold1.SVD50.scores").write_text(plain)
+    (t / "fold1.pop.scores").write_text("".join(f"{u} {i} {-s}\n" for u, i, s in SCORES))
+    (t / "fold1.gz.scores.gz").write_bytes(gzip.compress(plain.encode()))
+    tags = {}
+    for name in ("fold1.SVD50.scores", "fold1.pop.scores", "fold1.gz.scores.gz"):
+        res = run_in_process("run", "--methodology", "all-items", "--train", t / "tr", "--test", t / "te",
+                             "--scores", t / name, "-o", t / f"{name}.run")  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        tags[name] = {line.split()[5] for line in (t / f"{name}.run").read_text().splitlines()}
+        manifest = json.loads((t / f"{name}.run.manifest.json").read_text())
+        assert {manifest["parameters"]["tag"]} == tags[name]
+    assert tags == {
+        "fold1.SVD50.scores": {"fold1.SVD50"},
+        "fold1.pop.scores": {"fold1.pop"},
+        "fold1.gz.scores.gz": {"fold1.gz"},
+    }

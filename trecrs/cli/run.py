@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..errors import UsageError
 from .candidates import (
     add_split_options,
@@ -94,7 +92,8 @@ def register(sub) -> None:
     p.add_argument(
         "--tag",
         metavar="T",
-        help="run tag (default: the score file's name up to its first dot, svd.all.scores: svd; stdin for -)",
+        help="run tag (default: the score file's name without its last extension, and without .gz: "
+        "fold1.SVD50.scores and fold1.SVD50.scores.gz are tagged fold1.SVD50; blanks become _; stdin for -)",
     )
     p.add_argument("-o", "--output", metavar="RUN", required=True, help="output TREC run file" + STDOUT_HELP)
     p.set_defaults(func=run, outputs=("output",))
@@ -105,7 +104,7 @@ def run(args) -> int:
     from ..files.manifest import write_manifest
     from ..files.score_formats import normalise_score_columns
     from ..files.scores import read_score_table
-    from ..protocol.runs import iter_run, write_run_stream
+    from ..protocol.runs import default_tag, iter_run, write_run_stream
 
     if args.candidates:
         given = [o for o in ("methodology", "train", "test", "items") if getattr(args, o)]
@@ -121,8 +120,7 @@ def run(args) -> int:
         cands = load_candidates(args)
         inputs = split_inputs(args)
         params = split_parameters(args)
-    # a run read from standard input has no file name to take its tag from
-    tag = args.tag or ("stdin" if args.scores == "-" else Path(args.scores).name.split(".")[0]) or "trecrs"
+    tag = args.tag or default_tag(args.scores)
     info: dict = {}
     with option_errors(columns="score_columns"):  # the score reader's columns= is --score-columns here
         normalise_score_columns(args.score_columns)  # a bad mapping is refused before the scores are read

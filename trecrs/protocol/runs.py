@@ -31,7 +31,7 @@ import polars as pl
 
 from ..errors import InputError, TrecrsWarning, UsageError
 from ..files.lines import LINENO as _LINENO
-from ..files.lines import first_duplicate
+from ..files.lines import first_duplicate, is_stdin
 from ..files.output import write_chunks
 from ..files.scores import as_score_table, percent
 from ..ids import codes
@@ -45,6 +45,22 @@ PathLike = str | os.PathLike
 Columns = str | Mapping[str, str | int]  # role -> column name or position from 1, or "user=userId,..."
 
 _S = "_s"
+
+
+def default_tag(scores: PathLike) -> str:
+    """The run tag of a score file when none is given: its name without its last extension.
+
+    ``fold1.SVD50.scores`` -> ``fold1.SVD50``, ``svd.parquet`` -> ``svd``; a ``.gz`` is dropped first
+    (``fold1.SVD50.scores.gz`` -> ``fold1.SVD50``), so runs of one fold's systems keep distinct tags. A
+    run tag is one word (trec_eval splits its lines on blanks): blanks become ``_``. Standard input is
+    ``stdin``; a name with nothing left (``.gz``) is ``trecrs``, :func:`iter_run`'s default.
+    """
+    if is_stdin(scores):
+        return "stdin"
+    name = os.path.basename(os.fspath(scores))
+    name = name.removesuffix(".gz")
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return "_".join(stem.split()) or "trecrs"
 
 
 # --------------------------------------------------------------------------------------------- candidates
