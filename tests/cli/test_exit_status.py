@@ -60,3 +60,21 @@ def test_an_unnamed_os_error_is_an_io_failure(cli, files, monkeypatch):
     monkeypatch.setattr(trecrs_cli.eval, "evaluate_full", full)
     code, _, err = cli("eval", files / "q", files / "r")
     assert code == EXIT_IO and err == f"trecrs eval: error: {files / 'out'}: no space left on the device\n"
+
+
+def test_trecrs_alone_prints_the_usage_and_where_to_start():
+    """``trecrs`` with no command: the usage listing every command, then where to start; status 2 (usage),
+    nothing on stdout. A real process: ``sys.argv`` is what it reads."""
+    from tests.conftest import run_command
+
+    done = run_command()
+    assert (done.returncode, done.stdout) == (EXIT_USAGE, "")
+    lines = done.stderr.splitlines()
+    assert lines[0] == "usage: trecrs [-h] [--version] COMMAND ..."
+    listed = [line.split()[0] for line in lines if line.startswith("    ") and not line.startswith("     ")]
+    assert listed == list(trecrs_cli.COMMAND_MODULES)
+    assert lines[-1] == (
+        "trecrs: error: no command given; start with 'trecrs eval --help' (score runs against qrels as "
+        "trec_eval does), or 'trecrs COMMAND --help' for any command above"
+    )
+    assert "Traceback" not in done.stderr

@@ -125,9 +125,27 @@ def _fail(command: str, text: str, status: int) -> int:
     return status
 
 
+#: What ``trecrs`` alone prints after the usage: the command to start with.
+START_HERE = (
+    "trecrs: error: no command given; start with 'trecrs eval --help' (score runs against qrels as "
+    "trec_eval does), or 'trecrs COMMAND --help' for any command above"
+)
+
+
+def _no_command(parser: argparse.ArgumentParser) -> int:
+    """``trecrs`` alone: the usage with every command, and where to start, on stderr; status 2 (usage).
+
+    argparse's own answer would be one line naming a missing ``COMMAND`` and none of the commands.
+    """
+    sys.stderr.write(parser.format_help() + "\n" + START_HERE + "\n")
+    return EXIT_USAGE
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``trecrs`` console script: one line on stderr and a status for every failure."""
     parser = build_parser(argv)
+    if not (sys.argv[1:] if argv is None else argv):
+        return _no_command(parser)
     args = parser.parse_args(argv)
     try:
         with _sigterm_raises(), warnings_as_lines(args.command, quiet=getattr(args, "quiet", False)):
