@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import ROOT
 from trecrs.errors import TrecrsWarning
 from trecrs.files.trec import read_run, read_run_for_scoring
 
@@ -70,6 +71,24 @@ def test_a_run_covering_part_of_the_qrels_is_scored_with_a_warning(cli, t):
         "eval", "-c", "-m", "P.1", t / "q", t / "partial"
     )  # -c counts q2: nothing to warn about
     assert code == 0 and err == "" and out.split() == ["P_1", "all", "0.5000"]
+
+
+@pytest.mark.parametrize("engine", ["vectorized", "pytrec_eval"])
+@pytest.mark.parametrize("flags", [[], ["-c"]])
+def test_run_queries_without_qrels_are_warned_about(cli, t, engine, flags):
+    """q3 is ranked but has no qrels: trec_eval skips it (P_2 over q1 and q2: (2/2 + 1/2) / 2), and every
+    evaluation says so, -c or not, whatever the engine; docs/errors.md's table says the same."""
+    (t / "extra").write_text(GOOD + "q3 Q0 a 1 1 t\nq3 Q0 c 2 0.5 t\n")
+    code, out, err = cli("eval", "--engine", engine, *flags, "-m", "P.2", t / "q", t / "extra")
+    assert code == 0 and out.split() == ["P_2", "all", "0.7500"]
+    assert (
+        err
+        == "trecrs eval: warning: 1 of 3 (33.3%) run queries have no qrels: not evaluated, as trec_eval does\n"
+    )
+    rows = [line for line in (ROOT / "docs" / "errors.md").read_text().splitlines() if line.startswith("| ")]
+    row = next(line for line in rows if line.startswith("| run queries missing from the qrels |"))
+    assert "every evaluation with a run query that has no qrels line warns, `-c` or not" in row
+    assert not any("not warned about" in line for line in rows)
 
 
 def test_the_frame_path_warns_the_same(cli, t):
