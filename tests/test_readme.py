@@ -1,5 +1,7 @@
-"""The README's Python examples run as written: every ```python block marked ``<!-- readme-test: run -->``
-is executed, in order and in one namespace, in a folder holding the small files they read."""
+"""The README's examples run as written: every ```python block marked ``<!-- readme-test: run -->`` is
+executed, in order and in one namespace, in a folder holding the small files they read; the shell path of
+"From ratings to qrels and runs" runs on the bundled sample (slow). tests/test_docs_examples.py checks
+that every ```python block of the README and docs/ is run or says why not."""
 
 from __future__ import annotations
 
@@ -55,3 +57,91 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch, capsys):
         "(-c would count them, scoring 0)",
         "1 of 3 (33.3%) run queries have no qrels: not evaluated, as trec_eval does",
     ]
+
+
+# ------------------------------------------------------------------------------ the shell path of the README
+
+SHELL_SECTION = "## From ratings to qrels and runs"
+
+
+def _shell_blocks(section: str = SHELL_SECTION) -> list[str]:
+    """The ```sh blocks of one section of the README, in order."""
+    body = (ROOT / "README.md").read_text().split(f"\n{section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", body, re.S)
+
+
+def _typed_commands(blocks: list[str]) -> list[str]:
+    """The command lines as a shell reads them (continuations joined, comments and blanks left out)."""
+    text = "\n".join(blocks).replace("\\\n", " ")
+    return [line.split("  #")[0].strip() for line in text.splitlines() if line.strip()]
+
+
+def test_the_shell_path_is_typed_as_users_type_it():
+    """Every line is the `trecrs` command; the path uses the built-in recommenders and reads what it wrote."""
+    commands = _typed_commands(_shell_blocks())
+    assert all(c.startswith("trecrs ") for c in commands)
+    assert [c.split()[1] for c in commands] == ["split", "qrels", "candidates", "recommend", "recommend", "run",
+                                                "run", "eval"]  # fmt: skip
+    written = {"splits/fold1.train", "splits/fold1.test"}  # the k-fold split's first fold
+    for c in commands[1:]:
+        words = c.split()
+        read = [w for w in words if "." in w and not w.startswith("-") and words[words.index(w) - 1] != "-o"]
+        assert set(read) <= written | {"P.10", "ndcg_cut.10"}, (c, read)
+        written |= {words[i + 1] for i, w in enumerate(words) if w == "-o"}
+
+
+def _pop_precision_at_10(splits: Path) -> float:
+    """P@10 of toppop's AllItems run, with pandas: each test user's items not rated in training (of all
+    items of train and test), by training count descending, ties by item id descending as text (trec_eval's
+    order); relevant = a test rating >= 4; the mean over users with a relevant test rating."""
+    import pandas as pd
+
+    cols = ["user", "item", "rating", "ts"]
+    train = pd.read_csv(splits / "fold1.train", sep="\t", names=cols, dtype={"user": str, "item": str})
+    test = pd.read_csv(splits / "fold1.test", sep="\t", names=cols, dtype={"user": str, "item": str})
+    pop = train.groupby("item").size().reindex(sorted(set(train.item) | set(test.item)), fill_value=0)
+    ranked = pd.DataFrame({"item": pop.index, "pop": pop.to_numpy()}).sort_values(
+        ["pop", "item"], ascending=[False, False]
+    )
+    rated = train.groupby("user").item.agg(set)
+    precisions = []
+    for user, g in test.groupby("user"):
+        relevant = set(g.item[g.rating >= 4])
+        if relevant:
+            top = [i for i in ranked.item if i not in rated.get(user, set())][:10]
+            precisions.append(len(relevant.intersection(top)) / 10)
+    return sum(precisions) / len(precisions)
+
+
+@pytest.mark.slow
+def test_the_shell_path_runs_on_the_sample(tmp_path):
+    """The section's ```sh blocks, as written, in an empty folder holding the bundled sample_data: every
+    file named is written, each run tagged after its score file, and toppop's P@10 is what pandas computes.
+    The `trecrs` calls run in one process (tests.command_server); slow all the same (about 10 s: SVD50 and
+    the 162,326 all-items pairs scored, ranked and evaluated twice)."""
+    import subprocess
+
+    from tests.command_server import commands_in_one_process
+
+    pytest.importorskip("pandas")
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    script = "set -euo pipefail\n" + "\n".join(_shell_blocks())
+    with commands_in_one_process(tmp_path) as env:
+        done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    splits = tmp_path / "splits"
+    assert sorted(p.name for p in splits.iterdir() if not p.name.endswith(".json")) == [
+        f"fold{k}.{role}" for k in range(1, 6) for role in ("test", "train")
+    ]
+    for name in ("fold1.qrels", "fold1.pairs", "fold1.SVD50.scores", "fold1.pop.scores"):
+        assert (tmp_path / f"{name}.manifest.json").exists(), name
+    for tag in ("fold1.SVD50", "fold1.pop"):
+        assert {line.split()[5] for line in (tmp_path / f"{tag}.run").read_text().splitlines()} == {tag}
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert rows[0] == ["run", "query", "measure", "value"]
+    values = {(run, measure): float(value) for run, _, measure, value in rows[1:]}
+    assert set(values) == {
+        (r, m) for r in ("fold1.SVD50.run", "fold1.pop.run") for m in ("P_10", "ndcg_cut_10")
+    }
+    assert values["fold1.pop.run", "P_10"] == pytest.approx(_pop_precision_at_10(splits), abs=1e-12)
