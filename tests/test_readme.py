@@ -145,3 +145,23 @@ def test_the_shell_path_runs_on_the_sample(tmp_path):
         (r, m) for r in ("fold1.SVD50.run", "fold1.pop.run") for m in ("P_10", "ndcg_cut_10")
     }
     assert values["fold1.pop.run", "P_10"] == pytest.approx(_pop_precision_at_10(splits), abs=1e-12)
+
+
+def test_the_set_up_is_two_commands_with_times_measured_on_an_idle_machine():
+    """Set up: exactly two commands (install + the main job on the sample; install + the fast suite), each
+    naming files that exist; the times say where they were measured and where tests/README.md breaks them
+    down (the section it names exists)."""
+    section = (ROOT / "README.md").read_text().split("\n## Set up\n", 1)[1].split("\n## ", 1)[0]
+    assert _shell_blocks("## Set up") == [
+        "python3 -m pip install -e . && bash scripts/reproduce_bellogin2011.sh sample_data/synth-100k-like out/sample\n",
+        'python3 -m pip install -e ".[test]" && python3 -m pytest -q -m "not slow" -n auto\n',
+    ]
+    assert (ROOT / "scripts" / "reproduce_bellogin2011.sh").exists()
+    assert (ROOT / "sample_data" / "synth-100k-like" / "u.data").exists()
+    prose = " ".join(section.split())
+    assert "well under a minute, measured on 2 cores with nothing else running" in prose
+    assert "5 to 9 minutes, measured on 2 cores with nothing else running" in prose
+    assert '`tests/README.md`, "How long the suites take, and why"' in prose
+    assert "\n## How long the suites take, and why\n" in (ROOT / "tests" / "README.md").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^test = \[.*"pytest-xdist', pyproject, re.M)  # -n auto needs it
