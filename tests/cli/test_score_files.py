@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import run_in_process
 
 TRAIN = "1\t10\t4\t0\n1\t11\t3\t0\n2\t10\t5\t0\n3\t12\t1\t0\n"
@@ -165,3 +167,23 @@ def test_the_default_tag_is_the_file_name_without_its_last_extension(tmp_path):
         "fold1.pop.scores": {"fold1.pop"},
         "fold1.gz.scores.gz": {"fold1.gz"},
     }
+
+
+@pytest.mark.parametrize(
+    "path,tag",
+    [
+        ("fold1.SVD50.scores", "fold1.SVD50"),
+        ("fold1.pop.scores", "fold1.pop"),
+        ("out/fold1.SVD50.scores.gz", "fold1.SVD50"),
+        ("preds.parquet", "preds"),
+        ("runs.d/svd", "svd"),  # a dot in a folder's name is not the file's
+        ("my scores.txt", "my_scores"),  # a run tag is one word
+        (".scores", ".scores"),
+        ("-", "stdin"),
+    ],
+)
+def test_default_tag(path, tag):
+    """The rule of the default tag (trecrs.protocol.runs.default_tag), which --tag's help states."""
+    from trecrs.protocol.runs import default_tag
+
+    assert default_tag(path) == tag

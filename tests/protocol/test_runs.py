@@ -336,22 +336,3 @@ def test_cli_bad_inputs(files, case, message):
 
     assert re.search(message, proc.stderr), proc.stderr
     assert not (t / "out.run").exists() and not [p for p in t.iterdir() if p.name.startswith(".out.run")]
-
-
-@pytest.mark.parametrize(
-    "path,tag",
-    [
-        ("fold1.SVD50.scores", "fold1.SVD50"),
-        ("fold1.pop.scores", "fold1.pop"),
-        ("out/fold1.SVD50.scores.gz", "fold1.SVD50"),
-        ("preds.parquet", "preds"),
-        ("runs.d/svd", "svd"),  # a dot in a folder's name is not the file's
-        ("my scores.txt", "my_scores"),  # a run tag is one word
-        (".scores", ".scores"),
-        ("-", "stdin"),
-    ],
-)
-def test_default_tag(path, tag):
-    from trecrs.protocol.runs import default_tag
-
-    assert default_tag(path) == tag
