@@ -62,14 +62,14 @@ def test_an_unnamed_os_error_is_an_io_failure(cli, files, monkeypatch):
     assert code == EXIT_IO and err == f"trecrs eval: error: {files / 'out'}: no space left on the device\n"
 
 
-def test_trecrs_alone_prints_the_usage_and_where_to_start():
+def test_trecrs_alone_prints_the_usage_and_where_to_start(monkeypatch, capsys):
     """``trecrs`` with no command: the usage listing every command, then where to start; status 2 (usage),
-    nothing on stdout. A real process: ``sys.argv`` is what it reads."""
-    from tests.conftest import run_command
-
-    done = run_command()
-    assert (done.returncode, done.stdout) == (EXIT_USAGE, "")
-    lines = done.stderr.splitlines()
+    nothing on stdout. The console script's call, ``main()`` reading ``sys.argv``, in-process."""
+    monkeypatch.setattr("sys.argv", ["trecrs"])
+    status = trecrs_cli.main()
+    done = capsys.readouterr()
+    assert (status, done.out) == (EXIT_USAGE, "")
+    lines = done.err.splitlines()
     assert lines[0] == "usage: trecrs [-h] [--version] COMMAND ..."
     listed = [line.split()[0] for line in lines if line.startswith("    ") and not line.startswith("     ")]
     assert listed == list(trecrs_cli.COMMAND_MODULES)
@@ -77,4 +77,4 @@ def test_trecrs_alone_prints_the_usage_and_where_to_start():
         "trecrs: error: no command given; start with 'trecrs eval --help' (score runs against qrels as "
         "trec_eval does), or 'trecrs COMMAND --help' for any command above"
     )
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.err
