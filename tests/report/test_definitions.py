@@ -114,7 +114,7 @@ def _eval(spelling: str, level: int) -> float | None:
 
 @pytest.mark.parametrize("level", [1, 4])
 @pytest.mark.parametrize("measure", FORMS)
-def test_every_row_s_spelling_gives_its_value_at_any_level(measure, level):
+def test_each_row_spelling_gives_the_row_value_at_any_level(measure, level):
     """The trecrs spelling of each row, evaluated with the row's -l and with another, gives the row's mean; a
     row that cannot be computed (item categories) names a spelling that fails the same way."""
     result = definitions(measure, GRADED_QRELS, GRADED_RUN, train=TRAIN, relevance_level=level)
