@@ -167,8 +167,8 @@ def listing() -> list[str]:
     out = []
     for f in FRAMEWORKS.values():
         case = ", any case" if f.case_insensitive else ""
-        default = "default 1, -l unused" if f.levels else "instead of -l"
-        levels = f"; -lN after the name: relevant = rel >= N, {default}"
+        default = ", default 1, -l unused" if f.levels else " instead of -l"
+        levels = f"; -lN after the name: relevant = rel >= N{default}"
         out.append(f"  {f.prefix}: {f.label} ({f.source}{case}{levels})")
         for d in f.names:
             name = f"    {f.prefix}:{d.spelling()}"
