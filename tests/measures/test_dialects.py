@@ -19,7 +19,7 @@ import pytest
 
 import trecrs
 from trecrs.errors import UsageError
-from trecrs.measures.dialects import FRAMEWORKS
+from trecrs.measures.dialects import FRAMEWORKS, parse_dialect
 from trecrs.measures.dialects.base import CONCEPTS
 from trecrs.measures.request import parse_measures
 
@@ -159,6 +159,21 @@ def test_unknown_names_are_one_line_usage_errors(spec, message):
     with pytest.raises(UsageError) as err:
         parse_measures([spec])
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_level_after_any_name_replaces_the_global_one():
+    """a (grade 4), b (2), c (5) in the list a, b, x, c; ``-l4``: a and c relevant. Elliot's nDCG@3 at level 4:
+    gains 2^(g - 4 + 1) - 1 = 1 (a), 3 (c); DCG@3 = 1/log2 2, ideal over min(|R|, 3) = 2 ranks 3 + 1/log2 3."""
+    qrels, run = {"u": {"a": 4, "b": 2, "c": 5}}, {"u": {"a": 0.9, "b": 0.8, "x": 0.7, "c": 0.6}}
+    want = 1 / (3 + 1 / math.log2(3))
+    for level in (1, 2, 4):
+        summary = trecrs.evaluate(
+            qrels, run, ["elliot:nDCG@3-l4", "elliot:nDCG@3"], relevance_level=level
+        ).summary
+        assert summary["elliot:nDCG@3-l4"] == pytest.approx(want, rel=1e-15)
+        assert (summary["elliot:nDCG@3"] == pytest.approx(want, rel=1e-15)) == (level == 4)
+    assert [parse_dialect(s).level for s in ("recbole:ndcg@10", "recbole:ndcg@10-l4", "cornac:MRR-l0",
+                                             "lenskit:NDCG@5-l-1", "ranx:ndcg@10")] == [None, 4, 0, -1, 1]  # fmt: skip
 
 
 def test_cli_prints_the_names_as_typed_and_refuses_unknown_ones(cli, tmp_path):

@@ -11,7 +11,9 @@ EXAMPLES = """examples:
   trecrs definitions -m MAP@10 -l 4 --format json u1.qrels svd.run
   trecrs definitions -m recall@20 --train u1.base u1.qrels svd.run   # the definitions needing training data too
 
-Each value is what 'trecrs eval -m SPELLING' prints for that spelling on the same files (docs/frameworks.md).
+Each value is what 'trecrs eval -m NAME' prints for that name on the same files with the same -l, and
+what the 'trecrs eval -m' spelling under it prints at any -l, as it carries the level (P(rel=4)@10,
+recbole:ndcg@10-l4; docs/frameworks.md).
 """
 
 
@@ -21,8 +23,8 @@ def register(sub) -> None:
     p = command(sub, "definitions", help="every definition that goes by a measure name, and their spread",
                 description="For a measure name (NDCG@10, MAP@10, Recall@20, HitRate@5, MRR ...), evaluate the run "
                 "under every definition that goes by it: trec_eval's, ir_measures', and each framework's (LensKit, "
-                "RecBole, Elliot, ...): the spelling, the trecrs measure, the mean, what differs, and the spread "
-                "(max - min).", epilog=EXAMPLES)  # fmt: skip
+                "RecBole, Elliot, ...): the spelling, the mean, the 'trecrs eval -m' spelling that gives it at any -l, "
+                "what differs, and the spread (max - min).", epilog=EXAMPLES)  # fmt: skip
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run")
     p.add_argument(

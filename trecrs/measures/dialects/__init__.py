@@ -15,7 +15,9 @@ its test data:
 * the framework's test items (LensKit's test list, RecBole's positives, Elliot's items rated at or above
   its ``relevance_threshold``, Cornac's at or above its ``rating_threshold``, RePlay's ground truth) are
   the qrels documents with rel >= the global ``-l``; ranx's names carry their own level instead
-  (``ndcg@10-l2``: rel >= 2; without ``-lN``, ranx's default 1);
+  (``ndcg@10-l2``: rel >= 2; without ``-lN``, ranx's default 1). Any other name takes the same suffix,
+  which replaces the global ``-l`` for it (``recbole:ndcg@10-l4``: rel >= 4 whatever ``-l``): the
+  spelling of one framework threshold that no flag changes (``trecrs definitions`` prints these);
 * :data:`BINARY` qrels: every such item has gain 1 (the frameworks' binary metrics), :data:`SHIFTED`:
   gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`GRADED`:
   gain rel, the items below the level 0 (ranx's ``ndcg``, ``dcg``, ``rbp``), :data:`AS_IS`: unchanged, so
@@ -69,7 +71,7 @@ class DialectVariant(Variant):
 
     qrels: str = BINARY
     needs_relevant: bool = True
-    level: int | None = None  # the level the name gives (ranx's -lN), None: the global -l
+    level: int | None = None  # the level the name gives (-lN; ranx's default 1), None: the global -l
 
     def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
                queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
@@ -96,16 +98,16 @@ class DialectVariant(Variant):
 
 
 _SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<rest>.*)$")
-_LEVEL = re.compile(r"^(?P<rest>.*)-l(?P<level>[0-9]+)$")
+_LEVEL = re.compile(r"^(?P<rest>.*)-l(?P<level>-?[0-9]+)$")
 
 
 def _level(framework: Framework, rest: str) -> tuple[str, int | None]:
-    """``rest`` without ranx's ``-lN`` suffix and the level N it names (1 without one); ``(rest, None)`` for
-    a framework whose names take no level (the global ``-l`` applies)."""
-    if not framework.levels:
-        return rest, None
+    """``rest`` without its ``-lN`` suffix and the level N it names; without a suffix, ranx's default 1 for
+    ranx (:attr:`Framework.levels`: ranx reads ``ndcg@10`` so), else None: the global ``-l`` applies."""
     m = _LEVEL.match(rest)
-    return (m.group("rest"), int(m.group("level"))) if m else (rest, 1)
+    if m is not None:
+        return m.group("rest"), int(m.group("level"))
+    return rest, (1 if framework.levels else None)
 
 
 def _find(framework: Framework, name: str, k: str | None) -> tuple[Dialect | None, str | None, str | None]:
@@ -125,9 +127,10 @@ def _unknown(spec: str, framework: Framework, name: str) -> UsageError:
 
 
 def parse_dialect(spec: str) -> DialectVariant | None:
-    """``lenskit:NDCG@10`` (``ranx:ndcg@10-l2``, ``ranx:rbp.95``) as a :class:`DialectVariant` named as typed;
-    None when ``spec`` is not written ``prefix:...``. An unknown prefix or name, or a missing or bad cutoff or
-    persistence, is a UsageError listing the prefixes or the prefix's names."""
+    """``lenskit:NDCG@10`` (``recbole:ndcg@10-l4``, ``ranx:ndcg@10-l2``, ``ranx:rbp.95``) as a
+    :class:`DialectVariant` named as typed; None when ``spec`` is not written ``prefix:...``. An unknown
+    prefix or name, or a missing or bad cutoff or persistence, is a UsageError listing the prefixes or the
+    prefix's names."""
     m = _SPEC.match(spec)
     if m is None:
         return None
@@ -164,7 +167,8 @@ def listing() -> list[str]:
     out = []
     for f in FRAMEWORKS.values():
         case = ", any case" if f.case_insensitive else ""
-        levels = "; -lN after the name: relevant = rel >= N, default 1, -l unused" if f.levels else ""
+        default = ", default 1, -l unused" if f.levels else " instead of -l"
+        levels = f"; -lN after the name: relevant = rel >= N{default}"
         out.append(f"  {f.prefix}: {f.label} ({f.source}{case}{levels})")
         for d in f.names:
             name = f"    {f.prefix}:{d.spelling()}"

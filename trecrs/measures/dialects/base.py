@@ -59,7 +59,7 @@ class Framework:
     source: str
     case_insensitive: bool
     names: tuple[Dialect, ...]
-    levels: bool = False  # names take ranx's -lN suffix: relevant = rel >= N (default 1), not the global -l
+    levels: bool = False  # a name without -lN has ranx's level 1, not the global -l (every name takes -lN)
 
     def find(self, name: str) -> Dialect | None:
         """The dialect spelled ``name`` (any case for a case-insensitive framework; a number in place of each
