@@ -138,6 +138,32 @@ def test_plot_refuses_an_unknown_kind_or_measure(result):
         result.plot("num_q")
 
 
+@pytest.mark.parametrize("name", ["ndcg_cut.2", "nDCG@2", "ndcg_cut_2", "NDCG@2"])
+def test_plot_takes_the_names_evaluate_takes(result, name):
+    """Any name of the measure (as -m takes it) finds its per-query values, shown under the name the
+    evaluation prints them: nDCG@2 of q1, q2, q3 is 1 (a first), 1 / log2(3) (b second), 0."""
+    run = pl.DataFrame([("q1", "a", 3.0), ("q1", "x", 2.0), ("q2", "x", 3.0), ("q2", "b", 2.0),
+                        ("q3", "x", 3.0), ("q3", "y", 2.0)], schema=["query", "doc", "score"], orient="row")  # fmt: skip
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    fig = evaluate(qrels, run.with_columns(tag=pl.lit("t")), ["nDCG@2", "P@1"]).plot(name, kind="box")
+    (points,) = [line for line in fig.axes[0].lines if line.get_marker() == "o"]
+    assert list(points.get_ydata()) == pytest.approx([1.0, 1 / np.log2(3), 0.0], abs=1e-12)
+    assert fig.axes[0].get_title() == "t: nDCG@2 over 3 queries"
+    for other in ("P_1", "P.1", "P@1"):  # asked for as P.1: printed P_1
+        assert result.plot(other).axes[0].get_title() == "<t>&x: P_1 over 3 queries"
+
+
+def test_plot_of_a_name_with_several_or_no_values_lists_the_names(result):
+    with pytest.raises(UsageError, match=r"^measure 'P' has 9 per-query values \(P_5, P_10, P_15, "):
+        evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["P"]).plot("P")
+    with pytest.raises(UsageError, match=r"measure 'nDCG@10' has no per-query value to plot \(per-query "
+                       r"values: map, P_1\)$"):  # fmt: skip
+        result.plot("nDCG@10")
+    with pytest.raises(UsageError, match=r"measure 'bogus' has no per-query value to plot \(per-query "
+                       r"values: map, P_1\)$"):  # fmt: skip
+        result.plot("bogus")
+
+
 # ----------------------------------------------------------------------------------------- compare
 
 # q1..q8 each with one relevant document r. base: r at rank 3 (odd queries) or 2 (even); good: r first
