@@ -105,8 +105,8 @@ class _Page(HTMLParser):
 def site(tmp_path_factory):
     pytest.importorskip("mkdocs")
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          capture_output=True, text=True)  # fmt: skip
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)]
+    done = subprocess.run(build, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return out
 

@@ -95,9 +95,8 @@ def test_the_warnings_of_sensitivity_name_the_callers_line():
 
 def test_warn_names_the_first_frame_outside_the_package():
     """Called from outside trecrs, the caller is the line itself."""
-    origins = _origins(lambda: warn("a note"))
-    assert origins == [(__file__, test_warn_names_the_first_frame_outside_the_package.__code__.co_firstlineno + 2,
-                        "a note")]  # fmt: skip
+    call = lambda: warn("a note")  # noqa: E731
+    assert _origins(call) == [(__file__, call.__code__.co_firstlineno, "a note")]
 
 
 def test_every_warning_of_the_package_goes_through_warn():

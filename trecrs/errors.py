@@ -1,4 +1,5 @@
-"""Exceptions raised by trecrs, and the exit status the ``trecrs`` command gives for each.
+"""Exceptions raised by trecrs, the exit status the ``trecrs`` command gives for each, and :func:`warn`, which
+issues every warning of trecrs from the caller's line.
 
 Every error about an input file names the file, the line (1-based, as an editor shows it) and the reason,
 so that a shell script's log tells the user exactly what to fix. Library errors speak of the library's

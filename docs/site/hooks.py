@@ -70,8 +70,10 @@ def api_page() -> str:
     out = ["# API reference", "", "Every public name of `trecrs` (`trecrs.__all__`), from its docstring. Names are "
            "imported when first used (`import trecrs` loads numpy and polars only).", ""]  # fmt: skip
     for name, path, is_class in public_objects():
-        out += [f"::: {path}", "    options:", f'      heading: "trecrs.{name}"', f'      toc_label: "trecrs.{name}"']
-        out += [] if is_class else ["      members: false"]  # a class's members as mkdocs.yml's filters pick them
+        out += [f"::: {path}", "    options:", f'      heading: "trecrs.{name}"',
+                f'      toc_label: "trecrs.{name}"']  # fmt: skip
+        # a class with its members as mkdocs.yml's filters pick them
+        out += [] if is_class else ["      members: false"]
         out.append("")
     return "\n".join(out)
 
@@ -201,9 +203,10 @@ def _add_signature_sections(func: griffe.Function) -> None:
                                       value=p.default)
             for p in params
         ]))  # fmt: skip
-    if func.returns is not None and str(func.returns) != "None" and griffe.DocstringSectionKind.returns not in kinds:
-        sections.append(griffe.DocstringSectionReturns([griffe.DocstringReturn("", description="",
-                                                                               annotation=func.returns)]))  # fmt: skip
+    returns = func.returns is not None and str(func.returns) != "None"
+    if returns and griffe.DocstringSectionKind.returns not in kinds:
+        returned = griffe.DocstringReturn("", description="", annotation=func.returns)
+        sections.append(griffe.DocstringSectionReturns([returned]))
     func.docstring.__dict__["parsed"] = sections  # griffe's cached property, read when the page renders
 
 

@@ -225,8 +225,8 @@ class EvaluationResult:
         """The per-query values of ``measure`` as a matplotlib Figure: ``measure`` a name :attr:`per_query`
         has or one :func:`evaluate` took (``ndcg_cut.10``, ``nDCG@10``, ``P@10``:
         :meth:`Evaluation.per_query_name`); ``kind`` ``"hist"`` a histogram, ``"box"`` a box plot over one
-        point per query; the ``all`` value (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF by the suffix) when given, atomically
-        and with the same bytes for the same figure.
+        point per query; the ``all`` value (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF
+        by the suffix) when given, atomically and with the same bytes for the same figure.
 
         Drawn by the report layer (``FIGURES["distribution"]``, :mod:`trecrs.evaluate.formats` says why);
         matplotlib is imported on the first call.
