@@ -333,9 +333,12 @@ def test_a_notebook_shows_every_plot_as_an_image(tmp_path):
     for name in _RANKS:
         runs.append(str(tmp_path / f"{name}.run"))
         (tmp_path / f"{name}.run").write_text(_run(name))
-    setup = _SETUP.replace("QRELS, RUNS", f"{str(tmp_path / 'qrels')!r}, {runs!r}")
+    files = f"{str(tmp_path / 'qrels')!r}, {runs!r}"
+    setup = _SETUP.replace("QRELS, RUNS", files)
     saved = f'_ = result.plot("map", path={str(tmp_path / "nb.png")!r})'
-    cells = [setup, *_PLOTS.values(), saved, '"matplotlib.pyplot" in sys.modules']
+    warns = (f'warnings.simplefilter("always", TrecrsWarning)\n'
+             f'short = trecrs.evaluate(qrels, {{"q1": {{"a": 1.0}}}}, ["map"])\n_ = trecrs.compare({files}, ["RR"])')  # fmt: skip
+    cells = [setup, *_PLOTS.values(), saved, warns, '"matplotlib.pyplot" in sys.modules']
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
@@ -354,3 +357,14 @@ def test_a_notebook_shows_every_plot_as_an_image(tmp_path):
     namespace["result"].plot("map", path=tmp_path / "here.png")
     assert _png(tmp_path / "nb.png") == _png(tmp_path / "here.png")
     assert nb.cells[-1].outputs[0].data["text/plain"] == "False"
+    # each warning names the cell's own line (ipykernel's file of the cell), not a line of trecrs
+    text = "".join(o.text for o in nb.cells[-2].outputs if o.get("name") == "stderr")
+    shown = [line.split(": TrecrsWarning: ") for line in text.splitlines() if ": TrecrsWarning: " in line]
+    assert [(where.rpartition(":")[2], "trecrs" in where) for where, _ in shown] == [
+        ("2", False),
+        ("3", False),
+    ]
+    assert shown[0][1].startswith(
+        "2 of 3 (66.7%) qrels queries have no line in the run: left out of the averages"
+    )
+    assert shown[1][1].startswith("3 of 3 runs have no manifest")
