@@ -1,4 +1,5 @@
-"""Exceptions raised by trecrs, and the exit status the ``trecrs`` command gives for each.
+"""Exceptions raised by trecrs, the exit status the ``trecrs`` command gives for each, and :func:`warn`, which
+issues every warning of trecrs from the caller's line.
 
 Every error about an input file names the file, the line (1-based, as an editor shows it) and the reason,
 so that a shell script's log tells the user exactly what to fix. Library errors speak of the library's
@@ -25,8 +26,11 @@ from __future__ import annotations
 import errno
 import gzip
 import os
+import sys
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
+from types import FrameType
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -157,3 +161,23 @@ class TrecrsWarning(UserWarning):
     """Valid but suspicious input, evaluated as asked (as trec_eval would): one line saying what looks wrong
     and how many lines or queries it concerns. The ``trecrs`` command prints it as ``trecrs CMD: warning:
     ...``; ``--quiet`` silences it."""
+
+
+#: The folder of the trecrs package: a warning names the first frame outside it (:func:`warn`).
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str | Warning, category: type[Warning] = TrecrsWarning) -> None:
+    """Issue ``message`` (a :class:`TrecrsWarning` unless ``category``, or a Warning given, says otherwise)
+    from the caller's line: the first frame outside the trecrs package, the user's script, notebook cell or
+    test, however deep in trecrs the problem was found. Every warning of trecrs goes through here.
+
+    ``warnings.warn``'s ``stacklevel`` counts frames from the call, and the depth of trecrs's own calls
+    differs from one entry point to the next, so the level is found by walking up the stack (what
+    Python 3.12's ``skip_file_prefixes`` does; trecrs runs on 3.10).
+    """
+    frame: FrameType | None = sys._getframe(1)  # the function that warns: level 2
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -104,6 +104,29 @@ def test_plot_leaves_the_backend_and_pyplot_alone(tmp_path):
     _png(tmp_path / "m.png")
 
 
+_IN_IPYTHON = """
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+import trecrs
+formatters = InteractiveShell.instance().display_formatter.formatters
+result = trecrs.evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["map"])
+png = formatters["image/png"](result.plot("map"))
+from matplotlib.figure import Figure
+formatters["image/png"].pop(Figure)
+formatters["image/svg+xml"].for_type(Figure, lambda fig: "<svg/>")  # the user's choice, kept
+fig = result.plot("map")
+print(png[:4], formatters["image/png"](fig), formatters["image/svg+xml"](fig), "matplotlib.pyplot" in sys.modules)
+"""
+
+
+def test_plot_in_ipython_is_shown_as_a_png_unless_a_figure_format_is_chosen():
+    """In an IPython shell a figure gets a PNG formatter (base64, as the inline backend's); one the user
+    registered for Figure is left as it is; pyplot stays unimported."""
+    pytest.importorskip("IPython")
+    out = subprocess.run([sys.executable, "-c", _IN_IPYTHON], capture_output=True, text=True, check=True)
+    assert out.stdout == "iVBO None <svg/> False\n"  # iVBO: the base64 of a PNG's first bytes
+
+
 def test_plot_refuses_an_unknown_kind_or_measure(result):
     with pytest.raises(
         UsageError, match="kind 'pie' is not a figure of per-query values; choose from hist, box"
@@ -113,6 +136,32 @@ def test_plot_refuses_an_unknown_kind_or_measure(result):
         UsageError, match=r"measure 'num_q' has no per-query value to plot \(per-query values: map, P_1\)"
     ):
         result.plot("num_q")
+
+
+@pytest.mark.parametrize("name", ["ndcg_cut.2", "nDCG@2", "ndcg_cut_2", "NDCG@2"])
+def test_plot_takes_the_names_evaluate_takes(result, name):
+    """Any name of the measure (as -m takes it) finds its per-query values, shown under the name the
+    evaluation prints them: nDCG@2 of q1, q2, q3 is 1 (a first), 1 / log2(3) (b second), 0."""
+    run = pl.DataFrame([("q1", "a", 3.0), ("q1", "x", 2.0), ("q2", "x", 3.0), ("q2", "b", 2.0),
+                        ("q3", "x", 3.0), ("q3", "y", 2.0)], schema=["query", "doc", "score"], orient="row")  # fmt: skip
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    fig = evaluate(qrels, run.with_columns(tag=pl.lit("t")), ["nDCG@2", "P@1"]).plot(name, kind="box")
+    (points,) = [line for line in fig.axes[0].lines if line.get_marker() == "o"]
+    assert list(points.get_ydata()) == pytest.approx([1.0, 1 / np.log2(3), 0.0], abs=1e-12)
+    assert fig.axes[0].get_title() == "t: nDCG@2 over 3 queries"
+    for other in ("P_1", "P.1", "P@1"):  # asked for as P.1: printed P_1
+        assert result.plot(other).axes[0].get_title() == "<t>&x: P_1 over 3 queries"
+
+
+def test_plot_of_a_name_with_several_or_no_values_lists_the_names(result):
+    with pytest.raises(UsageError, match=r"^measure 'P' has 9 per-query values \(P_5, P_10, P_15, "):
+        evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["P"]).plot("P")
+    with pytest.raises(UsageError, match=r"measure 'nDCG@10' has no per-query value to plot \(per-query "
+                       r"values: map, P_1\)$"):  # fmt: skip
+        result.plot("nDCG@10")
+    with pytest.raises(UsageError, match=r"measure 'bogus' has no per-query value to plot \(per-query "
+                       r"values: map, P_1\)$"):  # fmt: skip
+        result.plot("bogus")
 
 
 # ----------------------------------------------------------------------------------------- compare
@@ -233,3 +282,89 @@ def test_sensitivity_plot_is_the_report_figure(study, tmp_path):
         study.value("<good>", "test-ratings", m) for m in ("P@1", "RR")
     ]
     _png(tmp_path / "s.png")
+
+
+# ------------------------------------------------------------------------------- in a running kernel
+
+_SETUP = """
+import sys, warnings
+import polars as pl
+import trecrs
+from trecrs.errors import TrecrsWarning
+warnings.simplefilter("ignore", TrecrsWarning)  # the runs have no manifests
+qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+ranked = [("q1", "a", 3.0), ("q1", "x", 2.0), ("q2", "x", 3.0), ("q2", "b", 2.0), ("q3", "x", 3.0)]
+run = pl.DataFrame(ranked, schema=["query", "doc", "score"], orient="row").with_columns(tag=pl.lit("t"))
+result = trecrs.evaluate(qrels, run, ["map"])
+comparison = trecrs.compare(QRELS, RUNS, ["RR"], pr_curves=True)
+train = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["a", "b", "a", "c"], "rating": 3.0})
+test = pl.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["c", "d", "b", "d"],
+                     "rating": [5.0, 2.0, 5.0, 1.0]})
+def scores(order):
+    rows = [(u, i, float(len(order) - k)) for u in ("u1", "u2") for k, i in enumerate(order)]
+    return pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
+study = trecrs.sensitivity(train, test, {"good": scores("bceda"), "bad": scores("edacb")}, ["P@1"],
+                           items=list("abcde"), methodologies=["test-ratings", "all-items"])
+"""
+
+#: The cells after the setup, each ending in a figure the notebook shows by itself (no %matplotlib).
+_PLOTS = {
+    "evaluate": 'result.plot("map")',
+    "compare": "comparison.plot()",
+    "compare_pr": "comparison.plot_pr()",
+    "sensitivity": "study.plot()",
+}
+
+
+@pytest.mark.slow
+def test_a_notebook_shows_every_plot_as_an_image(tmp_path):
+    """Executed in a real kernel (nbclient + ipykernel), a cell ending in a plot has a PNG output, the
+    image IPython's inline backend would draw of that figure; saving gives the bytes it gives outside a
+    notebook; pyplot is never imported, so no figure is held."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    from base64 import b64decode
+
+    from IPython.core.pylabtools import print_figure
+
+    (tmp_path / "qrels").write_text("".join(f"q{q} 0 r 1\n" for q in range(1, 9)))
+    runs = []
+    for name in _RANKS:
+        runs.append(str(tmp_path / f"{name}.run"))
+        (tmp_path / f"{name}.run").write_text(_run(name))
+    files = f"{str(tmp_path / 'qrels')!r}, {runs!r}"
+    setup = _SETUP.replace("QRELS, RUNS", files)
+    saved = f'_ = result.plot("map", path={str(tmp_path / "nb.png")!r})'
+    warns = (f'warnings.simplefilter("always", TrecrsWarning)\n'
+             f'short = trecrs.evaluate(qrels, {{"q1": {{"a": 1.0}}}}, ["map"])\n_ = trecrs.compare({files}, ["RR"])')  # fmt: skip
+    cells = [setup, *_PLOTS.values(), saved, warns, '"matplotlib.pyplot" in sys.modules']
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+
+    shown = {}
+    for name, cell in zip(_PLOTS, nb.cells[1:], strict=False):
+        (out,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert out.data["text/plain"].startswith("<Figure size ")
+        shown[name] = b64decode(out.data["image/png"])
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrecrsWarning)
+        exec(setup, namespace)  # the same objects, here
+    for name, code in _PLOTS.items():
+        assert shown[name] == print_figure(eval(code, namespace), "png"), name
+    namespace["result"].plot("map", path=tmp_path / "here.png")
+    assert _png(tmp_path / "nb.png") == _png(tmp_path / "here.png")
+    assert nb.cells[-1].outputs[0].data["text/plain"] == "False"
+    # each warning names the cell's own line (ipykernel's file of the cell), not a line of trecrs
+    text = "".join(o.text for o in nb.cells[-2].outputs if o.get("name") == "stderr")
+    shown = [line.split(": TrecrsWarning: ") for line in text.splitlines() if ": TrecrsWarning: " in line]
+    assert [(where.rpartition(":")[2], "trecrs" in where) for where, _ in shown] == [
+        ("2", False),
+        ("3", False),
+    ]
+    assert shown[0][1].startswith(
+        "2 of 3 (66.7%) qrels queries have no line in the run: left out of the averages"
+    )
+    assert shown[1][1].startswith("3 of 3 runs have no manifest")

@@ -9,7 +9,7 @@ import re
 import sys
 import warnings
 
-from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError
+from ..errors import EXIT_USAGE, TrecrsError, TrecrsWarning, UsageError, warn
 from ..files.output import is_stdout
 from ..ranges import INT64_MAX, SEED_MAX, c_atol, check_finite, check_int, check_seed
 
@@ -52,7 +52,7 @@ def warnings_as_lines(command: str, *, quiet: bool):
         warnings.showwarning = show
         _QUIET["on"] = quiet
         for text in _PARSED_NOTES:
-            warnings.warn(text, TrecrsWarning, stacklevel=2)
+            warn(text)
         _PARSED_NOTES.clear()
         try:
             yield

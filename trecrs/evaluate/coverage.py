@@ -8,15 +8,11 @@ out, what it counts as 0, and where its value is not defined.
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from dataclasses import dataclass
-from types import FrameType
 
 import numpy as np
 
-from ..errors import SemanticError, TrecrsWarning
+from ..errors import SemanticError, warn
 from ..measures.request import MeasureRequest, long_cutoffs
 from ..measures.trec_eval import BY_NAME, LONG_CUTOFFS
 from ..trec_eval_versions import TrecEvalVersion
@@ -52,7 +48,7 @@ def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> 
     run that covers part of the users scores as if the rest did not exist.
     """
     if uncovered and not average_all:
-        _warn(
+        warn(
             f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
             "averages, as trec_eval does (-c would count them, scoring 0)"
         )
@@ -100,38 +96,25 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
     """
     warn_uncovered(c.qrels_queries, c.uncovered, average_all=average_all)
     if c.unjudged:
-        _warn(
+        warn(
             f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does"
         )
     if c.no_relevant:
-        _warn(
+        warn(
             f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
             f"level {relevance_level}: they score 0 on most measures"
         )
     if c.short:
-        _warn(
+        warn(
             f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
             f"deepest cutoff asked for: the missing ranks are counted as non-relevant"
         )
     if c.graded:
-        _warn(
+        warn(
             f"{_share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
             f"{c.normalised} normalises their gains with min and max it never initialises (m_rbp.c), "
             "so its values there are undefined; trecrs takes min and max over the query's gains"
         )
-
-
-def _warn(message: str) -> None:
-    """A :class:`~trecrs.errors.TrecrsWarning` attributed to the first caller outside trecrs (the user's line)."""
-    frame: FrameType | None = sys._getframe(1)
-    level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(TrecrsWarning(message), stacklevel=level)
-
-
-# the trecrs package (this module is trecrs/evaluate/coverage.py)
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def coverage(

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 import polars as pl
 
 from ..errors import UsageError
-from ..measures.request import MeasureRequest
+from ..measures.request import MeasureRequest, parse_measures
 from ..schema import ALL, MEASURE, QUERY, VALUE
 from .formats import FIGURES, TEXT_FORMATS
 
@@ -101,6 +101,33 @@ class Evaluation:
             )
             rows = rows.with_columns(z.alias(MEASURE))
         return rows
+
+    def per_query_name(self, measure: object) -> str:
+        """The name ``measure``'s per-query rows have in :meth:`tidy`: ``measure`` itself when rows have it,
+        else the value column it would ask for alone, under the name this evaluation prints it
+        (``ndcg_cut.10``, ``nDCG@10`` and ``ndcg_cut_10`` all ask for the column ``ndcg_cut_10``; ``P.10``
+        finds ``P@10`` when ``P@10`` was asked for). None, or several (``P``: P_5 ... P_1000), is a
+        :class:`~trecrs.errors.UsageError` listing the names that have per-query values."""
+        rows = self.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
+        known = rows.get_column(MEASURE).unique(maintain_order=True).to_list()
+        name = str(measure)
+        if name in known:
+            return name
+        try:  # the columns the name asks for, by the rules of -m (labels left out: columns, not names)
+            request = parse_measures([measure], trec_eval_version=self.request.trec_eval_version)
+            columns = replace(request, labels={}).value_names()
+        except UsageError:
+            columns = []
+        found: list[str] = []
+        for column in (c for c in columns if c in self.columns()):
+            found += [n for n in self.printed_names(column) if n in known][:1]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise UsageError(f"measure {name!r} has {len(found)} per-query values ({', '.join(found)}): "
+                             "plot one of them", arguments=["measure"])  # fmt: skip
+        raise UsageError(f"measure {name!r} has no per-query value to plot (per-query values: "
+                         f"{', '.join(known) or 'none'})", arguments=["measure"])  # fmt: skip
 
     def _relabelled(self, long: pl.DataFrame, names: dict[str, list[str]]) -> pl.DataFrame:
         """Tidy rows with each value column's rows repeated under each of its ``names`` (of its
@@ -195,21 +222,18 @@ class EvaluationResult:
         return out
 
     def plot(self, measure: object, kind: str = "hist", *, path: str | os.PathLike | None = None) -> Figure:
-        """The per-query values of ``measure`` (a name :attr:`per_query` has) as a matplotlib Figure:
-        ``kind`` ``"hist"`` a histogram, ``"box"`` a box plot over one point per query; the ``all`` value
-        (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF by the suffix) when given, atomically
-        and with the same bytes for the same figure.
+        """The per-query values of ``measure`` as a matplotlib Figure: ``measure`` a name :attr:`per_query`
+        has or one :func:`evaluate` took (``ndcg_cut.10``, ``nDCG@10``, ``P@10``:
+        :meth:`Evaluation.per_query_name`); ``kind`` ``"hist"`` a histogram, ``"box"`` a box plot over one
+        point per query; the ``all`` value (:attr:`summary`) a dashed line. Saved to ``path`` (PNG, or PDF
+        by the suffix) when given, atomically and with the same bytes for the same figure.
 
         Drawn by the report layer (``FIGURES["distribution"]``, :mod:`trecrs.evaluate.formats` says why);
         matplotlib is imported on the first call.
         """
-        name = str(measure)
+        name = self.evaluation.per_query_name(measure)
         rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
         values = rows.filter(pl.col(MEASURE) == name).get_column(VALUE)
-        if values.is_empty():
-            known = rows.get_column(MEASURE).unique(maintain_order=True).to_list()
-            raise UsageError(f"measure {name!r} has no per-query value to plot (per-query values: "
-                             f"{', '.join(known) or 'none'})", arguments=["measure"])  # fmt: skip
         return FIGURES["distribution"](values.to_numpy(), measure=name, runid=self.runid,
                                        overall=self.summary.get(name), kind=kind, path=path)  # fmt: skip
 

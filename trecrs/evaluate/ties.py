@@ -11,12 +11,10 @@ values are not reported.
 
 from __future__ import annotations
 
-import warnings
-
 import polars as pl
 
 from ..engines.base import TieReport
-from ..errors import TrecrsWarning
+from ..errors import warn
 from ..schema import QUERY
 from .finalize import summarize
 from .result import Evaluation
@@ -37,7 +35,7 @@ def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
         tail = "no mean moves in its fourth decimal over tie orders (--ties best/worst)"
     else:
         tail = "the values depend on trec_eval's order of the tied documents (--ties best/worst give their range)"
-    warnings.warn(TrecrsWarning(f"ties straddle {where}: {tail}"), stacklevel=4)
+    warn(f"ties straddle {where}: {tail}")
 
 
 def _ranges(ev: Evaluation, report: TieReport) -> list[tuple[str, float, float]]:

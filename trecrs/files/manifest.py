@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from pathlib import Path
 
 from .._version import __version__
-from ..errors import InputError, TrecrsWarning
+from ..errors import InputError, warn
 from .hashing import file_digest
 from .lines import is_stdin, read_text
 from .output import MANIFEST_SUFFIX, current_path, is_stdout, sidecar, write_text_atomic
@@ -105,10 +104,7 @@ def _upstream(path: str | os.PathLike, digest: str) -> dict | None:
     except InputError:
         return None
     if record.get("sha256", digest) != digest:
-        warnings.warn(
-            TrecrsWarning(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance"),
-            stacklevel=3,
-        )
+        warn(f"{manifest_path(path)}: {_stale(path, record)}; not recorded as provenance")
         return None
     return record
 

@@ -29,14 +29,13 @@ Writing (:func:`write_ratings`) is atomic and uses the layout a file was read wi
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
-from ..errors import InputError, TrecrsWarning, UsageError
+from ..errors import InputError, UsageError, warn
 from ..ids import natural_sort, pair_codes
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, RATING, RATINGS_SCHEMA, TIMESTAMP, USER
@@ -287,7 +286,7 @@ def _dedupe(
             f"(dedupe={policy}); {df.height} ratings kept"
         )
         if report is None:
-            warnings.warn(TrecrsWarning(msg), stacklevel=3)
+            warn(msg)
         else:
             report(msg)
     return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])

@@ -17,14 +17,13 @@ Text files: ``#`` comments and blank lines skipped, line numbers in errors (:mod
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import polars as pl
 
-from ..errors import InputError, TrecrsWarning, UsageError
+from ..errors import InputError, UsageError, warn
 from ..ranges import RATING_ABS_MAX, rating_reason
 from ..schema import ITEM, QUERY, RANK, SCORE, USER
 from .columns import ColumnsArg
@@ -220,13 +219,10 @@ def _warn_rank_contradictions(df: pl.DataFrame, path: PathLike | None) -> None:
         return
     users = df.get_column(USER).n_unique()
     lines = int(found.get_column("lines").sum())
-    warnings.warn(
-        TrecrsWarning(
-            f"{path if path is not None else 'scores'}: the rank column contradicts the scores for "
-            f"{found.height:,} of {users:,} users ({percent(found.height, users)}; {lines:,} of {df.height:,} "
-            "lines); ranking by score as trec_eval does (are the rank and score columns swapped?)"
-        ),
-        stacklevel=4,
+    warn(
+        f"{path if path is not None else 'scores'}: the rank column contradicts the scores for "
+        f"{found.height:,} of {users:,} users ({percent(found.height, users)}; {lines:,} of {df.height:,} "
+        "lines); ranking by score as trec_eval does (are the rank and score columns swapped?)"
     )
 
 

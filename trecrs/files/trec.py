@@ -16,14 +16,13 @@ import gzip
 import os
 import queue
 import threading
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ..errors import FileAccessError, InputError, TrecrsWarning
+from ..errors import FileAccessError, InputError, warn
 from ..ids import natural_sort
 from ..ordering import trec_order
 from ..ranges import REL_MAX, relevance_reason
@@ -276,13 +275,10 @@ def warn_rank_contradictions(path: PathLike, found: pl.DataFrame, lines: int, qu
     if found.height == 0:
         return
     found = found.group_by(QUERY).agg(pl.col("lines").sum())  # a query may span two chunks
-    warnings.warn(
-        TrecrsWarning(
-            f"{path}: the rank column contradicts the scores on {found.get_column('lines').sum():,} of {lines:,} "
-            f"lines ({found.height:,} of {queries:,} queries); ranking by score as trec_eval does "
-            "(are the rank and score columns swapped?)"
-        ),
-        stacklevel=3,
+    warn(
+        f"{path}: the rank column contradicts the scores on {found.get_column('lines').sum():,} of {lines:,} "
+        f"lines ({found.height:,} of {queries:,} queries); ranking by score as trec_eval does "
+        "(are the rank and score columns swapped?)"
     )
 
 

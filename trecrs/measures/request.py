@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import difflib
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ..errors import TrecrsWarning, UsageError
+from ..errors import UsageError, warn
 from ..ranges import ATOL_PREFIX, INT64_MAX, c_atol
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
@@ -172,9 +171,7 @@ def _atol(text: str) -> int:
     m = ATOL_PREFIX.match(text)
     value = c_atol(text)  # saturated to a C long, as glibc's atol (strtol) does
     if (m is None or text.strip() != m.group(1) or value != int(m.group(1))) and value > 0:
-        warnings.warn(
-            TrecrsWarning(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)"), stacklevel=2
-        )
+        warn(f"cutoff {text!r} read as {value}, as trec_eval reads it (C atol)")
     return value
 
 

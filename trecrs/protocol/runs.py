@@ -21,7 +21,6 @@ the run keeps each list's order (``info["order"] == "list"``; see :mod:`trecrs.f
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -29,7 +28,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from ..errors import InputError, TrecrsWarning, UsageError
+from ..errors import InputError, UsageError, warn
 from ..files.lines import LINENO as _LINENO
 from ..files.lines import first_duplicate, is_stdin
 from ..files.output import write_chunks
@@ -272,12 +271,9 @@ def _finish(
         )
     if missing != "fail" and tally.missing:
         how = f"ranked last with score {fill!r}" if missing == "last" else "left out"
-        warnings.warn(
-            TrecrsWarning(
-                f"{tally.missing:,} of {tally.candidates:,} candidates ({percent(tally.missing, tally.candidates)}) "
-                f"have no score: {how}"
-            ),
-            stacklevel=4,
+        warn(
+            f"{tally.missing:,} of {tally.candidates:,} candidates ({percent(tally.missing, tally.candidates)}) "
+            f"have no score: {how}"
         )
 
 

@@ -10,7 +10,6 @@ natural order: numeric when all ids are integers), scoring users in blocks so me
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from ..errors import InputError, TrecrsWarning, UsageError
+from ..errors import InputError, UsageError, warn
 from ..ids import codes, natural_sort, natural_unique
 from ..ranges import check_seed
 from ..schema import ITEM, RATING, SCORE, USER
@@ -355,13 +354,10 @@ class Recommender:
 
 
 def _warn_fallbacks(name: str, n: int, total: int) -> None:
-    warnings.warn(
-        TrecrsWarning(
-            f"{name}: {n:,} of {total:,} distinct pairs ({100 * n / total:.1f}%) could not be scored by the model "
-            "and got the fallback score (below every model score, most popular item first; "
-            "--unscored drop, unscored='drop' in Python, leaves them out)"
-        ),
-        stacklevel=3,
+    warn(
+        f"{name}: {n:,} of {total:,} distinct pairs ({100 * n / total:.1f}%) could not be scored by the model "
+        "and got the fallback score (below every model score, most popular item first; "
+        "--unscored drop, unscored='drop' in Python, leaves them out)"
     )
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..errors import SemanticError, TrecrsWarning, UsageError
+from ..errors import SemanticError, TrecrsWarning, UsageError, warn
 from ..evaluate.api import evaluate_full
 from ..evaluate.finalize import _sequential_sum as sequential_sum
 from ..evaluate.result import Evaluation
@@ -179,12 +179,9 @@ def check_provenance(runs: list[RunInfo], *, allow_mixed: bool = False) -> None:
     """
     unknown = [r.path for r in runs if r.manifest is None]
     if unknown:
-        warnings.warn(
-            TrecrsWarning(
-                f"{len(unknown)} of {len(runs)} runs have no manifest ({', '.join(unknown)}): their provenance "
-                "(split, candidates, methodology) is unknown and cannot be checked"
-            ),
-            stacklevel=2,
+        warn(
+            f"{len(unknown)} of {len(runs)} runs have no manifest ({', '.join(unknown)}): their provenance "
+            "(split, candidates, methodology) is unknown and cannot be checked"
         )
     known = [(r, _provenance(r.manifest)) for r in runs if r.manifest is not None]
     if allow_mixed or len(known) < 2:
@@ -239,12 +236,7 @@ def _name_systems(runs: list[RunInfo]) -> None:
             "(the 6th column names the system)"
         )
     tags = sorted({r.system for r in runs if [x.system for x in runs].count(r.system) > 1})
-    warnings.warn(
-        TrecrsWarning(
-            f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their file names"
-        ),
-        stacklevel=3,
-    )
+    warn(f"runs share the tag {', '.join(map(repr, tags))}: systems are named by their file names")
     for r, name in zip(runs, names, strict=True):
         r.system = name
 
@@ -431,7 +423,7 @@ def _evaluate(qrels: object, run: object, measures: list | tuple, evaluation: Ev
         label = f"<{ev.runid}>"  # an in-memory run: named by its tag, as run_info names it
     for w in caught:
         if issubclass(w.category, TrecrsWarning):
-            warnings.warn(w.category(f"{label}: {w.message}"), stacklevel=3)
+            warn(w.category(f"{label}: {w.message}"))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return ev

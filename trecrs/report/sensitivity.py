@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..errors import TrecrsWarning, UsageError
+from ..errors import TrecrsWarning, UsageError, warn
 from ..evaluate.api import evaluate_full
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
@@ -183,9 +183,7 @@ def _warn_grouped(caught: dict, methodology: str) -> None:
     nothing without them, and the same coverage note for every system is one line, not one each."""
     for (category, message), systems in caught.items():
         text = f"{', '.join(systems)} under {methodology}: {message}"
-        warnings.warn(
-            category(text) if issubclass(category, TrecrsWarning) else category(message), stacklevel=3
-        )
+        warn(category(text) if issubclass(category, TrecrsWarning) else category(message))
 
 
 #: The settings the random expectations assume, in the fields that change them (-l 1, no -J, no -c, every

@@ -12,13 +12,12 @@ errors name their file-global line.
 from __future__ import annotations
 
 import tempfile
-import warnings
 from typing import TypedDict
 
 import numpy as np
 import polars as pl
 
-from ...errors import TrecrsWarning, UsageError
+from ...errors import UsageError, warn
 from ...files.stream import (
     BLOCK_LINES,
     NotGrouped,
@@ -105,12 +104,9 @@ def _check_block_lines(block_lines) -> None:
 
 
 def _warn_partitioned(run, parts: int) -> None:
-    warnings.warn(
-        TrecrsWarning(
-            f"{run}: the run is not grouped by query: partitioned into {parts:,} temporary files by query hash "
-            "to evaluate it in bounded memory (group the run by query to avoid this pass)"
-        ),
-        stacklevel=4,
+    warn(
+        f"{run}: the run is not grouped by query: partitioned into {parts:,} temporary files by query hash "
+        "to evaluate it in bounded memory (group the run by query to avoid this pass)"
     )
 
 
