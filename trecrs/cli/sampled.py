@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
+from ..protocol.runs import default_tag
 from .candidates import add_dedupe_option, read_split_ratings
 from .common import OUTPUT_HELP, argv, command, finite_float, int64, note, seed, wrote
 
@@ -24,11 +25,12 @@ score every all-items candidate (trecrs candidates --methodology all-items).
 
 
 def named_file(text: str) -> tuple[str, str]:
-    """``NAME=FILE`` (or a bare FILE, named after its file name without extension)."""
+    """``NAME=FILE``, or a bare FILE named as ``trecrs run`` tags it (:func:`~trecrs.protocol.runs.default_tag`:
+    the file name without its last extension, so ``fold1.SVD50.scores`` and ``fold1.pop.scores`` differ)."""
     name, sep, path = text.partition("=")
     if not sep:
         path = text
-        name = text.rsplit("/", 1)[-1].split(".")[0]
+        name = default_tag(path)
     if not name or not path:
         raise UsageError(f"expected NAME=FILE, got {text!r}", arguments=["scores"])
     return name, path
@@ -58,7 +60,8 @@ def register(sub) -> None:
         metavar="NAME=FILE",
         action="append",
         required=True,
-        help="a system's score file (every all-items candidate scored); repeat for several systems",
+        help="a system's score file (every all-items candidate scored); repeat for several systems; a bare FILE "
+        "is named as trecrs run tags it (fold1.SVD50.scores: fold1.SVD50)",
     )
     p.add_argument(
         "--n", type=int64, default=100, metavar="N", help="random unrated items per case (default 100)"
