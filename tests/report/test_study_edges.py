@@ -5,6 +5,7 @@ that name the line they come from. Values by hand and from scipy on the toleranc
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -55,6 +56,8 @@ def test_means_equal_on_paper_are_tied(tmp_path):
     stat, p = stats.friedmanchisquare(*snapped.T)
     assert result.friedman["P_10"] == {"statistic": pytest.approx(2.0), "p": pytest.approx(p)}
     assert stat == pytest.approx(2.0) and p == pytest.approx(np.exp(-1.0))  # chi-square, 2 df: e^(-x/2)
+    means = [[result.cell(d, s, "P_10").mean for s in "ABC"] for d in ("d1", "d2")]
+    assert [list(tolerant_ties(np.array(row))) for row in means] == snapped.tolist()
     text = FORMATS["text"](result)
     assert "Friedman chi-square 2.0000, p = 0.3679 (3 systems, 2 data sets)" in text
     assert [line.split()[-1] for line in text.splitlines()[2:5]] == ["1.75", "2.75", "1.50"]
@@ -144,3 +147,22 @@ def test_warnings_name_the_data_set_fold_system_and_files(cli, tmp_path):
     assert code == 0 and err == (f"trecrs study: warning: dataset d1, fold f2, system B (qrels {q}, run "
                                  f"{tmp_path / 'r.run'}): 1 of 2 (50.0%) qrels queries have no line in the run: "
                                  "left out of the averages, as trec_eval does (-c would count them, scoring 0)\n")  # fmt: skip
+
+
+def test_another_librarys_warning_names_the_line_too(tmp_path, monkeypatch):
+    import trecrs.report.study as module
+
+    def evaluate_full(qrels, run, measures, settings):
+        warnings.warn("invalid value encountered", RuntimeWarning, stacklevel=2)
+        return real(qrels, run, measures, settings=settings)
+
+    real = module.evaluate_full
+    monkeypatch.setattr(module, "evaluate_full", evaluate_full)
+    path = _write(tmp_path, {k: v for k, v in NOISE.items() if k[:2] == ("d1", "f1")})
+    with pytest.warns(RuntimeWarning) as caught:
+        study(path, ["P.10"])
+    assert [str(w.message).split(": ")[0] for w in caught] == [
+        f"dataset d1, fold f1, system {s} (qrels {tmp_path / f'd1f1{s}.qrels'}, run {tmp_path / 'r.run'})"
+        for s in "ABC"
+    ]
+    assert all(str(w.message).endswith("): invalid value encountered") for w in caught)

@@ -142,7 +142,7 @@ def _fold_values(
 
 @contextlib.contextmanager
 def _warnings_about(label: str) -> Iterator[None]:
-    """Pass on the trecrs warnings raised inside prefixed with ``label: ``: a study evaluates many lines, and a
+    """Pass on the warnings raised inside prefixed with ``label: ``: a study evaluates many lines, and a
     warning that does not say which line it is about is of no use (as ``trecrs compare`` names its runs)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -150,8 +150,8 @@ def _warnings_about(label: str) -> Iterator[None]:
     for w in caught:
         if issubclass(w.category, TrecrsWarning):
             warnings.warn(w.category(f"{label}: {w.message}"), stacklevel=4)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        else:  # another library's warning, about this line too
+            warnings.warn_explicit(f"{label}: {w.message}", w.category, w.filename, w.lineno)
 
 
 def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | None:
