@@ -77,3 +77,16 @@ def test_the_figure_has_the_same_bytes_twice(ten, tmp_path):
     plot(ten, tmp_path / "a.png")
     plot(ten, tmp_path / "b.png")
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+def test_one_system_has_no_diagram(cli, tmp_path):
+    """Nothing is ranked with one system: status 4, one line naming --plot, nothing written."""
+    (tmp_path / "q").write_text("q 0 d0 1\n")
+    (tmp_path / "r").write_text("q Q0 d0 1 1.0 r\n")
+    (tmp_path / "s.tsv").write_text("dataset\tfold\tsystem\tqrels\trun\nd\tf\tA\tq\tr\n")
+    code, out, err = cli(
+        "study", "-m", "P.1", "--plot", tmp_path / "cd.png", "-o", tmp_path / "t.txt", tmp_path / "s.tsv"
+    )
+    assert (code, out) == (4, "") and not (tmp_path / "cd.png").exists() and not (tmp_path / "t.txt").exists()
+    assert err == ("trecrs study: error: argument --plot: a critical-difference diagram needs at least two systems, "
+                   "the study has 1 (A)\n")  # fmt: skip

@@ -74,7 +74,7 @@ def _alpha(text: str) -> float:
 
 
 def run(args) -> int:
-    from ..errors import UsageError
+    from ..errors import SemanticError, UsageError
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
     from ..report.study import study
@@ -91,7 +91,10 @@ def run(args) -> int:
                                             "judged_only", "engine", "trec_eval_version")} | ties_parameters(args)  # fmt: skip
     inputs = {"study": args.study, **measure_file_inputs(args)}
     if args.plot:
-        plot(result, args.plot)
+        try:
+            plot(result, args.plot)
+        except SemanticError as exc:
+            raise exc.about("plot") from None
         write_manifest(args.plot, "study-figure", inputs=inputs, parameters=params, command=argv())
     if args.output:
         write_text_atomic(args.output, text)

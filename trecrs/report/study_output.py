@@ -12,6 +12,7 @@ from typing import cast
 
 import polars as pl
 
+from ..errors import SemanticError
 from .figures import figure, finish
 from .markdown import latex_escape, md_table
 from .study import StudyResult, too_few_note
@@ -146,8 +147,9 @@ def plot(result: StudyResult, path: str | Path | None = None):
     the font they are drawn with, so that long names widen the figure instead of running into each other.
     """
     measures = [m for m in result.measures if m in result.ranks]
-    if not measures:
-        raise ValueError("no measure has average ranks to draw (a study needs two systems)")
+    if not measures:  # one system: nothing is ranked
+        raise SemanticError(f"a critical-difference diagram needs at least two systems, the study has "
+                            f"{len(result.systems)} ({', '.join(result.systems)})")  # fmt: skip
     note = too_few_note(result)
     panels = [_Panel(m, result.ranks[m], result.cd.get(m), result.friedman.get(m, {}).get("p"), note)
               for m in measures]  # fmt: skip
