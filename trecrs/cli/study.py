@@ -11,6 +11,7 @@ from .common import (
     argv,
     command,
     measure_file_inputs,
+    note,
     scoring_settings,
     ties_parameters,
     wrote,
@@ -73,22 +74,27 @@ def _alpha(text: str) -> float:
 
 
 def run(args) -> int:
-    from ..errors import UsageError
+    from ..errors import SemanticError, UsageError
     from ..files.manifest import write_manifest
     from ..files.output import write_text_atomic
     from ..report.study import study
-    from ..report.study_output import FORMATS, plot
+    from ..report.study_output import FORMATS, WITHOUT_NOTES, plot
 
     if args.plot and not args.plot.lower().endswith((".png", ".pdf")):
         raise UsageError(f"must name a .png or .pdf file, got {args.plot!r}", arguments=["plot"])
     evaluation = scoring_settings(args)
     result = study(args.study, args.measures, baseline=args.baseline, alpha=args.alpha, evaluation=evaluation)
     text = FORMATS[args.format](result)
+    for n in result.notes if args.format in WITHOUT_NOTES else []:
+        note(n)  # the other formats print them below each table
     params = {k: getattr(args, k) for k in ("measures", "baseline", "alpha", "format", "level", "average_all", "depth",
                                             "judged_only", "engine", "trec_eval_version")} | ties_parameters(args)  # fmt: skip
     inputs = {"study": args.study, **measure_file_inputs(args)}
     if args.plot:
-        plot(result, args.plot)
+        try:
+            plot(result, args.plot)
+        except SemanticError as exc:
+            raise exc.about("plot") from None
         write_manifest(args.plot, "study-figure", inputs=inputs, parameters=params, command=argv())
     if args.output:
         write_text_atomic(args.output, text)

@@ -3,7 +3,10 @@
 A tab-separated file whose first content line is the header ``dataset fold system qrels run``, optionally
 followed by ``test_size train_size``; paths relative to the study file's folder. Every line is checked
 here, each error naming the file and line: the field count, empty fields, sizes that are not positive
-integers, a (dataset, fold, system) given twice, and a system missing from a fold of its data set.
+integers, a (dataset, fold, system) given twice, a system missing from a fold of its data set, and a system
+missing from a whole data set (ranks across data sets compare every system on every data set: Demšar,
+JMLR 2006). Empty sizes are absent; content lines lose their trailing blanks (:mod:`.lines`), so a line
+whose empty sizes end it has 5 or 6 fields.
 """
 
 from __future__ import annotations
@@ -45,13 +48,13 @@ def read_study(path: PathLike) -> pl.DataFrame:
 
 def _row(path: PathLike, lineno: int, line: str, header: list[str]) -> tuple:
     fields = line.split("\t")
-    if len(fields) != len(header):
-        raise InputError(
-            path,
-            lineno,
-            f"expected {len(header)} tab-separated fields ({' '.join(header)}), got {len(fields)}",
-        )
-    named = dict(zip(header, fields, strict=True))
+    if not len(COLUMNS) <= len(fields) <= len(header):
+        expected = (f"{len(COLUMNS)} tab-separated fields ({' '.join(COLUMNS)})" if len(header) == len(COLUMNS) else
+                    f"{len(COLUMNS)} to {len(header)} tab-separated fields ({' '.join(COLUMNS)}, then "
+                    f"{' '.join(SIZES)}, which may be empty)")  # fmt: skip
+        raise InputError(path, lineno, f"expected {expected}, got {len(fields)}")
+    # trailing empty sizes were stripped with the line's trailing tabs: absent, as empty ones are
+    named = dict(zip(header, fields, strict=False))
     for c in COLUMNS:
         if not named[c].strip():
             raise InputError(path, lineno, f"empty {c}")
@@ -67,14 +70,19 @@ def _row(path: PathLike, lineno: int, line: str, header: list[str]) -> tuple:
 
 
 def _check_complete(path: PathLike, df: pl.DataFrame) -> None:
-    """Each (dataset, fold, system) once; every system of a data set in each of its folds."""
+    """Each (dataset, fold, system) once; every system of the study in every data set, and in each of its folds."""
     dup = df.filter(pl.struct("dataset", "fold", "system").is_duplicated())
     if dup.height:
         r = dup.row(1, named=True)
         raise InputError(path, r[LINENO], f"dataset {r['dataset']!r}, fold {r['fold']!r}, system {r['system']!r} "
                          "is listed twice")  # fmt: skip
+    everywhere = df.get_column("system").unique(maintain_order=True).to_list()
     for (dataset,), part in df.group_by("dataset", maintain_order=True):
         systems = part.get_column("system").unique(maintain_order=True).to_list()
+        absent = [s for s in everywhere if s not in systems]
+        if absent:
+            raise InputError(path, None, f"dataset {dataset!r} has no line for system(s) {', '.join(map(repr, absent))}"
+                             "; every system must be in every data set (run it there, or leave it out of the study)")  # fmt: skip
         for (fold,), rows in part.group_by("fold", maintain_order=True):
             missing = [s for s in systems if s not in set(rows.get_column("system").to_list())]
             if missing:

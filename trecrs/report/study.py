@@ -8,26 +8,31 @@ a paired test over the fold differences, paired by fold label: Nadeau & Bengio's
 test when the study gives the test and training sizes (the folds' training sets overlap, which makes the
 plain test too liberal: "Inference for the generalization error", Machine Learning 2003), the plain paired t
 test otherwise. Across data sets, per measure: each system's average rank (1 = best mean on a data set,
-ties get the average rank, lower-is-better measures ranked ascending), the Friedman chi-square with
-scipy's tie correction and its p-value (>= 3 systems, >= 2 data sets), and Nemenyi's critical difference
-(Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 2006).
+means equal within :data:`~.stats.TIE_TOLERANCE` are ties and get the average rank, lower-is-better measures
+ranked ascending), the Friedman chi-square with scipy's tie correction and its p-value (>= 3 systems, >= 2
+data sets, a note otherwise), and Nemenyi's critical difference (Demšar, "Statistical comparisons of
+classifiers over multiple data sets", JMLR 2006). The warnings of each evaluation are passed on prefixed
+with the line they come from (``dataset d1, fold f1, system A (qrels q, run r): ...``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 import numpy as np
 import polars as pl
 
-from ..errors import UsageError
+from ..errors import TrecrsWarning, UsageError
 from ..evaluate.api import evaluate_full
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
-from .stats import corrected_resampled_t, nemenyi_cd, t_interval
+from .stats import corrected_resampled_t, nemenyi_cd, t_interval, tolerant_ties
 
 PathLike = str | os.PathLike
 T = TypeVar("T")
@@ -124,13 +129,29 @@ def _fold_values(
     """``dataset fold system measure value``: each line's ``all`` value of each measure, as printed."""
     rows = []
     for r in lines.iter_rows(named=True):
-        ev = evaluate_full(r["qrels"], r["run"], measures, settings=settings)
+        label = f"dataset {r['dataset']}, fold {r['fold']}, system {r['system']} (qrels {r['qrels']}, run {r['run']})"
+        with _warnings_about(label):
+            ev = evaluate_full(r["qrels"], r["run"], measures, settings=settings)
         for col in ev.columns():
             if col in ev.summary:
                 rows.append(
                     (r["dataset"], r["fold"], r["system"], ev.printed_names(col)[0], float(ev.summary[col]))
                 )
     return pl.DataFrame(rows, schema=["dataset", "fold", "system", "measure", "value"], orient="row")
+
+
+@contextlib.contextmanager
+def _warnings_about(label: str) -> Iterator[None]:
+    """Pass on the warnings raised inside prefixed with ``label: ``: a study evaluates many lines, and a
+    warning that does not say which line it is about is of no use (as ``trecrs compare`` names its runs)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        if issubclass(w.category, TrecrsWarning):
+            warnings.warn(w.category(f"{label}: {w.message}"), stacklevel=4)
+        else:  # another library's warning, about this line too
+            warnings.warn_explicit(f"{label}: {w.message}", w.category, w.filename, w.lineno)
 
 
 def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | None:
@@ -186,26 +207,45 @@ def _none(x: float) -> float | None:
 
 
 def _across(result: StudyResult) -> None:
-    """Average ranks, Friedman and the critical difference of each measure, over the systems every data set has."""
+    """Average ranks, Friedman and the critical difference of each measure (every system is in every data set:
+    :mod:`trecrs.files.study`), with a note when there are too few data sets or systems for them."""
+    note = too_few_note(result)
+    if note is not None:
+        result.notes.append(note)
+    for m in result.measures if len(result.systems) >= 2 else []:
+        means = {(c.dataset, c.system): c.mean for c in result.cells if c.measure == m}
+        # means equal up to float noise are ties (stats.tolerant_ties), for the ranks and for Friedman alike
+        table = np.array(
+            [tolerant_ties(np.array([means[(d, s)] for s in result.systems])) for d in result.datasets]
+        )
+        _rank(result, m, table)
+
+
+def too_few_note(result: StudyResult) -> str | None:
+    """The note for a study too small for Friedman's test (3 systems, 2 data sets) or the critical difference
+    (2 data sets) (Demšar 2006); None when both apply."""
+    if len(result.datasets) == 1:
+        return (f"one data set ({result.datasets[0]}): Friedman's test and Nemenyi's critical difference need "
+                "at least two; the average ranks are its ranks")  # fmt: skip
+    if len(result.systems) == 2:
+        return "two systems: Friedman's test needs at least three (the critical difference still applies)"
+    return None
+
+
+def _rank(result: StudyResult, m: str, table: np.ndarray) -> None:
+    """One measure's average ranks, Friedman statistic and critical difference from its (data set x system)
+    table of means."""
     from scipy import stats as _scipy
 
-    for m in result.measures:
-        means = {(c.dataset, c.system): c.mean for c in result.cells if c.measure == m}
-        systems = [s for s in result.systems if all((d, s) in means for d in result.datasets)]
-        if len(systems) < 2 or not result.datasets:
-            continue
-        table = np.array([[means[(d, s)] for s in systems] for d in result.datasets])
-        ranks = np.vstack([_scipy.rankdata(-sign(m) * row, method="average") for row in table])
-        result.ranks[m] = {s: float(r) for s, r in zip(systems, ranks.mean(axis=0), strict=True)}
-        n = len(result.datasets)
-        if len(systems) >= 3 and n >= 2 and all(np.unique(row).size == 1 for row in table):
-            # every data set ties every system: the tie correction is 0, scipy's statistic 0/0
-            result.friedman[m] = {"statistic": None, "p": None}
-            result.notes.append(
-                f"{m}: every system ties on every data set, so there is no Friedman statistic"
-            )
-        elif len(systems) >= 3 and n >= 2:
-            stat, p = _scipy.friedmanchisquare(*table.T)
-            result.friedman[m] = {"statistic": _json_num(float(stat)), "p": _json_num(float(p))}
-        if n >= 2:
-            result.cd[m] = nemenyi_cd(len(systems), n, result.alpha)
+    ranks = np.vstack([_scipy.rankdata(-sign(m) * row, method="average") for row in table])
+    result.ranks[m] = {s: float(r) for s, r in zip(result.systems, ranks.mean(axis=0), strict=True)}
+    n, k = table.shape
+    if k >= 3 and n >= 2 and all(np.unique(row).size == 1 for row in table):
+        # every data set ties every system: the tie correction is 0, scipy's statistic 0/0
+        result.friedman[m] = {"statistic": None, "p": None}
+        result.notes.append(f"{m}: every system ties on every data set, so there is no Friedman statistic")
+    elif k >= 3 and n >= 2:
+        stat, p = _scipy.friedmanchisquare(*table.T)
+        result.friedman[m] = {"statistic": _json_num(float(stat)), "p": _json_num(float(p))}
+    if n >= 2:
+        result.cd[m] = nemenyi_cd(k, n, result.alpha)

@@ -6,13 +6,16 @@ from __future__ import annotations
 import io
 import json
 import math
+import textwrap
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 
-from .figures import pyplot, save_figure
+from ..errors import SemanticError
+from .figures import figure, finish
 from .markdown import latex_escape, md_table
-from .study import StudyResult
+from .study import StudyResult, too_few_note
 
 MARK = "*"  # significantly different from the baseline (p < alpha)
 
@@ -113,6 +116,9 @@ def format_json(result: StudyResult) -> str:
 FORMATS = {"text": format_text, "markdown": format_markdown, "latex": format_latex, "csv": format_csv,
            "json": format_json}  # fmt: skip
 
+#: The formats with no place for the notes (CSV is the cells alone): ``trecrs study`` prints them on stderr.
+WITHOUT_NOTES = ("csv",)
+
 
 # --------------------------------------------------------------------------------------------- figure
 
@@ -129,37 +135,122 @@ def cliques(ranks: dict[str, float], cd: float) -> list[tuple[float, float]]:
     return spans
 
 
-def plot(result: StudyResult, path: str | Path) -> None:
-    """Demšar's critical-difference diagram of each measure with average ranks, stacked: the rank axis
-    (1 = best, at the left), each system at its average rank, a bar over each group of systems whose ranks
-    differ by less than the critical difference, and the CD itself above the axis."""
-    plt = pyplot()
+def plot(result: StudyResult, path: str | Path | None = None):
+    """Demšar's critical-difference diagram of each measure with average ranks, stacked; the figure, saved
+    to ``path`` when one is given (:func:`~.figures.finish`).
+
+    Demšar's layout (JMLR 2006, Figure 1): one horizontal rank axis, 1 = best at the left; the critical
+    difference as a bar with its value above the axis; the best half of the systems on elbow lines to the
+    left of the axis, the others to the right, one row each (no label over another); below the axis, one
+    thick bar per group of systems whose average ranks differ by less than the critical difference
+    (:func:`cliques`), each on its own row, clear of the names. Sizes are in inches, the names measured in
+    the font they are drawn with, so that long names widen the figure instead of running into each other.
+    """
     measures = [m for m in result.measures if m in result.ranks]
-    if not measures:
-        raise ValueError("no measure has average ranks to draw (a study needs two systems)")
-    fig, axes = plt.subplots(len(measures), 1, figsize=(7, 2.2 * len(measures)), squeeze=False)
-    for ax, m in zip(axes[:, 0], measures, strict=True):
-        _diagram(ax, m, result.ranks[m], result.cd.get(m))
-    fig.tight_layout()
-    save_figure(fig, Path(path))
-
-
-def _diagram(ax, measure: str, ranks: dict[str, float], cd: float | None) -> None:
-    k = len(ranks)
-    ax.set_xlim(0.5, k + 0.5)
-    ax.set_ylim(-1.6, 1.2)
-    ax.axhline(0, color="black", lw=1)
-    for x in range(1, k + 1):
-        ax.plot([x, x], [0, 0.08], color="black", lw=1)
-        ax.text(x, 0.15, str(x), ha="center", va="bottom", fontsize=8)
-    for i, (system, r) in enumerate(sorted(ranks.items(), key=lambda kv: kv[1])):
-        y = -0.35 - 0.25 * (i % 4)
-        ax.plot([r, r], [0, y], color="tab:blue", lw=1)
-        ax.text(r, y - 0.05, f"{system} ({r:.2f})", ha="center", va="top", fontsize=8)
-    if cd is not None and not math.isnan(cd):
-        ax.plot([1, 1 + cd], [0.8, 0.8], color="tab:red", lw=2)
-        ax.text(1 + cd / 2, 0.85, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize=8, color="tab:red")
-        for n, (low, high) in enumerate(cliques(ranks, cd)):
-            ax.plot([low - 0.03, high + 0.03], [-0.12 - 0.07 * n] * 2, color="black", lw=3)
-    ax.set_title(f"{measure}: average rank (1 = best)", fontsize=9)
+    if not measures:  # one system: nothing is ranked
+        raise SemanticError(f"a critical-difference diagram needs at least two systems, the study has "
+                            f"{len(result.systems)} ({', '.join(result.systems)})")  # fmt: skip
+    note = too_few_note(result)
+    panels = [_Panel(m, result.ranks[m], result.cd.get(m), result.friedman.get(m, {}).get("p"), note)
+              for m in measures]  # fmt: skip
+    side = max(max(p.label_widths()) for p in panels) + 0.45  # the longest name fits beside the axis
+    axis = max(3.0, 0.6 * (len(result.systems) - 1))
+    for p in panels:
+        p.side, p.axis, p.width = side, axis, 2 * side + axis
+    top = sum(p.height() for p in panels)
+    fig, ax = figure(figsize=(2 * side + axis, top))
+    fig.subplots_adjust(0, 0, 1, 1)
+    ax.set_xlim(0, 2 * side + axis)  # data coordinates in inches
+    ax.set_ylim(0, top)
     ax.axis("off")
+    for p in panels:
+        p.draw(ax, top)
+        top -= p.height()
+    return finish(fig, path)
+
+
+FONT = 9  # points: names, ranks, tick labels
+CHAR = 0.075  # inches: a character at FONT points, for wrapping a note
+ROW, BAR_ROW = 0.22, 0.13  # inches: a name's row, a clique bar's row
+
+
+class _Panel:
+    """One measure's diagram, drawn in inches from the top of its band (:func:`plot`)."""
+
+    def __init__(self, measure: str, ranks: dict[str, float], cd: float | None, p: float | None,
+                 note: str | None) -> None:  # fmt: skip
+        self.measure, self.p, self.note = measure, p, note
+        self.cd = cd if cd is not None and not math.isnan(cd) else None
+        self.order = sorted(ranks.items(), key=lambda kv: (kv[1], kv[0]))  # best first
+        self.k = len(self.order)
+        self.left = self.order[: (self.k + 1) // 2]  # the best half, the best nearest the axis
+        self.right = self.order[(self.k + 1) // 2 :][::-1]  # the others, the worst nearest the axis
+        self.rows = max(len(self.left), len(self.right))
+        self.bars = cliques(ranks, self.cd) if self.cd is not None else []
+        self.side = self.axis = self.width = 0.0
+
+    def label_widths(self) -> list[float]:
+        return [_text_width(_label(s, r)) for s, r in self.order]
+
+    def _note_lines(self) -> list[str]:
+        return textwrap.wrap(f"note: {self.note}", int(self.width / CHAR)) if self.note else []
+
+    def height(self) -> float:
+        return 1.05 + BAR_ROW * len(self.bars) + 0.1 + ROW * self.rows + 0.15 + 0.18 * len(self._note_lines())
+
+    def x(self, rank: float) -> float:
+        """Where ``rank`` is on the axis: 1 (best) at its left end."""
+        return self.side + (rank - 1) / max(self.k - 1, 1) * self.axis
+
+    def draw(self, ax, top: float) -> None:
+        title = f"{self.measure}: average ranks (1 = best, at the left)"
+        title += f"; Friedman p = {self.p:.3g}" if self.p is not None else ""
+        ax.text(self.width / 2, top - 0.1, title, ha="center", va="top", fontsize=FONT + 1)
+        y = top - 1.0  # the axis
+        self._axis(ax, y)
+        if self.cd is not None:
+            self._cd(ax, top - 0.55)
+        for n, (low, high) in enumerate(self.bars):  # over the elbow lines they cross
+            ax.plot([self.x(low) - 0.06, self.x(high) + 0.06], [y - 0.15 - BAR_ROW * n] * 2, color="black", lw=3,
+                    solid_capstyle="butt", zorder=3)  # fmt: skip
+        first = y - 0.15 - BAR_ROW * len(self.bars) - 0.1
+        self._names(ax, y, first)
+        for i, line in enumerate(self._note_lines()):
+            ax.text(0.1, first - ROW * self.rows - 0.05 - 0.18 * i, line, ha="left", va="top", fontsize=FONT - 1,
+                    color="tab:red")  # fmt: skip
+
+    def _axis(self, ax, y: float) -> None:
+        ax.plot([self.x(1), self.x(self.k)], [y, y], color="black", lw=1)
+        for tick in range(1, self.k + 1):
+            ax.plot([self.x(tick)] * 2, [y, y + 0.06], color="black", lw=1)
+            ax.text(self.x(tick), y + 0.09, str(tick), ha="center", va="bottom", fontsize=FONT)
+
+    def _cd(self, ax, y: float) -> None:
+        """The critical difference as a bar from rank 1, its value above it (kept inside the figure)."""
+        start, end = self.x(1), min(self.x(1 + cast(float, self.cd)), self.width - 0.05)
+        ax.plot([start, end], [y, y], color="black", lw=1.5)
+        for e in (start, end):
+            ax.plot([e, e], [y - 0.04, y + 0.04], color="black", lw=1.5)
+        ax.text((start + end) / 2, y + 0.06, f"CD = {self.cd:.3f}", ha="center", va="bottom", fontsize=FONT)
+
+    def _names(self, ax, y: float, first: float) -> None:
+        """Each system on an elbow line from its rank on the axis, one row each, out to its side."""
+        for side, systems in ((-1, self.left), (1, self.right)):
+            end = self.x(1) - 0.2 if side < 0 else self.x(self.k) + 0.2
+            for j, (system, r) in enumerate(systems):
+                row = first - ROW * j
+                ax.plot([self.x(r), self.x(r), end], [y, row, row], color="tab:blue", lw=0.9)
+                ax.text(end + 0.05 * side, row, _label(system, r), ha="right" if side < 0 else "left",
+                        va="center", fontsize=FONT)  # fmt: skip
+
+
+def _label(system: str, rank: float) -> str:
+    return f"{system} ({rank:.2f})"
+
+
+def _text_width(text: str) -> float:
+    """The width of ``text`` at :data:`FONT` points in matplotlib's default font, in inches."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    return text_to_path.get_text_width_height_descent(text, FontProperties(size=FONT), ismath=False)[0] / 72
