@@ -454,35 +454,97 @@ def report_cutoffs(request: MeasureRequest) -> list[int]:
     return sorted(ks)
 
 
-def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
-    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the top of each ranking
-    that gives the best and worst values of the request's cutoff measures when they are asked for (without
-    ``-M`` only: ``depth`` cuts groups whose order the file then decides). None when the request has no
-    cutoff. Only each ranking's top is kept: up to the end of the tie group at the deepest cutoff."""
-    ks = report_cutoffs(request)
-    if not ks or r.tied is None:
+#: trec_eval's tie-aware measures of the retrieved set as a whole: without ``-M`` (the only case whose range
+#: the report computes) every order of the tied documents gives them the same value.
+ORDER_FREE = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall",
+                        "set_relative_P", "set_map", "set_F", "utility", "ideal_dcg"})  # fmt: skip
+
+
+def order_request(request: MeasureRequest, levels=None) -> MeasureRequest | None:
+    """The requested measures whose value the order of tied documents may move and that ``--ties best`` /
+    ``worst`` value exactly (:data:`TIE_AWARE` less :data:`ORDER_FREE`, gain parameters that keep the
+    order of the relevance values ``levels``); None when there is none."""
+    bases = [b for b in request.names if b in TIE_AWARE and b not in ORDER_FREE
+             and (b not in ("ndcg", "dcg") or _increasing_gains(request.params[b], levels))]  # fmt: skip
+    if not bases:
         return None
-    top = _top(r, ks[-1])
-    assert top.tied is not None  # _top keeps r's tie flags
-    sub = MeasureRequest({b: request.params[b] for b in request.names if b in CUTOFF_MEASURES},
-                         trec_eval_version=request.trec_eval_version)  # fmt: skip
-    parts = [] if depth is not None or not top.tied.any() else [TopRankings(top, sub)]
-    return TieReport(_straddled(top, ks), parts)
+    return MeasureRequest({b: request.params[b] for b in bases}, trec_eval_version=request.trec_eval_version,
+                          num_docs_in_coll=request.num_docs_in_coll)  # fmt: skip
+
+
+def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
+    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the rankings that give
+    the best and worst values of the request's measures over the tie orders (without ``-M`` only: ``depth``
+    cuts groups whose order the file then decides). None when the request has neither a cutoff nor such a
+    measure.
+
+    Only the queries holding a tie group of different relevance values are kept for those values (in any
+    other query every order gives the same ranking of values), each whole, or its top (up to the end of
+    the tie group at the deepest cutoff) when only cutoff measures are asked for: the cost follows the
+    tied queries, and a run without ties costs one pass over its tie flags."""
+    ks = report_cutoffs(request)
+    if r.tied is None:
+        return None
+    if not r.tied.any():
+        return TieReport(dict.fromkeys(ks, 0)) if ks else None
+    sub = order_request(request, r.rel)
+    if not ks and sub is None:
+        return None
+    top = _top(r, ks[-1]) if ks else r
+    parts = []
+    if depth is None and sub is not None:
+        view = top if ks and all(b in CUTOFF_MEASURES for b in sub.names) else r
+        moved = _unequal_groups(view)
+        if moved.size:
+            parts.append(TiedRankings(_take(view, moved), sub))
+    return TieReport(_straddled(top, ks) if ks else {}, parts)
 
 
 @dataclass
-class TopRankings:
-    """The tops of a block's rankings (:func:`_top`) and the cutoff measures to value on them."""
+class TiedRankings:
+    """The rankings of a block's queries that hold a tie group of different relevance values (:func:`tie_report`)
+    and the measures to value on them."""
 
-    top: Ranked
+    rankings: Ranked
     request: MeasureRequest
 
     def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The best and the worst values of the queries whose values the tie orders move."""
-        best, worst = (compute_ranked(reordered(self.top, mode), self.request) for mode in ("best", "worst"))
+        best, worst = (
+            compute_ranked(reordered(self.rankings, mode), self.request) for mode in ("best", "worst")
+        )
         columns = [c for c in best.columns if c != QUERY]
         moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
         return best.filter(moved), worst.filter(moved)
+
+
+def _unequal_groups(r: Ranked) -> np.ndarray:
+    """The queries (segments, ascending) with a tie group whose relevance values are not all equal: those
+    whose values ``--ties best`` and ``worst`` may tell apart (:func:`~.rank.reorder_ties` sorts by value)."""
+    assert r.tied is not None  # tie_report's rankings carry their tie flags
+    tg = TieGroups.of(r, None)
+    if tg.heads.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = r.rel[tg.members]
+    at = np.searchsorted(tg.members, tg.heads)
+    unequal = np.minimum.reduceat(rows, at) != np.maximum.reduceat(rows, at)
+    return np.unique(tg.seg[unequal])
+
+
+def _take(r: Ranked, q: np.ndarray, keep: np.ndarray | None = None) -> Ranked:
+    """The rankings of segments ``q`` of ``r`` (their first ``keep`` documents; None: all), with their qrels
+    counts and ideal gains."""
+    lens = r.lens[q] if keep is None else keep
+    starts = np.zeros(q.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
+    rows = np.repeat(r.first[q] - starts[:-1], lens) + np.arange(int(starts[-1]))
+    ilens = np.diff(r.ideal_starts)[q]
+    istarts = np.zeros(q.size + 1, dtype=np.int64)
+    np.cumsum(ilens, out=istarts[1:])
+    irows = np.repeat(r.ideal_starts[q] - istarts[:-1], ilens) + np.arange(int(istarts[-1]))
+    return Ranked([r.queries[i] for i in q.tolist()], starts, r.rel[rows], r.level, r.num_rel[q], r.num_nonrel[q],
+                  istarts, r.ideal[irows], None if r.bogus is None else r.bogus[q],
+                  None if r.num_zero is None else r.num_zero[q], None if r.tied is None else r.tied[rows])  # fmt: skip
 
 
 def _top(r: Ranked, k: int) -> Ranked:
@@ -495,11 +557,7 @@ def _top(r: Ranked, k: int) -> Ranked:
     end = np.where(
         g >= 0, tg.heads[np.maximum(g, 0)] + tg.size[np.maximum(g, 0)] if tg.heads.size else 0, last + 1
     )
-    keep = np.where(r.lens > 0, end - r.first, 0)
-    starts = np.zeros(r.S + 1, dtype=np.int64)
-    np.cumsum(keep, out=starts[1:])
-    rows = np.repeat(r.first - starts[:-1], keep) + np.arange(int(starts[-1]))
-    return dataclasses.replace(r, starts=starts, rel=r.rel[rows], tied=r.tied[rows], _cache={})
+    return _take(r, np.arange(r.S), np.where(r.lens > 0, end - r.first, 0))
 
 
 def _straddled(r: Ranked, ks: list[int]) -> dict[int, int]:
@@ -573,7 +631,7 @@ def report_frames(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureReques
     then, as on the files)."""
     from .rank import encode, prepare, rank_prepared
 
-    if not report_cutoffs(request) or run.height == 0:
+    if (not report_cutoffs(request) and order_request(request) is None) or run.height == 0:
         return None
     p = prepare(encode(qrels, run, score_dtype=request.version.score_dtype))
     return tie_report(
