@@ -14,7 +14,7 @@ from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
 from ..evaluate.api import evaluate_full
-from ..evaluate.coverage import RunWarning
+from ..evaluate.result import RunWarning
 from ..evaluate.settings import EvalSettings
 from ..files.features import GROUP_BY
 from ..measures.aliases import listing as alias_listing
@@ -342,7 +342,7 @@ def run(args) -> int:
 
 @contextlib.contextmanager
 def _naming(path: str) -> Iterator[None]:
-    """Each :class:`~trecrs.evaluate.coverage.RunWarning` of a run's evaluation, re-issued as ``PATH: ...``
+    """Each :class:`~trecrs.evaluate.result.RunWarning` of a run's evaluation, re-issued as ``PATH: ...``
     (the run's notes' form): with several runs, every line about a run says which. A warning naming its
     run already (the rank column's) and the warnings about other inputs (``-m``, ``--train``) pass as they
     are."""

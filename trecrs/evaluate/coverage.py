@@ -1,6 +1,6 @@
 """The coverage and sanity warnings of an evaluation, and trec_eval 10.0's stop on an uncovered query.
 
-Each warning is one :class:`RunWarning` (a :class:`~trecrs.errors.TrecrsWarning`) with counts and
+Each warning is one :class:`~.result.RunWarning` (a :class:`~trecrs.errors.TrecrsWarning`) with counts and
 percentages (:class:`Coverage`), attributed to the first caller outside trecrs; the command line prints it
 as ``trecrs eval: warning: ...`` (``trecrs eval: warning: RUN: ...`` when it scores several runs). The rules are trec_eval's (``trec_eval.c``, ``m_rbp.c``): what it leaves
 out, what it counts as 0, and where its value is not defined.
@@ -16,16 +16,11 @@ from types import FrameType
 
 import numpy as np
 
-from ..errors import SemanticError, TrecrsWarning
+from ..errors import SemanticError
 from ..measures.request import MeasureRequest, long_cutoffs
 from ..measures.trec_eval import BY_NAME, LONG_CUTOFFS
 from ..trec_eval_versions import TrecEvalVersion
-
-
-class RunWarning(TrecrsWarning):
-    """A warning about one run scored against the qrels (its coverage, its ties): a command that scores
-    several runs names the run in it (``trecrs eval``: ``run.txt: ...``, as its notes do)."""
-
+from .result import RunWarning
 
 #: Measures whose gains trec_eval normalises with ``min``/``max`` it never initialises (10.0's ``m_rbp.c``):
 #: with a relevance value above 1 the normalisation always runs, so the value depends on leftover memory.
@@ -128,7 +123,7 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
 
 
 def _warn(message: str) -> None:
-    """A :class:`RunWarning` attributed to the first caller outside trecrs (the user's line)."""
+    """A :class:`~.result.RunWarning` attributed to the first caller outside trecrs (the user's line)."""
     frame: FrameType | None = sys._getframe(1)
     level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):

@@ -20,16 +20,15 @@ import polars as pl
 
 from ..engines.base import TieReport
 from ..schema import QUERY
-from .coverage import RunWarning
 from .finalize import summarize
-from .result import Evaluation
+from .result import Evaluation, RunWarning
 
 #: the end of every tie warning that gives the ranges
 OVER_ORDERS = "over tie orders (--ties best/worst)"
 
 
 def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
-    """One :class:`~trecrs.evaluate.coverage.RunWarning` with the counts and the ranges (module docstring)."""
+    """One :class:`~trecrs.evaluate.result.RunWarning` with the counts and the ranges (module docstring)."""
     if report is None or ev.zscores:
         return
     n = ev.per_query.height
