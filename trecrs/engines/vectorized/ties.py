@@ -72,16 +72,21 @@ class TieGroups:
         return np.flatnonzero(member)
 
     @cached_property
-    def heads(self) -> np.ndarray:
-        """First row of each group."""
+    def opening(self) -> np.ndarray:
+        """Where each group starts in :attr:`members` (a member not tied with the row above opens one)."""
         tied = self.r.tied
         if tied is None:  # no flags: no group (members is empty)
             return self.members
-        return self.members[~tied[self.members]]
+        return np.flatnonzero(~tied[self.members])
+
+    @cached_property
+    def heads(self) -> np.ndarray:
+        """First row of each group."""
+        return self.members[self.opening]
 
     @cached_property
     def size(self) -> np.ndarray:
-        return np.diff(np.append(np.searchsorted(self.members, self.heads), self.members.size))
+        return np.diff(np.append(self.opening, self.members.size))
 
     @cached_property
     def seg(self) -> np.ndarray:
@@ -473,15 +478,15 @@ def order_request(request: MeasureRequest, levels=None) -> MeasureRequest | None
 
 
 def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
-    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the rankings that give
-    the best and worst values of the request's measures over the tie orders (without ``-M`` only: ``depth``
-    cuts groups whose order the file then decides). None when the request has neither a cutoff nor such a
+    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the best and worst values
+    of the request's measures over the tie orders (:class:`Extremes`; without ``-M`` only: ``depth`` cuts
+    groups whose order the file then decides). None when the request has neither a cutoff nor such a
     measure.
 
-    Only the queries holding a tie group of different relevance values are kept for those values (in any
-    other query every order gives the same ranking of values), each whole, or its top (up to the end of
-    the tie group at the deepest cutoff) when only cutoff measures are asked for: the cost follows the
-    tied queries, and a run without ties costs one pass over its tie flags."""
+    Only the queries holding a tie group of different relevance values are valued (in any other query every
+    order gives the same ranking of values), each ranking whole, or its top (up to the end of the tie group
+    at the deepest cutoff) when only cutoff measures are asked for: the cost follows the tied queries, and
+    a run without ties costs one pass over its tie flags."""
     ks = report_cutoffs(request)
     if r.tied is None:
         return None
@@ -494,41 +499,66 @@ def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> 
     parts = []
     if depth is None and sub is not None:
         view = top if ks and all(b in CUTOFF_MEASURES for b in sub.names) else r
-        moved = _unequal_groups(view)
-        if moved.size:
-            parts.append(TiedRankings(_take(view, moved), sub))
+        tg = TieGroups.of(view, None)
+        moved = _unequal_groups(tg)
+        if (
+            2 * moved.size > view.S
+        ):  # most queries hold one: copying them costs more than valuing the others too
+            parts.append(Extremes.of(view, sub, tg))
+        elif moved.size:
+            parts.append(Extremes.of(_take(view, moved), sub))
     return TieReport(_straddled(top, ks) if ks else {}, parts)
 
 
-@dataclass
-class TiedRankings:
-    """The rankings of a block's queries that hold a tie group of different relevance values (:func:`tie_report`)
-    and the measures to value on them."""
+@dataclass(frozen=True)
+class Extremes:
+    """The best and the worst values of a block's queries whose values the tie orders move (:func:`tie_report`):
+    computed with the block and kept instead of its rankings, so that a run read in blocks holds no ranking
+    longer than its block."""
 
-    rankings: Ranked
-    request: MeasureRequest
+    best: pl.DataFrame
+    worst: pl.DataFrame
 
-    def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The best and the worst values of the queries whose values the tie orders move."""
+    @classmethod
+    def of(cls, r: Ranked, request: MeasureRequest, tg: TieGroups | None = None) -> Extremes:
+        """The values of ``request`` on ``r`` (its tie groups ``tg``) with every tie group in its best and its
+        worst order, for the queries where the two differ."""
+        assert r.tied is not None  # tie_report's rankings carry their tie flags
+        best_rel = reorder_ties(r.rel, r.tied, descending=True)
+        worst_rel = _reversed_groups(best_rel, TieGroups.of(r, None) if tg is None else tg)
         best, worst = (
-            compute_ranked(reordered(self.rankings, mode), self.request) for mode in ("best", "worst")
+            compute_ranked(dataclasses.replace(r, rel=rel, _cache={}), request)
+            for rel in (best_rel, worst_rel)
         )
         columns = [c for c in best.columns if c != QUERY]
         moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
-        return best.filter(moved), worst.filter(moved)
+        return cls(best.filter(moved), worst.filter(moved))
+
+    def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return self.best, self.worst
 
 
-def _unequal_groups(r: Ranked) -> np.ndarray:
+def _unequal_groups(tg: TieGroups) -> np.ndarray:
     """The queries (segments, ascending) with a tie group whose relevance values are not all equal: those
     whose values ``--ties best`` and ``worst`` may tell apart (:func:`~.rank.reorder_ties` sorts by value)."""
-    assert r.tied is not None  # tie_report's rankings carry their tie flags
-    tg = TieGroups.of(r, None)
     if tg.heads.size == 0:
         return np.zeros(0, dtype=np.int64)
-    rows = r.rel[tg.members]
-    at = np.searchsorted(tg.members, tg.heads)
-    unequal = np.minimum.reduceat(rows, at) != np.maximum.reduceat(rows, at)
+    rows = tg.r.rel[tg.members]
+    unequal = np.minimum.reduceat(rows, tg.opening) != np.maximum.reduceat(rows, tg.opening)
     return np.unique(tg.seg[unequal])
+
+
+def _reversed_groups(rel: np.ndarray, tg: TieGroups) -> np.ndarray:
+    """``rel`` with each tie group's values in reverse order: the worst order from the best one (the values
+    of a group sorted descending, reversed, are sorted ascending; equal values are alike whatever their
+    order), without sorting again."""
+    if tg.members.size == 0:
+        return rel
+    first = np.repeat(tg.heads, tg.size)
+    last = first + np.repeat(tg.size, tg.size) - 1
+    out = rel.copy()
+    out[tg.members] = rel[first + last - tg.members]
+    return out
 
 
 def _take(r: Ranked, q: np.ndarray, keep: np.ndarray | None = None) -> Ranked:
