@@ -14,8 +14,11 @@ from ..conftest import run_command
 QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq1 0 d 1\nq2 0 x 1\n"
 RUN = ("q1 Q0 e 1 0.9 r\nq1 Q0 a 2 0.5 r\nq1 Q0 b 3 0.5 r\nq1 Q0 c 4 0.5 r\nq1 Q0 d 5 0.2 r\n"
        "q2 Q0 x 1 0.1 r\nq2 Q0 y 2 0.1 r\nq2 Q0 z 3 0.1 r\n")  # fmt: skip
-REPORT = ("trecrs eval: warning: ties straddle cutoff 2 in 2 of 2 queries (100.0%): P_2 lies between 0.0000 and "
-          "0.5000 over tie orders (--ties best/worst)\n")  # fmt: skip
+# map by hand, best / worst: q1 (a, c) at 2, 3 and d at 5: (1/2 + 2/3 + 3/5) / 3 = 0.5889, or (1/3 + 2/4 + 3/5) / 3
+# = 0.4778; q2 x at 1 or 3: 1 or 1/3. Means 0.7944 and 0.4056
+REPORT = ("trecrs eval: warning: tied documents of different relevance straddle cutoff 2 in 2 of 2 evaluated queries "
+          "(100.0%): P_2 lies between 0.0000 and 0.5000, map lies between 0.4056 and 0.7944 over tie orders "
+          "(--ties best/worst)\n")  # fmt: skip
 
 
 @pytest.fixture
@@ -46,27 +49,43 @@ def test_the_report_is_one_warning_and_quiet_silences_it(t):
     assert done.stderr == REPORT
 
 
-def test_no_report_without_a_straddling_tie(cli, t):
+def test_no_report_without_a_tie_that_moves_a_value(cli, t):
     code, out, err = cli("eval", "-m", "P.1", "-m", "map", t / "q", t / "r")  # q2's tie starts at rank 1 ...
-    assert "ties straddle cutoff 1 in 1 of 2 queries (50.0%)" in err
-    # ties below the cutoff, or straddling it between documents of one relevance value, change nothing
+    assert "straddle cutoff 1 in 1 of 2 evaluated queries (50.0%)" in err
+    # ties between documents of one relevance value (b and f; a and d) change nothing
     (t / "quiet").write_text("q1 Q0 e 1 0.9 r\nq1 Q0 c 2 0.8 r\nq1 Q0 b 3 0.5 r\nq1 Q0 f 4 0.5 r\nq1 Q0 a 5 0.1 r\n"
                              "q1 Q0 d 6 0.1 r\nq2 Q0 x 1 0.1 r\nq2 Q0 y 2 0.05 r\nq2 Q0 z 3 0.01 r\n")  # fmt: skip
-    code, out, err = cli("eval", "-m", "P.2,3", "-m", "map", t / "q", t / "quiet")
+    code, out, err = cli("eval", "-m", "P.2,3", "-m", "map", "-m", "ndcg", t / "q", t / "quiet")
     assert code == 0 and err == ""
+
+
+def test_a_tie_below_every_cutoff_is_reported_by_the_measures_it_moves(cli, t):
+    """q2 untied (x first), q1's tie of a (1), b (0) and c (2) at ranks 2-4 below cutoff 1: no cutoff is
+    straddled and P_1 is the same in every order, num_rel_ret too; map and recip_rank move (by hand)."""
+    (t / "below").write_text(
+        RUN.replace("q2 Q0 y 2 0.1", "q2 Q0 y 2 0.05").replace("q2 Q0 z 3 0.1", "q2 Q0 z 3 0.01")
+    )
+    code, out, err = cli("eval", "-m", "P.1", "-m", "map", "-m", "recip_rank", "-m", "num_rel_ret", t / "q",
+                         t / "below")  # fmt: skip
+    # q2 untied now (x first): map (0.5889 + 1) / 2 or (0.4778 + 1) / 2; recip_rank (1/2 + 1) / 2 or (1/3 + 1) / 2
+    assert code == 0 and out.split()[-3:] == ["P_1", "all", "0.5000"]
+    assert err == ("trecrs eval: warning: tied documents of different relevance move values in 1 of 2 evaluated "
+                   "queries (50.0%): map lies between 0.7389 and 0.7944, recip_rank lies between 0.6667 and 0.7500 "
+                   "over tie orders (--ties best/worst)\n")  # fmt: skip
 
 
 def test_report_names_aliases_and_every_cutoff(cli, t):
     code, out, err = cli("eval", "-m", "P@2", "-m", "nDCG@3", t / "q", t / "r")
-    assert err == ("trecrs eval: warning: ties straddle cutoff 2 in 2 of 2 queries (100.0%); cutoff 3 in 1 of 2 "
-                   "queries (50.0%): P@2 lies between 0.0000 and 0.5000, nDCG@3 lies between 0.3298 and 0.7814 "
-                   "over tie orders (--ties best/worst)\n")  # fmt: skip
+    assert err == ("trecrs eval: warning: tied documents of different relevance straddle cutoff 2 in 2 of 2 evaluated "
+                   "queries (100.0%); cutoff 3 in 1 of 2 evaluated queries (50.0%): P@2 lies between 0.0000 and 0.5000, "
+                   "nDCG@3 lies between 0.3298 and 0.7814 over tie orders (--ties best/worst)\n")  # fmt: skip
 
 
 def test_under_depth_the_report_leaves_the_range(cli, t):
     code, out, err = cli("eval", "-M", "4", "-m", "P.2", t / "q", t / "r")
-    assert err == ("trecrs eval: warning: ties straddle cutoff 2 in 2 of 2 queries (100.0%): the values depend on "
-                   "trec_eval's order of the tied documents (--ties best/worst give their range)\n")  # fmt: skip
+    assert err == ("trecrs eval: warning: tied documents of different relevance straddle cutoff 2 in 2 of 2 evaluated "
+                   "queries (100.0%): the values depend on trec_eval's order of the tied documents (--ties best/worst "
+                   "give their range)\n")  # fmt: skip
 
 
 def test_refusal_names_the_measure_and_the_option(cli, t):
@@ -96,10 +115,10 @@ def test_compare(cli, t):
     code, out, err = cli(
         "compare", "--ties", "expected", "-m", "P.2", "--format", "csv", t / "q", t / "r", t / "r2"
     )
-    assert code == 0 and "ties straddle" not in err
+    assert code == 0 and "tied documents" not in err
     assert "0.333333" in out
     code, out, err = cli("compare", "-m", "P.2", "--format", "csv", t / "q", t / "r", t / "r2")
-    assert code == 0 and err.count("ties straddle cutoff 2 in 2 of 2 queries") == 2  # one line per run
+    assert code == 0 and err.count("straddle cutoff 2 in 2 of 2 evaluated queries") == 2  # one line per run
 
 
 def test_eval_factors(cli, tmp_path):

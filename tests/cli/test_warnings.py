@@ -8,11 +8,14 @@ from tests.conftest import ROOT
 from trecrs.errors import TrecrsWarning
 from trecrs.files.trec import read_run, read_run_for_scoring
 
+from ..conftest import run_command
+
 QRELS = "q1 0 a 1\nq1 0 b 1\nq2 0 c 1\n"
 GOOD = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.1 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 0.5 t\n"
 SWAPPED = "q1 Q0 a 0.9 1 t\nq1 Q0 b 0.5 2 t\nq1 Q0 c 0.1 3 t\nq2 Q0 c 1 1 t\n"  # rank and score exchanged
 CONTRA = "q1 Q0 a 1 0.1 t\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.9 t\nq2 Q0 c 1 1 t\n"  # integer ranks, reversed
 PARTIAL = "q1 Q0 a 1 0.9 t\n"
+TIED = "q1 Q0 x 1 0.5 t\nq1 Q0 a 2 0.5 t\nq1 Q0 b 3 0.1 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 0.5 t\n"  # x (unjudged) ties a
 
 
 @pytest.fixture
@@ -23,6 +26,8 @@ def t(tmp_path):
         ("swapped", SWAPPED),
         ("contra", CONTRA),
         ("partial", PARTIAL),
+        ("partial2", PARTIAL),
+        ("tied", TIED),
     ]:
         (tmp_path / name).write_text(text)
     return tmp_path
@@ -118,3 +123,42 @@ def test_quiet_silences_notes_and_a_quiet_batch_its_commands(cli, t):
     script.write_text(f"eval -m P.2 {t / 'q'} {t / 'contra'}\n")
     code, _, err = cli("batch", "--quiet", script)
     assert code == 0 and err == ""
+
+
+UNCOVERED = (
+    "1 of 2 (50.0%) qrels queries have no line in the run: left out of the averages, as trec_eval does (-c would "
+    "count them, scoring 0)"
+)
+
+
+def test_with_several_runs_each_warning_names_its_run(t):
+    """One round trip: the tie warning and the coverage warning each lead with their run's path, as its notes
+    do. q1 ranks x (unjudged) before a (relevant), tied: P_1 is 0 or 1 there, q2's is 1, so 0.5 to 1.0; map
+    (1/2 + 2/3) / 2 = 0.5833 in trec_eval's order, (1 + 2/3) / 2 = 0.8333 at best, q2's 1: 0.7917 to 0.9167 (partial: q1 finds a of a and b, AP 1/2)."""
+    done = run_command("eval", "-m", "P.1", "-m", "map", t / "q", t / "tied", t / "partial")
+    assert done.returncode == 0
+    assert done.stderr == (
+        f"trecrs eval: warning: {t / 'tied'}: tied documents of different relevance straddle cutoff 1 in 1 of 2 "
+        "evaluated queries (50.0%): P_1 lies between 0.5000 and 1.0000, map lies between 0.7917 and 0.9167 over tie "
+        "orders (--ties best/worst)\n"
+        f"trecrs eval: warning: {t / 'partial'}: {UNCOVERED}\n"
+    )
+    assert done.stdout.splitlines()[1:] == [f"{t / 'tied'}\tall\tmap\t0.7916666666666666",
+                                            f"{t / 'tied'}\tall\tP_1\t0.5",
+                                            f"{t / 'partial'}\tall\tmap\t0.5", f"{t / 'partial'}\tall\tP_1\t1.0"]  # fmt: skip
+
+
+def test_two_runs_with_the_same_warning_get_a_line_each(cli, t):
+    """The same counts for two runs are two lines (one line before, the run unnamed); a warning about the
+    measures asked for (-m) is about no run: one line, as it was; the rank column's names its run already."""
+    code, _, err = cli("eval", "-m", "P.1x", t / "q", t / "partial", t / "partial2", t / "contra")
+    assert code == 0
+    assert err.splitlines() == [
+        "trecrs eval: warning: cutoff '1x' read as 1, as trec_eval reads it (C atol)",
+        f"trecrs eval: warning: {t / 'partial'}: {UNCOVERED}",
+        f"trecrs eval: warning: {t / 'partial2'}: {UNCOVERED}",
+        f"trecrs eval: warning: {t / 'contra'}: the rank column contradicts the scores on 2 of 4 lines (1 of 2 queries); "
+        "ranking by score as trec_eval does (are the rank and score columns swapped?)",
+    ]
+    code, _, err = cli("eval", "-m", "P.1", t / "q", t / "partial")  # one run: unnamed, as before
+    assert code == 0 and err == f"trecrs eval: warning: {UNCOVERED}\n"

@@ -280,6 +280,7 @@ def test_a_local_cluster_leaves_the_environment_as_it_was(golden):
 
     before = dict(os.environ)
     folder = golden / "runs_test_ratings"
-    with warned("1 of 456 .* qrels queries have no line in the run", "1 of 456 .* run queries have no qrels"):
+    with warned("1 of 456 .* qrels queries have no line in the run", "1 of 456 .* run queries have no qrels",
+                r"move values in 276 of 455 evaluated queries \(60.7%\): map lies between 0.5725 and 0.5989"):  # fmt: skip
         evaluate_full(folder / "urels_th4.txt", folder / "UB50.txt", ["map"], engine="dask")
     assert dict(os.environ) == before

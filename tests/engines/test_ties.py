@@ -9,6 +9,8 @@ trec_eval's exactly (tests/engines/test_agreement.py, tests/fuzz).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -155,9 +157,48 @@ def test_refusals():
 def test_default_mode_is_trec_eval():
     """trec_eval's order ("b" first) and the tie report, which no other mode gives."""
     q, r = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}
-    report = r"ties straddle cutoff 1 in 1 of 1 queries \(100.0%\): P_1 lies between 0.0000 and 1.0000"
+    report = r"tied documents of different relevance straddle cutoff 1 in 1 of 1 evaluated queries \(100.0%\): P_1 lies between 0.0000 and 1.0000"
     with warned(report):
         default = trecrs.evaluate(q, r, ["P.1"]).to_dict()
     with warned(report):
         assert trecrs.evaluate(q, r, ["P.1"], ties="trec_eval").to_dict() == default == {"q": {"P_1": 0.0}}
     assert trecrs.evaluate(q, r, ["P.1"], ties="best").to_dict() == {"q": {"P_1": 1.0}}
+
+
+RANGE = re.compile(r"(\S+) lies between (-?\d+\.\d{4}) and (-?\d+\.\d{4})")
+
+
+def _check_report(qrels, run, f):
+    """The tie warning's ranges are the summaries of ``ties="worst"`` and ``ties="best"``: every measure whose
+    printed mean differs between them is named with those two means, and no other; without one, a warning
+    only for a straddled cutoff, saying that no mean moves."""
+    with recorded() as texts:
+        trecrs.evaluate(qrels, run, MEASURES, **f)
+    sides = {}
+    for mode in ("best", "worst"):
+        with recorded():
+            sides[mode] = trecrs.evaluate(qrels, run, MEASURES, ties=mode, **f).summary
+    want = {name: (f"{sides['worst'][name]:.4f}", f"{sides['best'][name]:.4f}") for name in sides["best"]
+            if f"{sides['worst'][name]:.4f}" != f"{sides['best'][name]:.4f}"}  # fmt: skip
+    reports = [t for t in texts if t.startswith("tied documents of different relevance")]
+    assert len(reports) <= 1
+    assert {name: (lo, hi) for name, lo, hi in RANGE.findall("".join(reports))} == want
+    if reports and not want:
+        assert " straddle cutoff " in reports[0]
+        assert reports[0].endswith(
+            ": no mean moves in its fourth decimal over tie orders (--ties best/worst)"
+        )
+    assert bool(reports) >= bool(want)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pairs(), level=st.integers(1, 2), judged_only=st.booleans())
+def test_the_report_names_every_mean_the_orders_move(data, level, judged_only):
+    _check_report(*data, {"relevance_level": level, "judged_only": judged_only})
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pairs(), level=st.integers(1, 2), judged_only=st.booleans(), version=st.sampled_from([9, 10]))
+def test_the_report_names_every_mean_the_orders_move_at_length(data, level, judged_only, version):
+    _check_report(*data, {"relevance_level": level, "judged_only": judged_only, "trec_eval_version": version})

@@ -70,14 +70,16 @@ def test_matrix_equals_the_written_run_scored_by_trec_eval(tmp_path, seed, flags
         got = evaluate_matrix(
             qrels, scores, users, items, exclude=exclude, measures=["all_trec"], **flags
         ).tidy()
-    assert matrix_warnings == [w for w in file_warnings if w.startswith("ties straddle")]
+    assert matrix_warnings == [
+        w for w in file_warnings if w.startswith("tied documents of different relevance")
+    ]
     assert got.get_column("query").to_list() == expected.get_column("query").to_list()
     assert got.get_column("measure").to_list() == expected.get_column("measure").to_list()
     x, y = expected.get_column("value").to_numpy(), got.get_column("value").to_numpy()
     assert ((x == y) | (np.isnan(x) & np.isnan(y))).all()
 
 
-TIES = r"ties straddle cutoff 5 in 1 of 6 queries \(16.7%\): P_5 lies between 0.1667 and 0.2667"
+TIES = r"tied documents of different relevance straddle cutoff 5 in 1 of 6 evaluated queries \(16.7%\): P_5 lies between 0.1667 and 0.2667"
 
 
 def test_float32_matrix_and_no_exclusions():
@@ -105,7 +107,9 @@ def test_bad_inputs():
         evaluate_matrix(qrels, bad, users, items)
     ex = np.zeros(scores.shape, bool)
     ex[3, 4] = True  # an excluded NaN is not a candidate: fine
-    with warned("ties straddle cutoff 5 in 1 of 6 queries .*: P_5 lies between 0.1333 and 0.2333"):
+    with warned(
+        "tied documents of different relevance straddle cutoff 5 in 1 of 6 evaluated queries .*: P_5 lies between 0.1333 and 0.2333"
+    ):
         evaluate_matrix(qrels, bad, users, items, exclude=ex, measures=["P.5"])
     with pytest.raises(UsageError, match="vectorized engine"):
         evaluate_matrix(qrels, scores, users, items, measures=["utility.1,2"])

@@ -183,14 +183,23 @@ def equivalence(train: pl.DataFrame, test: pl.DataFrame, threshold: int, seed: i
     test_ratings = build_run(candidate_set("test-ratings", train, test), sc).run
     judged = methodology_qrels("all-items", train, test, threshold=threshold, nonrelevant=True).qrels
     # users whose test ratings are all below the threshold have no relevant item
-    with warned("evaluated queries have no relevant document", "ties straddle cutoff 1 in"):
+    with warned(
+        "evaluated queries have no relevant document",
+        "tied documents of different relevance straddle cutoff 1 in",
+    ):
         a = evaluate(judged, all_items, "all_trec", judged_only=True).tidy()
-    with warned("evaluated queries have no relevant document", "ties straddle cutoff 1 in"):
+    with warned(
+        "evaluated queries have no relevant document",
+        "tied documents of different relevance straddle cutoff 1 in",
+    ):
         b = evaluate(judged, test_ratings, "all_trec").tidy()
     assert a.height == b.height and a.height > 100
     assert a.equals(b)
     # without -J the AllItems ranking interleaves unjudged items: the values differ
-    with warned("evaluated queries have no relevant document", "ties straddle cutoff 1 in"):
+    with warned(
+        "evaluated queries have no relevant document",
+        "tied documents of different relevance straddle cutoff 1 in",
+    ):
         c = evaluate(judged, all_items, "all_trec").tidy()
     assert not c.equals(b)
     return a

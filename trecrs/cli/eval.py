@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+import warnings
+from collections.abc import Iterator
 
 from ..data.popularity import HEAD_SHARE
 from ..engines import ENGINES
@@ -12,6 +14,7 @@ from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError
 from ..evaluate.api import evaluate_full
+from ..evaluate.result import RunWarning
 from ..evaluate.settings import EvalSettings
 from ..files.features import GROUP_BY
 from ..measures.aliases import listing as alias_listing
@@ -330,10 +333,26 @@ def run(args) -> int:
     settings = _settings(args)
     with _engine_context(args):
         for path in args.runs:
-            evaluations[path] = _evaluate(args, path, settings)
+            with _naming(path) if len(args.runs) > 1 else contextlib.nullcontext():
+                evaluations[path] = _evaluate(args, path, settings)
             for message in evaluations[path].notes:
                 note(f"{path}: {message}" if len(args.runs) > 1 else message)
     return print_evaluations(args, evaluations, fmt, _inputs(args), _params(args))
+
+
+@contextlib.contextmanager
+def _naming(path: str) -> Iterator[None]:
+    """Each :class:`~trecrs.evaluate.result.RunWarning` of a run's evaluation, re-issued as ``PATH: ...``
+    (the run's notes' form): with several runs, every line about a run says which. A warning naming its
+    run already (the rank column's) and the warnings about other inputs (``-m``, ``--train``) pass as they
+    are."""
+    with warnings.catch_warnings(record=True) as caught:
+        yield
+    for w in caught:
+        message = w.message
+        if isinstance(message, RunWarning) and not str(message).startswith(f"{path}: "):
+            message = RunWarning(f"{path}: {message}")
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
 
 def check_format(fmt: str, output: str | None) -> None:

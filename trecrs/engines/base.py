@@ -50,10 +50,12 @@ class Engine:
 @dataclass
 class TieReport:
     """Where trec_eval's order of tied documents decides a value (:mod:`trecrs.measures.ties`): per cutoff
-    asked for, the queries whose documents tied with the one at that rank also stand below it; and the
-    parts that give, when asked (:meth:`extremes`), the best and worst values over the tie orders."""
+    asked for, the queries whose documents tied with the one at that rank, of different relevance, also
+    stand below it; and the parts that give, when asked (:meth:`extremes`), the best and worst values of
+    every requested measure the tie orders may move, for the queries holding a tie group of different
+    relevance values."""
 
-    straddled: dict[int, int]  # cutoff -> queries where a tie group straddles it
+    straddled: dict[int, int]  # cutoff -> queries where tied documents of different relevance straddle it
     parts: list = field(default_factory=list)  # each with extremes() -> (best, worst) frames of its queries
 
     def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -79,7 +81,7 @@ class Computed:
     per_query: pl.DataFrame  # query + one column per output value, any query order
     stand_in: list[str] = field(default_factory=list)  # -c: queries evaluated on the stand-in ranking
     relstrings: dict[str, str] = field(default_factory=dict)  # filled when relstring is requested
-    ties: TieReport | None = None  # trec_eval's order: where ties straddle a cutoff (None: not looked at)
+    ties: TieReport | None = None  # trec_eval's order: where ties decide values (None: not looked at)
 
     @classmethod
     def concat(cls, parts: list[Computed]) -> Computed:

@@ -1,8 +1,8 @@
 """The coverage and sanity warnings of an evaluation, and trec_eval 10.0's stop on an uncovered query.
 
-Each warning is one :class:`~trecrs.errors.TrecrsWarning` with counts and percentages
-(:class:`Coverage`), attributed to the first caller outside trecrs; the command line prints it as
-``trecrs eval: warning: ...``. The rules are trec_eval's (``trec_eval.c``, ``m_rbp.c``): what it leaves
+Each warning is one :class:`~.result.RunWarning` (a :class:`~trecrs.errors.TrecrsWarning`) with counts and
+percentages (:class:`Coverage`), attributed to the first caller outside trecrs; the command line prints it
+as ``trecrs eval: warning: ...`` (``trecrs eval: warning: RUN: ...`` when it scores several runs). The rules are trec_eval's (``trec_eval.c``, ``m_rbp.c``): what it leaves
 out, what it counts as 0, and where its value is not defined.
 """
 
@@ -16,6 +16,7 @@ from ..errors import SemanticError, warn
 from ..measures.request import MeasureRequest, long_cutoffs
 from ..measures.trec_eval import BY_NAME, LONG_CUTOFFS
 from ..trec_eval_versions import TrecEvalVersion
+from .result import RunWarning
 
 #: Measures whose gains trec_eval normalises with ``min``/``max`` it never initialises (10.0's ``m_rbp.c``):
 #: with a relevance value above 1 the normalisation always runs, so the value depends on leftover memory.
@@ -50,7 +51,8 @@ def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> 
     if uncovered and not average_all:
         warn(
             f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
-            "averages, as trec_eval does (-c would count them, scoring 0)"
+            "averages, as trec_eval does (-c would count them, scoring 0)",
+            RunWarning,
         )
 
 
@@ -97,23 +99,27 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
     warn_uncovered(c.qrels_queries, c.uncovered, average_all=average_all)
     if c.unjudged:
         warn(
-            f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does"
+            f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does",
+            RunWarning,
         )
     if c.no_relevant:
         warn(
             f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
-            f"level {relevance_level}: they score 0 on most measures"
+            f"level {relevance_level}: they score 0 on most measures",
+            RunWarning,
         )
     if c.short:
         warn(
             f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
-            f"deepest cutoff asked for: the missing ranks are counted as non-relevant"
+            f"deepest cutoff asked for: the missing ranks are counted as non-relevant",
+            RunWarning,
         )
     if c.graded:
         warn(
             f"{_share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
             f"{c.normalised} normalises their gains with min and max it never initialises (m_rbp.c), "
-            "so its values there are undefined; trecrs takes min and max over the query's gains"
+            "so its values there are undefined; trecrs takes min and max over the query's gains",
+            RunWarning,
         )
 
 

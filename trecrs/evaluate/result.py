@@ -1,5 +1,6 @@
 """What an evaluation gives: :class:`Evaluation` (everything trec_eval prints for one run) and the public
-:class:`EvaluationResult` around it (frames, the summary, trec_eval's text, tidy rows, dicts)."""
+:class:`EvaluationResult` around it (frames, the summary, trec_eval's text, tidy rows, dicts); the
+:class:`RunWarning` its warnings about that run are."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 import polars as pl
 
-from ..errors import UsageError
+from ..errors import TrecrsWarning, UsageError
 from ..measures.request import MeasureRequest, parse_measures
 from ..schema import ALL, MEASURE, QUERY, VALUE
 from .formats import FIGURES, TEXT_FORMATS
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
 Frame: TypeAlias = Any
 
 _T = TypeVar("_T")
+
+
+class RunWarning(TrecrsWarning):
+    """A warning about one run scored against the qrels (its coverage, its ties: :mod:`.coverage`,
+    :mod:`.ties`): a command that scores several runs names the run in it (``trecrs eval``: ``run.txt:
+    ...``, as its notes do)."""
 
 
 @dataclass

@@ -1,12 +1,15 @@
 """The tie report: one warning per run when trec_eval's order of tied documents decides a value.
 
-trec_eval breaks a score tie by document id (:mod:`trecrs.ordering`); when the documents tied with the one
-at a cutoff asked for (``P.10``, ``ndcg_cut.50``, ``HR@10``) also stand below it, which of them count is
-that arbitrary order's choice. :func:`warn_ties` says in how many queries that happens, cutoff by cutoff,
-and between which means each tie-aware measure lies over every order of the tied documents (the means of
-the per-query ``--ties best`` and ``--ties worst`` values, averaged as the summary is). Nothing is said when
-no tie straddles a cutoff; under ``-M`` the range is left out (``--ties best/worst`` give it); ``-Z``
-values are not reported.
+trec_eval breaks a score tie by document id (:mod:`trecrs.ordering`), an order that carries no information.
+:func:`warn_ties` says, cutoff by cutoff (``P.10``, ``ndcg_cut.50``, ``HR@10``), in how many evaluated
+queries tied documents of different relevance straddle it (the document at that rank is tied with the one
+below it, in a group whose documents are not all alike: only then does the order move a value), and
+between which means each requested measure with a ``--ties best/worst`` form lies over every order of the
+tied documents (the means of the per-query ``--ties best`` and ``--ties worst`` values, averaged as the
+summary is), naming those whose printed mean (four decimals) moves: cutoff measures and the others
+(``map``, ``ndcg``, ``recip_rank``...). Without a straddled cutoff the warning is given when such a mean
+moves, with the count of evaluated queries whose values move. Under ``-M`` only the straddles are counted
+(``--ties best/worst`` give the range); ``-Z`` values are not reported.
 """
 
 from __future__ import annotations
@@ -17,35 +20,53 @@ from ..engines.base import TieReport
 from ..errors import warn
 from ..schema import QUERY
 from .finalize import summarize
-from .result import Evaluation
+from .result import Evaluation, RunWarning
+
+#: the end of every tie warning that gives the ranges
+OVER_ORDERS = "over tie orders (--ties best/worst)"
 
 
 def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
-    """One :class:`~trecrs.errors.TrecrsWarning` with the counts and the ranges (module docstring)."""
-    if report is None or ev.zscores or not any(report.straddled.values()):
+    """One :class:`~trecrs.evaluate.result.RunWarning` with the counts and the ranges (module docstring)."""
+    if report is None or ev.zscores:
         return
     n = ev.per_query.height
-    where = "; ".join(f"cutoff {k} in {c:,} of {n:,} queries ({100 * c / n:.1f}%)"
-                      for k, c in report.straddled.items() if c)  # fmt: skip
-    ranges = _ranges(ev, report)
+    straddled = {k: c for k, c in report.straddled.items() if c}
+    ranges, moved = _ranges(ev, report, straddled)
+    if not straddled and not ranges:
+        return
+    if straddled:
+        where = "; ".join(f"cutoff {k} in {_share(c, n)}" for k, c in straddled.items())
+        head = f"tied documents of different relevance straddle {where}"
+        if moved:  # the measures without a cutoff move wherever such a group stands
+            head += f"; they move values in {_share(moved, n)}"
+    else:
+        head = f"tied documents of different relevance move values in {_share(moved, n)}"
     if ranges:
         tail = ", ".join(f"{name} lies between {lo:.4f} and {hi:.4f}" for name, lo, hi in ranges)
-        tail += " over tie orders (--ties best/worst)"
+        tail += f" {OVER_ORDERS}"
     elif report.parts:  # values computed: no mean moves in its fourth decimal
-        tail = "no mean moves in its fourth decimal over tie orders (--ties best/worst)"
+        tail = f"no mean moves in its fourth decimal {OVER_ORDERS}"
     else:
         tail = "the values depend on trec_eval's order of the tied documents (--ties best/worst give their range)"
-    warn(f"ties straddle {where}: {tail}")
+    warn(RunWarning(f"{head}: {tail}"))
 
 
-def _ranges(ev: Evaluation, report: TieReport) -> list[tuple[str, float, float]]:
-    """(printed name, worst mean, best mean) of each column at a straddled cutoff whose printed mean the
-    orders move, in the summary's order."""
+def _share(part: int, whole: int) -> str:
+    """``"11 of 299 evaluated queries (3.7%)"``."""
+    return f"{part:,} of {whole:,} evaluated queries ({100 * part / whole:.1f}%)"
+
+
+def _ranges(
+    ev: Evaluation, report: TieReport, straddled: dict[int, int]
+) -> tuple[list[tuple[str, float, float]], int]:
+    """(printed name, worst mean, best mean) of each value whose printed mean the tie orders move, those at a
+    straddled cutoff first, each group in the summary's order; and the evaluated queries where one of them
+    moves."""
     best, worst = report.extremes()
-    cut = {f"_{k}" for k, c in report.straddled.items() if c}
-    columns = [c for c in best.columns if c != QUERY and c in ev.summary and c[c.rfind("_") :] in cut]
+    columns = [c for c in best.columns if c != QUERY and c in ev.summary]
     if not columns or best.height == 0:
-        return []
+        return [], 0
     means = {}
     for side, extreme in (("best", best), ("worst", worst)):
         frame = ev.per_query.select(QUERY, *columns)
@@ -53,9 +74,11 @@ def _ranges(ev: Evaluation, report: TieReport) -> list[tuple[str, float, float]]
         frame = frame.join(values, on=QUERY, how="left", suffix="__r", maintain_order="left").select(
             QUERY, *[pl.coalesce(f"{c}__r", c).alias(c) for c in columns])  # fmt: skip
         means[side] = summarize(frame, ev.num_q)
-    out = []
-    for c in (c for c in ev.summary if c in columns):
-        lo, hi = means["worst"][c], means["best"][c]
-        if f"{lo:.4f}" != f"{hi:.4f}":
-            out.append((ev.printed_names(c)[0], lo, hi))
-    return out
+    moving = [
+        c for c in ev.summary if c in columns and f"{means['worst'][c]:.4f}" != f"{means['best'][c]:.4f}"
+    ]
+    cut = tuple(f"_{k}" for k in straddled)
+    moving.sort(key=lambda c: not c.endswith(cut))  # stable: the summary's order within each group
+    moved = best.filter(pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in moving])).height \
+        if moving else 0  # fmt: skip
+    return [(ev.printed_names(c)[0], means["worst"][c], means["best"][c]) for c in moving], moved

@@ -28,7 +28,7 @@ from typing import TypeVar, cast
 import numpy as np
 import polars as pl
 
-from ..errors import TrecrsWarning, UsageError
+from ..errors import TrecrsWarning, UsageError, warn
 from ..evaluate.api import evaluate_full
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
@@ -149,7 +149,7 @@ def _warnings_about(label: str) -> Iterator[None]:
         yield
     for w in caught:
         if issubclass(w.category, TrecrsWarning):
-            warnings.warn(w.category(f"{label}: {w.message}"), stacklevel=4)
+            warn(w.category(f"{label}: {w.message}"))
         else:  # another library's warning, about this line too
             warnings.warn_explicit(f"{label}: {w.message}", w.category, w.filename, w.lineno)
 

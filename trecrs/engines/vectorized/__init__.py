@@ -33,8 +33,8 @@ from .rank import (
     rank_prepared,
     relstrings,
 )
+from .tie_report import report_frames as tie_report_frames
 from .ties import check as check_ties
-from .ties import report_frames as tie_report_frames
 
 __all__ = [
     "ENGINE", "VECTOR_MEASURES", "Computed", "DuplicateEntry", "Encoded", "Prepared", "Ranked", "check_ties",

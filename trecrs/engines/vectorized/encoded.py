@@ -10,7 +10,8 @@ from ...schema import QUERY
 from ..base import Computed
 from .measures import compute_ranked
 from .rank import Encoded, Prepared, prepare, rank_prepared, relstrings
-from .ties import check, compute_expected, tie_report
+from .tie_report import tie_report
+from .ties import check, compute_expected
 
 
 def compute_encoded(
@@ -42,7 +43,7 @@ def compute_prepared(
     depth: int | None = None, complete: bool = False, ties: str = "trec_eval", report_ties: bool = True,
 ) -> Computed:  # fmt: skip
     """:func:`compute_encoded` on a :class:`~.rank.Prepared` pair (which it does not change); in trec_eval's
-    order, with ``report_ties``, where ties straddle a cutoff (:func:`~.ties.tie_report`)."""
+    order, with ``report_ties``, where ties decide values (:func:`~.tie_report.tie_report`)."""
     if ties == "expected":  # the closed forms count the positions above -M themselves
         r = rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only, complete=complete)
         values = pl.DataFrame(

@@ -30,7 +30,8 @@ from ...threads import one_thread
 from ..base import Computed, QueryStats
 from .measures import compute_ranked
 from .rank import NONPOOL, UNJUDGED, Encoded, Ranked, _qrels_counts, relstrings, reorder_ties
-from .ties import compute_expected, tie_report
+from .tie_report import tie_report
+from .ties import compute_expected
 
 
 def factor_scores(user_factors: np.ndarray, item_factors: np.ndarray) -> np.ndarray:

@@ -10,11 +10,13 @@ less relevant one (gain parameters must then give gains that do not decrease wit
 ``-M`` (a tie group that straddles the ``-M`` cut competes for its last places: ``depth`` limits the
 positions counted); ``-J`` removes unjudged documents first (its documents were never in a group). Each
 ``e_<name>`` returns one array per output value, as the ``m_<name>`` functions do.
+
+Also here: the cutoff measures, and where a tie group of different relevance straddles a cutoff
+(:func:`straddles`, which :mod:`.tie_report` and ``trecrs audit`` count).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,11 +28,10 @@ from ...errors import UsageError
 from ...measures.request import MeasureRequest, long_cutoffs
 from ...measures.ties import ap_terms, expected_count, expected_first
 from ...schema import DOC, QUERY, REL
-from ..base import TieReport
 from .cmath import c_log2, segmented
 from .gains import c_atof, gain_view
-from .measures import HANDLED_ELSEWHERE, compute_ranked
-from .rank import Ranked, reorder_ties
+from .measures import HANDLED_ELSEWHERE
+from .rank import Ranked
 
 
 @dataclass
@@ -72,16 +73,21 @@ class TieGroups:
         return np.flatnonzero(member)
 
     @cached_property
-    def heads(self) -> np.ndarray:
-        """First row of each group."""
+    def opening(self) -> np.ndarray:
+        """Where each group starts in :attr:`members` (a member not tied with the row above opens one)."""
         tied = self.r.tied
         if tied is None:  # no flags: no group (members is empty)
             return self.members
-        return self.members[~tied[self.members]]
+        return np.flatnonzero(~tied[self.members])
+
+    @cached_property
+    def heads(self) -> np.ndarray:
+        """First row of each group."""
+        return self.members[self.opening]
 
     @cached_property
     def size(self) -> np.ndarray:
-        return np.diff(np.append(np.searchsorted(self.members, self.heads), self.members.size))
+        return np.diff(np.append(self.opening, self.members.size))
 
     @cached_property
     def seg(self) -> np.ndarray:
@@ -385,13 +391,13 @@ def unsupported(request: MeasureRequest, mode: str, levels=None) -> list[str]:
         elif (
             mode != "expected"
             and base in ("ndcg", "dcg")
-            and not _increasing_gains(request.params[base], levels)
+            and not increasing_gains(request.params[base], levels)
         ):
             out.append(f"{base}.{request.params[base]}")
     return out
 
 
-def _increasing_gains(p: str | None, levels=None) -> bool:
+def increasing_gains(p: str | None, levels=None) -> bool:
     """Whether gain parameters keep the gains in the order of the relevance values, as best/worst order the
     tie groups: a judged level no pair names has its own value as gain, an unjudged document (value below
     0) gain 0 (``setup_gains`` / ``get_gain`` of m_ndcg.c). ``levels``: the judged values present (None:
@@ -438,7 +444,7 @@ def compute_expected(r: Ranked, request: MeasureRequest, depth: int | None) -> d
     return data
 
 
-# --------------------------------------------------------------------------------------------- the report
+# ------------------------------------------------------------------------------- where ties straddle a cutoff
 
 #: trec_eval's measures with a rank cutoff (``P.10``): where a tie group straddles one, the value depends on
 #: trec_eval's order of the tied documents.
@@ -454,73 +460,7 @@ def report_cutoffs(request: MeasureRequest) -> list[int]:
     return sorted(ks)
 
 
-def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
-    """Where ties straddle a cutoff of ``request`` in ``r`` (trec_eval's order), and the top of each ranking
-    that gives the best and worst values of the request's cutoff measures when they are asked for (without
-    ``-M`` only: ``depth`` cuts groups whose order the file then decides). None when the request has no
-    cutoff. Only each ranking's top is kept: up to the end of the tie group at the deepest cutoff."""
-    ks = report_cutoffs(request)
-    if not ks or r.tied is None:
-        return None
-    top = _top(r, ks[-1])
-    assert top.tied is not None  # _top keeps r's tie flags
-    sub = MeasureRequest({b: request.params[b] for b in request.names if b in CUTOFF_MEASURES},
-                         trec_eval_version=request.trec_eval_version)  # fmt: skip
-    parts = [] if depth is not None or not top.tied.any() else [TopRankings(top, sub)]
-    return TieReport(_straddled(top, ks), parts)
-
-
-@dataclass
-class TopRankings:
-    """The tops of a block's rankings (:func:`_top`) and the cutoff measures to value on them."""
-
-    top: Ranked
-    request: MeasureRequest
-
-    def extremes(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The best and the worst values of the queries whose values the tie orders move."""
-        best, worst = (compute_ranked(reordered(self.top, mode), self.request) for mode in ("best", "worst"))
-        columns = [c for c in best.columns if c != QUERY]
-        moved = pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in columns])
-        return best.filter(moved), worst.filter(moved)
-
-
-def _top(r: Ranked, k: int) -> Ranked:
-    """``r`` with each ranking cut after the tie group holding its ``k``-th document (the places that decide
-    every measure at a cutoff up to ``k``, whatever the order of the tied documents)."""
-    assert r.tied is not None  # tie_report's rankings carry their tie flags
-    tg = TieGroups.of(r, None)
-    last = r.first + np.minimum(r.lens, k) - 1
-    g = tg.group_of(last)
-    end = np.where(
-        g >= 0, tg.heads[np.maximum(g, 0)] + tg.size[np.maximum(g, 0)] if tg.heads.size else 0, last + 1
-    )
-    keep = np.where(r.lens > 0, end - r.first, 0)
-    starts = np.zeros(r.S + 1, dtype=np.int64)
-    np.cumsum(keep, out=starts[1:])
-    rows = np.repeat(r.first - starts[:-1], keep) + np.arange(int(starts[-1]))
-    return dataclasses.replace(r, starts=starts, rel=r.rel[rows], tied=r.tied[rows], _cache={})
-
-
-def _straddled(r: Ranked, ks: list[int]) -> dict[int, int]:
-    """Per cutoff k, the queries whose document at rank k is tied with the one at k + 1 in a group whose
-    documents are not all alike (the non-relevant ones alike, each relevance value of the relevant ones its
-    own): a group of equals changes nothing whatever its order."""
-    out = dict.fromkeys(ks, 0)
-    tied = r.tied
-    assert tied is not None  # tie_report's rankings carry their tie flags
-    found = {k: np.flatnonzero(r.lens > k) for k in ks}
-    found = {k: q[tied[r.first[q] + k]] for k, q in found.items()}
-    if not any(q.size for q in found.values()):
-        return out
-    heads, mixed = _mixed_groups(r.rel, tied, r.level)
-    for k, q in found.items():
-        g = np.searchsorted(heads, r.first[q] + k, "right") - 1
-        out[k] = int(mixed[g].sum())
-    return out
-
-
-def _mixed_groups(rel: np.ndarray, tied: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+def mixed_groups(rel: np.ndarray, tied: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each tie group and whether the group's documents differ (the non-relevant ones
     alike, each relevance value of the relevant ones its own): only then does their order move a value."""
     heads = np.flatnonzero(~tied)
@@ -551,31 +491,10 @@ def straddles(run: pl.DataFrame, k: int, *, qrels: pl.DataFrame | None = None, r
     at = b.start + k  # the (k+1)-th document of each block
     q = np.flatnonzero(b.lens > k)
     q = q[b.tied[at[q]]]
-    heads, mixed = _mixed_groups(b.rel, b.tied, relevance_level)
+    heads, mixed = mixed_groups(b.rel, b.tied, relevance_level)
     g = np.searchsorted(heads, at[q], "right") - 1
     ends = np.append(heads[1:], b.rel.size)
     order = np.argsort(b.query[q], kind="stable")  # query codes are ranks in the bytewise-sorted ids
     group = {names[int(b.query[i])]: (int(heads[j] - b.start[i] + 1), int(ends[j] - heads[j]))
              for i, j in zip(q[order], g[order], strict=True)}  # fmt: skip
     return Straddles(int(b.query.size), list(group), int(mixed[g].sum()), group)
-
-
-def reordered(r: Ranked, mode: str) -> Ranked:
-    """``r`` with each tie group ordered by ``mode`` (best, worst): exact when no ``-M`` cut (``-J`` and the
-    order commute)."""
-    assert r.tied is not None  # tie_report's rankings carry their tie flags
-    return dataclasses.replace(r, rel=reorder_ties(r.rel, r.tied, descending=mode == "best"), _cache={})
-
-
-def report_frames(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
-                  judged_only: bool = False, depth: int | None = None) -> TieReport | None:  # fmt: skip
-    """:func:`tie_report` of a qrels/run pair given as frames (the run already cut at ``depth``: no values
-    then, as on the files)."""
-    from .rank import encode, prepare, rank_prepared
-
-    if not report_cutoffs(request) or run.height == 0:
-        return None
-    p = prepare(encode(qrels, run, score_dtype=request.version.score_dtype))
-    return tie_report(
-        rank_prepared(p, relevance_level=relevance_level, judged_only=judged_only), request, depth
-    )
