@@ -103,7 +103,8 @@ def test_runs_candidates_and_one_plus_random_flaws():
     assert per_run["seen-items"].example == "query u1:x, doc a (user u1)"
     # at P.2's cutoff: u1:x ranks y, then x (relevant) and a tied across rank 2: their order moves P_2
     ties = per_run["ties-at-cutoff"]
-    assert (ties.count, ties.of, ties.values) == (1, 3, {"cutoff": 2, "values_move": 1})
+    assert (ties.count, ties.of) == (1, 3)
+    assert ties.values == {"cutoff": 2, "straddled": 1, "truncated": 0, "values_move": 1, "evaluated": 2}
     assert ties.example == "query u1:x: 2 documents tied at ranks 2 to 3, across rank 2"
     assert (per_run["unknown-items"].count, per_run["unknown-items"].of) == (1, 7)
     assert result.failed
@@ -167,12 +168,40 @@ def test_baselines_warn_when_a_run_does_not_beat_toppop():
     f = by_id(result, run="good", measure="P_2")["baselines"]
     assert (f.count, f.of, f.severity) == (0, 2, "info")
     assert f.values["run"] == 1.0
-    pop = good.with_columns(pl.lit(1.0).alias("score"))  # every item tied: TopPop's own order
+    pop = good.with_columns(
+        pl.lit(1.0).alias("score")
+    )  # every item tied, and every count 0: TopPop's own order
     f = by_id(audit(qrels=qrels, train=train, runs={"pop": pop}, measures=["P.2"]), run="pop", measure="P_2")[
         "baselines"
     ]
-    assert f.severity == "warning" and "TopPop" in f.values["not_beaten"]
+    assert f.severity == "info" and "TopPop" in f.values["not_beaten"] and f.values["popularity_baseline"]
     assert f.values["run"] == f.values["TopPop"]
+
+
+def test_a_run_ranking_by_training_popularity_is_the_popularity_baseline():
+    """TopPop's score is the number of training ratings (a: 3, b: 1, c: 0): a run ranking a, b, c in that
+    order does not beat TopPop because it is TopPop (a note saying so); a run ranking them otherwise and
+    not beating TopPop is the warning; every item tied puts c, b, a first (document id descending)."""
+    qrels = qrels_frame([(f"u{u}", "a", 1) for u in range(6)])
+    train = ratings([("v0", "a", 4, 1), ("v1", "a", 4, 1), ("v1", "b", 4, 1), ("v2", "a", 4, 1)])
+    counts = {"a": 3.0, "b": 1.0, "c": 0.0}
+    runs = {
+        "toppop": run_frame([(f"u{u}", i, c) for u in range(6) for i, c in counts.items()]),
+        "anti": run_frame([(f"u{u}", i, -c) for u in range(6) for i, c in counts.items()]),
+        "tied": run_frame([(f"u{u}", i, 1.0) for u in range(6) for i in counts]),
+    }
+    result = audit(qrels=qrels, train=train, runs=runs, measures=["P.1"])
+    pop = by_id(result, run="toppop", measure="P_1")["baselines"]
+    assert (pop.severity, pop.values["run"], pop.values["TopPop"]) == ("info", 1.0, 1.0)
+    assert pop.values["popularity_baseline"] is True and "TopPop" in pop.values["not_beaten"]
+    assert "it is the popularity baseline" in pop.detail and pop.advice.startswith("nothing to fix")
+    for name in ("anti", "tied"):
+        f = by_id(result, run=name, measure="P_1")["baselines"]
+        assert (f.severity, f.values["run"], f.values["TopPop"]) == ("warning", 0.0, 1.0)
+        assert "popularity_baseline" not in f.values and f.detail == ""
+    text = format_text(result)
+    assert "INFO    baselines [toppop] [P_1]: 1 of 2 baselines (50.0%)" in text
+    assert "WARNING baselines [anti] [P_1]: " in text
 
 
 # --------------------------------------------------------------------------------------------- output
@@ -191,7 +220,10 @@ def test_json_text_and_markdown_carry_the_same_findings():
     text, md = format_text(result), format_markdown(result)
     assert text.startswith("trecrs audit: 1 error, 1 warning, 1 note\n")
     assert "ERROR   overlap: 1 of 2 test pairs (50.0%)" in text and "e.g. user u1, item a" in text
-    assert "| error | `overlap` |" in md and "Not run: `seen-items`, `ties-at-cutoff` (need a RUN)." in md
+    assert (
+        "| error | `overlap` |" in md
+        and "Not run: `id-form`, `seen-items`, `ties-at-cutoff` (need a RUN)." in md
+    )
 
 
 # --------------------------------------------------------------------------------------------- properties
@@ -231,11 +263,13 @@ def test_counts_equal_a_direct_computation(train_rows, test_rows, run_rows, k):
     if run.height:
         assert f["seen-items"].count == sum((q, d) in tr for q, d, _ in run.rows())
         ordered = trec_order(run)
-        straddled = 0
+        straddled = truncated = 0
         for _, g in ordered.group_by("query"):
             s = g.get_column("score").cast(pl.Float32).to_numpy()
             straddled += bool(s.size > k and s[k - 1] == s[k])
-        assert f["ties-at-cutoff"].count == straddled
+            truncated += bool(s.size == k > 1 and s[k - 2] == s[k - 1])  # a list cut inside a tie group
+        assert f["ties-at-cutoff"].count == straddled + truncated
+        assert f["ties-at-cutoff"].values["truncated"] == truncated
         assert f["ties-at-cutoff"].of == run.get_column("query").n_unique()
 
 
