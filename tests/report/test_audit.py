@@ -332,6 +332,10 @@ def test_ids_that_differ_only_in_form_are_an_error_and_other_runs_are_still_chec
     assert (f["floats"].count, f["floats"].of, f["floats"].severity) == (1, 3, "error")
     assert f["floats"].example == "document 242.0 of floats is item 242 of --train"
     assert f["floats"].values == {"query_ids": 0, "doc_ids": 1}
+    seen = by_id(result, run="floats")["seen-items"]  # (1, 242.0) is the training pair (1, 242)
+    assert (seen.count, seen.values, seen.example) == (1, {"by_form": 1}, "query 1, doc 242.0")
+    assert seen.detail == "1 of them only once ids are compared by form (see id-form)"
+    assert by_id(result, run="good")["seen-items"].values == {}
     assert (f["prefixed"].count, f["prefixed"].of) == (3, 3)
     assert f["prefixed"].example == "query u1 of prefixed is query 1 of --qrels"
     assert result.failed

@@ -263,6 +263,7 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     found = {col: _form_matches(run.get_column(col).unique(), _references(a, col)) for col in (QUERY, DOC)}
     if not (found[QUERY].height or found[DOC].height):
         return Outcome(0, run.height)
+    a.cache[("id-form", name)] = found  # seen-items then also compares the ids by form
     bad = run.filter(
         pl.col(QUERY).is_in(found[QUERY].get_column("id").implode())
         | pl.col(DOC).is_in(found[DOC].get_column("id").implode())
@@ -272,7 +273,7 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     ref = "query" if r["source"] in ("--qrels", "--candidates") else "user" if col == QUERY else "item"
     ex = f"{'query' if col == QUERY else 'document'} {r['id']} of {name} is {ref} {r['ref']} of {r['source']}"
     detail = (f"{found[QUERY].height} query ids and {found[DOC].height} document ids of {name} match only in "
-              "another form; the other checks compare ids as written")  # fmt: skip
+              "another form; seen-items compares them by form, the other checks as written")  # fmt: skip
     values = {"query_ids": found[QUERY].height, "doc_ids": found[DOC].height}
     return Outcome(bad.height, run.height, ex, values=values, detail=detail)
 
@@ -359,11 +360,40 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        "RecSys 2011: every methodology but TestRatings removes Tr_u from L_u)",
        advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)")  # fmt: skip
 def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    """Run lines on a training pair, ids as written; when id-form found ids of this run written in another
+    form, the lines matching a training pair once those ids are written as the other inputs write them
+    count too (the detail says how many), so that a run of ``242.0`` items does not pass."""
     lines = query_users(a, run)
-    seen = lines.join(given(a.train).select(USER, pl.col(ITEM).alias(DOC)), on=[USER, DOC], how="semi")
+    train = given(a.train).select(USER, pl.col(ITEM).alias(DOC))
+    seen = lines.join(train, on=[USER, DOC], how="semi")
+    found = a.cache.get(("id-form", name))
+    if found is None:
+        return Outcome(seen.height, run.height, _seen_example(seen))
+    rewritten = query_users(a, run.with_columns(
+        pl.col(c).replace(found[c].get_column("id"), found[c].get_column("ref")) for c in (QUERY, DOC)))  # fmt: skip
+    seen_by_form = rewritten.join(train, on=[USER, DOC], how="semi")
+    more = seen_by_form.height - seen.height
+    detail = f"{more} of them only once ids are compared by form (see id-form)" if more else ""
+    if not seen.height:  # the example as the run writes it
+        r = _smallest(seen_by_form, [QUERY, DOC])
+        seen = pl.DataFrame([{QUERY: _written(found[QUERY], r[QUERY]), DOC: _written(found[DOC], r[DOC]),
+                              USER: r[USER]}]) if r else seen  # fmt: skip
+    return Outcome(
+        seen_by_form.height, run.height, _seen_example(seen), values={"by_form": more}, detail=detail
+    )
+
+
+def _written(found: pl.DataFrame, ref: str) -> str:
+    """The run's own spelling of id ``ref`` (its smallest, bytewise), or ``ref`` when the run writes it so."""
+    ids = found.filter(pl.col("ref") == ref).get_column("id")
+    return cast(str, ids.min()) if ids.len() else ref
+
+
+def _seen_example(seen: pl.DataFrame) -> str:
     r = _smallest(seen, [QUERY, DOC])
-    ex = r and f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})")
-    return Outcome(seen.height, run.height, ex or "")
+    return (
+        f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})") if r else ""
+    )
 
 
 @check("ties-at-cutoff", "warning", ("runs",), per_run=True,
