@@ -309,12 +309,33 @@ def test_a_random_split_is_declared_by_its_manifest(tmp_path):
 # --------------------------------------------------------------------------------------------- ids, ties, details
 
 
-def test_id_key_drops_a_prefix_and_a_number_s_form():
-    from trecrs.report.audit_checks import id_key
+def test_id_key_sets_the_number_s_form_apart():
+    from trecrs.report.audit_checks import _form_matches, id_key
 
-    ids = ["u1", "1.0", "001", "1", "user_7", "242.0", "2.5", "u1:242", "abc", "inf", "i01"]
-    got = pl.DataFrame({"id": ids}).select(id_key(pl.col("id"))).to_series().to_list()
-    assert got == ["1", "1", "1", "1", "7", "242", "2.5", "u1:242", "abc", "inf", "1"]
+    ids = ["u1", "1.0", "001", "1", "user_7", "242.0", "2.5", "u1:242", "abc", "inf", "i01", "u001"]
+    got = pl.DataFrame({"id": ids}).select(id_key(pl.col("id")), id_key(pl.col("id"), bare=True).alias("b"))
+    assert got.get_column("id").to_list() == ["u1", "1", "1", "1", "user_7", "242", "2.5", "u1:242", "abc", "inf",
+                                              "i1", "u1"]  # fmt: skip
+    assert got.get_column("b").to_list() == [
+        "1",
+        "1",
+        "1",
+        "1",
+        "7",
+        "242",
+        "2.5",
+        "u1:242",
+        "abc",
+        "inf",
+        "1",
+        "1",
+    ]
+    refs = [("--train", pl.Series(["1", "u2", "v3", "i04"])), ("--qrels", pl.Series(["5"]))]
+    run = pl.Series(["1", "u1", "2", "u2.0", "u3", "i4", "5.0", "x"])
+    found = _form_matches(run, refs).sort("id").rows()
+    # u1 has a prefix 1 has not; 2 lacks u2's; u2.0 writes u2's number otherwise; i4 is i04; u3 is not v3
+    assert found == [("2", "u2", "--train"), ("5.0", "5", "--qrels"), ("i4", "i04", "--train"),
+                     ("u1", "1", "--train"), ("u2.0", "u2", "--train")]  # fmt: skip
 
 
 def test_ids_that_differ_only_in_form_are_an_error_and_other_runs_are_still_checked():
@@ -387,8 +408,8 @@ def test_extra_users_say_whether_ids_or_relevance_are_why():
     f = by_id(audit(test=test, qrels=qrels, runs={"r": run}), run="r")["extra-users"]
     assert (f.count, f.of) == (2, 3)
     assert f.values == {"no_relevant_test_rating": 1, "unmatched": 1}
-    assert f.detail == ("1 are users of --test with no qrels line (no relevant test rating: trec_eval leaves "
-                        "them out); 1 are no user of --test (ids that match nothing)")  # fmt: skip
+    assert f.detail == ("1 users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
+                        "out); 1 queries whose user is not in --test (ids that match nothing)")  # fmt: skip
     assert f.advice == CHECKS["extra-users"].advice
     quiet = by_id(audit(test=test, qrels=qrels, runs={"r": run.head(2)}), run="r")["extra-users"]
     assert quiet.values == {"no_relevant_test_rating": 1, "unmatched": 0} and quiet.advice.startswith(
@@ -410,7 +431,7 @@ def test_candidate_lines_and_distinct_pairs_and_same_second_timestamps():
     f = by_id(audit(train=train, test=test, candidates=candidates))
     c = f["candidate-in-train"]
     assert (c.count, c.of, c.values) == (2, 3, {"distinct_pairs": 1, "of_distinct_pairs": 2})
-    assert c.detail == "1 distinct (user, item) pairs of 2"
+    assert c.detail == "1 of 2 distinct (user, item) pairs"
     before = f["test-before-train-user"]
     assert (before.count, before.values["same_second"]) == (
         1,

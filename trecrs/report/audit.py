@@ -50,9 +50,8 @@ class AuditFinding:
     run: str | None = None
     measure: str | None = None
     values: dict = field(default_factory=dict)
-    detail: str = (
-        ""  # what the count holds, beside the numbers it leaves out ("" when there is nothing to add)
-    )
+    # what the count holds, beside the numbers it leaves out ("" when there is nothing to add)
+    detail: str = ""
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "severity", "count", "of", "example", "source", "advice")}
@@ -65,9 +64,8 @@ class AuditResult:
     """The findings, worst first, and the checks that did not run for want of an input."""
 
     findings: list[AuditFinding]
-    skipped: list[
-        dict
-    ]  # {"id", "needs"} (and "reason" when an input is there but unusable; "run" for one run)
+    # {"id", "needs"}, and "reason" when an input is there but unusable ("run" too for one run's checks)
+    skipped: list[dict]
 
     @property
     def failed(self) -> bool:

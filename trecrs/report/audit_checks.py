@@ -278,13 +278,24 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     return Outcome(bad.height, run.height, ex, values=values, detail=detail)
 
 
-def id_key(ids: pl.Expr) -> pl.Expr:
-    """The form-free key of string ids: a leading run of letters or ``_`` dropped, then a finite number
-    written in one form (``u001``, ``1.0`` and ``1`` all give ``1``); an id with no number keeps its text."""
+def id_key(ids: pl.Expr, *, bare: bool = False) -> pl.Expr:
+    """The key of string ids that tells their forms apart from their values: the number after an id's
+    prefix (its leading run of letters or ``_``) written in one form, behind the prefix (``u001`` and
+    ``u1.0`` give ``u1``; ``001`` and ``1.0`` give ``1``), or without it when ``bare`` (``u1`` gives ``1``).
+    An id with no number after its prefix keeps its text."""
     num = ids.str.replace(r"^[A-Za-z_]+", "").cast(pl.Float64, strict=False)
     integral = num.is_finite() & (num == num.floor()) & (num.abs() < 2.0**53)
-    return (pl.when(integral).then(num.cast(pl.Int64).cast(pl.Utf8))
-            .when(num.is_finite()).then(num.cast(pl.Utf8)).otherwise(ids))  # fmt: skip
+    canon = pl.when(integral).then(num.cast(pl.Int64).cast(pl.Utf8)).otherwise(num.cast(pl.Utf8))
+    key = canon if bare else ids.str.extract(r"^([A-Za-z_]*)", 1) + canon
+    return pl.when(num.is_finite()).then(key).otherwise(ids)
+
+
+def _keyed(ids: pl.Series | pl.DataFrame, name: str) -> pl.DataFrame:
+    """``name, _full, _bare, _plain``: each id with its :func:`id_key` with and without its prefix, and
+    whether it has none."""
+    frame = ids.to_frame(name) if isinstance(ids, pl.Series) else ids.select(name)
+    return frame.with_columns(id_key(pl.col(name)).alias("_full"), id_key(pl.col(name), bare=True).alias("_bare"),
+                              pl.col(name).str.contains(r"^[A-Za-z_]").not_().alias("_plain"))  # fmt: skip
 
 
 def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
@@ -302,18 +313,24 @@ def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
 
 
 def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataFrame:
-    """``id, ref, source``: the ids found in no reference as written whose :func:`id_key` is a reference's
-    key (the first option's, its smallest such id bytewise)."""
+    """``id, ref, source``: the ids found in no reference as written that match one by :func:`id_key` (the
+    first option's, its smallest such id bytewise): the same prefix and the same number written otherwise
+    (``u001``, ``u1``), or the same number with a prefix on one side only (``u1``, ``1``); ``u1`` and ``v1``
+    differ."""
     loose = ids.to_frame("id")
     for _, ref in refs:  # anti joins first: no distinct pass over a large file when every id matches
         loose = loose.join(ref.to_frame("id"), on="id", how="anti")
     out = pl.DataFrame(schema={"id": pl.Utf8, "ref": pl.Utf8, "source": pl.Utf8})
     if not loose.height:
         return out
-    loose = loose.with_columns(id_key(pl.col("id")).alias("_key"))
+    loose = _keyed(loose, "id")
     for source, ref in refs:
-        keyed = ref.unique().to_frame("ref").with_columns(id_key(pl.col("ref")).alias("_key"))
-        hit = loose.join(keyed.sort("ref").unique("_key", keep="first"), on="_key")
+        keyed = _keyed(ref.unique(), "ref")
+        # the same prefix, a number written otherwise; a prefix the reference has not; one the run has not
+        hits = [loose.join(keyed, on="_full"),
+                loose.join(keyed.filter(pl.col("_plain")), left_on="_bare", right_on="_full"),
+                loose.filter(pl.col("_plain")).join(keyed, left_on="_full", right_on="_bare")]  # fmt: skip
+        hit = pl.concat([h.select("id", "ref") for h in hits]).group_by("id").agg(pl.col("ref").min())
         out = pl.concat([out, hit.select("id", "ref", pl.lit(source).alias("source"))])
         loose = loose.join(hit.select("id"), on="id", how="anti")
     return out
@@ -346,8 +363,8 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     users = query_users(a, extra.with_columns(pl.lit("").alias(DOC))).select(QUERY, USER)
     unmatched = users.join(a.test.select(USER).unique(), on=USER, how="anti").height
     quiet = extra.height - unmatched
-    detail = (f"{quiet} are users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
-              f"out); {unmatched} are no user of --test (ids that match nothing)")  # fmt: skip
+    detail = (f"{quiet} users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
+              f"out); {unmatched} queries whose user is not in --test (ids that match nothing)")  # fmt: skip
     advice = None if unmatched else ("nothing to fix: the qrels hold no relevant rating of these users "
                                      "(trecrs qrels --nonrelevant judges their ratings, so -c counts them)")  # fmt: skip
     return Outcome(extra.height, queries.height, ex, values={"no_relevant_test_rating": quiet, "unmatched": unmatched},
@@ -473,7 +490,7 @@ def candidate_in_train(a: AuditInputs) -> Outcome:
     pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
     return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",
                    values={"distinct_pairs": pairs, "of_distinct_pairs": of_pairs},
-                   detail=f"{pairs} distinct (user, item) pairs of {of_pairs}" if bad.height else "")  # fmt: skip
+                   detail=f"{pairs} of {of_pairs} distinct (user, item) pairs" if bad.height else "")  # fmt: skip
 
 
 @check("negative-is-positive", "error", ("candidates", "test", "opr"),

@@ -150,8 +150,8 @@ POPULARITY_ADVICE = "nothing to fix: compare the other runs with this one"
 
 def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
     """True when, in trec_eval's order, each query's documents have non-increasing training counts (TopPop's
-    score, :func:`trecrs.data.popularity.item_popularity`): the run orders items as TopPop does, its ties
-    and TopPop's ties aside (equal counts in any order; equal scores are ordered as TopPop's are)."""
+    score, :func:`trecrs.data.popularity.item_popularity`): the run orders items as TopPop does, up to
+    TopPop's ties (items of equal count may come in any order)."""
     from ..data.popularity import COUNT, item_popularity
     from ..ordering import trec_order
     from ..trec_eval_versions import get
