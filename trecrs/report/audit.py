@@ -112,7 +112,9 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
             try:
                 got = c.func(a, run, name) if c.per_run else c.func(a)
             except SemanticError as e:
-                skipped.append({"id": c.id, "needs": "", "run": name, "reason": str(e)})
+                skipped.append(
+                    {"id": c.id, "needs": "", "reason": str(e)} | ({"run": name} if c.per_run else {})
+                )
                 continue
             for m, o in enumerate(got if isinstance(got, list) else [got]):
                 f = _finding(c, o, name)
@@ -278,6 +280,8 @@ def _by_needs(result: AuditResult) -> list[tuple[str, list[str]]]:
     for s in result.skipped:
         if "run" in s:
             why, name = f"{s['run']}: {s['reason']}", f"{s['id']} [{s['run']}]"
+        elif not s["needs"]:
+            why, name = s["reason"], s["id"]
         else:
             why, name = f"need {s['needs']}" + (f": {s['reason']}" if "reason" in s else ""), s["id"]
         groups.setdefault(why, []).append(name)
