@@ -469,3 +469,10 @@ def test_markdown_cells_hold_their_pipes():
     assert len(rows) >= 3 and {len(c) for c in cells} == {9}
     seen = next(c for c in cells if "`seen-items`" in c[1])
     assert (seen[2].strip(), seen[6].strip()) == (r"x\|y.run", r"query 1, doc a\|b")
+
+
+def test_a_rating_without_a_timestamp_is_named_in_a_frame():
+    train = ratings([("u1", "a", 4, 1), ("u1", "b", 4, None)])
+    skipped = {s["id"]: s for s in audit(train=train, test=ratings([("u1", "c", 4, 2)])).skipped}
+    assert skipped["future-training"]["reason"] == "row 2 of the ratings given: a rating without a timestamp"
+    assert skipped["test-before-train-user"]["needs"] == "timestamps on every rating of --train and --test"
