@@ -365,8 +365,9 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     quiet = extra.height - unmatched
     detail = (f"{quiet} users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
               f"out); {unmatched} queries whose user is not in --test (ids that match nothing)")  # fmt: skip
-    advice = None if unmatched else ("nothing to fix: the qrels hold no relevant rating of these users "
-                                     "(trecrs qrels --nonrelevant judges their ratings, so -c counts them)")  # fmt: skip
+    advice = None if unmatched else ("nothing to fix: the qrels hold no relevant rating of these users (trecrs "
+                                     "qrels --nonrelevant writes their ratings as judged non-relevant, and "
+                                     "trec_eval then evaluates them)")  # fmt: skip
     return Outcome(extra.height, queries.height, ex, values={"no_relevant_test_rating": quiet, "unmatched": unmatched},
                    detail=detail, advice=advice)  # fmt: skip
 

@@ -150,8 +150,9 @@ POPULARITY_ADVICE = "nothing to fix: compare the other runs with this one"
 
 def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
     """True when, in trec_eval's order, each query's documents have non-increasing training counts (TopPop's
-    score, :func:`trecrs.data.popularity.item_popularity`): the run orders items as TopPop does, up to
-    TopPop's ties (items of equal count may come in any order)."""
+    score, :func:`trecrs.data.popularity.item_popularity`) and some list falls: the run orders items as
+    TopPop does, up to TopPop's ties (items of equal count may come in any order). A run whose items all
+    have one count (none in the training file: ids that match nothing) shows no order to recognise."""
     from ..data.popularity import COUNT, item_popularity
     from ..ordering import trec_order
     from ..trec_eval_versions import get
@@ -161,9 +162,16 @@ def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
         pop = item_popularity(given(a.train))
         ranked = trec_order(run.select(QUERY, DOC, SCORE), rank=False,
                             score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
-        counts = pl.col(DOC).replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0)
-        rises = ranked.select((counts.diff().over(QUERY) > 0).any()).item()
-        a.cache[key] = not rises
+        steps = (
+            pl.col(DOC)
+            .replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0)
+            .diff()
+            .over(QUERY)
+        )
+        rises, falls = ranked.select((steps > 0).any().alias("rises"), (steps < 0).any().alias("falls")).row(
+            0
+        )
+        a.cache[key] = falls and not rises
     return a.cache[key]
 
 
