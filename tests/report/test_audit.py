@@ -357,6 +357,14 @@ def test_ids_that_differ_only_in_form_are_an_error_and_other_runs_are_still_chec
     assert (seen.count, seen.values, seen.example) == (1, {"by_form": 1}, "query 1, doc 242.0")
     assert seen.detail == "1 of them only once ids are compared by form (see id-form)"
     assert by_id(result, run="good")["seen-items"].values == {}
+    # its items have no training count as written: no popularity order to recognise, so TopPop's warning
+    floats_base = by_id(result, run="floats", measure="P_1")["baselines"]
+    assert (floats_base.severity, floats_base.values["run"], floats_base.values["TopPop"]) == (
+        "warning",
+        0.0,
+        0.5,
+    )
+    assert "popularity_baseline" not in floats_base.values
     assert (f["prefixed"].count, f["prefixed"].of) == (3, 3)
     assert f["prefixed"].example == "query u1 of prefixed is query 1 of --qrels"
     assert result.failed
