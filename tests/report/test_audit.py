@@ -16,6 +16,8 @@ from trecrs.ordering import trec_order
 from trecrs.report.audit import CHECKS, audit, format_json, format_markdown, format_text
 from trecrs.report.stats import detectable_dz, paired_t_power
 
+from ..warned import warned
+
 JSON_KEYS = {"id", "severity", "count", "of", "example", "source", "advice"}
 
 
@@ -103,7 +105,8 @@ def test_runs_candidates_and_one_plus_random_flaws():
     assert per_run["seen-items"].example == "query u1:x, doc a (user u1)"
     # at P.2's cutoff: u1:x ranks y, then x (relevant) and a tied across rank 2: their order moves P_2
     ties = per_run["ties-at-cutoff"]
-    assert (ties.count, ties.of, ties.values) == (1, 3, {"cutoff": 2, "values_move": 1})
+    assert (ties.count, ties.of) == (1, 3)
+    assert ties.values == {"cutoff": 2, "straddled": 1, "truncated": 0, "values_move": 1, "evaluated": 2}
     assert ties.example == "query u1:x: 2 documents tied at ranks 2 to 3, across rank 2"
     assert (per_run["unknown-items"].count, per_run["unknown-items"].of) == (1, 7)
     assert result.failed
@@ -167,12 +170,40 @@ def test_baselines_warn_when_a_run_does_not_beat_toppop():
     f = by_id(result, run="good", measure="P_2")["baselines"]
     assert (f.count, f.of, f.severity) == (0, 2, "info")
     assert f.values["run"] == 1.0
-    pop = good.with_columns(pl.lit(1.0).alias("score"))  # every item tied: TopPop's own order
+    # every item tied, every count 0: TopPop's order too, but no popularity order to recognise in it
+    pop = good.with_columns(pl.lit(1.0).alias("score"))
     f = by_id(audit(qrels=qrels, train=train, runs={"pop": pop}, measures=["P.2"]), run="pop", measure="P_2")[
         "baselines"
     ]
     assert f.severity == "warning" and "TopPop" in f.values["not_beaten"]
+    assert "popularity_baseline" not in f.values
     assert f.values["run"] == f.values["TopPop"]
+
+
+def test_a_run_ranking_by_training_popularity_is_the_popularity_baseline():
+    """TopPop's score is the number of training ratings (a: 3, b: 1, c: 0): a run ranking a, b, c in that
+    order does not beat TopPop because it is TopPop (a note saying so); a run ranking them otherwise and
+    not beating TopPop is the warning; every item tied puts c, b, a first (document id descending)."""
+    qrels = qrels_frame([(f"u{u}", "a", 1) for u in range(6)])
+    train = ratings([("v0", "a", 4, 1), ("v1", "a", 4, 1), ("v1", "b", 4, 1), ("v2", "a", 4, 1)])
+    counts = {"a": 3.0, "b": 1.0, "c": 0.0}
+    runs = {
+        "toppop": run_frame([(f"u{u}", i, c) for u in range(6) for i, c in counts.items()]),
+        "anti": run_frame([(f"u{u}", i, -c) for u in range(6) for i, c in counts.items()]),
+        "tied": run_frame([(f"u{u}", i, 1.0) for u in range(6) for i in counts]),
+    }
+    result = audit(qrels=qrels, train=train, runs=runs, measures=["P.1"])
+    pop = by_id(result, run="toppop", measure="P_1")["baselines"]
+    assert (pop.severity, pop.values["run"], pop.values["TopPop"]) == ("info", 1.0, 1.0)
+    assert pop.values["popularity_baseline"] is True and "TopPop" in pop.values["not_beaten"]
+    assert "it is the popularity baseline" in pop.detail and pop.advice.startswith("nothing to fix")
+    for name in ("anti", "tied"):
+        f = by_id(result, run=name, measure="P_1")["baselines"]
+        assert (f.severity, f.values["run"], f.values["TopPop"]) == ("warning", 0.0, 1.0)
+        assert "popularity_baseline" not in f.values and f.detail == ""
+    text = format_text(result)
+    assert "INFO    baselines [toppop] [P_1]: 1 of 2 baselines (50.0%)" in text
+    assert "WARNING baselines [anti] [P_1]: " in text
 
 
 # --------------------------------------------------------------------------------------------- output
@@ -191,7 +222,10 @@ def test_json_text_and_markdown_carry_the_same_findings():
     text, md = format_text(result), format_markdown(result)
     assert text.startswith("trecrs audit: 1 error, 1 warning, 1 note\n")
     assert "ERROR   overlap: 1 of 2 test pairs (50.0%)" in text and "e.g. user u1, item a" in text
-    assert "| error | `overlap` |" in md and "Not run: `seen-items`, `ties-at-cutoff` (need a RUN)." in md
+    assert (
+        "| error | `overlap` |" in md
+        and "Not run: `id-form`, `seen-items`, `ties-at-cutoff` (need a RUN)." in md
+    )
 
 
 # --------------------------------------------------------------------------------------------- properties
@@ -231,11 +265,13 @@ def test_counts_equal_a_direct_computation(train_rows, test_rows, run_rows, k):
     if run.height:
         assert f["seen-items"].count == sum((q, d) in tr for q, d, _ in run.rows())
         ordered = trec_order(run)
-        straddled = 0
+        straddled = truncated = 0
         for _, g in ordered.group_by("query"):
             s = g.get_column("score").cast(pl.Float32).to_numpy()
             straddled += bool(s.size > k and s[k - 1] == s[k])
-        assert f["ties-at-cutoff"].count == straddled
+            truncated += bool(s.size == k > 1 and s[k - 2] == s[k - 1])  # a list cut inside a tie group
+        assert f["ties-at-cutoff"].count == straddled + truncated
+        assert f["ties-at-cutoff"].values["truncated"] == truncated
         assert f["ties-at-cutoff"].of == run.get_column("query").n_unique()
 
 
@@ -268,3 +304,183 @@ def test_a_random_split_is_declared_by_its_manifest(tmp_path):
     kfold = sorted((tmp_path / "k").glob("*train*"))[0]
     assert declared_random_split(kfold) and not declared_random_split(tmp_path / "l" / "train")
     assert not declared_random_split(tmp_path / "r.tsv")  # no manifest
+
+
+# --------------------------------------------------------------------------------------------- ids, ties, details
+
+
+def test_id_key_sets_the_number_s_form_apart():
+    from trecrs.report.audit_checks import _form_matches, id_key
+
+    ids = ["u1", "1.0", "001", "1", "user_7", "242.0", "2.5", "u1:242", "abc", "inf", "i01", "u001"]
+    got = pl.DataFrame({"id": ids}).select(id_key(pl.col("id")), id_key(pl.col("id"), bare=True).alias("b"))
+    assert got.get_column("id").to_list() == ["u1", "1", "1", "1", "user_7", "242", "2.5", "u1:242", "abc", "inf",
+                                              "i1", "u1"]  # fmt: skip
+    assert got.get_column("b").to_list() == [
+        "1",
+        "1",
+        "1",
+        "1",
+        "7",
+        "242",
+        "2.5",
+        "u1:242",
+        "abc",
+        "inf",
+        "1",
+        "1",
+    ]
+    refs = [("--train", pl.Series(["1", "u2", "v3", "i04"])), ("--qrels", pl.Series(["5"]))]
+    run = pl.Series(["1", "u1", "2", "u2.0", "u3", "i4", "5.0", "x"])
+    found = _form_matches(run, refs).sort("id").rows()
+    # u1 has a prefix 1 has not; 2 lacks u2's; u2.0 writes u2's number otherwise; i4 is i04; u3 is not v3
+    assert found == [("2", "u2", "--train"), ("5.0", "5", "--qrels"), ("i4", "i04", "--train"),
+                     ("u1", "1", "--train"), ("u2.0", "u2", "--train")]  # fmt: skip
+
+
+def test_ids_that_differ_only_in_form_are_an_error_and_other_runs_are_still_checked():
+    """Items written 242.0 (training 242) and users u1 (qrels 1): every line escapes seen-items; the run
+    whose queries match nothing gets no power or baselines (with the reason), the good run gets both."""
+    train = ratings([("1", "242", 4, 1), ("1", "7", 3, 2), ("2", "242", 5, 3)])
+    qrels = qrels_frame([("1", "9", 1), ("2", "7", 1)])
+    good = run_frame([("1", "9", 2.0), ("1", "8", 1.0), ("2", "7", 1.0)])
+    floats = run_frame([("1", "242.0", 3.0), ("1", "9", 2.0), ("2", "8", 1.0)])
+    prefixed = run_frame([("u1", "9", 2.0), ("u1", "8", 1.0), ("u2", "7", 1.0)])
+    result = audit(train=train, qrels=qrels, runs={"good": good, "floats": floats, "prefixed": prefixed},
+                   measures=["P.1"])  # fmt: skip
+    f = {name: by_id(result, run=name)["id-form"] for name in ("good", "floats", "prefixed")}
+    assert (f["good"].count, f["good"].of) == (0, 3)
+    assert (f["floats"].count, f["floats"].of, f["floats"].severity) == (1, 3, "error")
+    assert f["floats"].example == "document 242.0 of floats is item 242 of --train"
+    assert f["floats"].values == {"query_ids": 0, "doc_ids": 1}
+    seen = by_id(result, run="floats")["seen-items"]  # (1, 242.0) is the training pair (1, 242)
+    assert (seen.count, seen.values, seen.example) == (1, {"by_form": 1}, "query 1, doc 242.0")
+    assert seen.detail == "1 of them only once ids are compared by form (see id-form)"
+    assert by_id(result, run="good")["seen-items"].values == {}
+    # its items have no training count as written: no popularity order to recognise, so TopPop's warning
+    floats_base = by_id(result, run="floats", measure="P_1")["baselines"]
+    assert (floats_base.severity, floats_base.values["run"], floats_base.values["TopPop"]) == (
+        "warning",
+        0.0,
+        0.5,
+    )
+    assert "popularity_baseline" not in floats_base.values
+    assert (f["prefixed"].count, f["prefixed"].of) == (3, 3)
+    assert f["prefixed"].example == "query u1 of prefixed is query 1 of --qrels"
+    assert result.failed
+    assert {(s["id"], s.get("run")) for s in result.skipped if "reason" in s} == {
+        ("power", "prefixed"),
+        ("baselines", "prefixed"),
+    }
+    assert by_id(result, run="good", measure="P_1")["power"].count == 2
+    text = format_text(result)
+    assert "ERROR   id-form [prefixed]: 3 of 3 run lines (100.0%)" in text
+    assert (
+        "not run: " in text
+        and "power [prefixed], baselines [prefixed] (prefixed: no queries with both" in text
+    )
+
+
+def test_ties_at_cutoff_counts_lists_cut_inside_a_tie_and_says_what_eval_counts():
+    """k = 2. q1: a tie across rank 2 of a relevant and a non-relevant document (eval's warning counts it);
+    q2: a tie across rank 2 of two non-relevant documents; q3: two documents, tied (a list cut inside a
+    tie group); q4: a tie across rank 2, not in the qrels (not evaluated); q5: no tie."""
+    qrels = qrels_frame([("q1", "b", 1), ("q2", "a", 1), ("q3", "a", 1), ("q5", "a", 1)])
+    run = run_frame([("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 2.0),
+                     ("q2", "a", 3.0), ("q2", "b", 2.0), ("q2", "c", 2.0),
+                     ("q3", "a", 1.0), ("q3", "b", 1.0),
+                     ("q4", "a", 3.0), ("q4", "b", 2.0), ("q4", "c", 2.0),
+                     ("q5", "a", 3.0), ("q5", "b", 2.0), ("q5", "c", 1.0)])  # fmt: skip
+    f = by_id(audit(qrels=qrels, runs={"r": run}, measures=["P.2"]), run="r")["ties-at-cutoff"]
+    assert (f.count, f.of) == (4, 5)  # q1, q2, q4 across rank 2; q3 cut inside a tie
+    assert f.values == {"cutoff": 2, "straddled": 3, "truncated": 1, "values_move": 1, "evaluated": 4}
+    assert f.detail == (
+        "3 of 5 run queries have a tie group across rank 2; in 1 of them the tied documents differ in "
+        "relevance (what trecrs eval's tie warning counts, of 4 evaluated queries); 1 more lists end inside a "
+        "tie group at rank 2"
+    )
+    import trecrs
+
+    # eval's tie warning counts values_move of the evaluated queries (its wording: either version of it)
+    with warned(r"straddle cutoff 2 in 1 of 4 (evaluated )?queries", r"1 of 5 .* run queries have no qrels"):
+        trecrs.evaluate(qrels, run, ["P.2"])
+    only_cut = by_id(audit(runs={"r": run.filter(pl.col("query") == "q3")}, measures=["P.2"]), run="r")
+    assert only_cut["ties-at-cutoff"].example == "query q3: its 2 documents end with 2 tied at ranks 1 to 2"
+
+
+def test_extra_users_say_whether_ids_or_relevance_are_why():
+    """u2 is a test user with no relevant rating (no qrels line); x9 is no test user."""
+    test = ratings([("u1", "a", 5, 1), ("u2", "b", 2, 1)])
+    qrels = qrels_frame([("u1", "a", 5)])
+    run = run_frame([("u1", "a", 1.0), ("u2", "a", 1.0), ("x9", "a", 1.0)])
+    f = by_id(audit(test=test, qrels=qrels, runs={"r": run}), run="r")["extra-users"]
+    assert (f.count, f.of) == (2, 3)
+    assert f.values == {"no_relevant_test_rating": 1, "unmatched": 1}
+    assert f.detail == ("1 users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
+                        "out); 1 queries whose user is not in --test (ids that match nothing)")  # fmt: skip
+    assert f.advice == CHECKS["extra-users"].advice
+    quiet = by_id(audit(test=test, qrels=qrels, runs={"r": run.head(2)}), run="r")["extra-users"]
+    assert quiet.values == {"no_relevant_test_rating": 1, "unmatched": 0} and quiet.advice.startswith(
+        "nothing"
+    )
+    alone = by_id(audit(qrels=qrels, runs={"r": run}), run="r")["extra-users"]
+    assert "without --test" in alone.detail
+
+
+def test_candidate_lines_and_distinct_pairs_and_same_second_timestamps():
+    """(u1, a) is a training pair and a candidate of two queries: 2 lines, 1 distinct pair. u1's latest
+    training rating is at 5: a test rating at 5 is not counted, one at 4 is; the oldest test rating is at 4:
+    a training rating at 4 is not counted, one at 5 is."""
+    train = ratings([("u1", "a", 4, 5), ("u1", "b", 4, 4), ("u2", "c", 4, 1)])
+    test = ratings([("u1", "x", 4, 5), ("u1", "y", 4, 4), ("u2", "z", 4, 6)])
+    candidates = pl.DataFrame(
+        {"query": ["q1", "q2", "q2"], "user": ["u1", "u1", "u1"], "item": ["a", "a", "x"]}
+    )
+    f = by_id(audit(train=train, test=test, candidates=candidates))
+    c = f["candidate-in-train"]
+    assert (c.count, c.of, c.values) == (2, 3, {"distinct_pairs": 1, "of_distinct_pairs": 2})
+    assert c.detail == "1 of 2 distinct (user, item) pairs"
+    before = f["test-before-train-user"]
+    assert (before.count, before.values["same_second"]) == (
+        1,
+        1,
+    )  # (u1, y) counted; (u1, x) at the same second
+    assert before.detail.startswith(
+        "1 more test ratings at the same second as the user's latest training rating"
+    )
+    future = f["future-training"]
+    assert (future.count, future.values["same_second"]) == (
+        1,
+        1,
+    )  # (u1, a) at 5 > 4; (u1, b) at 4 not counted
+    assert "1 more training ratings at the second of the oldest test rating" in future.detail
+
+
+def test_every_count_is_within_its_base():
+    """The invariant the report relies on: a finding's count is a subset of its ``of``."""
+    from trecrs.report.audit import _finding
+    from trecrs.report.audit_checks import Outcome
+
+    with pytest.raises(AssertionError, match="count 3 above its base 2"):
+        _finding(CHECKS["power"], Outcome(3, 2), "r")
+
+
+def test_markdown_cells_hold_their_pipes():
+    """A run name and an example with ``|``: every row of the table has the header's cells."""
+    import re
+
+    train = ratings([("1", "a|b", 4, 1)])
+    run = run_frame([("1", "a|b", 1.0), ("1", "c", 0.5)])
+    md = format_markdown(audit(train=train, runs={"x|y.run": run}))
+    rows = [line for line in md.splitlines() if line.startswith("|")]
+    cells = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in rows]
+    assert len(rows) >= 3 and {len(c) for c in cells} == {9}
+    seen = next(c for c in cells if "`seen-items`" in c[1])
+    assert (seen[2].strip(), seen[6].strip()) == (r"x\|y.run", r"query 1, doc a\|b")
+
+
+def test_a_rating_without_a_timestamp_is_named_in_a_frame():
+    train = ratings([("u1", "a", 4, 1), ("u1", "b", 4, None)])
+    skipped = {s["id"]: s for s in audit(train=train, test=ratings([("u1", "c", 4, 2)])).skipped}
+    assert skipped["future-training"]["reason"] == "row 2 of the ratings given: a rating without a timestamp"
+    assert skipped["test-before-train-user"]["needs"] == "timestamps on every rating of --train and --test"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .candidates import add_ratings_options, read_split_ratings
+from .candidates import add_ratings_options
 from .common import (
     OUTPUT_HELP,
     add_level_option,
@@ -13,6 +13,7 @@ from .common import (
     command,
     finite_float,
     measure_file_inputs,
+    note,
     seed,
     wrote,
 )
@@ -81,6 +82,14 @@ def _inputs(args) -> dict:
     return ins | {f"run:{r}": r for r in args.runs} | measure_file_inputs(args)
 
 
+def _ratings_options(args) -> dict:
+    """How --train and --test are read: the keywords of read_ratings, as read_split_ratings passes them."""
+    from ..files.ratings import parse_columns
+
+    columns = parse_columns(args.columns) if args.columns else None
+    return {"fmt": args.ratings_format, "columns": columns, "dedupe": args.dedupe, "report": note}
+
+
 def run(args) -> int:
     from ..errors import EXIT_CHECK_FAILED, EXIT_OK
     from ..files.manifest import write_manifest
@@ -88,8 +97,7 @@ def run(args) -> int:
     from ..report.audit import FORMATS, audit, declared_random_split
 
     result = audit(
-        train=read_split_ratings(args, "train") if args.train else None,
-        test=read_split_ratings(args, "test") if args.test else None,
+        train=args.train, test=args.test, ratings_options=_ratings_options(args),
         qrels=args.qrels, runs=args.runs, candidates=args.candidates, items=args.items, measures=args.measures,
         relevance_level=args.level, threshold=args.threshold, seed=args.seed,
         random_split=args.random_split or declared_random_split(args.train, args.test),

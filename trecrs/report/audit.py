@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ..errors import UsageError
+from ..errors import SemanticError, UsageError
+from ..schema import TIMESTAMP
 from . import audit_measures  # noqa: F401  (registers power and baselines)
 from .audit_checks import CHECKS, NEEDS, SEVERITIES, AuditInputs, Outcome
-from .markdown import md_table
+from .markdown import md_escape, md_table
 
 if TYPE_CHECKING:
     from ..measures.request import MeasureRequest
@@ -49,10 +50,12 @@ class AuditFinding:
     run: str | None = None
     measure: str | None = None
     values: dict = field(default_factory=dict)
+    # what the count holds, beside the numbers it leaves out ("" when there is nothing to add)
+    detail: str = ""
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "severity", "count", "of", "example", "source", "advice")}
-        out |= {k: v for k in ("run", "measure", "values") if (v := getattr(self, k))}
+        out |= {k: v for k in ("run", "measure", "values", "detail") if (v := getattr(self, k))}
         return out
 
 
@@ -61,7 +64,8 @@ class AuditResult:
     """The findings, worst first, and the checks that did not run for want of an input."""
 
     findings: list[AuditFinding]
-    skipped: list[dict]  # {"id", "needs"}
+    # {"id", "needs"}, and "reason" when an input is there but unusable ("run" too for one run's checks)
+    skipped: list[dict]
 
     @property
     def failed(self) -> bool:
@@ -76,7 +80,7 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
           runs: Runs | None = None, candidates: PathLike | pl.DataFrame | None = None,
           items: PathLike | Iterable[str] | None = None, measures: list[str] | tuple[str, ...] | None = None,
           relevance_level: int = 1, threshold: float = 4.0, random_split: bool | None = None, seed: int = 0,
-          trec_eval_version: int = 9) -> AuditResult:  # fmt: skip
+          trec_eval_version: int = 9, ratings_options: dict | None = None) -> AuditResult:  # fmt: skip
     """Check an evaluation's inputs for the flaws of docs/audit.md; every input is optional.
 
     ``train``/``test``: ratings (paths, read as every command reads them, or frames); ``qrels``; ``runs``: a
@@ -85,20 +89,33 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
     as ``trecrs eval -m`` with ``-l relevance_level``; ties-at-cutoff looks at their deepest cutoff (10 when
     none). ``threshold``: a test rating at or above it is relevant (negative-is-positive). ``random_split``:
     the split ignores time (future-training is then a note); None reads it from the split files' manifests
-    (:func:`trecrs.data.splits.declared_random`). ``seed``: the Random baseline's.
+    (:func:`trecrs.data.splits.declared_random`). ``seed``: the Random baseline's. ``ratings_options``:
+    :func:`~trecrs.files.ratings.read_ratings`'s keywords for ``train``/``test`` given as paths.
+
+    A check of one run that finds no answer on it (a :class:`~trecrs.errors.SemanticError`: no query of the
+    run is in the qrels) is listed as not run for that run, with the reason; the other runs are checked.
     """
     a = _inputs(train, test, qrels, runs, candidates, items, measures, relevance_level=relevance_level,
-                threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version)  # fmt: skip
+                threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version,
+                ratings_options=ratings_options or {})  # fmt: skip
     found: list[tuple[tuple, AuditFinding]] = []
     skipped: list[dict] = []
     for rank, c in enumerate(CHECKS.values()):
         missing = [n for n in c.needs if not a.has(n)]
         if missing:
-            skipped.append({"id": c.id, "needs": ", ".join(NEEDS[n] for n in missing)})
+            skipped.append(
+                {"id": c.id, "needs": ", ".join(NEEDS[n] for n in missing)} | _why_missing(a, missing)
+            )
             continue
         targets = list(a.runs.items()) if c.per_run else [(None, None)]
         for r, (name, run) in enumerate(targets):
-            got = c.func(a, run, name) if c.per_run else c.func(a)
+            try:
+                got = c.func(a, run, name) if c.per_run else c.func(a)
+            except SemanticError as e:
+                skipped.append(
+                    {"id": c.id, "needs": "", "reason": str(e)} | ({"run": name} if c.per_run else {})
+                )
+                continue
             for m, o in enumerate(got if isinstance(got, list) else [got]):
                 f = _finding(c, o, name)
                 found.append(((f.count == 0, SEVERITIES.index(f.severity), rank, r, m), f))
@@ -107,8 +124,40 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
 
 
 def _finding(c: Check, o: Outcome, run: str | None) -> AuditFinding:
+    if o.count > o.of:  # every count is a subset of what it is out of (docs/audit.md)
+        raise AssertionError(f"audit check {c.id}: count {o.count} above its base {o.of}")
     return AuditFinding(c.id, o.severity or c.severity, int(o.count), int(o.of), o.example if o.count else "",
-                   c.source, c.advice, run, o.measure, o.values)  # fmt: skip
+                        c.source, o.advice or c.advice, run, o.measure, o.values, o.detail)  # fmt: skip
+
+
+def _why_missing(a: AuditInputs, missing: list[str]) -> dict:
+    """``{"reason": ...}`` naming the first rating without a timestamp when that is what a check lacks."""
+    if missing != ["timestamps"]:
+        return {}
+    for part in ("train", "test"):
+        df = getattr(a, part)
+        if df is not None and df.height and (rows := df.get_column(TIMESTAMP).is_null().arg_true()).len():
+            return {"reason": f"{untimed_line(a.paths.get(part), int(rows[0]), a.ratings_options)}: a rating "
+                              "without a timestamp"}  # fmt: skip
+    return {}
+
+
+def untimed_line(path: str | None, row: int, options: dict) -> str:
+    """``FILE:LINE`` of the first rating without a timestamp in the ratings file at ``path``, found with the
+    reader's own layout (so the line is the file's, header and comments counted), or ``FILE row N`` of a
+    Parquet file, ``row N`` of a frame."""
+    from ..files.lines import read_lines
+    from ..files.ratings import text_layout
+    from ..files.ratings_format import ratings_format
+
+    if path is None:
+        return f"row {row + 1} of the ratings given"
+    spec = ratings_format(path, options.get("fmt", "auto"), columns=options.get("columns"))
+    if spec.name == "parquet":
+        return f"{path} row {row + 1}"
+    lines, to_raw, _ = text_layout(read_lines(path), path, spec)
+    raw = to_raw(lines).filter(pl.col("_timestamp").is_null() | (pl.col("_timestamp") == ""))
+    return f"{path}:{raw.item(0, 0)}" if raw.height else f"{path} row {row + 1}"
 
 
 def _inputs(
@@ -125,14 +174,17 @@ def _inputs(
     random_split: bool | None,
     seed: int,
     trec_eval_version: int,
+    ratings_options: dict,
 ) -> AuditInputs:
     """Read what is given as paths (each with its own reader's errors) into an :class:`AuditInputs`."""
     from ..files.candidates import read_candidates, read_items
-    from ..files.ratings import as_ratings
+    from ..files.ratings import as_ratings, read_ratings
     from ..files.trec import read_qrels, read_run
     from ..measures.request import parse_measures
 
     def ratings(x: object) -> pl.DataFrame | None:
+        if isinstance(x, str | os.PathLike) and ratings_options:
+            return read_ratings(x, **ratings_options)
         return None if x is None else as_ratings(x)
 
     if random_split is None:
@@ -148,6 +200,8 @@ def _inputs(
                else pl.Series("item", list(items), dtype=pl.Utf8)),
         runs=_runs(runs, read_run), measures=names, cutoff=_cutoff(request), relevance_level=relevance_level,
         threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version,
+        paths={k: os.fspath(v) for k, v in (("train", train), ("test", test)) if isinstance(v, str | os.PathLike)},
+        ratings_options=ratings_options,
     )  # fmt: skip
     return a
 
@@ -203,9 +257,11 @@ def format_text(result: AuditResult) -> str:
     shown = [f for f in result.findings if f.count]
     for i, f in enumerate(shown):
         lines.append(f"{f.severity.upper():<8}{_headline(f)}")
+        lines += [f"        {f.detail}"] * bool(f.detail)
         if f.example:
             lines.append(f"        e.g. {f.example}")
-        if i + 1 == len(shown) or shown[i + 1].id != f.id:  # advice and source once per group of a check
+        last = i + 1 == len(shown) or (shown[i + 1].id, shown[i + 1].advice) != (f.id, f.advice)
+        if last:  # advice and source once per group of a check with the same advice
             lines += [f"        fix: {f.advice}", f"        see: {f.source}"]
     passed = sorted(
         {f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count}
@@ -213,31 +269,37 @@ def format_text(result: AuditResult) -> str:
     if passed:
         lines += ["", "passed: " + ", ".join(passed)]
     if result.skipped:
-        lines.append(
-            "not run: " + "; ".join(f"{', '.join(ids)} (need {needs})" for needs, ids in _by_needs(result))
-        )
+        lines.append("not run: " + "; ".join(f"{', '.join(ids)} ({why})" for why, ids in _by_needs(result)))
     return "\n".join(lines) + "\n"
 
 
 def _by_needs(result: AuditResult) -> list[tuple[str, list[str]]]:
-    """The skipped checks grouped by what they need, in the registry's order."""
+    """The skipped checks grouped by why they did not run (what they need, the reason; a run's checks by
+    run), in the registry's order."""
     groups: dict[str, list[str]] = {}
     for s in result.skipped:
-        groups.setdefault(s["needs"], []).append(s["id"])
+        if "run" in s:
+            why, name = f"{s['run']}: {s['reason']}", f"{s['id']} [{s['run']}]"
+        elif not s["needs"]:
+            why, name = s["reason"], s["id"]
+        else:
+            why, name = f"need {s['needs']}" + (f": {s['reason']}" if "reason" in s else ""), s["id"]
+        groups.setdefault(why, []).append(name)
     return list(groups.items())
 
 
 def format_markdown(result: AuditResult) -> str:
     """The same report as a Markdown table (worst first), then the passed and skipped checks."""
-    rows = [[f.severity, f"`{f.id}`", f.run or "", f.measure or "", str(f.count), f"{f.of} {CHECKS[f.id].of}",
-             f.example, f.advice] for f in result.findings if f.count]  # fmt: skip
-    header = ["severity", "finding", "run", "measure", "count", "of", "example", "advice"]
-    out = md_table(header, rows, align="llllrlll") if rows else ""
+    rows = [[f.severity, f"`{f.id}`", *map(md_escape, (f.run or "", f.measure or "")), str(f.count),
+             f"{f.of} {CHECKS[f.id].of}", *map(md_escape, (f.example, f.detail, f.advice))]
+            for f in result.findings if f.count]  # fmt: skip
+    header = ["severity", "finding", "run", "measure", "count", "of", "example", "detail", "advice"]
+    out = md_table(header, rows, align="llllrllll") if rows else ""
     passed = sorted(
         {f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count}
     )
     tail = ([f"Passed: {', '.join(f'`{p}`' for p in passed)}."] if passed else []) + [
-        f"Not run: {', '.join(f'`{i}`' for i in ids)} (need {needs})." for needs, ids in _by_needs(result)]  # fmt: skip
+        f"Not run: {', '.join(f'`{i}`' for i in ids)} ({why})." for why, ids in _by_needs(result)]  # fmt: skip
     return out + ("\n" if out and tail else "") + "\n".join(tail) + ("\n" if tail else "")
 
 

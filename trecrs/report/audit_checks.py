@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
+import numpy as np
 import polars as pl
 
 from ..protocol.one_plus_random import CASE_SEPARATOR
-from ..schema import DOC, ITEM, QUERY, RATING, REL, TIMESTAMP, USER
+from ..schema import DOC, ITEM, QUERY, RATING, REL, SCORE, TIMESTAMP, USER
 
 T = TypeVar("T")
 
@@ -30,6 +31,7 @@ NEEDS = {
     "train": "--train", "test": "--test", "qrels": "--qrels", "runs": "a RUN", "candidates": "--candidates",
     "items": "--items", "timestamps": "timestamps on every rating of --train and --test",
     "opr": "One-Plus-Random candidates (queries USER:ITEM)",
+    "ids": "--train, --test, --qrels, --candidates or --items (ids to compare with)",
 }  # fmt: skip
 
 
@@ -43,6 +45,8 @@ class Outcome:
     severity: str | None = None  # when the check's own severity depends on what it found
     measure: str | None = None  # the measure of a per-measure check
     values: dict = field(default_factory=dict)  # further numbers (the report prints them in JSON)
+    detail: str = ""  # one sentence saying what the count holds, beside the numbers it leaves out
+    advice: str | None = None  # when the fix depends on what was found (else the check's advice)
 
 
 @dataclass
@@ -62,6 +66,10 @@ class AuditInputs:
     random_split: bool = False  # the split is declared random (future-training is then info)
     seed: int = 0  # the Random baseline's
     trec_eval_version: int = 9
+    paths: dict[str, str] = field(default_factory=dict)  # input -> the file it was read from (for messages)
+    ratings_options: dict = field(
+        default_factory=dict
+    )  # how train and test were read (read_ratings' keywords)
     cache: dict = field(default_factory=dict, repr=False)
 
     def has(self, need: str) -> bool:
@@ -72,6 +80,10 @@ class AuditInputs:
                        for df in (self.train, self.test))  # fmt: skip
         if need == "opr":
             return self.candidates is not None and _opr(self.candidates).height > 0
+        if need == "ids":
+            return any(
+                getattr(self, n) is not None for n in ("train", "test", "qrels", "candidates", "items")
+            )
         return getattr(self, need) is not None
 
 
@@ -180,13 +192,22 @@ def overlap(a: AuditInputs) -> Outcome:
 def test_before_train_user(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     last = train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
-    bad = test.join(last, on=USER, how="inner").filter(pl.col(TIMESTAMP) < pl.col("_last"))
+    joined = test.join(last, on=USER, how="inner")
+    bad = joined.filter(pl.col(TIMESTAMP) < pl.col("_last"))
+    same = joined.filter(pl.col(TIMESTAMP) == pl.col("_last")).height
     r = _smallest(bad, [USER, ITEM])
     ex = (
         r
         and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
     )
-    return Outcome(bad.height, test.height, ex or "")
+    return Outcome(bad.height, test.height, ex or "", values={"same_second": same}, detail=_same_second(
+        same, "test ratings", "the same second as the user's latest training rating"))  # fmt: skip
+
+
+def _same_second(n: int, what: str, when: str) -> str:
+    """The sentence on ratings at the same second as the one compared with: not counted, as the order of
+    two ratings within one second is unknown (timestamps are whole seconds)."""
+    return f"{n} more {what} at {when} are not counted (within one second the order is unknown)" if n else ""
 
 
 @check("future-training", "warning", ("train", "test", "timestamps"),
@@ -197,6 +218,7 @@ def future_training(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
     bad = train.filter(pl.col(TIMESTAMP) > oldest)
+    same = train.filter(pl.col(TIMESTAMP) == oldest).height
     r = _smallest(bad, [USER, ITEM])
     ex = (
         f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})"
@@ -204,7 +226,8 @@ def future_training(a: AuditInputs) -> Outcome:
         else ""
     )
     return Outcome(bad.height, train.height, ex, severity="info" if a.random_split else None,
-                   values={"random_split": a.random_split})  # fmt: skip
+                   values={"random_split": a.random_split, "same_second": same},
+                   detail=_same_second(same, "training ratings", "the second of the oldest test rating"))  # fmt: skip
 
 
 @check("cold-users", "warning", ("train", "test"), count="test users without a training rating", of="test users",
@@ -228,6 +251,91 @@ def cold_items(a: AuditInputs) -> Outcome:
 # --------------------------------------------------------------------------------------------- runs
 
 
+@check("id-form", "error", ("runs", "ids"), per_run=True,
+       count="run lines whose query or document id matches an id of the other inputs only in another form "
+       "(a leading prefix such as u, a number written otherwise: 1.0, 001)", of="run lines",
+       source="trec_eval and every check compare ids as strings: '242.0' is not '242', so such lines are "
+       "judged non-relevant and escape every check",
+       advice="write the run's ids exactly as the other files write them (242, not 242.0; 1, not u1)")  # fmt: skip
+def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    """Per id column, the run's ids that match no id of the other inputs as written but match one after
+    :func:`id_key`; the run lines holding such a query or document id are counted."""
+    found = {col: _form_matches(run.get_column(col).unique(), _references(a, col)) for col in (QUERY, DOC)}
+    if not (found[QUERY].height or found[DOC].height):
+        return Outcome(0, run.height)
+    a.cache[("id-form", name)] = found  # seen-items then also compares the ids by form
+    bad = run.filter(
+        pl.col(QUERY).is_in(found[QUERY].get_column("id").implode())
+        | pl.col(DOC).is_in(found[DOC].get_column("id").implode())
+    )
+    col = QUERY if found[QUERY].height else DOC
+    r = _smallest(found[col], ["id"])
+    ref = "query" if r["source"] in ("--qrels", "--candidates") else "user" if col == QUERY else "item"
+    ex = f"{'query' if col == QUERY else 'document'} {r['id']} of {name} is {ref} {r['ref']} of {r['source']}"
+    detail = (f"{found[QUERY].height} query ids and {found[DOC].height} document ids of {name} match only in "
+              "another form; seen-items compares them by form, the other checks as written")  # fmt: skip
+    values = {"query_ids": found[QUERY].height, "doc_ids": found[DOC].height}
+    return Outcome(bad.height, run.height, ex, values=values, detail=detail)
+
+
+def id_key(ids: pl.Expr, *, bare: bool = False) -> pl.Expr:
+    """The key of string ids that tells their forms apart from their values: the number after an id's
+    prefix (its leading run of letters or ``_``) written in one form, behind the prefix (``u001`` and
+    ``u1.0`` give ``u1``; ``001`` and ``1.0`` give ``1``), or without it when ``bare`` (``u1`` gives ``1``).
+    An id with no number after its prefix keeps its text."""
+    num = ids.str.replace(r"^[A-Za-z_]+", "").cast(pl.Float64, strict=False)
+    integral = num.is_finite() & (num == num.floor()) & (num.abs() < 2.0**53)
+    canon = pl.when(integral).then(num.cast(pl.Int64).cast(pl.Utf8)).otherwise(num.cast(pl.Utf8))
+    key = canon if bare else ids.str.extract(r"^([A-Za-z_]*)", 1) + canon
+    return pl.when(num.is_finite()).then(key).otherwise(ids)
+
+
+def _keyed(ids: pl.Series | pl.DataFrame, name: str) -> pl.DataFrame:
+    """``name, _full, _bare, _plain``: each id with its :func:`id_key` with and without its prefix, and
+    whether it has none."""
+    frame = ids.to_frame(name) if isinstance(ids, pl.Series) else ids.select(name)
+    return frame.with_columns(id_key(pl.col(name)).alias("_full"), id_key(pl.col(name), bare=True).alias("_bare"),
+                              pl.col(name).str.contains(r"^[A-Za-z_]").not_().alias("_plain"))  # fmt: skip
+
+
+def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
+    """The ids a run's ``col`` (query or doc) should match, per option they come from, in the order an
+    example names them."""
+    if col == QUERY:
+        sources = [("--qrels", a.qrels, QUERY), ("--candidates", a.candidates, QUERY)]
+        if a.candidates is None:  # a query is then its user
+            sources += [("--train", a.train, USER), ("--test", a.test, USER)]
+    else:
+        items = None if a.items is None else a.items.to_frame(ITEM)
+        sources = [("--train", a.train, ITEM), ("--test", a.test, ITEM), ("--qrels", a.qrels, DOC),
+                   ("--candidates", a.candidates, ITEM), ("--items", items, ITEM)]  # fmt: skip
+    return [(s, df.get_column(c)) for s, df, c in sources if df is not None]
+
+
+def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataFrame:
+    """``id, ref, source``: the ids found in no reference as written that match one by :func:`id_key` (the
+    first option's, its smallest such id bytewise): the same prefix and the same number written otherwise
+    (``u001``, ``u1``), or the same number with a prefix on one side only (``u1``, ``1``); ``u1`` and ``v1``
+    differ."""
+    loose = ids.to_frame("id")
+    for _, ref in refs:  # anti joins first: no distinct pass over a large file when every id matches
+        loose = loose.join(ref.to_frame("id"), on="id", how="anti")
+    out = pl.DataFrame(schema={"id": pl.Utf8, "ref": pl.Utf8, "source": pl.Utf8})
+    if not loose.height:
+        return out
+    loose = _keyed(loose, "id")
+    for source, ref in refs:
+        keyed = _keyed(ref.unique(), "ref")
+        # the same prefix, a number written otherwise; a prefix the reference has not; one the run has not
+        hits = [loose.join(keyed, on="_full"),
+                loose.join(keyed.filter(pl.col("_plain")), left_on="_bare", right_on="_full"),
+                loose.filter(pl.col("_plain")).join(keyed, left_on="_full", right_on="_bare")]  # fmt: skip
+        hit = pl.concat([h.select("id", "ref") for h in hits]).group_by("id").agg(pl.col("ref").min())
+        out = pl.concat([out, hit.select("id", "ref", pl.lit(source).alias("source"))])
+        loose = loose.join(hit.select("id"), on="id", how="anti")
+    return out
+
+
 @check("missing-users", "warning", ("qrels", "runs"), per_run=True,
        count="qrels queries with a relevant document that the run does not rank", of="queries with a relevant document",
        source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
@@ -244,9 +352,24 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        of="run queries", source="trec_eval ignores the queries the qrels do not judge",
        advice="check that the run and the qrels come from the same split (ids, One-Plus-Random case names)")  # fmt: skip
 def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    """With --test, the extra queries are told apart: users of --test with no qrels line (no relevant test
+    rating: trec_eval rightly leaves them out) and queries whose user is no test user (ids that match nothing)."""
     queries = run.select(QUERY).unique()
     extra = queries.join(given(a.qrels).select(QUERY).unique(), on=QUERY, how="anti")
-    return Outcome(extra.height, queries.height, f"query {_least(extra, QUERY)}" if extra.height else "")
+    ex = f"query {_least(extra, QUERY)}" if extra.height else ""
+    if a.test is None or not extra.height:
+        detail = "without --test, users with no relevant test rating are not told apart from ids that match nothing"
+        return Outcome(extra.height, queries.height, ex, detail=detail if extra.height else "")
+    users = query_users(a, extra.with_columns(pl.lit("").alias(DOC))).select(QUERY, USER)
+    unmatched = users.join(a.test.select(USER).unique(), on=USER, how="anti").height
+    quiet = extra.height - unmatched
+    detail = (f"{quiet} users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
+              f"out); {unmatched} queries whose user is not in --test (ids that match nothing)")  # fmt: skip
+    advice = None if unmatched else ("nothing to fix: the qrels hold no relevant rating of these users (trecrs "
+                                     "qrels --nonrelevant writes their ratings as judged non-relevant, and "
+                                     "trec_eval then evaluates them)")  # fmt: skip
+    return Outcome(extra.height, queries.height, ex, values={"no_relevant_test_rating": quiet, "unmatched": unmatched},
+                   detail=detail, advice=advice)  # fmt: skip
 
 
 @check("seen-items", "error", ("train", "runs"), per_run=True,
@@ -255,32 +378,93 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        "RecSys 2011: every methodology but TestRatings removes Tr_u from L_u)",
        advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)")  # fmt: skip
 def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    """Run lines on a training pair, ids as written; when id-form found ids of this run written in another
+    form, the lines matching a training pair once those ids are written as the other inputs write them
+    count too (the detail says how many), so that a run of ``242.0`` items does not pass."""
     lines = query_users(a, run)
-    seen = lines.join(given(a.train).select(USER, pl.col(ITEM).alias(DOC)), on=[USER, DOC], how="semi")
+    train = given(a.train).select(USER, pl.col(ITEM).alias(DOC))
+    seen = lines.join(train, on=[USER, DOC], how="semi")
+    found = a.cache.get(("id-form", name))
+    if found is None:
+        return Outcome(seen.height, run.height, _seen_example(seen))
+    rewritten = query_users(a, run.with_columns(
+        pl.col(c).replace(found[c].get_column("id"), found[c].get_column("ref")) for c in (QUERY, DOC)))  # fmt: skip
+    seen_by_form = rewritten.join(train, on=[USER, DOC], how="semi")
+    more = seen_by_form.height - seen.height
+    detail = f"{more} of them only once ids are compared by form (see id-form)" if more else ""
+    if not seen.height:  # the example as the run writes it
+        r = _smallest(seen_by_form, [QUERY, DOC])
+        seen = pl.DataFrame([{QUERY: _written(found[QUERY], r[QUERY]), DOC: _written(found[DOC], r[DOC]),
+                              USER: r[USER]}]) if r else seen  # fmt: skip
+    return Outcome(
+        seen_by_form.height, run.height, _seen_example(seen), values={"by_form": more}, detail=detail
+    )
+
+
+def _written(found: pl.DataFrame, ref: str) -> str:
+    """The run's own spelling of id ``ref`` (its smallest, bytewise), or ``ref`` when the run writes it so."""
+    ids = found.filter(pl.col("ref") == ref).get_column("id")
+    return cast(str, ids.min()) if ids.len() else ref
+
+
+def _seen_example(seen: pl.DataFrame) -> str:
     r = _smallest(seen, [QUERY, DOC])
-    ex = r and f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})")
-    return Outcome(seen.height, run.height, ex or "")
+    return (
+        f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})") if r else ""
+    )
 
 
 @check("ties-at-cutoff", "warning", ("runs",), per_run=True,
-       count="queries where documents tied with the one at rank k also stand below rank k (trec_eval's order; "
-       "k the deepest cutoff among -m, default 10)", of="run queries",
+       count="run queries where the tie group holding the document at rank k continues below rank k, or where a "
+       "list cut at exactly k documents ends inside a tie group (trec_eval's order; k the deepest cutoff among -m, "
+       "default 10)", of="run queries",
        source="the order of tied documents decides the value (McSherry & Najork, ECIR 2008); trec_eval breaks "
        "ties by document id, other tools by file order",
-       advice="break ties in the recommender, or report trecrs eval --ties expected (and best/worst for the range)")  # fmt: skip
+       advice="break ties in the recommender and write lists past the cutoff, or report trecrs eval --ties expected "
+       "(and best/worst for the range)")  # fmt: skip
 def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
+    """Queries with a tie group across rank k (``straddled``), and lists of exactly k documents whose last
+    two are tied (``truncated``): whether the next candidate ties with the last line is unknowable from the
+    file, but a tie group that reaches the last line at rank k is the sign of a list cut inside one. The
+    detail sets beside them the count ``trecrs eval``'s tie warning gives: the evaluated queries whose
+    straddling group holds documents of different relevance (``Straddles.mixed``)."""
     from ..engines.vectorized.ties import straddles
     from ..trec_eval_versions import get
 
-    s = straddles(run, a.cutoff, qrels=a.qrels, relevance_level=a.relevance_level,
-                  score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
-    ex = ""
+    dtype = get(a.trec_eval_version).score_dtype
+    s = straddles(run, a.cutoff, qrels=a.qrels, relevance_level=a.relevance_level, score_dtype=dtype)
+    cut = _cut_in_a_tie(run, a.cutoff, pl.Float32 if dtype == np.float32 else pl.Float64)
+    k = a.cutoff
     if s.straddled:
         q = s.straddled[0]
         top, size = s.group[q]
-        ex = f"query {q}: {size} documents tied at ranks {top} to {top + size - 1}, across rank {a.cutoff}"
-    values = {"cutoff": a.cutoff} | ({"values_move": s.mixed} if a.qrels is not None else {})
-    return Outcome(len(s.straddled), s.queries, ex, values=values)
+        ex = f"query {q}: {size} documents tied at ranks {top} to {top + size - 1}, across rank {k}"
+    else:
+        r = _smallest(cut, [QUERY])
+        ex = (
+            f"query {r[QUERY]}: its {k} documents end with {r['_size']} tied at ranks {k - r['_size'] + 1} to {k}"
+            if r
+            else ""
+        )
+    values = {"cutoff": k, "straddled": len(s.straddled), "truncated": cut.height}
+    detail = f"{len(s.straddled)} of {s.queries} run queries have a tie group across rank {k}"
+    if a.qrels is not None:
+        evaluated = (
+            run.select(QUERY).unique().join(a.qrels.select(QUERY).unique(), on=QUERY, how="semi").height
+        )
+        values |= {"values_move": s.mixed, "evaluated": evaluated}
+        detail += (f"; in {s.mixed} of them the tied documents differ in relevance (what trecrs eval's tie "
+                   f"warning counts, of {evaluated} evaluated queries)")  # fmt: skip
+    detail += f"; {cut.height} more lists end inside a tie group at rank {k}"
+    return Outcome(len(s.straddled) + cut.height, s.queries, ex, values=values, detail=detail)
+
+
+def _cut_in_a_tie(run: pl.DataFrame, k: int, dtype: type[pl.DataType]) -> pl.DataFrame:
+    """``query, _size``: the queries with exactly ``k`` documents whose lowest score (as trec_eval compares
+    scores: ``dtype``) is held by two or more of them, and how many hold it."""
+    low = pl.col(SCORE).cast(dtype)
+    sizes = run.group_by(QUERY).agg(pl.len().alias("_n"), (low == low.min()).sum().alias("_size"))
+    return sizes.filter((pl.col("_n") == k) & (pl.col("_size") > 1)).select(QUERY, "_size")
 
 
 @check("unknown-items", "warning", ("items", "runs"), per_run=True, count="run lines whose item is not in the catalogue",
@@ -296,16 +480,18 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
 # --------------------------------------------------------------------------------------------- candidates
 
 
-@check("candidate-in-train", "error", ("candidates", "train"), count="candidate pairs whose (user, item) is a training pair",
-       of="candidate pairs", source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
+@check("candidate-in-train", "error", ("candidates", "train"),
+       count="candidate lines whose (user, item) is a training pair (one pair may be a candidate of several queries)",
+       of="candidate lines", source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
        advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
 def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
     bad = candidates.join(given(a.train).select(USER, ITEM), on=[USER, ITEM], how="semi")
     r = _smallest(bad, [QUERY, ITEM])
-    return Outcome(
-        bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else ""
-    )
+    pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
+    return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",
+                   values={"distinct_pairs": pairs, "of_distinct_pairs": of_pairs},
+                   detail=f"{pairs} of {of_pairs} distinct (user, item) pairs" if bad.height else "")  # fmt: skip
 
 
 @check("negative-is-positive", "error", ("candidates", "test", "opr"),
@@ -315,7 +501,10 @@ def candidate_in_train(a: AuditInputs) -> Outcome:
        advice="draw the random items among the items the user did not rate (trecrs candidates --methodology one-plus-random)")  # fmt: skip
 def negative_is_positive(a: AuditInputs) -> Outcome:
     negatives = _opr(given(a.candidates)).filter(pl.col(ITEM) != pl.col("_target"))
-    relevant = given(a.test).filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING)
+    # one row per pair, so that the join counts candidate lines (a frame given in Python may repeat a pair)
+    relevant = (
+        given(a.test).filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING).unique([USER, ITEM])
+    )
     bad = negatives.join(relevant, on=[USER, ITEM], how="inner")
     r = _smallest(bad, [QUERY, ITEM])
     ex = f"query {r[QUERY]}: item {r[ITEM]}, rated {r[RATING]:g} in the test set" if r else ""

@@ -17,7 +17,7 @@ from ..evaluate.api import evaluate_full
 from ..evaluate.result import Evaluation
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import NEITHER, better, sign
-from ..schema import DOC, ITEM, QUERY, REL, SCORE, USER
+from ..schema import DOC, ITEM, QUERY, SCORE, USER
 from .audit_checks import AuditInputs, Outcome, check, given, query_users
 from .stats import detectable_dz
 
@@ -42,14 +42,16 @@ def _evaluated(a: AuditInputs, name: str, run: pl.DataFrame) -> Evaluation:
     return a.cache[key]
 
 
-def _relevant_queries(a: AuditInputs) -> int:
-    return given(a.qrels).filter(pl.col(REL) >= a.relevance_level).get_column(QUERY).n_unique()
+def _qrels_queries(a: AuditInputs) -> int:
+    """The queries of the qrels: the users with a value are among them (trec_eval evaluates a run's queries
+    that the qrels hold, with or without a relevant document at -l)."""
+    return given(a.qrels).get_column(QUERY).n_unique()
 
 
 @check("power", "info", ("qrels", "runs"), per_run=True,
        count="users with a value of the measure (sd of their values, and the smallest difference a paired t test "
        "at alpha 0.05 detects with power 0.8 against another run of the same variance)",
-       of="queries with a relevant document",
+       of="qrels queries",
        source="Cohen, 'Statistical power analysis for the behavioral sciences', 1988 (noncentral t); "
        "Sakai, 'Statistical significance, power, and sample sizes', SIGIR 2014",
        advice="a difference between two runs smaller than the detectable one is not evidence either way: "
@@ -71,7 +73,7 @@ def power(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
         label = ev.printed_names(col)[0]
         ex = (f"{label}: mean {v.mean():.4f}, sd {sd:.4f} over {n} users: a paired t test detects a difference of "
               f"{delta:.4f} (alpha {ALPHA}, power {POWER})") if n > 1 else f"{label}: {n} users, no test possible"  # fmt: skip
-        out.append(Outcome(n, _relevant_queries(a), ex, measure=label, values={
+        out.append(Outcome(n, _qrels_queries(a), ex, measure=label, values={
             "mean": float(v.mean()) if n else None, "sd": _num(sd), "detectable_difference": _num(delta),
             "alpha": ALPHA, "power": POWER}))  # fmt: skip
     return out
@@ -130,9 +132,47 @@ def baselines(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
             )
             continue
         beaten = [b for b in BASELINES if not s * mine > s * theirs[b]]
+        values = {"run": mine, **theirs, "not_beaten": beaten}
+        if "TopPop" in beaten and _ranks_by_popularity(a, name, run):
+            out.append(Outcome(len(beaten), len(BASELINES), ex, severity="info", measure=label,
+                               values=values | {"popularity_baseline": True}, detail=POPULARITY_NOTE,
+                               advice=POPULARITY_ADVICE))  # fmt: skip
+            continue
         out.append(Outcome(len(beaten), len(BASELINES), ex, severity="warning" if "TopPop" in beaten else "info",
-                           measure=label, values={"run": mine, **theirs, "not_beaten": beaten}))  # fmt: skip
+                           measure=label, values=values))  # fmt: skip
     return out
+
+
+POPULARITY_NOTE = ("this run ranks every list in the order of training popularity (up to ties): it is the "
+                   "popularity baseline (TopPop ranks the same way), not a model that fails to beat it")  # fmt: skip
+POPULARITY_ADVICE = "nothing to fix: compare the other runs with this one"
+
+
+def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
+    """True when, in trec_eval's order, each query's documents have non-increasing training counts (TopPop's
+    score, :func:`trecrs.data.popularity.item_popularity`) and some list falls: the run orders items as
+    TopPop does, up to TopPop's ties (items of equal count may come in any order). A run whose items all
+    have one count (none in the training file: ids that match nothing) shows no order to recognise."""
+    from ..data.popularity import COUNT, item_popularity
+    from ..ordering import trec_order
+    from ..trec_eval_versions import get
+
+    key = ("popularity order", name)
+    if key not in a.cache:
+        pop = item_popularity(given(a.train))
+        ranked = trec_order(run.select(QUERY, DOC, SCORE), rank=False,
+                            score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
+        steps = (
+            pl.col(DOC)
+            .replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0)
+            .diff()
+            .over(QUERY)
+        )
+        rises, falls = ranked.select((steps > 0).any().alias("rises"), (steps < 0).any().alias("falls")).row(
+            0
+        )
+        a.cache[key] = falls and not rises
+    return a.cache[key]
 
 
 def _baseline_summaries(a: AuditInputs, run: pl.DataFrame) -> dict[str, dict[str, float]]:

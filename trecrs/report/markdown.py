@@ -1,5 +1,5 @@
 """Markdown and LaTeX pieces of the reports: numbers with a fixed number of digits, tables, the findings table,
-LaTeX escapes."""
+the Markdown escape of a table cell, LaTeX escapes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,19 @@ def signed(v: float | None, digits: int = 3) -> str:
     return f"{v:+.{digits}f}"
 
 
+def md_escape(text: str) -> str:
+    """``text`` made one Markdown table cell: ``|`` escaped as ``\\|`` and line breaks as spaces.
+
+    GitHub Flavored Markdown splits a row at every unescaped ``|``, inside code spans too (GFM spec,
+    "Tables (extension)": a pipe in a cell is written ``\\|``), so free text (evidence such as
+    ``max |a - b| = 0``, examples, run names) is escaped wherever it goes into a cell.
+
+    >>> md_escape("max |TrI - AI| = 0")
+    'max \\\\|TrI - AI\\\\| = 0'
+    """
+    return text.replace("\r\n", " ").replace("\n", " ").replace("|", "\\|")
+
+
 def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
     """A Markdown table; ``align`` has one letter per column, ``l`` left or ``r`` right (default: the
     first column left, the others right)."""
@@ -37,7 +50,8 @@ def md_table(header: list[str], rows: list[list[str]], align: str | None = None)
 
 def findings_table(findings: Iterable[Finding]) -> str:
     """The claims, our verdict on each and its evidence, as a Markdown table."""
-    rows = [[f.claim, "**holds**" if f.holds else "**does not hold**", f.evidence] for f in findings]
+    rows = [[md_escape(f.claim), "**holds**" if f.holds else "**does not hold**", md_escape(f.evidence)]
+            for f in findings]  # fmt: skip
     return md_table(["claim", "ours", "evidence"], rows, "lll")
 
 
