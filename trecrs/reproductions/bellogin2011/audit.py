@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ...report.markdown import fmt, md_table
+from ...report.markdown import fmt, md_escape, md_table
 from .constants import SPLITS
 
 AUDITS = {"TR": "audit.TR.json", "AI": "audit.AI.json"}
@@ -53,8 +53,8 @@ def audit_section(out: Path) -> list[str]:
                    "measure"))  # fmt: skip
     lines = ["## Audit of every fold (`trecrs audit`, docs/audit.md)", ""]
     if table.height:
-        body = [[r["severity"], r["split"], r["runs"], f"`{r['id']}`", r["run"], r["measure"],
-                 f"{r['folds']} of {len(SPLITS[r['split']])}", f"{r['count']} of {r['of']}", r["example"]]
+        body = [[r["severity"], r["split"], r["runs"], f"`{r['id']}`", md_escape(r["run"]), r["measure"],
+                 f"{r['folds']} of {len(SPLITS[r['split']])}", f"{r['count']} of {r['of']}", md_escape(r["example"] or "")]
                 for r in table.iter_rows(named=True)]  # fmt: skip
         header = [
             "severity",
