@@ -17,7 +17,7 @@ RUN = ("q1 Q0 e 1 0.9 r\nq1 Q0 a 2 0.5 r\nq1 Q0 b 3 0.5 r\nq1 Q0 c 4 0.5 r\nq1 Q
 # map by hand, best / worst: q1 (a, c) at 2, 3 and d at 5: (1/2 + 2/3 + 3/5) / 3 = 0.5889, or (1/3 + 2/4 + 3/5) / 3
 # = 0.4778; q2 x at 1 or 3: 1 or 1/3. Means 0.7944 and 0.4056
 REPORT = ("trecrs eval: warning: tied documents of different relevance straddle cutoff 2 in 2 of 2 evaluated queries "
-          "(100.0%): P_2 lies between 0.0000 and 0.5000, map lies between 0.4056 and 0.7944 over tie orders "
+          "(100.0%); ties anywhere in the lists move the other measures in 2 of 2 evaluated queries (100.0%): P_2 lies between 0.0000 and 0.5000, map lies between 0.4056 and 0.7944 over tie orders "
           "(--ties best/worst)\n")  # fmt: skip
 
 

@@ -139,7 +139,7 @@ def test_with_several_runs_each_warning_names_its_run(t):
     assert done.returncode == 0
     assert done.stderr == (
         f"trecrs eval: warning: {t / 'tied'}: tied documents of different relevance straddle cutoff 1 in 1 of 2 "
-        "evaluated queries (50.0%): P_1 lies between 0.5000 and 1.0000, map lies between 0.7917 and 0.9167 over tie "
+        "evaluated queries (50.0%); ties anywhere in the lists move the other measures in 1 of 2 evaluated queries (50.0%): P_1 lies between 0.5000 and 1.0000, map lies between 0.7917 and 0.9167 over tie "
         "orders (--ties best/worst)\n"
         f"trecrs eval: warning: {t / 'partial'}: {UNCOVERED}\n"
     )

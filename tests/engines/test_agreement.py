@@ -177,8 +177,8 @@ def test_hand_computed_example():
     # bpref: one judged non-relevant (i1) above both relevant docs: 2 * (1 - 1/1) / 2 = 0
     assert row["bpref"] == 0.0
     # -J: i1, i9, i2 ; relevant (>=2): i2 at rank 3, tied with i9 at rank 2 (AP 1/3, or 1/2 with i2 first)
-    with warned(r"tied documents of different relevance straddle cutoff 2 in 1 of 1 evaluated queries \(100.0%\): "
-                r"P_2 lies between 0.0000 and 0.5000, map lies between 0.3333 and 0.5000 over"):  # fmt: skip
+    with warned(r"tied documents of different relevance straddle cutoff 2 in 1 of 1 evaluated queries \(100.0%\); ties anywhere in the lists move the other measures in 1 of 1 evaluated "
+                r"queries \(100.0%\): P_2 lies between 0.0000 and 0.5000, map lies between 0.3333 and 0.5000 over"):  # fmt: skip
         ev = evaluate_full(
             qrels, run, ["map", "P.2"], engine="vectorized", judged_only=True, relevance_level=2
         )

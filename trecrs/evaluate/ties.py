@@ -7,8 +7,9 @@ below it, in a group whose documents are not all alike: only then does the order
 between which means each requested measure with a ``--ties best/worst`` form lies over every order of the
 tied documents (the means of the per-query ``--ties best`` and ``--ties worst`` values, averaged as the
 summary is), naming those whose printed mean (four decimals) moves: cutoff measures and the others
-(``map``, ``ndcg``, ``recip_rank``...). Without a straddled cutoff the warning is given when such a mean
-moves, with the count of evaluated queries whose values move. Under ``-M`` only the straddles are counted
+(``map``, ``ndcg``, ``recip_rank``...), with the count of evaluated queries where a tie moves one of those
+without a straddled cutoff. Without a straddled cutoff the warning is given when such a mean moves, with
+that count. Under ``-M`` only the straddles are counted
 (``--ties best/worst`` give the range); ``-Z`` values are not reported.
 """
 
@@ -38,8 +39,8 @@ def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
     if straddled:
         where = "; ".join(f"cutoff {k} in {_share(c, n)}" for k, c in straddled.items())
         head = f"tied documents of different relevance straddle {where}"
-        if moved:  # the measures without a cutoff move wherever such a group stands
-            head += f"; they move values in {_share(moved, n)}"
+        if moved:  # a measure without a straddled cutoff moves wherever such a group stands: say where
+            head += f"; ties anywhere in the lists move the other measures in {_share(moved, n)}"
     else:
         head = f"tied documents of different relevance move values in {_share(moved, n)}"
     if ranges:
@@ -61,8 +62,8 @@ def _ranges(
     ev: Evaluation, report: TieReport, straddled: dict[int, int]
 ) -> tuple[list[tuple[str, float, float]], int]:
     """(printed name, worst mean, best mean) of each value whose printed mean the tie orders move, those at a
-    straddled cutoff first, each group in the summary's order; and the evaluated queries where one of them
-    moves."""
+    straddled cutoff first, each group in the summary's order; and the evaluated queries where one of the
+    others (no straddled cutoff: ``map``, ``ndcg``) moves."""
     best, worst = report.extremes()
     columns = [c for c in best.columns if c != QUERY and c in ev.summary]
     if not columns or best.height == 0:
@@ -79,6 +80,7 @@ def _ranges(
     ]
     cut = tuple(f"_{k}" for k in straddled)
     moving.sort(key=lambda c: not c.endswith(cut))  # stable: the summary's order within each group
-    moved = best.filter(pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in moving])).height \
-        if moving else 0  # fmt: skip
+    uncut = [c for c in moving if not c.endswith(cut)]  # no straddled cutoff: moved below the cutoffs too
+    moved = best.filter(pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in uncut])).height \
+        if uncut else 0  # fmt: skip
     return [(ev.printed_names(c)[0], means["worst"][c], means["best"][c]) for c in moving], moved
