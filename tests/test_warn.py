@@ -45,7 +45,12 @@ def test_a_warning_of_evaluate_names_the_callers_line():
         lambda: trecrs.evaluate(QRELS, {"q1": {"a": 1.0, "x": 1.0}, "q2": {"b": 1.0}}, ["P.1.5"])
     )
     assert "cutoff '1.5' read as 1, as trec_eval reads it (C atol)" in texts
-    assert any(t.startswith("tied documents of different relevance straddle cutoff 1 in 1 of 2 evaluated queries (50.0%)") for t in texts)
+    assert any(
+        t.startswith(
+            "tied documents of different relevance straddle cutoff 1 in 1 of 2 evaluated queries (50.0%)"
+        )
+        for t in texts
+    )
 
 
 def _files(tmp_path: Path) -> tuple[str, str, str]:
