@@ -59,6 +59,9 @@ from .qrels import QrelsResult, make_qrels
 Items = Sequence[object] | pl.Series | np.ndarray | str | os.PathLike
 # A methodology's candidate chunks of a split: (split, options, info to fill) -> integer-coded frames
 Chunks = Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]]
+# A methodology's membership rule: (split, coded pairs ``_u, _i, ...``, info to fill) -> the pairs that are
+# candidates, with their query code ``_q``; ``info`` gets the counts enumerating the chunks would give
+Members = Callable[[IndexedSplit, pl.DataFrame, dict], pl.DataFrame]
 
 
 def _index(values: pl.Series, code: str) -> pl.DataFrame:
@@ -129,6 +132,8 @@ class Methodology:
     # The paper's short names (Bellogín et al. 2011, Figure 2: TR, TeI, TrI, AI, 1R; OPR), accepted
     # case-insensitively wherever a methodology is named; manifests record ``name``.
     abbreviations: tuple[str, ...] = ()
+    # The rule deciding whether given pairs are candidates, without enumerating them (None: enumerate)
+    members: Members | None = None
 
 
 def _test_ratings_chunks(split: IndexedSplit, opts: CandidateOptions, info: dict) -> Iterator[pl.DataFrame]:
@@ -165,33 +170,87 @@ def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]) -> Chunks:
     return chunks
 
 
+def _test_ratings_members(split: IndexedSplit, pairs: pl.DataFrame, info: dict) -> pl.DataFrame:
+    """The pairs in Te (L_u = Te_u); queries and pairs counted as :func:`_test_ratings_chunks` yields them."""
+    info.update(queries=split.test.get_column(_U).n_unique(), pairs=split.test.height)
+    kept = pairs.join(split.test.select(_U, _I), on=[_U, _I], how="semi")
+    return kept.with_columns(pl.col(_U).alias(_Q))
+
+
+def _pool_members(pool: Callable[[IndexedSplit], np.ndarray]) -> Members:
+    """The membership rule of L_u = P \\ Tr_u: u has test ratings, i in P, (u, i) not in Tr.
+
+    The counts are arithmetic: |L_u| = |P| - |Tr_u ∩ P| per query user, a query when |L_u| > 0.
+    """
+
+    def members(split: IndexedSplit, pairs: pl.DataFrame, info: dict) -> pl.DataFrame:
+        mask = pool(split)
+        users = split.query_users
+        info["pool_items"] = int(mask.sum())
+        is_query = np.zeros(split.users.len(), dtype=bool)
+        is_query[users] = True
+        tr_u, tr_i = (split.train.get_column(c).to_numpy() for c in (_U, _I))
+        in_pool = is_query[tr_u] & mask[tr_i]
+        rated = np.bincount(tr_u[in_pool], minlength=is_query.size)[users]
+        sizes = int(mask.sum()) - rated
+        info.update(queries=int((sizes > 0).sum()), pairs=int(sizes.sum()))
+        u, i = (pairs.get_column(c).to_numpy() for c in (_U, _I))
+        kept = pairs.filter(pl.Series(is_query[u] & mask[i]))
+        kept = kept.join(split.train.select(_U, _I), on=[_U, _I], how="anti", maintain_order="left")
+        return kept.with_columns(pl.col(_U).alias(_Q))
+
+    return members
+
+
+def _test_items(split: IndexedSplit) -> np.ndarray:
+    return split.item_mask(split.test)
+
+
+def _training_items(split: IndexedSplit) -> np.ndarray:
+    return split.item_mask(split.train)
+
+
+def _all_items(split: IndexedSplit) -> np.ndarray:
+    return np.ones(split.items.len(), dtype=bool)
+
+
 _BELLOGIN = "Bellogín, Castells & Cantador, RecSys 2011"
 _CREMONESI = "Cremonesi, Koren & Turrin, RecSys 2010"
 
 METHODOLOGIES: dict[str, Methodology] = {
     m.name: m
     for m in (
-        Methodology("test-ratings", "L_u = Te_u", _BELLOGIN, _test_ratings_chunks, abbreviations=("TR",)),
+        Methodology(
+            "test-ratings",
+            "L_u = Te_u",
+            _BELLOGIN,
+            _test_ratings_chunks,
+            abbreviations=("TR",),
+            members=_test_ratings_members,
+        ),
         Methodology(
             "test-items",
             "L_u = (items of the test set) \\ Tr_u",
             _BELLOGIN,
-            _pool_minus_train(lambda s: s.item_mask(s.test)),
+            _pool_minus_train(_test_items),
             abbreviations=("TeI",),
+            members=_pool_members(_test_items),
         ),
         Methodology(
             "training-items",
             "L_u = (items rated in train by another user) \\ Tr_u",
             _BELLOGIN,
-            _pool_minus_train(lambda s: s.item_mask(s.train)),
+            _pool_minus_train(_training_items),
             abbreviations=("TrI",),
+            members=_pool_members(_training_items),
         ),
         Methodology(
             "all-items",
             "L_u = I \\ Tr_u",
             _BELLOGIN,
-            _pool_minus_train(lambda s: np.ones(s.items.len(), dtype=bool)),
+            _pool_minus_train(_all_items),
             abbreviations=("AI",),
+            members=_pool_members(_all_items),
         ),
         Methodology(
             "one-plus-random",
@@ -267,6 +326,12 @@ class CandidateSet:
             pairs += chunk.height
             self.info.update(queries=queries, pairs=pairs)
             yield chunk
+
+    def members(self, pairs: pl.DataFrame) -> pl.DataFrame | None:
+        """The coded pairs (``_u, _i, ...``) that are candidates, with ``_q``, and ``info`` counted as
+        :meth:`code_chunks` counts it; None when the methodology has no membership rule (enumerate)."""
+        rule = self.methodology.members
+        return None if rule is None else rule(self.split, pairs, self.info)
 
     def query_names(self, q: pl.Series) -> pl.Series:
         """Query ids of query codes: the user id, or ``user:item`` for One-Plus-Random."""

@@ -44,6 +44,9 @@ PathLike = str | os.PathLike
 Columns = str | Mapping[str, str | int]  # role -> column name or position from 1, or "user=userId,..."
 
 _S = "_s"
+# With missing="drop", a methodology with a membership rule keeps the scored pairs that are candidates
+# instead of enumerating every candidate (same run, counts and errors); False forces the enumeration.
+_MEMBERSHIP = True
 
 
 def default_tag(scores: PathLike) -> str:
@@ -194,6 +197,26 @@ def _scored_chunk(
     return joined
 
 
+def _scored_members(
+    cands: CandidateSet | FrameCandidates, scored: pl.DataFrame, tally: _Tally
+) -> pl.DataFrame | None:
+    """The scored pairs that are candidates (``_q, _u, _i, score``), counted in ``tally`` as the
+    enumeration under ``missing="drop"`` counts them; None when ``cands`` can only be enumerated.
+
+    The dropped candidates are the ones without a score: |L| - (scored pairs in L), |L| from the
+    methodology's arithmetic count (:meth:`~trecrs.protocol.candidates.CandidateSet.members`).
+    """
+    if not isinstance(cands, CandidateSet):
+        return None
+    kept = cands.members(scored)
+    if kept is None:
+        return None
+    tally.used[kept.get_column(_S).to_numpy()] = True
+    tally.candidates = cands.info["pairs"]
+    tally.missing = tally.candidates - kept.height
+    return kept.select(_Q, _U, _I, SCORE)
+
+
 def _run_chunk(
     joined: pl.DataFrame,
     cands: CandidateSet | FrameCandidates,
@@ -319,10 +342,14 @@ def iter_run(
     def name(row: dict) -> tuple[str, str, str]:
         return cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]]
 
-    for chunk in cands.code_chunks():
-        joined = _scored_chunk(chunk, scored, missing, fill, tally, name)
-        if joined is not None:
-            yield _run_chunk(joined, cands, items, depth, tag, tally)
+    kept = _scored_members(cands, scored, tally) if missing == "drop" and _MEMBERSHIP else None
+    if kept is not None:
+        yield _run_chunk(kept, cands, items, depth, tag, tally)
+    else:
+        for chunk in cands.code_chunks():
+            joined = _scored_chunk(chunk, scored, missing, fill, tally, name)
+            if joined is not None:
+                yield _run_chunk(joined, cands, items, depth, tag, tally)
     _finish(
         info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path
     )
