@@ -68,7 +68,7 @@ def _outcome(methodology, train, test, catalogue, scores, *, membership: bool, d
     try:
         with recorded() as texts:
             result = build_run(cands, scores, missing="drop", depth=depth)
-        return result.run.rows(), result.info, texts, None
+        return result.run.rows(), list(result.info.items()), texts, None  # keys in order: the manifest's
     except InputError as exc:
         return None, None, texts, str(exc)
     finally:
@@ -98,7 +98,7 @@ def test_membership_gives_the_run_counts_warnings_and_errors_of_the_enumeration(
     slow = _outcome(methodology, train, test, catalogue, scores, membership=False, depth=depth)
     assert fast == slow
     if slow[1] is not None:
-        assert slow[1]["candidates"] == _defined_count(methodology, train, test, catalogue)
+        assert dict(slow[1])["candidates"] == _defined_count(methodology, train, test, catalogue)
 
 
 @pytest.mark.parametrize("membership", [True, False])
@@ -158,6 +158,7 @@ def test_the_command_writes_the_same_bytes_manifest_and_lines(tmp_path, monkeypa
         )  # fmt: skip
         manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
         manifest.pop("command")  # names the output's directory, which differs
+        manifest = list(manifest.items())  # keys in the order written
         outcomes.append((done.returncode, out.read_bytes(), manifest, done.stderr.replace(str(out), "RUN")))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1] == b"a Q0 3 1 0.5 t\nc Q0 1 1 0.7 t\nc Q0 2 2 0.5 t\n"

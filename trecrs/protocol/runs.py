@@ -9,7 +9,10 @@ at ``depth`` documents per query. It counts, never silently drops:
   error), ``last`` (ranked after every scored candidate of the run with one score below all of them,
   ``min - max(1, |min|)`` over the score file, so ties among them fall to trec_eval's doc-id rule), or
   ``drop`` (left out of the run: the usual reading of a top-N list); ``last`` and ``drop`` warn
-  (:class:`~trecrs.errors.TrecrsWarning`) with the count and share;
+  (:class:`~trecrs.errors.TrecrsWarning`) with the count and share. Under ``drop`` a methodology with a
+  membership rule (``Methodology.members``: all but One-Plus-Random) keeps the scored pairs that are
+  candidates and counts the candidates arithmetically, so the cost follows the score file, not users x
+  items; the run, counts and errors are the enumeration's;
 * scores that are not candidates (dropped): training pairs, users without test ratings, items outside L_u.
 
 A score naming a user absent from both train and test is an error (the ids do not belong to the split),
