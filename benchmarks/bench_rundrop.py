@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -85,21 +86,25 @@ def one_run(cmd: list[str], env: dict, timeout: float) -> dict:
     """Wall time and peak RSS of ``cmd`` under /usr/bin/time -v; ``wall: None`` when killed at ``timeout``."""
     load = os.getloadavg()[0]
     t = time.perf_counter()
+    proc = subprocess.Popen(
+        ["/usr/bin/time", "-v", *cmd],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=env["PYTHONPATH"],  # python -m imports the working directory's package first
+        start_new_session=True,  # on timeout the whole group goes, not /usr/bin/time alone
+    )
     try:
-        proc = subprocess.run(
-            ["/usr/bin/time", "-v", *cmd],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=timeout,
-            cwd=env["PYTHONPATH"],  # python -m imports the working directory's package first
-        )
+        _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"wall": None, "rss_mb": None, "load": load}
     wall = time.perf_counter() - t
     if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{proc.stderr}")
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
+        sys.exit(f"failed: {' '.join(cmd)}\n{err}")
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
     return {"wall": wall, "rss_mb": rss / 1024, "load": load}
 
 
