@@ -37,9 +37,11 @@ def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
         )
 
 
-def _share(part: int, whole: int) -> str:
-    """``"1,234 of 5,678 (21.7%)"``: counts with thousands separators, the percentage with one decimal."""
-    return f"{part:,} of {whole:,} ({100 * part / whole:.1f}%)" if whole else f"{part:,} of {whole:,}"
+def share(part: int, whole: int, what: str = "") -> str:
+    """``"1,234 of 5,678 (21.7%)"``, or with ``what`` ``"1,234 of 5,678 evaluated queries (21.7%)"``:
+    counts with thousands separators, the percentage with one decimal."""
+    counted = f"{part:,} of {whole:,}" + (f" {what}" if what else "")
+    return f"{counted} ({100 * part / whole:.1f}%)" if whole else counted
 
 
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:
@@ -50,7 +52,7 @@ def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> 
     """
     if uncovered and not average_all:
         warn(
-            f"{_share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
+            f"{share(uncovered, qrels_queries)} qrels queries have no line in the run: left out of the "
             "averages, as trec_eval does (-c would count them, scoring 0)",
             RunWarning,
         )
@@ -99,24 +101,24 @@ def warn_coverage(c: Coverage, *, average_all: bool, relevance_level: int) -> No
     warn_uncovered(c.qrels_queries, c.uncovered, average_all=average_all)
     if c.unjudged:
         warn(
-            f"{_share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does",
+            f"{share(c.unjudged, c.run_queries)} run queries have no qrels: not evaluated, as trec_eval does",
             RunWarning,
         )
     if c.no_relevant:
         warn(
-            f"{_share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
+            f"{share(c.no_relevant, c.evaluated)} evaluated queries have no relevant document at relevance "
             f"level {relevance_level}: they score 0 on most measures",
             RunWarning,
         )
     if c.short:
         warn(
-            f"{_share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
+            f"{share(c.short, c.evaluated)} evaluated queries retrieve fewer than {c.cutoff:,} documents, the "
             f"deepest cutoff asked for: the missing ranks are counted as non-relevant",
             RunWarning,
         )
     if c.graded:
         warn(
-            f"{_share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
+            f"{share(c.graded, c.evaluated)} evaluated queries have relevance values above 1: "
             f"{c.normalised} normalises their gains with min and max it never initialises (m_rbp.c), "
             "so its values there are undefined; trecrs takes min and max over the query's gains",
             RunWarning,

@@ -20,6 +20,7 @@ import polars as pl
 from ..engines.base import TieReport
 from ..errors import warn
 from ..schema import QUERY
+from .coverage import share
 from .finalize import summarize
 from .result import Evaluation, RunWarning
 
@@ -37,12 +38,12 @@ def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
     if not straddled and not ranges:
         return
     if straddled:
-        where = "; ".join(f"cutoff {k} in {_share(c, n)}" for k, c in straddled.items())
+        where = "; ".join(f"cutoff {k} in {share(c, n, 'evaluated queries')}" for k, c in straddled.items())
         head = f"tied documents of different relevance straddle {where}"
         if moved:  # a measure without a straddled cutoff moves wherever such a group stands: say where
-            head += f"; ties anywhere in the lists move the other measures in {_share(moved, n)}"
+            head += f"; ties anywhere in the lists move the other measures in {share(moved, n, 'evaluated queries')}"
     else:
-        head = f"tied documents of different relevance move values in {_share(moved, n)}"
+        head = f"tied documents of different relevance move values in {share(moved, n, 'evaluated queries')}"
     if ranges:
         tail = ", ".join(f"{name} lies between {lo:.4f} and {hi:.4f}" for name, lo, hi in ranges)
         tail += f" {OVER_ORDERS}"
@@ -51,11 +52,6 @@ def warn_ties(ev: Evaluation, report: TieReport | None) -> None:
     else:
         tail = "the values depend on trec_eval's order of the tied documents (--ties best/worst give their range)"
     warn(RunWarning(f"{head}: {tail}"))
-
-
-def _share(part: int, whole: int) -> str:
-    """``"11 of 299 evaluated queries (3.7%)"``."""
-    return f"{part:,} of {whole:,} evaluated queries ({100 * part / whole:.1f}%)"
 
 
 def _ranges(
