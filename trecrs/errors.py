@@ -181,3 +181,24 @@ def warn(message: str | Warning, category: type[Warning] = TrecrsWarning) -> Non
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def reissue_named(
+    caught: list[warnings.WarningMessage],
+    label: str,
+    category: type[Warning] = TrecrsWarning,
+    *,
+    name_others: bool = False,
+) -> None:
+    """Issue again the warnings ``caught`` while one input was evaluated, those of ``category`` as
+    ``label: message`` from the caller's line (:func:`warn`; a message naming ``label`` already keeps its
+    one name), the others where they were raised (named too with ``name_others``): a command that evaluates
+    several runs or lines says which one each warning is about (``trecrs eval``, ``compare``, ``study``).
+    """
+    for w in caught:
+        if issubclass(w.category, category):
+            text = str(w.message)
+            warn(w.category(text if text.startswith(f"{label}: ") else f"{label}: {text}"))
+        else:
+            message = f"{label}: {w.message}" if name_others else w.message
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)

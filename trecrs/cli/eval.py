@@ -12,7 +12,7 @@ from ..data.popularity import HEAD_SHARE
 from ..engines import ENGINES
 from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
-from ..errors import UsageError
+from ..errors import UsageError, reissue_named
 from ..evaluate.api import evaluate_full
 from ..evaluate.result import RunWarning
 from ..evaluate.settings import EvalSettings
@@ -348,11 +348,7 @@ def _naming(path: str) -> Iterator[None]:
     are."""
     with warnings.catch_warnings(record=True) as caught:
         yield
-    for w in caught:
-        message = w.message
-        if isinstance(message, RunWarning) and not str(message).startswith(f"{path}: "):
-            message = RunWarning(f"{path}: {message}")
-        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+    reissue_named(caught, path, RunWarning)
 
 
 def check_format(fmt: str, output: str | None) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..errors import SemanticError, TrecrsWarning, UsageError, warn
+from ..errors import SemanticError, UsageError, reissue_named, warn
 from ..evaluate.api import evaluate_full
 from ..evaluate.finalize import _sequential_sum as sequential_sum
 from ..evaluate.result import Evaluation
@@ -421,11 +421,7 @@ def _evaluate(qrels: object, run: object, measures: list | tuple, evaluation: Ev
         ev = evaluate_full(qrels, run, measures, settings=evaluation)
     if label == "<run>":
         label = f"<{ev.runid}>"  # an in-memory run: named by its tag, as run_info names it
-    for w in caught:
-        if issubclass(w.category, TrecrsWarning):
-            warn(w.category(f"{label}: {w.message}"))
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    reissue_named(caught, label)
     return ev
 
 

@@ -28,7 +28,7 @@ from typing import TypeVar, cast
 import numpy as np
 import polars as pl
 
-from ..errors import TrecrsWarning, UsageError, warn
+from ..errors import UsageError, reissue_named
 from ..evaluate.api import evaluate_full
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import sign
@@ -147,11 +147,7 @@ def _warnings_about(label: str) -> Iterator[None]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
-    for w in caught:
-        if issubclass(w.category, TrecrsWarning):
-            warn(w.category(f"{label}: {w.message}"))
-        else:  # another library's warning, about this line too
-            warnings.warn_explicit(f"{label}: {w.message}", w.category, w.filename, w.lineno)
+    reissue_named(caught, label, name_others=True)  # another library's warning is about this line too
 
 
 def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | None:
