@@ -16,7 +16,7 @@ from ..errors import SemanticError, warn
 from ..measures.request import MeasureRequest, long_cutoffs
 from ..measures.trec_eval import BY_NAME, LONG_CUTOFFS
 from ..trec_eval_versions import TrecEvalVersion
-from .result import RunWarning
+from .result import RunWarning, share
 
 #: Measures whose gains trec_eval normalises with ``min``/``max`` it never initialises (10.0's ``m_rbp.c``):
 #: with a relevance value above 1 the normalisation always runs, so the value depends on leftover memory.
@@ -35,13 +35,6 @@ def stop_uncovered(uncovered: list[str], version: TrecEvalVersion) -> None:
             f"qrels query {uncovered[0]!r}{more} has no line in the run: trec_eval {version.label} stops here "
             "(use -c to score such queries 0, or remove them from the qrels)"
         )
-
-
-def share(part: int, whole: int, what: str = "") -> str:
-    """``"1,234 of 5,678 (21.7%)"``, or with ``what`` ``"1,234 of 5,678 evaluated queries (21.7%)"``:
-    counts with thousands separators, the percentage with one decimal."""
-    counted = f"{part:,} of {whole:,}" + (f" {what}" if what else "")
-    return f"{counted} ({100 * part / whole:.1f}%)" if whole else counted
 
 
 def warn_uncovered(qrels_queries: int, uncovered: int, *, average_all: bool) -> None:

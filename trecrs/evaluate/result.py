@@ -30,6 +30,13 @@ class RunWarning(TrecrsWarning):
     ...``, as its notes do)."""
 
 
+def share(part: int, whole: int, what: str = "") -> str:
+    """``"1,234 of 5,678 (21.7%)"``, or with ``what`` ``"1,234 of 5,678 evaluated queries (21.7%)"``:
+    counts with thousands separators, the percentage with one decimal."""
+    counted = f"{part:,} of {whole:,}" + (f" {what}" if what else "")
+    return f"{counted} ({100 * part / whole:.1f}%)" if whole else counted
+
+
 @dataclass
 class Evaluation:
     """Everything trec_eval would print for one run: per-query values, the summary, runid, relstrings."""

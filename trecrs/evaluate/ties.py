@@ -20,9 +20,8 @@ import polars as pl
 from ..engines.base import TieReport
 from ..errors import warn
 from ..schema import QUERY
-from .coverage import share
 from .finalize import summarize
-from .result import Evaluation, RunWarning
+from .result import Evaluation, RunWarning, share
 
 #: the end of every tie warning that gives the ranges
 OVER_ORDERS = "over tie orders (--ties best/worst)"
