@@ -1,7 +1,7 @@
-"""The lean training-pair reader: the pairs ``read_ratings`` gives, and its errors naming the same line.
+"""The training-pair reader: the pairs ``read_ratings`` gives, and its errors naming the same line.
 
-Slices of three lines (``SLICE`` patched) put faults in different slices: the error must still be the
-one the whole-file checks raise first (the field count before an id, an id before a rating...).
+Several faults in one file: the error must be the one the whole-file checks raise first (the field count
+before an id, an id before a rating...), whichever line comes first.
 """
 
 from __future__ import annotations
@@ -13,19 +13,12 @@ import polars as pl
 import pytest
 
 from trecrs.errors import InputError
-from trecrs.files import train_pairs
 from trecrs.files.lines import first_duplicate, first_repeat
 from trecrs.files.ratings import read_ratings
 from trecrs.files.train_pairs import read_train_pairs
 from trecrs.ids import pair_codes
 
 GOOD = "1 10 4\n1 11 3.5\n2 10 5\n# a comment\n\n3  12\t1 881250949\n007 10 2\n7 10 2\n"
-
-
-@pytest.fixture(params=[3, 1 << 20], ids=["slices-of-3", "one-slice"])
-def sliced(request, monkeypatch):
-    monkeypatch.setattr(train_pairs, "SLICE", request.param)
-    return request.param
 
 
 def _write(tmp_path, name: str, text: str):
@@ -58,19 +51,19 @@ def _pairs(path, **options) -> pl.DataFrame:
         ("prefs.csv", 'rating;"user_id";item\n4;u"1;i1\n 3 ; u2 ;"i2"\n5;u3;i1\n1;u1;i2\n'),
     ],
 )
-def test_the_pairs_of_every_layout_as_read_ratings_gives_them(tmp_path, sliced, name, text):
+def test_the_pairs_of_every_layout_as_read_ratings_gives_them(tmp_path, name, text):
     path = _write(tmp_path, name, text)
     got = read_train_pairs(path)
     assert got.schema == {"user": pl.Utf8, "item": pl.Utf8}
     assert got.equals(_pairs(path))
 
 
-def test_pairs_as_written(tmp_path, sliced):
+def test_pairs_as_written(tmp_path):
     got = read_train_pairs(_write(tmp_path, "train.txt", GOOD))
     assert got.rows() == [("1", "10"), ("1", "11"), ("2", "10"), ("3", "12"), ("007", "10"), ("7", "10")]
 
 
-def test_parquet_pairs_with_integer_ids_and_aliases(tmp_path, sliced):
+def test_parquet_pairs_with_integer_ids_and_aliases(tmp_path):
     path = tmp_path / "train.parquet"
     frame = pl.DataFrame({"userId": [3, 1, 2, 1, 5], "movieId": [9, 9, 9, 8, 1], "rating": [1.0, 2.5, 3.0, 4.0, 5.0],
                           "timestamp": [5, 4, 3, 2, 1]})  # fmt: skip
@@ -83,7 +76,7 @@ def test_parquet_pairs_with_integer_ids_and_aliases(tmp_path, sliced):
     assert read_train_pairs(path).shape == (0, 2) and _pairs(path).shape == (0, 2)
 
 
-def test_a_column_mapping_and_separator(tmp_path, sliced):
+def test_a_column_mapping_and_separator(tmp_path):
     path = _write(tmp_path, "t.txt", "x|u1|i1|4\nx|u2|i1|5\nx|u1|i2|3\nx|u3|i3|1\n")
     options = dict(columns="_,user,item,rating", separator="|")
     assert read_train_pairs(path, **options).rows() == [
@@ -96,7 +89,7 @@ def test_a_column_mapping_and_separator(tmp_path, sliced):
 
 
 # Each case: the file, and the error read_ratings raises (path:line: reason), which the lean reader must
-# raise too. Faults sit in different slices of three lines; the whole-file order decides which is named.
+# raise too. The whole-file order of the checks decides which fault is named.
 BAD = [
     ("short", "1 10 4\n2 10\n3 10 4\n", "2: expected at least 3 fields separated by blanks, found 2: '2 10'"),
     ("short after a bad rating", "1 10 4\n2 10 x\n3 10 4\n4 10 4\n5 10\n",
@@ -122,7 +115,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("case,text,want", BAD, ids=[c[0] for c in BAD])
-def test_bad_input_raises_what_read_ratings_raises(tmp_path, sliced, case, text, want):
+def test_bad_input_raises_what_read_ratings_raises(tmp_path, case, text, want):
     name = "u.data" if case == "ml100k fields" else "train.txt"
     path = tmp_path / name
     path.write_bytes(text.encode("latin-1"))  # "\xff": a byte that is not UTF-8
@@ -136,7 +129,7 @@ def test_bad_input_raises_what_read_ratings_raises(tmp_path, sliced, case, text,
         assert str(got.value) == f"{path}:{want}" or str(got.value) == f"{path}: {want}"
 
 
-def test_parquet_duplicate_and_bad_rows_name_the_rows(tmp_path, sliced):
+def test_parquet_duplicate_and_bad_rows_name_the_rows(tmp_path):
     path = tmp_path / "train.parquet"
     pl.DataFrame({"user": ["a", "b", "c", "d", "b"], "item": ["x", "x", "x", "x", "x"],
                   "rating": ["1", "2", "3", "4", "5"]}).write_parquet(path)  # fmt: skip

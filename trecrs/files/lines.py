@@ -118,6 +118,22 @@ def _open_bytes(path: PathLike) -> bytes:
         raise read_failure(path, exc) from None
 
 
+def head_bytes(path: PathLike, size: int) -> bytes:
+    """The first ``size`` bytes of a file (gunzipped for ``.gz``; of standard input, kept whole), all of it
+    when it is shorter: what a reader looks at to detect a layout, without reading the rest."""
+    if is_stdin(path):
+        return stdin_bytes()[:size]
+    path = Path(path)
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                return fh.read(size)
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except (OSError, *DAMAGED_GZIP) as exc:
+        raise read_failure(path, exc) from None
+
+
 _STEP = 1 << 24  # bytes decoded at a time when checking (at least 4): bounds the memory the check needs
 
 

@@ -29,7 +29,7 @@ Writing (:func:`write_ratings`) is atomic and uses the layout a file was read wi
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -45,17 +45,19 @@ from .lines import LINENO as _LINENO
 from .lines import Check, describe, first_repeat, raise_first, read_lines
 from .output import atomic_path, write_text_atomic
 from .parquet import parquet_columns, read_parquet
+from .ratings_fast import read_plain, refused
 from .ratings_format import (
     FORMATS,
     REQUIRED_ROLES,
     ROLES,
-    WHITESPACE,
     ColumnsSpec,
     RatingsFormat,
     columns_from_header,
+    field_positions,
     normalise_mapping,
     parse_columns,
     ratings_format,
+    split_fields,
 )
 
 if TYPE_CHECKING:
@@ -63,9 +65,11 @@ if TYPE_CHECKING:
 
 PathLike = str | os.PathLike
 LineOf = Callable[[dict], "int | None"]  # a row -> its line number (None: a Parquet row)
+LineAt = Callable[[int], int]  # a row's 0-based index -> its line (its row, counted from 1, in Parquet)
 TextOf = Callable[[dict], str]  # a row -> the text an error quotes
 
 DEDUPE_POLICIES: tuple[str, ...] = ("first", "last", "mean")
+_PAIR_SEEDS = (0x7E5, 0x51D)  # any two seeds: the hash only tells whether a pair may repeat
 
 # --------------------------------------------------------------------------------------------- reading
 
@@ -78,6 +82,7 @@ def read_ratings(
     separator: str | None = None,
     dedupe: str | None = None,
     report: Callable[[str], None] | None = None,
+    roles: Sequence[str] = ROLES,
 ) -> pl.DataFrame:
     """Read a ratings file into a DataFrame ``user item rating timestamp`` (``schema.RATINGS_SCHEMA``).
 
@@ -87,27 +92,39 @@ def read_ratings(
     to do with a (user, item) rated more than once: ``None`` (an error naming both lines), ``"first"`` /
     ``"last"`` (keep that occurrence, at its own position), ``"mean"`` (one row at the first occurrence's
     position holding the mean rating and the latest timestamp). ``report`` receives a one-line message
-    with the count of merged rows (default: a :class:`UserWarning`).
+    with the count of merged rows (default: a :class:`UserWarning`). ``roles``: the columns returned, in
+    this order; every column is checked whichever are returned.
 
-    Rows keep the file's order. Ids are strings exactly as written (``"007"`` stays ``"007"``).
+    Rows keep the file's order. Ids are strings exactly as written (``"007"`` stays ``"007"``). A text file
+    is parsed column by column when none of its lines needs the tolerance of layout above
+    (:mod:`.ratings_fast`), else, and to name the line of an error, line by line.
     """
     if dedupe is not None and dedupe not in DEDUPE_POLICIES:
         raise UsageError(f"unknown dedupe policy {dedupe!r}; use one of {', '.join(DEDUPE_POLICIES)}")
+    if not set(roles) <= set(ROLES):
+        raise UsageError(f"ratings have the columns {', '.join(ROLES)}, not {', '.join(roles)}")
     spec = ratings_format(path, fmt, columns=columns, separator=separator)
     if spec.name == "parquet":
-        df = _read_parquet(path, spec)
+        df, line_at = _read_parquet(path, spec)
     else:
-        df = _read_text(path, spec)
-    return _dedupe(df, path, dedupe, report, unit="row" if spec.name == "parquet" else "line")
+        df, line_at = _read_text(path, spec)
+    unit = "row" if spec.name == "parquet" else "line"
+    return _dedupe(df, path, dedupe, report, unit=unit, line_at=line_at).select(roles)
 
 
-def _read_text(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
+def _read_text(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, LineAt]:
+    plain = read_plain(path, spec)
+    if plain is not None:
+        df, first = plain
+        return df, lambda i: i + first
     lines, to_raw, count = text_layout(read_lines(path), path, spec)
     raw = to_raw(lines)
     raise_first(raw, [count])
-    return _validate(
+    df = _validate(
         raw.drop("fields"), path, line_of=lambda r: r[_LINENO], text_of=lambda r: describe(r[_LINE])
     )
+    numbers = df.get_column(_LINENO)
+    return df.drop(_LINENO), lambda i: int(numbers[i])
 
 
 def text_layout(
@@ -117,34 +134,15 @@ def text_layout(
     ``lineno line fields _user _item _rating _timestamp``, every value as written) and the check of the
     field count, the first check of every line."""
     sep = spec.separator
-    line = pl.col(_LINE)
-    if sep in WHITESPACE:
-        fields = line.str.replace_all(r"\s+", " ").str.split(" ")
-    else:
-        # Surrounding blanks and double quotes of each field are not part of the value.
-        fields = line.str.split(sep).list.eval(pl.element().str.strip_chars().str.strip_chars('"'))
-    mapping = spec.mapping
+    fields = split_fields(sep)
     if spec.header:
         head = lines.head(1).with_columns(fields.alias("fields")).row(0, named=True)
-        names = [f for f in head["fields"]]
-        positions = {}
-        missing = []
-        for role, col in mapping.items():
-            if isinstance(col, int):
-                positions[role] = col
-            elif col in names:
-                positions[role] = names.index(col)
-            else:
-                missing.append(f"{role} ({col!r})")
-        if missing:
-            raise InputError(
-                path, head[_LINENO], f"missing column(s) {', '.join(missing)} in the header {names}"
-            )
+        positions = field_positions(path, spec, (head[_LINENO], list(head["fields"])))
         lines = lines.slice(1)
         if lines.height == 0:
             raise InputError(path, None, "no ratings after the header line")
     else:
-        positions = {role: int(col) for role, col in mapping.items()}
+        positions = field_positions(path, spec)
     n = pl.col("fields").list.len()
     if spec.exact_fields is not None and not spec.header:
         # Fixed MovieLens layouts: 4 fields, or 3 when the file carries no timestamps at all.
@@ -168,22 +166,31 @@ def text_layout(
     return lines, lambda part: part.with_columns(fields.alias("fields")).select(exprs), (~ok, count_error)
 
 
-def _read_parquet(path: PathLike, spec: RatingsFormat) -> pl.DataFrame:
-    table, exprs = parquet_layout(path, spec)
-    return _validate(table.select(exprs), path, line_of=lambda r: None, text_of=lambda r: f"row {r[_LINENO]}")
+def _read_parquet(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, LineAt]:
+    df = _parquet_typed(path, spec)
+    if df is None:  # values to parse as text, or an error to name
+        table, exprs = parquet_layout(path, spec)
+        raw = table.select(exprs)
+        df = _validate(raw, path, line_of=lambda r: None, text_of=lambda r: f"row {r[_LINENO]}").drop(_LINENO)
+    return df, lambda i: i + 1
+
+
+def _parquet_mapping(path: PathLike, spec: RatingsFormat) -> dict[str, str]:
+    """Role -> column of a Parquet ratings file: the layout's, or when the default mapping (the schema's
+    names) does not fit the file, the MovieLens names and aliases found in it."""
+    names = parquet_columns(path)
+    mapping = spec.mapping
+    if spec.columns == FORMATS["parquet"].columns and not all(c in names for c in mapping.values()):
+        mapping = dict(columns_from_header(path, names))
+    # A position is no Parquet name: read_parquet reports it as a missing column.
+    return cast("dict[str, str]", mapping)
 
 
 def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, list[pl.Expr]]:
     """The columns of a Parquet ratings file that the layout maps, with ``lineno`` (the row), and the
     expressions of the raw columns (``_user _item _rating _timestamp`` as text)."""
-    names = parquet_columns(path)
-    mapping = spec.mapping
-    if spec.columns == FORMATS["parquet"].columns and not all(c in names for c in mapping.values()):
-        # The default mapping (schema names) does not fit: try MovieLens/alias names.
-        mapping = dict(columns_from_header(path, names))
+    names_of = _parquet_mapping(path, spec)
     # Values are read as text and parsed by _validate, as for text files: a float32 rating 3.7 stays 3.7.
-    # A position is no Parquet name: read_parquet reports it as a missing column.
-    names_of = cast("dict[str, str]", mapping)
     dtypes: dict[str, PolarsDataType | None] = {
         c: None if r == TIMESTAMP else pl.Utf8 for r, c in names_of.items()
     }
@@ -191,7 +198,7 @@ def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, l
     table = table.with_row_index(_LINENO, offset=1)
     exprs = [pl.col(_LINENO), pl.lit("").alias(_LINE)]
     for role in ROLES:
-        if role not in mapping:
+        if role not in names_of:
             exprs.append(pl.lit(None, dtype=pl.Utf8).alias(f"_{role}"))
             continue
         col = pl.col(names_of[role])
@@ -199,6 +206,50 @@ def parquet_layout(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, l
             col = col.cast(pl.Datetime("us")).dt.epoch("s")
         exprs.append(col.cast(pl.Utf8).alias(f"_{role}"))
     return table, exprs
+
+
+def _parquet_typed(path: PathLike, spec: RatingsFormat) -> pl.DataFrame | None:
+    """The ratings of a Parquet file whose ratings are numbers and timestamps integers or dates, cast
+    from their own types to what :func:`parquet_layout`'s text parses to (a float64 is the float its
+    shortest text reads back as; a float32 goes through its text, so 3.7 stays 3.7); None for other
+    types, or when any value is refused (then :func:`parquet_layout`'s rows name it)."""
+    names_of = _parquet_mapping(path, spec)
+    dtypes: dict[str, PolarsDataType | None] = {
+        c: pl.Utf8 if r in (USER, ITEM) else None for r, c in names_of.items()
+    }
+    try:
+        table = read_parquet(path, dtypes, what="ratings", not_null=())
+    except InputError:
+        return None
+    schema = table.schema
+    kind = schema[names_of[RATING]]
+    if kind == pl.Float64 or kind.is_integer():
+        rating = pl.col(names_of[RATING]).cast(pl.Float64)
+    elif kind.is_float() or kind.is_decimal():
+        rating = pl.col(names_of[RATING]).cast(pl.Utf8).cast(pl.Float64, strict=False)
+    else:
+        return None
+    stamp = pl.lit(None, pl.Int64)
+    if TIMESTAMP in names_of:
+        kind = schema[names_of[TIMESTAMP]]
+        stamp = pl.col(names_of[TIMESTAMP])
+        if kind.is_temporal():
+            stamp = stamp.cast(pl.Datetime("us")).dt.epoch("s")
+        elif not kind.is_integer():
+            return None
+        stamp = stamp.cast(pl.Int64, strict=False)
+    df = table.select(
+        pl.col(names_of[USER]).alias(USER),
+        pl.col(names_of[ITEM]).alias(ITEM),
+        rating.alias(RATING),
+        stamp.alias(TIMESTAMP),
+    )
+    if (
+        TIMESTAMP in names_of
+        and table.get_column(names_of[TIMESTAMP]).null_count() < df.null_count()[TIMESTAMP][0]
+    ):
+        return None  # a timestamp beyond 64 bits
+    return None if refused(df) else df
 
 
 def typed(raw: pl.DataFrame) -> pl.DataFrame:
@@ -259,37 +310,70 @@ def duplicate_error(path: PathLike, unit: str, first: dict, second: dict) -> Inp
     return InputError(path, None if unit == "row" else second[_LINENO], reason)
 
 
+def repeated_pair(users: pl.Series, items: pl.Series) -> tuple[int, int] | None:
+    """``(first, second)``: the 0-based rows of the earliest (user, item) pair that repeats an earlier
+    row's, and of that pair's first row (None when every pair is distinct; the rule of
+    :func:`~trecrs.files.lines.first_repeat`).
+
+    A 64-bit hash of each pair, sorted, tells whether any pair may repeat; only then are the pairs coded
+    exactly (:func:`~trecrs.ids.pair_codes`) to find the rows: a hash collision costs time, never an error.
+    """
+    if users.len() < 2:
+        return None
+    hashed = users.hash(_PAIR_SEEDS[0]) ^ items.hash(_PAIR_SEEDS[1])
+    ordered = hashed.sort().to_numpy()
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    return first_repeat(pair_codes(users, items))
+
+
 def _dedupe(
-    df: pl.DataFrame, path: PathLike, policy: str | None, report: Callable[[str], None] | None, *, unit: str
+    df: pl.DataFrame,
+    path: PathLike,
+    policy: str | None,
+    report: Callable[[str], None] | None,
+    *,
+    unit: str,
+    line_at: LineAt,
 ) -> pl.DataFrame:
-    # the pairs are compared as integer codes (a struct of two strings costs several times the memory)
-    pair = first_repeat(pair_codes(df.get_column(USER), df.get_column(ITEM)))
+    pair = repeated_pair(df.get_column(USER), df.get_column(ITEM))
     if pair is not None:
         if policy is None:
-            raise duplicate_error(path, unit, *(df.row(i, named=True) for i in pair))
-        key = pl.struct(USER, ITEM)
-        n_dup = df.select(key.is_duplicated().sum()).item()
-        before = df.height
-        if policy == "first":
-            df = df.filter(key.is_first_distinct())
-        elif policy == "last":
-            df = df.filter(key.is_last_distinct())
-        else:  # mean: one row at the first occurrence, mean rating, latest timestamp
-            df = df.with_columns(
-                pl.col(RATING).mean().over(USER, ITEM),
-                pl.col(TIMESTAMP).max().over(USER, ITEM),
-            ).filter(key.is_first_distinct())
-        merged = before - df.height
-        groups = n_dup - merged
-        msg = (
-            f"{path}: {merged} duplicate rating row(s) merged into {groups} (user, item) pair(s) "
-            f"(dedupe={policy}); {df.height} ratings kept"
-        )
-        if report is None:
-            warn(msg)
-        else:
-            report(msg)
+            first, second = ({**df.row(i, named=True), _LINENO: line_at(i)} for i in pair)
+            raise duplicate_error(path, unit, first, second)
+        df = _merge_repeats(df, path, policy, report)
     return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])
+
+
+def _merge_repeats(
+    df: pl.DataFrame, path: PathLike, policy: str, report: Callable[[str], None] | None
+) -> pl.DataFrame:
+    """``df`` with the rows of each repeated (user, item) merged by ``policy``, reported in one line."""
+    # the pairs are compared as integer codes (a struct of two strings costs several times the memory)
+    key = pl.col("_pair")
+    df = df.with_columns(pl.Series("_pair", pair_codes(df.get_column(USER), df.get_column(ITEM))))
+    n_dup = df.select(key.is_duplicated().sum()).item()
+    before = df.height
+    if policy == "first":
+        df = df.filter(key.is_first_distinct())
+    elif policy == "last":
+        df = df.filter(key.is_last_distinct())
+    else:  # mean: one row at the first occurrence, mean rating, latest timestamp
+        df = df.with_columns(
+            pl.col(RATING).mean().over(key),
+            pl.col(TIMESTAMP).max().over(key),
+        ).filter(key.is_first_distinct())
+    merged = before - df.height
+    groups = n_dup - merged
+    msg = (
+        f"{path}: {merged} duplicate rating row(s) merged into {groups} (user, item) pair(s) "
+        f"(dedupe={policy}); {df.height} ratings kept"
+    )
+    if report is None:
+        warn(msg)
+    else:
+        report(msg)
+    return df.drop("_pair")
 
 
 def as_ratings(data: object, columns: ColumnsSpec = None) -> pl.DataFrame:

@@ -9,10 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import polars as pl
+
 from ..errors import InputError, UsageError
 from ..schema import ITEM, RATING, TIMESTAMP, USER
 from .columns import find_roles, normalise_columns
-from .lines import _open_bytes, decode_text
+from .lines import LINE, _open_bytes, decode_text, head_bytes
 from .parquet import parquet_columns
 
 PathLike = str | os.PathLike
@@ -113,11 +115,15 @@ def is_number(text: str) -> bool:
 def first_content_line(path: PathLike) -> str | None:
     """The first content line, from the file's first 64 KB (whole lines, checked as text: a bad byte there
     is the file's first, so the error is the one reading the whole file would give)."""
-    data = _open_bytes(path)
-    head = data[: 1 << 16]
-    if len(head) < len(data):
-        cut = head.rfind(b"\n")
-        head = head[: cut + 1] if cut >= 0 else data[: data.find(b"\n") + 1 or len(data)]
+    limit = 1 << 16
+    head = head_bytes(path, limit + 1)
+    if len(head) > limit:  # the file goes on: whole lines only, at least the first
+        cut = head.rfind(b"\n", 0, limit)
+        if cut >= 0:
+            head = head[: cut + 1]
+        else:
+            data = _open_bytes(path)
+            head = data[: data.find(b"\n") + 1 or len(data)]
     for raw in decode_text(head, path).split("\n"):
         s = raw.strip()
         if s and not s.startswith("#"):
@@ -217,6 +223,38 @@ def _split_one(line: str, sep: str | None) -> list[str]:
     if sep in WHITESPACE:
         return line.split()
     return [f.strip() for f in line.split(sep)]
+
+
+def split_fields(sep: str | None) -> pl.Expr:
+    """The fields of each content line (column ``line``) of a text ratings file: a blank separator splits
+    on runs of blanks (spaces, tabs); any other on itself, the blanks and double quotes around each field
+    not being part of its value."""
+    line = pl.col(LINE)
+    if sep in WHITESPACE:
+        return line.str.replace_all(r"\s+", " ").str.split(" ")
+    return line.str.split(sep).list.eval(pl.element().str.strip_chars().str.strip_chars('"'))
+
+
+def field_positions(
+    path: PathLike, spec: RatingsFormat, header: tuple[int, list[str]] | None = None
+) -> dict[str, int]:
+    """Role -> 0-based field of the layout ``spec``; a layout with a header names its columns in
+    ``header`` (its line number and fields): a name it lacks is an error naming that line."""
+    if header is None:
+        return {role: int(col) for role, col in spec.mapping.items()}
+    lineno, names = header
+    positions: dict[str, int] = {}
+    missing = []
+    for role, col in spec.mapping.items():
+        if isinstance(col, int):
+            positions[role] = col
+        elif col in names:
+            positions[role] = names.index(col)
+        else:
+            missing.append(f"{role} ({col!r})")
+    if missing:
+        raise InputError(path, lineno, f"missing column(s) {', '.join(missing)} in the header {names}")
+    return positions
 
 
 def columns_from_header(path: PathLike, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
