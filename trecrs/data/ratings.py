@@ -10,7 +10,7 @@ import os
 import polars as pl
 
 from ..errors import InputError
-from ..files.ratings import read_ratings
+from ..files.ratings import read_ratings, repeated_pair
 from ..schema import ITEM, RATING, USER
 
 
@@ -45,8 +45,8 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
             None,
             f"{what}: {bad.height} row(s) with a missing user, item or rating (first: {bad.row(0)})",
         )
-    dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
-    if dup.height:
+    if repeated_pair(df.get_column(USER), df.get_column(ITEM)) is not None:
+        dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
         u, i, _ = dup.row(0)
         raise InputError(
             path,
