@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from trecrs.files.hashing import file_digest
-from trecrs.ids import IdCodes, codes, hash_ids, mix64, natural_unique
+from trecrs.ids import IdCodes, codes, hash_ids, mix64, natural_key, natural_sort, natural_unique
 from trecrs.protocol.one_plus_random import case_keys
 from trecrs.recommenders.baselines import RandomScores
 
@@ -18,6 +18,29 @@ def test_natural_unique_numeric_then_bytewise_ties():
     assert natural_unique(pl.Series(["10", "9", "007", "7", "9"])).to_list() == ["007", "7", "9", "10"]
     assert natural_unique(pl.Series(["b", "a10", "a9"])).to_list() == ["a10", "a9", "b"]
     assert natural_unique(pl.Series([], dtype=pl.Utf8)).to_list() == []
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [
+        ["1", "2", "9", "10", "11", "100"],  # numeric, one id per number: sorted on one integer
+        ["1", "01", "007", "7", "0", "00", "10"],  # leading zeros: the ids break ties
+        ["1", "a", "10", "9", "b"],  # not numeric: bytewise
+        [str(2**40), "3", "0"],  # a product beyond 63 bits: sorted on two columns
+    ],
+)
+def test_natural_sort_is_keys_then_ids_stably(pool):
+    """The rule: by each column's natural key, ties by the ids bytewise, then file order (stable)."""
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 5, 40):
+        df = pl.DataFrame({
+            "q": [pool[k] for k in rng.integers(0, len(pool), n)],
+            "d": [pool[k] for k in rng.integers(0, len(pool), n)],
+            "row": range(n),
+        }, schema={"q": pl.Utf8, "d": pl.Utf8, "row": pl.Int64})  # fmt: skip
+        keys = [natural_key(df.get_column(c)) for c in ("q", "d")]
+        want = sorted(df.rows(), key=lambda r: (keys[0][r[2]], keys[1][r[2]], r[0], r[1], r[2]))
+        assert natural_sort(df, ["q", "d"]).rows() == want
 
 
 def test_codes_positions_and_nulls():
