@@ -10,9 +10,10 @@ and the value faults it refuses, both give the same frame, or the same error on 
 from __future__ import annotations
 
 import gzip
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from unittest import mock
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,10 +21,12 @@ from hypothesis import strategies as st
 
 from trecrs.errors import InputError
 from trecrs.files import ratings
-from trecrs.files.ratings import read_ratings
+from trecrs.files.lines import first_repeat
+from trecrs.files.ratings import read_ratings, repeated_pair
 from trecrs.files.ratings_fast import plain_plan, read_plain
 from trecrs.files.ratings_format import ratings_format
 from trecrs.files.train_pairs import read_train_pairs
+from trecrs.ids import pair_codes
 
 # name, read_ratings options, separators a line may use, header line (None: positional), field order
 LAYOUTS = {
@@ -289,3 +292,25 @@ def test_parquet_read_in_its_types_as_through_text(tmp_path, frame, dedupe):
     else:
         assert got == want
     assert got_notes == want_notes
+
+
+# -------------------------------------------------------------------------------------- repeated pairs
+
+
+@pytest.mark.parametrize("collide", [False, True], ids=["hashes", "every-hash-equal"])
+def test_repeated_pair_is_first_repeats_rule_whatever_the_hashes(collide):
+    """The earliest row repeating an earlier (user, item) and that pair's first row; with every hash equal
+    (a collision on each pair), the exact codes decide, so no distinct pairs are called repeated."""
+    rng = np.random.default_rng(7)
+    ids = ["1", "01", "10", "a", "", "x y"]
+    equal = mock.patch.object(
+        pl.Series, "hash", lambda self, seed=0: pl.Series([0] * self.len(), dtype=pl.UInt64)
+    )
+    with equal if collide else nullcontext():
+        for n in (0, 1, 2, 5, 30):
+            users = pl.Series([ids[k] for k in rng.integers(0, len(ids), n)], dtype=pl.Utf8)
+            items = pl.Series([ids[k] for k in rng.integers(0, 3, n)], dtype=pl.Utf8)
+            want = first_repeat(pair_codes(users, items)) if n else None
+            assert repeated_pair(users, items) == want
+            distinct = pl.DataFrame({"u": users, "i": items}).unique(maintain_order=True)
+            assert repeated_pair(distinct["u"], distinct["i"]) is None

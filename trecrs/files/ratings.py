@@ -22,6 +22,9 @@ a missing column, a non-numeric or non-finite rating, a non-integer timestamp or
 twice is an error naming both lines, unless a ``dedupe`` policy (``first``, ``last``, ``mean``) is given;
 then how many rows were merged is reported.
 
+A plain text file (none of that tolerance needed) is parsed by columns (:mod:`.ratings_fast`), a Parquet
+file in its own types; the line-by-line reader runs for the rest, and to name the line of an error.
+
 Writing (:func:`write_ratings`) is atomic and uses the layout a file was read with, so a split of
 ``u.data`` is written as ``u.data``-style lines.
 """
