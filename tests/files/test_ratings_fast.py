@@ -101,13 +101,19 @@ def line(draw, seps: list[str], order: list[str], noisy: bool) -> str:
 def ratings_files(draw) -> tuple[str, dict, bytes]:
     layout = draw(st.sampled_from(sorted(LAYOUTS)))
     name, options, seps, header, order = LAYOUTS[layout]
-    noisy = draw(st.booleans())  # else a file the columnar reader reads, or refuses for a repeated pair
+    # a clean file is read by columns, or refused for a repeated pair; a noisy one has faults of any kind
+    noise = draw(st.sampled_from(["clean", "header", "noisy"]))
+    noisy = noise == "noisy"
     lines = [draw(line(seps, order, noisy)) for _ in range(draw(st.integers(0 if noisy else 1, 7)))]
     for _ in range(noisy * draw(st.integers(0, 3))):  # blank and comment lines
         extra = draw(st.sampled_from(["", "# a comment", "  ", "\t", " # indented", "#"]))
         lines.insert(draw(st.integers(0, len(lines))), extra)
     if header is not None:
-        lines.insert(0, f'"{header}"' if sometimes(draw, noisy, 10) else header)
+        if noise == "header" or sometimes(draw, noisy, 3):  # a mapped column missing, quotes, blanks
+            header = header.replace("r", "stars", 1) if draw(st.booleans()) else header
+            header = f'"{header}"' if draw(st.booleans()) else header
+            header += draw(st.sampled_from(["", seps[0], " ", "\t"]))
+        lines.insert(0, header)
     eol = draw(st.sampled_from(["\n", "\n", "\n", "\r\n"]))
     text = eol.join(lines) + draw(st.sampled_from([eol, eol, "", "\n\n", "\r"] if noisy else [eol, ""]))
     if sometimes(draw, noisy, 20):

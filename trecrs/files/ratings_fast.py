@@ -94,7 +94,8 @@ def read_plain(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, int] 
     first = data[: end if end >= 0 else len(data)].decode().rstrip("\r")
     header = None
     if spec.header:
-        names = pl.DataFrame({LINE: [first]}).select(split_fields(spec.separator)).item().to_list()
+        line = pl.DataFrame({LINE: [first]}).select(pl.col(LINE).str.strip_chars())  # as read_lines strips
+        names = line.select(split_fields(spec.separator)).item().to_list()
         header = (1, names)
     positions = field_positions(path, spec, header)
     fields = max(positions.values()) + 1
