@@ -60,7 +60,7 @@ def plain_plan(data: bytes, sep: str | None) -> Plan | None:
         return None
     if not data.isascii() and any(u in data for u in _UNICODE_BLANKS):
         return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # polars ends lines at a lone CR
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # a CR inside a line is a blank
         return None
     if sep in WHITESPACE:
         byte = b"\t" if b"\t" in data else b" "
