@@ -146,7 +146,7 @@ DEDUPE = st.sampled_from([None, None, "first", "last", "mean"])
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(case=ratings_files(), dedupe=DEDUPE)
 def test_columnar_and_line_by_line_readers_agree(tmp_path, case, dedupe):
     agree(tmp_path, case, dedupe)
@@ -284,9 +284,21 @@ def parquet_frames(draw) -> pl.DataFrame:
     return pl.DataFrame(columns)
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=25, **SETTINGS)
 @given(frame=parquet_frames(), dedupe=DEDUPE)
 def test_parquet_read_in_its_types_as_through_text(tmp_path, frame, dedupe):
+    parquet_agrees(tmp_path, frame, dedupe)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, **SETTINGS)
+@given(frame=parquet_frames(), dedupe=DEDUPE)
+def test_parquet_read_in_its_types_as_through_text_at_length(tmp_path, frame, dedupe):
+    parquet_agrees(tmp_path, frame, dedupe)
+
+
+def parquet_agrees(tmp_path, frame: pl.DataFrame, dedupe: str | None) -> None:
+    """The frame (or error) of a Parquet file read in its types is the one read through text."""
     path = tmp_path / "r.parquet"
     frame.write_parquet(path)
     got, got_notes = outcome(read_ratings, path, dedupe=dedupe)
