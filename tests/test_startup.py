@@ -176,3 +176,29 @@ def test_a_named_command_builds_only_its_own_parser():
     assert commands(one) == {"eval"}
     assert commands(every) == set(COMMAND_MODULES)
     assert commands(build_parser(["--help"])) == set(COMMAND_MODULES)
+
+
+def test_a_file_of_one_chunk_is_read_without_a_thread(tmp_path):
+    """A small run and qrels are read and parsed on the caller's thread (nothing would overlap); a larger
+    run is read ahead in a thread, with the same values (P_10 of the one query: 3 relevant of 10)."""
+    lines = "".join(f"1 Q0 d{i} {i + 1} {100 - i} t\n" for i in range(20))
+    (tmp_path / "q").write_text("1 0 d0 1\n1 0 d4 1\n1 0 d9 2\n")
+    (tmp_path / "r").write_text(lines)
+    code = """
+import contextlib, io, json, sys, threading
+import trecrs.files.trec as trec
+from trecrs.cli import main
+started = []
+start = threading.Thread.start
+threading.Thread.start = lambda self: (started.append(self.name), start(self))[1]
+if len(sys.argv) > 1:
+    trec._CHUNK_BYTES = 64  # several chunks: the threaded path
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    assert main(["eval", "-m", "P.10", {q!r}, {r!r}]) == 0
+print(json.dumps([len(started), out.getvalue()]))
+""".format(q=str(tmp_path / "q"), r=str(tmp_path / "r"))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code, *extra], capture_output=True, text=True, check=True).stdout)
+            for extra in ([], ["small-chunks"])]  # fmt: skip
+    assert runs[0][0] == 0 and runs[1][0] > 0
+    assert runs[0][1] == runs[1][1] == "P_10                  \tall\t0.3000\n"
