@@ -87,6 +87,75 @@ def test_eval_on_text_files_loads_numpy_and_polars_only(tmp_path):
     assert not [m for m in ours if m.startswith(unused)]
 
 
+#: What a run scored with trec_eval's measures by the vectorized engine has no use for: each is imported
+#: where it is needed (a recommender measure, a dialect, ``--engine``, ``-R``, frames, user groups).
+LAZY = (
+    "trecrs.measures.recsys",  # every recommender measure family (and the readers they import)
+    "trecrs.measures.dialects",
+    "trecrs.engines.pytrec_eval",
+    "trecrs.engines.dask",
+    "trecrs.engines.prefs",
+    "trecrs.evaluate.warm",
+    "trecrs.evaluate.groups",
+    "trecrs.files.frames",
+    "trecrs.files.scores",
+    "trecrs.files.ratings",
+    "trecrs.protocol",
+)
+
+
+def test_eval_of_trec_eval_measures_leaves_the_other_parts_unloaded(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n")
+    code = (
+        _EVAL.format(qrels=str(tmp_path / "q"), run=str(tmp_path / "r"))
+        + "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import json, sys\n" + code], capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(out.stdout)
+    assert "trecrs.engines.vectorized" in loaded and "trecrs.measures.request" in loaded
+    assert [m for m in loaded if m.startswith(LAZY)] == []
+    assert "difflib" not in loaded  # the closest names of a misspelt measure only
+
+
+def test_the_lazy_parts_load_when_asked_for(tmp_path):
+    """The same files with a recommender measure, a dialect and the reference engine: each part is loaded
+    then, and the values are those of the eager import (P_5 of query 1: a is relevant, b is not: 0.2)."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n")
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    code = f"""
+import contextlib, io, json, sys
+from trecrs.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    assert main(["eval", "-q", "--engine", "pytrec_eval", "-m", "P.5", {q!r}, {r!r}]) == 0
+    assert main(["eval", "-m", "auc", "-m", "lenskit:NDCG@10", {q!r}, {r!r}]) == 0
+print(json.dumps([out.getvalue(), sorted(sys.modules)]))
+"""
+    text, loaded = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
+    assert {"trecrs.engines.pytrec_eval", "trecrs.measures.recsys", "trecrs.measures.dialects"} <= set(loaded)
+    assert "P_5                   \t1\t0.2000\n" in text
+    assert "trecrs.engines.dask" not in loaded  # auto chose the vectorized engine
+
+
+def test_the_engine_registry_lists_every_engine_without_importing_them():
+    code = """
+import json, sys
+from trecrs.engines import ENGINES
+names = list(ENGINES)
+before = "trecrs.engines.dask" in sys.modules
+dask = ENGINES["dask"]
+print(json.dumps([names, before, dask.name, "trecrs.engines.dask" in sys.modules, len(ENGINES)]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [["pytrec_eval", "vectorized", "dask"], False, "dask", True, 3]
+
+
 def test_lazy_names_resolve_to_the_objects_they_name():
     import trecrs
     from trecrs.evaluate.api import evaluate
@@ -107,3 +176,29 @@ def test_a_named_command_builds_only_its_own_parser():
     assert commands(one) == {"eval"}
     assert commands(every) == set(COMMAND_MODULES)
     assert commands(build_parser(["--help"])) == set(COMMAND_MODULES)
+
+
+def test_a_file_of_one_chunk_is_read_without_a_thread(tmp_path):
+    """A small run and qrels are read and parsed on the caller's thread (nothing would overlap); a larger
+    run is read ahead in a thread, with the same values (P_10 of the one query: 3 relevant of 10)."""
+    lines = "".join(f"1 Q0 d{i} {i + 1} {100 - i} t\n" for i in range(20))
+    (tmp_path / "q").write_text("1 0 d0 1\n1 0 d4 1\n1 0 d9 2\n")
+    (tmp_path / "r").write_text(lines)
+    code = """
+import contextlib, io, json, sys, threading
+import trecrs.files.trec as trec
+from trecrs.cli import main
+started = []
+start = threading.Thread.start
+threading.Thread.start = lambda self: (started.append(self.name), start(self))[1]
+if len(sys.argv) > 1:
+    trec._CHUNK_BYTES = 64  # several chunks: the threaded path
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    assert main(["eval", "-m", "P.10", {q!r}, {r!r}]) == 0
+print(json.dumps([len(started), out.getvalue()]))
+""".format(q=str(tmp_path / "q"), r=str(tmp_path / "r"))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code, *extra], capture_output=True, text=True, check=True).stdout)
+            for extra in ([], ["small-chunks"])]  # fmt: skip
+    assert runs[0][0] == 0 and runs[1][0] > 0
+    assert runs[0][1] == runs[1][1] == "P_10                  \tall\t0.3000\n"

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 from ..data.popularity import HEAD_SHARE
 from ..engines import ENGINES
-from ..engines import dask as dask_engine
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS
 from ..errors import UsageError, reissue_named
 from ..evaluate.api import evaluate_full
@@ -18,7 +17,6 @@ from ..evaluate.result import RunWarning
 from ..evaluate.settings import EvalSettings
 from ..files.features import GROUP_BY
 from ..measures.aliases import listing as alias_listing
-from ..measures.recsys.registry import listing as extras_listing
 from ..measures.trec_eval import NICKNAMES, TREC_MEASURES
 from ..ranges import INT64_MAX
 from ..report.trec import FORMATS, format_trec, render, tidy_table
@@ -309,6 +307,8 @@ def _list_measures() -> str:
 
     lines.append("framework dialects, prefix:Name@k as the framework defines Name (docs/measures.md):")
     lines.extend(dialect_listing())
+    from ..measures.recsys.registry import listing as extras_listing  # every family module: listing only
+
     lines.append("recommender measures (printed after the trec_eval ones; docs/measures.md):")
     lines.extend(extras_listing())
     return "\n".join(lines) + "\n"
@@ -411,6 +411,8 @@ def _engine_context(args):
         raise UsageError(
             "--block-lines goes with the vectorized engine (the dask engine cuts the run by --partitions)"
         )
+    from ..engines import dask as dask_engine
+
     return dask_engine.connected(args.scheduler)
 
 

@@ -11,7 +11,9 @@ job of :mod:`trecrs.evaluate`; engines never see them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -121,12 +123,51 @@ class FileComputed:
     stats: QueryStats
 
 
-ENGINES: dict[str, Engine] = {}
+class EngineRegistry(Mapping[str, Engine]):
+    """The engines by name, in registration order, the built-in ones first (in :data:`BUILTIN_ENGINES`'
+    order) whether their module is imported yet or not: looking one up imports its module, which
+    registers it. Listing the names (``--engine``'s choices) imports nothing, so that a run scored by the
+    vectorized engine never loads the reference's or dask's module."""
+
+    def __init__(self, builtin: Mapping[str, str]):
+        self._builtin = dict(builtin)  # name -> module that registers it
+        self._engines: dict[str, Engine] = {}
+
+    def __getitem__(self, name: str) -> Engine:
+        if name not in self._engines and name in self._builtin:
+            importlib.import_module(self._builtin[name])
+        return self._engines[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._builtin or name in self._engines
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._builtin
+        yield from (name for name in self._engines if name not in self._builtin)
+
+    def __len__(self) -> int:
+        return len(self._builtin.keys() | self._engines.keys())
+
+    def add(self, engine: Engine) -> Engine:
+        """Register ``engine``; its name must be new (a built-in name is taken even before its import)."""
+        module = self._builtin.get(engine.name)
+        if module is not None and module not in sys.modules:
+            importlib.import_module(module)  # the built-in one first, so that this one is refused
+        if engine.name in self._engines:
+            raise UsageError(f"engine {engine.name!r} already registered")
+        self._engines[engine.name] = engine
+        return engine
+
+
+#: The engines trecrs ships, in the order ``--engine`` lists them, and the module each registers in.
+BUILTIN_ENGINES = {
+    "pytrec_eval": "trecrs.engines.pytrec_eval",
+    "vectorized": "trecrs.engines.vectorized",
+    "dask": "trecrs.engines.dask",
+}
+ENGINES = EngineRegistry(BUILTIN_ENGINES)
 
 
 def register_engine(engine: Engine) -> Engine:
     """Add ``engine`` to the registry (its name must be new)."""
-    if engine.name in ENGINES:
-        raise UsageError(f"engine {engine.name!r} already registered")
-    ENGINES[engine.name] = engine
-    return engine
+    return ENGINES.add(engine)

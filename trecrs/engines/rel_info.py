@@ -16,7 +16,6 @@ from ..files.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from ..files.trec import read_qrels, read_run
 from ..measures.request import MeasureRequest
 from ..measures.trec_eval import BY_NAME
-from .prefs import compute_jg, compute_prefs
 
 
 @dataclass(frozen=True)
@@ -35,8 +34,16 @@ class RelInfoFormat:
 
 
 def _prefs(rel, run, queries, request, *, depth, relevance_level, judged_only):
+    from .prefs import compute_prefs  # imported by the formats that use it: qrels needs none of it
+
     # form_prefs_counts.c reads neither -l nor -J
     return compute_prefs(rel, run, queries, request, depth=depth)
+
+
+def _jg(rel, run, queries, request, **flags):
+    from .prefs import compute_jg
+
+    return compute_jg(rel, run, queries, request, **flags)
 
 
 REL_INFO_FORMATS: dict[str, RelInfoFormat] = {
@@ -47,9 +54,7 @@ REL_INFO_FORMATS: dict[str, RelInfoFormat] = {
         RelInfoFormat(
             "qrels_prefs", "prefs", read_qrels_prefs, _prefs, "a qrels file read as preferences, iter = jg"
         ),
-        RelInfoFormat(
-            "qrels_jg", "qrels_jg", read_qrels_jg, compute_jg, "qid jg docno rel: one qrels per jg"
-        ),
+        RelInfoFormat("qrels_jg", "qrels_jg", read_qrels_jg, _jg, "qid jg docno rel: one qrels per jg"),
     )
 }
 

@@ -22,16 +22,13 @@ import numpy as np
 import polars as pl
 
 from ..data.popularity import check_share
-from ..engines import ENGINES, vectorized
+from ..engines import vectorized
 from ..errors import UsageError
-from ..files.features import as_user_groups
-from ..files.frames import as_polars
 from ..measures.request import MeasureRequest
 from ..ranges import REL_MAX, REL_MAX_PYTREC_EVAL
 from ..schema import QRELS_SCHEMA
 from ..trec_eval_versions import TrecEvalVersion
 from ..trec_eval_versions import get as trec_eval_version_entry
-from . import warm
 from .compute import (
     NoTrecMeasures,
     add_recsys,
@@ -45,7 +42,6 @@ from .compute import (
     request_for,
 )
 from .finalize import finalize
-from .groups import add_groups
 from .inputs import (
     factor_inputs,
     is_pandas,
@@ -124,7 +120,7 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
     lean = (
         paths and eng.compute_files is not None and np.dtype(version.score_dtype) == np.float32
     )  # float32 reader
-    groups = None if user_groups is None else as_user_groups(user_groups, group_by)
+    groups = None if user_groups is None else _user_groups(user_groups, group_by)
     if group_by is not None and user_groups is None:
         raise UsageError(
             "group_by picks the field of a user_groups file: give user_groups", arguments=["group_by"]
@@ -135,6 +131,8 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
         ev = finalize(request, computed, tag, totals=totals, **ends)
         warn_ties(ev, computed.ties)
         return ev
+    from . import warm  # frames in memory (the files' path above needs none of it)
+
     kept = (
         warm.compute_frames(qrels, run, eng, request, s) if plain else None
     )  # polars frames, kept for next time
@@ -144,7 +142,7 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
         warn_ties(ev, computed.ties)
         return ev
     # trec_eval's own code takes fewer grades: checked while reading, so that the error names the line
-    max_rel = REL_MAX_PYTREC_EVAL if eng is ENGINES["pytrec_eval"] else REL_MAX
+    max_rel = REL_MAX_PYTREC_EVAL if eng.name == "pytrec_eval" else REL_MAX
     f = read_frames(qrels, run, request, s, max_rel=max_rel)
     if not request.params and not request.variants:  # only extras asked for: no trec_eval measure to compute
         eng = NoTrecMeasures
@@ -164,8 +162,17 @@ def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: Ev
         items=_catalogue(items),
     )
     if groups is not None:
+        from .groups import add_groups  # recommender measures' registry: only for user groups
+
         add_groups(ev, groups, f.restricted(f.qrels, f.evaluated))
     return ev
+
+
+def _user_groups(user_groups: Any, group_by: str | None) -> pl.DataFrame:
+    """:func:`~trecrs.files.features.as_user_groups`, whose readers load only when groups are given."""
+    from ..files.features import as_user_groups
+
+    return as_user_groups(user_groups, group_by)
 
 
 def _catalogue(items: Any) -> pl.Series | None:
@@ -293,6 +300,8 @@ def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], i
     request = _vectorized_request("evaluate_matrix", measures, s, version)
     check_ties(vectorized.ENGINE, request, s)
     pandas = is_pandas(qrels)
+    from ..files.frames import as_polars
+
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     enc = vectorized.encode_matrix(qrels, scores, user_ids, item_ids, exclude=exclude)
     stand_ins = s.average_all and version.number == 10
@@ -341,6 +350,8 @@ def evaluate_factors(qrels: Any, train: Any, user_factors: ArrayLike, item_facto
     if block_users < 1:
         raise UsageError(f"block_users must be at least 1, got {block_users}", arguments=["block_users"])
     pandas = is_pandas(qrels)
+    from ..files.frames import as_polars
+
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels")
     train = train_pairs(train)
     users, items, p, q = factor_inputs(user_factors, item_factors, user_ids, item_ids)

@@ -13,10 +13,6 @@ from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
 from ..files.trec import read_run, run_tag
-from ..measures.dialects import DialectVariant
-from ..measures.recsys.evaluation import check_extras_ties, evaluate_extras
-from ..measures.recsys.opr import summarize_trec_by_user
-from ..measures.recsys.registry import parse_spec
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..measures.ties import check_mode
@@ -187,10 +183,17 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     remain those of the evaluated queries.
     """
     if settings.opr_average == "user":
+        from ..measures.recsys.opr import summarize_trec_by_user
+
         ev.summary.update(summarize_trec_by_user(ev.per_query, ev.num_q, f.qrels))
     variants = [v for v in request.variants if v.recsys]
     if not request.extras and not variants:
         return
+    # imported here: an evaluation of trec_eval's measures alone loads no recommender measure module
+    from ..measures.dialects import DialectVariant
+    from ..measures.recsys.evaluation import evaluate_extras
+    from ..measures.recsys.registry import parse_spec
+
     queries = ev.per_query.get_column(QUERY).to_list()
     if settings.average_all and not f.missing:
         queries = bytewise_sorted(f.qrels.get_column(QUERY).unique().to_list())
@@ -383,7 +386,10 @@ def check_ties(eng, request: MeasureRequest, settings: EvalSettings) -> None:
             "documents -M keeps from a tie group it cuts decide which are judged; drop one of them",
             arguments=["ties"],
         )
-    check_extras_ties(request, mode, settings.depth)
+    if request.extras or any(v.recsys for v in request.variants):
+        from ..measures.recsys.evaluation import check_extras_ties
+
+        check_extras_ties(request, mode, settings.depth)
 
 
 def choose_engine(name: str, request: MeasureRequest):
@@ -397,9 +403,9 @@ def choose_engine(name: str, request: MeasureRequest):
             "use --engine vectorized (or auto)"
         )
     if name == "auto":
-        for candidate in ENGINES.values():
-            if candidate.name != "pytrec_eval" and candidate.supports(request):
-                return candidate
+        for candidate in ENGINES:  # by name: the reference's module is imported only if it is chosen
+            if candidate != "pytrec_eval" and ENGINES[candidate].supports(request):
+                return ENGINES[candidate]
         if version.number != 9:
             raise UsageError(
                 f"engine 'vectorized' cannot compute {', '.join(request.engine_specs())} as trec_eval "

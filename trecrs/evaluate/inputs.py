@@ -5,6 +5,7 @@ training pairs and factor matrices."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,15 +13,12 @@ import polars as pl
 
 from ..engines.rel_info import REL_INFO_FORMATS, RESULTS_FORMATS, RelInfoFormat, kinds_for, unserved
 from ..errors import InputError, SemanticError, UsageError
-from ..files.frames import as_polars
 from ..files.lines import is_stdin, read_through_file
 from ..files.trec import read_qrels, read_run, run_tag
 from ..files.zscores import read_zscores
 from ..measures.request import MeasureRequest, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
 from ..ordering import trec_order
-from ..protocol.qrels import QrelsResult
-from ..protocol.runs import RunResult
 from ..ranges import REL_MAX
 from ..schema import DOC, MEASURE, QRELS_SCHEMA, QUERY, RANK, REL, RUN_SCHEMA
 from .coverage import coverage, stop_uncovered, warn_coverage
@@ -54,6 +52,8 @@ def read_frames(
     qrels, run, request: MeasureRequest, settings: EvalSettings, *, max_rel: int = REL_MAX
 ) -> Frames:
     """The pair as frames, the run cut at ``settings.depth``, after :func:`check_pair`'s checks and warnings."""
+    from ..files.frames import as_polars
+
     qrels = as_polars(unwrap(qrels), QRELS_SCHEMA, "qrels", max_rel=max_rel)
     run = as_polars(unwrap(run), RUN_SCHEMA, "run")
     facts = pair_facts(qrels, run)
@@ -142,9 +142,11 @@ def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,
 def unwrap(data):
     """trecrs's own results as the frame they hold: :func:`~trecrs.protocol.runs.build_run`'s ``.run``,
     :func:`~trecrs.protocol.qrels.make_qrels`'s ``.qrels``; anything else unchanged."""
-    if isinstance(data, RunResult):
+    # a module not loaded yet has made no result: the protocol modules stay unloaded for files and frames
+    runs, qrels = sys.modules.get("trecrs.protocol.runs"), sys.modules.get("trecrs.protocol.qrels")
+    if runs is not None and isinstance(data, runs.RunResult):
         return data.run
-    if isinstance(data, QrelsResult):
+    if qrels is not None and isinstance(data, qrels.QrelsResult):
         return data.qrels
     return data
 

@@ -94,9 +94,28 @@ def _regular(chunk: bytes, sep: bytes) -> bool:
     return chunk.find(b"\r") < 0 or chunk.count(b"\r") == chunk.count(b"\r\n")
 
 
+def _separated(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
+    """``(chunk, separator)`` pairs, separator None for an irregular chunk (sniffed from the first line)."""
+    sep = None
+    for chunk in _chunks(path):
+        if sep is None:
+            first = chunk[: chunk.find(b"\n")] if b"\n" in chunk else chunk
+            sep = b"\t" if b"\t" in first else b" "
+        yield chunk, sep if _regular(chunk, sep) else None
+
+
+def _one_chunk(path: PathLike) -> bool:
+    """Whether ``path`` is a plain file of one chunk at most: read and parsed on the caller's thread, as no
+    reading or parsing would overlap (a small run or qrels starts no thread)."""
+    try:
+        return Path(path).suffix != ".gz" and os.stat(path).st_size < _CHUNK_BYTES and os.path.isfile(path)
+    except (OSError, ValueError):
+        return False  # the threaded path reports what is wrong with it
+
+
 def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
-    """``(chunk, separator)`` pairs, separator None for an irregular chunk; read and checked one chunk
-    ahead in a thread, so that reading the file overlaps with polars parsing the previous chunk."""
+    """:func:`_separated`'s pairs, read and checked one chunk ahead in a thread, so that reading the file
+    overlaps with polars parsing the previous chunk."""
     out: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
     done = object()
@@ -111,13 +130,9 @@ def _checked_chunks(path: PathLike) -> Iterator[tuple[bytes, bytes | None]]:
         return False
 
     def produce() -> None:
-        sep = None
         try:
-            for chunk in _chunks(path):
-                if sep is None:
-                    first = chunk[: chunk.find(b"\n")] if b"\n" in chunk else chunk
-                    sep = b"\t" if b"\t" in first else b" "
-                if not offer((chunk, sep if _regular(chunk, sep) else None)):
+            for item in _separated(path):
+                if not offer(item):
                     return
             offer(done)
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
@@ -163,7 +178,7 @@ def fast_pieces(
     """:func:`_fast_read`'s pieces one at a time, in file order (about 16 MB of text each); a None piece
     means the file is not regular (the line-by-line path decides) and ends the iteration. Two pieces are
     parsed at a time, at most :data:`_AHEAD` are in hand, and none is kept once yielded, so memory does
-    not grow with the file."""
+    not grow with the file. A plain file of one chunk is read and parsed on the caller's thread."""
 
     def parse(chunk: bytes, sep: bytes) -> Any:
         try:
@@ -181,6 +196,13 @@ def fast_pieces(
             return None  # blank line or missing field: the line-by-line path decides
         return df if keep is None else keep(df)
 
+    if _one_chunk(path):
+        for chunk, sep in _separated(path):
+            df = None if sep is None else parse(chunk, sep)
+            yield df
+            if df is None:
+                return
+        return
     pending: collections.deque = collections.deque()
     # two chunks parsed at a time: polars releases the GIL, so the cores stay busy between chunks
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

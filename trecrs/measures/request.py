@@ -12,20 +12,16 @@ first, so ``map`` and ``P`` keep trec_eval's meaning; an unknown name gets the c
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import UsageError, warn
 from ..ranges import ATOL_PREFIX, INT64_MAX, c_atol
 from ..trec_eval_versions import VERSIONS, TrecEvalVersion
 from .aliases import ALIASES, RECSYS, Alias, lookup
-from .dialects import parse_dialect
 from .grammar import Variant, from_object, is_measure_object, parse_bare, parse_call
-from .recsys.registry import Output, parse_spec
-from .recsys.registry import ordered as extras_ordered
 from .trec_eval import (
     BY_NAME,
     DOUBLE_CUTOFFS,
@@ -38,6 +34,26 @@ from .trec_eval import (
     nicknames,
     printed_per_query,
 )
+
+if TYPE_CHECKING:
+    from .dialects import DialectVariant
+    from .recsys.registry import Output
+
+
+# The dialects and the recommender measures' registry (every family module) are imported when a name
+# needs them: a request of trec_eval's measures alone, the common case, loads neither.
+def parse_spec(spec: str) -> list[Output] | None:
+    """:func:`~.recsys.registry.parse_spec`, imported on first use."""
+    from .recsys.registry import parse_spec as parse
+
+    return parse(spec)
+
+
+def parse_dialect(spec: str) -> DialectVariant | None:
+    """:func:`~.dialects.parse_dialect`, imported on first use."""
+    from .dialects import parse_dialect as parse
+
+    return parse(spec)
 
 
 @dataclass
@@ -490,6 +506,8 @@ def suggestions(spec: str, version: TrecEvalVersion, n: int = 3) -> list[str]:
     candidates: dict[str, str] = {}
     for name in _candidates(version, k):
         candidates.setdefault(name.lower(), name)
+    import difflib  # for a misspelt name only
+
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(spec.lower())
     scored = []
@@ -513,6 +531,8 @@ def _candidates(version: TrecEvalVersion, k: str | None) -> list[str]:
     for alias in ALIASES:
         out.extend(alias.forms(k))
     out.extend(nicknames(version))
+    from .recsys.registry import ordered as extras_ordered
+
     out.extend(m.name for m in extras_ordered())
     return out
 
