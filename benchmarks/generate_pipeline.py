@@ -4,9 +4,11 @@ Shapes (users, items, ratings before de-duplication):
 
 * ``ml20m``: 138,493 users, 26,744 items, ~20.0M ratings, half-star ratings 0.5-5 (MovieLens 20M);
 * ``netflix``: 480,189 users, 17,770 items, ~100.5M ratings, whole-star ratings 1-5 (Netflix prize);
+* ``ml20m-tenth``: 13,849 users, 2,674 items, ~1.94M ratings: a tenth of ``ml20m`` with its ratio of users
+  to items and of ratings per user (the slow test tests/test_pipeline_scale.py, a few seconds to write);
 * ``small``: 6,040 users, 3,700 items, ~1M ratings (a quick check of the scripts).
 
-Files under ``benchmarks/data/pipeline-<shape>/`` (the same arguments give the same bytes):
+Files under ``benchmarks/data/pipeline-<shape>/`` (``--data-root`` replaces ``benchmarks/data``) (the same arguments give the same bytes):
 
 * ``ratings.tsv``: ``user<TAB>item<TAB>rating<TAB>timestamp``, no header, decimal ids ``1``..``N``, lines in
   random order. Items are drawn with a popularity skew (the item at popularity rank r has weight
@@ -16,6 +18,7 @@ Files under ``benchmarks/data/pipeline-<shape>/`` (the same arguments give the s
   of them the user's rated items), four-decimal scores (ties), with a header ``user item score``.
 
     python benchmarks/generate_pipeline.py --shape ml20m
+    python benchmarks/generate_pipeline.py --shape ml20m-tenth --data-root /tmp/data
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 SHAPES = {
     "small": {"users": 6_040, "items": 3_700, "ratings": 1_000_209, "half_stars": True},
+    "ml20m-tenth": {"users": 13_849, "items": 2_674, "ratings": 2_000_026, "half_stars": True},
     "ml20m": {"users": 138_493, "items": 26_744, "ratings": 20_000_263, "half_stars": True},
     "netflix": {"users": 480_189, "items": 17_770, "ratings": 100_480_507, "half_stars": False},
 }
@@ -37,9 +41,9 @@ YEAR = 365 * 24 * 3600
 CHUNK = 10_000_000  # draws per step: the Netflix shape stays within a few GB while it is written
 
 
-def data_dir(shape: str) -> Path:
-    """The folder of one shape's files."""
-    return HERE / "data" / f"pipeline-{shape}"
+def data_dir(shape: str, root: Path = HERE / "data") -> Path:
+    """The folder of one shape's files under ``root``."""
+    return Path(root) / f"pipeline-{shape}"
 
 
 def _items(rng: np.random.Generator, n_items: int, size: int, pop: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -96,9 +100,9 @@ def write_scores(out: Path, shape: dict, rng: np.random.Generator, pop: np.ndarr
     frame.with_columns(score=pl.Series(score)).write_csv(out / "top100.tsv", separator="\t")
 
 
-def generate(shape_name: str, seed: int = 20) -> Path:
-    """Write the shape's files unless they exist; return their folder."""
-    out = data_dir(shape_name)
+def generate(shape_name: str, seed: int = 20, root: Path = HERE / "data") -> Path:
+    """Write the shape's files under ``root`` unless they exist; return their folder."""
+    out = data_dir(shape_name, root)
     if (out / "top100.tsv").exists():
         return out
     out.mkdir(parents=True, exist_ok=True)
@@ -116,8 +120,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shape", choices=sorted(SHAPES), default="ml20m")
     ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--data-root", type=Path, default=HERE / "data", help="the folder of pipeline-<shape>/")
     a = ap.parse_args()
-    print(generate(a.shape, a.seed))
+    print(generate(a.shape, a.seed, a.data_root))
 
 
 if __name__ == "__main__":
