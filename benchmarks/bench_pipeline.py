@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -172,7 +173,7 @@ def step_table(d: Path, w: Path) -> dict[str, dict]:
     """Every step: its trecrs arguments and polars script, given the data folder ``d`` and work folder ``w``.
 
     ``args(out)`` and ``polars(out)`` take the row's output folder; ``needs`` names the steps whose trecrs
-    outputs (``w/<step>/trecrs``) are the inputs.
+    outputs (``w/<step>/trecrs``) are the inputs; ``outputs`` are the files a step writes there.
     """
     ratings, top = str(d / "ratings.tsv"), str(d / "top100.tsv")
     split_dir = w / "split-temporal" / "trecrs"
@@ -194,13 +195,17 @@ def step_table(d: Path, w: Path) -> dict[str, dict]:
             "args": lambda o, m=method, x=opts: ["split", "--method", m, *x, ratings, str(o)],
             "polars": lambda o, s=SPLIT[name]: [HEAD + s, ratings, str(o)],
             "needs": [],
+            "outputs": ["train.tsv", "test.tsv"],
         }
     steps["qrels"] = {
         "args": lambda o: ["qrels", "--test", str(test), "--threshold", "4", "-o", str(o / "q.qrels")],
         "polars": lambda o: [HEAD + QRELS, str(test), str(o / "q.qrels")],
         "needs": ["split-temporal"],
+        "outputs": ["q.qrels"],
     }
+    io = ["--train", str(train), "--test", str(test), "--scores", top]
     for m in CANDIDATES:
+        script = HEAD + RUN.replace("{candidates}", CANDIDATES[m])
         steps[f"run-{m}"] = {
             "args": lambda o, m=m: [
                 "run",
@@ -208,23 +213,13 @@ def step_table(d: Path, w: Path) -> dict[str, dict]:
                 m,
                 "--missing",
                 "drop",
-                "--train",
-                str(train),
-                "--test",
-                str(test),
-                "--scores",
-                top,
+                *io,
                 "-o",
                 str(o / "r.run"),
-            ],  # fmt: skip
-            "polars": lambda o, m=m: [
-                HEAD + RUN.replace("{candidates}", CANDIDATES[m]),
-                str(train),
-                str(test),
-                top,
-                str(o / "r.run"),
-            ],  # fmt: skip
+            ],
+            "polars": lambda o, s=script: [s, str(train), str(test), top, str(o / "r.run")],
             "needs": ["split-temporal"],
+            "outputs": ["r.run"],
         }
     measures = [x for m in MEASURES for x in ("-m", m)]
     steps["eval"] = {
@@ -233,19 +228,9 @@ def step_table(d: Path, w: Path) -> dict[str, dict]:
         "pytrec_eval": lambda o: [HEAD + TREC + PYTREC_EVAL, str(qrels), str(run_ai), ",".join(MEASURES)],
         "needs": ["split-temporal", "qrels", "run-all-items"],
     }
+    inputs = ["--train", str(train), "--test", str(test), "--qrels", str(qrels)]
     steps["audit"] = {
-        "args": lambda o: [
-            "audit",
-            "--train",
-            str(train),
-            "--test",
-            str(test),
-            "--qrels",
-            str(qrels),
-            "-o",
-            str(o / "audit.txt"),
-            str(run_ai),
-        ],  # fmt: skip
+        "args": lambda o: ["audit", *inputs, "-o", str(o / "audit.txt"), str(run_ai)],
         "polars": lambda o: [HEAD + TREC + AUDIT, str(train), str(test), str(qrels), str(run_ai)],
         "needs": ["split-temporal", "qrels", "run-all-items"],
     }
@@ -270,9 +255,10 @@ def _rss_kb(pid: int) -> int:
     return int(found.group(1)) if found else 0
 
 
-def measure(cmd: list[str], env: dict, timeout: float) -> dict:
-    """Wall time and peak RSS of ``cmd`` under /usr/bin/time -v, or, when killed at ``timeout``, ``wall: None``
-    with the seconds it ran and the largest RSS sampled every second from /proc (the process tree's sum)."""
+def measure(cmd: list[str], env: dict, timeout: float, max_mb: float = float("inf")) -> dict:
+    """Wall time and peak RSS of ``cmd`` under /usr/bin/time -v; ``wall: None`` when it is killed at ``timeout``
+    seconds or once its resident memory (the process tree's, sampled every second from /proc) passes
+    ``max_mb``, with the seconds it ran and the largest RSS sampled."""
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: a chatty command cannot block on it
         t = time.perf_counter()
@@ -285,7 +271,7 @@ def measure(cmd: list[str], env: dict, timeout: float) -> dict:
             start_new_session=True,  # on timeout the whole group goes, not /usr/bin/time alone
         )
         sampled = 0
-        while time.perf_counter() - t < timeout:
+        while time.perf_counter() - t < timeout and sampled < max_mb * 1024:
             try:
                 proc.wait(timeout=1.0)
                 break
@@ -295,8 +281,9 @@ def measure(cmd: list[str], env: dict, timeout: float) -> dict:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            return {"wall": None, "killed_after": round(wall, 1), "rss_mb": None, "sampled_mb": sampled // 1024,
-                    "load": load}  # fmt: skip
+            why = "memory" if sampled >= max_mb * 1024 else "time"
+            return {"wall": None, "killed_after": round(wall, 1), "killed_for": why, "rss_mb": None,
+                    "sampled_mb": sampled // 1024, "load": load}  # fmt: skip
         err.seek(0)
         text = err.read()
     found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
@@ -330,25 +317,27 @@ def commands(step: dict, row: str, out: Path, baseline: str | None) -> tuple[lis
     return [sys.executable, "-c", script, *args], env
 
 
-def prepare(steps: dict, name: str, w: Path, done: set[str]) -> None:
-    """Make the inputs of step ``name``: the trecrs outputs of the steps it needs, once, untimed; when a
-    trecrs output is missing and the polars output exists (the trecrs step did not finish), copy that."""
+def prepare(steps: dict, name: str, w: Path, a: argparse.Namespace) -> str | None:
+    """Make the inputs of step ``name``: the trecrs outputs of the steps it needs (made untimed, under the same
+    limits, when missing), or, when trecrs could not make one, the polars row's output; return the missing
+    input's step when neither exists."""
     for need in steps[name]["needs"]:
-        if need in done:
-            continue
         out, fallback = w / need / "trecrs", w / need / "polars"
-        if not out.exists() or not any(out.iterdir()):
-            if fallback.exists() and any(fallback.iterdir()):
-                print(f"  {need}: using the polars output as input", flush=True)
-                out.mkdir(parents=True, exist_ok=True)
-                for f in fallback.iterdir():
-                    (out / f.name).write_bytes(f.read_bytes())
-            else:
-                print(f"  {need}: making the input (untimed)", flush=True)
-                out.mkdir(parents=True, exist_ok=True)
-                cmd, env = commands(steps[need], "trecrs", out, None)  # type: ignore[misc]
-                subprocess.run(cmd, env=env, cwd=env["PYTHONPATH"], check=True, stderr=subprocess.DEVNULL)
-        done.add(need)
+        files = steps[need]["outputs"]
+        if all((out / f).exists() for f in files):
+            continue
+        if all((fallback / f).exists() for f in files):
+            print(f"  {need}: the polars output is the input", flush=True)
+            out.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                shutil.copyfile(fallback / f, out / f)
+            continue
+        print(f"  {need}: making the input (untimed)", flush=True)
+        out.mkdir(parents=True, exist_ok=True)
+        cmd, env = commands(steps[need], "trecrs", out, None)  # type: ignore[misc]
+        if measure(cmd, env, a.timeout, a.max_mb)["wall"] is None:
+            return need
+    return None
 
 
 def summary(runs: list[dict]) -> tuple[float | None, float | None, str]:
@@ -359,7 +348,8 @@ def summary(runs: list[dict]) -> tuple[float | None, float | None, str]:
         return statistics.median(walls), statistics.median(rss), f"{statistics.median(walls):.1f}"
     killed = [r for r in runs if "killed_after" in r]
     if killed:
-        return None, None, f"> {killed[0]['killed_after']:.0f}"
+        cap = " (memory cap)" if killed[0].get("killed_for") == "memory" else ""
+        return None, None, f"> {killed[0]['killed_after']:.0f}{cap}"
     return None, None, "failed" if runs else "-"
 
 
@@ -383,6 +373,7 @@ def table(results: dict) -> str:
         label = (
             name if "pytrec_eval" not in step["rows"] else f"{name} (pytrec_eval {cells['pytrec_eval'][1]} s)"
         )
+        label += f" (not run: {step['not_run']})" if "not_run" in step else ""
         line = f"| {label} | {t[1]} | {t[2]} | {p[1]} | {p[2]} | {ratio} |"
         lines.append(line + (f" {cells['baseline'][1]} | {cells['baseline'][2]} |" if has_base else ""))
     loads = [r["load"] for s in steps.values() for rs in s["rows"].values() for r in rs]
@@ -407,7 +398,7 @@ def bench_step(steps: dict, name: str, a: argparse.Namespace, w: Path, results: 
         runs = []
         for _ in range(1 if row == "baseline" else a.runs):
             out.mkdir(parents=True, exist_ok=True)
-            runs.append(measure(cmd, env, a.timeout))
+            runs.append(measure(cmd, env, a.timeout, a.max_mb))
             if runs[-1]["wall"] is None:
                 break  # a killed or failed run is not repeated
         entry["rows"][row] = runs
@@ -428,6 +419,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--baseline", help="a directory holding an older trecrs package, timed once")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds before a row is killed")
+    ap.add_argument("--max-mb", type=float, default=float("inf"), help="resident MB at which a row is killed")
     ap.add_argument("--note", help="a note stored with the results (machine, load, code)")
     ap.add_argument("--table", action="store_true", help="print the stored results as a markdown table")
     a = ap.parse_args()
@@ -445,18 +437,21 @@ def main() -> None:
     unknown = sorted(set(chosen) - set(steps))
     if unknown:
         ap.error(f"unknown steps {unknown}; steps: {', '.join(steps)}")
-    done: set[str] = set()
     results["note"] = a.note or results.get("note", "")
     for name in chosen:
-        prepare(steps, name, w.resolve(), done)
-        bench_step(steps, name, a, w.resolve(), results)
+        missing = prepare(steps, name, w.resolve(), a)
+        if missing:
+            print(f"{name}: not run, its input ({missing}) could not be made", flush=True)
+            results["steps"][name] = {"rows": {}, "not_run": f"its input ({missing}) could not be made"}
+        else:
+            bench_step(steps, name, a, w.resolve(), results)
         results["steps"] = {
             s: results["steps"][s] for s in steps if s in results["steps"]
-        }  # the steps' order
+        }  # in the steps' order
         out.parent.mkdir(exist_ok=True)
         out.write_text(
             json.dumps(results, indent=1) + "\n"
-        )  # after each step: a killed sitting keeps its rows
+        )  # after each step: a stopped sitting keeps its rows
     print(table(results))
 
 
