@@ -120,7 +120,8 @@ def _coded(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.Data
     def code(column: str, index: pl.Series) -> pl.Expr:
         return pl.col(column).cast(pl.Enum(index)).to_physical().cast(pl.Int64)
 
-    return ratings.select(code(USER, users).alias(_U), code(ITEM, items).alias(_I), RATING).sort(_U, _I)
+    coded = ratings.select(code(USER, users).alias(_U), code(ITEM, items).alias(_I), RATING)
+    return coded.sort(pl.col(_U) * items.len() + pl.col(_I))  # one integer key: (user, item) order
 
 
 def _refuse_overlap(
@@ -336,6 +337,7 @@ class CandidateSet:
     info: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._names: pl.Series | None = None
         self._cases = opr_cases(self.split, self.options) if self.methodology.per_case else None
         if self._cases is not None:
             self._check_case_ids(self._cases)
@@ -365,11 +367,12 @@ class CandidateSet:
         """Query ids of query codes: the user id, or ``user:item`` for One-Plus-Random."""
         if self._cases is None:
             return self.split.users.gather(q).alias(QUERY)
-        c = self._cases
-        return case_names(
-            self.split.users.gather(c.get_column(_U).gather(q)),
-            self.split.items.gather(c.get_column(_I).gather(q)),
-        )
+        if self._names is None:  # each case's id made once, then gathered for its 1 + N candidates
+            c = self._cases
+            self._names = case_names(
+                self.split.users.gather(c.get_column(_U)), self.split.items.gather(c.get_column(_I))
+            )
+        return self._names.gather(q)
 
     def named(self, chunk: pl.DataFrame) -> pl.DataFrame:
         """A code chunk as ``query, user, item`` strings (``schema.CANDIDATES_SCHEMA``)."""
