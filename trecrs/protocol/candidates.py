@@ -41,7 +41,17 @@ from ..files.candidates import read_candidates, read_items, write_candidates  # 
 from ..files.ratings import as_ratings
 from ..ids import natural_unique
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, RATING, USER
-from .indexed import _I, _Q, _U, CHUNK_ROWS, CandidateOptions, IndexedSplit, rated_rows
+from .indexed import (
+    _I,
+    _Q,
+    _U,
+    CHUNK_ROWS,
+    CandidateOptions,
+    IndexedSplit,
+    in_sorted,
+    pair_keys,
+    rated_rows,
+)
 from .one_plus_random import (  # noqa: F401 - CASE_SEPARATOR, OPR_POOLS: also importable from here
     CASE_SEPARATOR,
     OPR_POOLS,
@@ -64,10 +74,6 @@ Chunks = Callable[[IndexedSplit, CandidateOptions, dict], Iterator[pl.DataFrame]
 Members = Callable[[IndexedSplit, pl.DataFrame, dict], pl.DataFrame]
 
 
-def _index(values: pl.Series, code: str) -> pl.DataFrame:
-    return pl.DataFrame({"_id": values}).with_row_index(code).with_columns(pl.col(code).cast(pl.Int64))
-
-
 def make_split(
     train: object, test: object, items: Items | None = None, *, paths: dict | None = None
 ) -> IndexedSplit:
@@ -82,17 +88,15 @@ def make_split(
     test = validate_ratings(test, "test ratings", paths.get("test"))
     if test.height == 0:
         raise InputError(paths.get("test"), None, "the test set is empty: there is nothing to evaluate")
-    both = train.join(test, on=[USER, ITEM], how="semi")
-    if both.height:
-        u, i = both.row(0)[:2]
-        raise InputError(
-            paths.get("test"),
-            None,
-            f"{both.height} (user, item) pair(s) are in both the training and the test ratings "
-            f"(first: user {u!r}, item {i!r}); a split must keep them apart",
-        )
     rated_items = pl.concat([train.get_column(ITEM), test.get_column(ITEM)])
+    users = natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
+    # without a catalogue the items are coded once, in natural order; with one, the rated items are coded
+    # for the overlap check (refused before the catalogue is read) and coded again in its order after
+    vocab = natural_unique(rated_items) if items is None else rated_items.unique()
+    tr, te = _coded(train, users, vocab), _coded(test, users, vocab)
+    _refuse_overlap(tr, te, vocab.len(), train, test, paths)
     catalogue_given = items is not None
+    items_s = vocab
     if items is not None:
         if isinstance(items, str | os.PathLike):
             items = read_items(items)
@@ -104,17 +108,40 @@ def make_split(
                 None,
                 f"the catalogue lacks {outside.len()} item(s) that have ratings (first: {outside.sort()[0]!r})",
             )
-    else:
-        catalogue = rated_items
-    users = natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
-    items_s = natural_unique(catalogue)
-    uidx, iidx = _index(users, _U), _index(items_s, _I)
+        items_s = natural_unique(catalogue)
+        tr, te = _coded(train, users, items_s), _coded(test, users, items_s)
+    return IndexedSplit(users.alias(USER), items_s.alias(ITEM), tr, te, catalogue_given)
 
-    def codes(df: pl.DataFrame) -> pl.DataFrame:
-        out = df.join(uidx, left_on=USER, right_on="_id").join(iidx, left_on=ITEM, right_on="_id")
-        return out.select(_U, _I, RATING).sort(_U, _I)
 
-    return IndexedSplit(users.alias(USER), items_s.alias(ITEM), codes(train), codes(test), catalogue_given)
+def _coded(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.DataFrame:
+    """``_u, _i, rating`` of ``ratings`` sorted by (user, item): each id's position in ``users`` / ``items``
+    (distinct ids holding every id of ``ratings``), read as the physical code of an ``Enum`` of them."""
+
+    def code(column: str, index: pl.Series) -> pl.Expr:
+        return pl.col(column).cast(pl.Enum(index)).to_physical().cast(pl.Int64)
+
+    coded = ratings.select(code(USER, users).alias(_U), code(ITEM, items).alias(_I), RATING)
+    return coded.sort(pl.col(_U) * items.len() + pl.col(_I))  # one integer key: (user, item) order
+
+
+def _refuse_overlap(
+    tr: pl.DataFrame, te: pl.DataFrame, n_items: int, train: pl.DataFrame, test: pl.DataFrame, paths: dict
+) -> None:
+    """An error when a (user, item) pair is in both the training and the test ratings.
+
+    Checked on the coded pairs (sorted, so one binary search per test pair); the message names the first
+    such pair of the training ratings, found on the ids once there is one.
+    """
+    if not in_sorted(pair_keys(tr, n_items), pair_keys(te, n_items)).any():
+        return
+    both = train.join(test, on=[USER, ITEM], how="semi")
+    u, i = both.row(0)[:2]
+    raise InputError(
+        paths.get("test"),
+        None,
+        f"{both.height} (user, item) pair(s) are in both the training and the test ratings "
+        f"(first: user {u!r}, item {i!r}); a split must keep them apart",
+    )
 
 
 # --------------------------------------------------------------------------------------------- methodologies
@@ -173,7 +200,8 @@ def _pool_minus_train(pool: Callable[[IndexedSplit], np.ndarray]) -> Chunks:
 def _test_ratings_members(split: IndexedSplit, pairs: pl.DataFrame, info: dict) -> pl.DataFrame:
     """The pairs in Te (L_u = Te_u); queries and pairs counted as :func:`_test_ratings_chunks` yields them."""
     info.update(queries=split.test.get_column(_U).n_unique(), pairs=split.test.height)
-    kept = pairs.join(split.test.select(_U, _I), on=[_U, _I], how="semi")
+    n_items = split.items.len()
+    kept = pairs.filter(pl.Series(in_sorted(pair_keys(split.test, n_items), pair_keys(pairs, n_items))))
     return kept.with_columns(pl.col(_U).alias(_Q))
 
 
@@ -195,9 +223,10 @@ def _pool_members(pool: Callable[[IndexedSplit], np.ndarray]) -> Members:
         sizes = int(mask.sum()) - rated
         info.update(queries=int((sizes > 0).sum()), pairs=int(sizes.sum()))
         u, i = (pairs.get_column(c).to_numpy() for c in (_U, _I))
-        kept = pairs.filter(pl.Series(is_query[u] & mask[i]))
-        kept = kept.join(split.train.select(_U, _I), on=[_U, _I], how="anti", maintain_order="left")
-        return kept.with_columns(pl.col(_U).alias(_Q))
+        keep = is_query[u] & mask[i]
+        keys = u[keep].astype(np.int64) * mask.size + i[keep]
+        keep[keep] = ~in_sorted(pair_keys(split.train, mask.size), keys)  # (u, i) not in Tr
+        return pairs.filter(pl.Series(keep)).with_columns(pl.col(_U).alias(_Q))
 
     return members
 
@@ -308,6 +337,7 @@ class CandidateSet:
     info: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._names: pl.Series | None = None
         self._cases = opr_cases(self.split, self.options) if self.methodology.per_case else None
         if self._cases is not None:
             self._check_case_ids(self._cases)
@@ -337,11 +367,12 @@ class CandidateSet:
         """Query ids of query codes: the user id, or ``user:item`` for One-Plus-Random."""
         if self._cases is None:
             return self.split.users.gather(q).alias(QUERY)
-        c = self._cases
-        return case_names(
-            self.split.users.gather(c.get_column(_U).gather(q)),
-            self.split.items.gather(c.get_column(_I).gather(q)),
-        )
+        if self._names is None:  # each case's id made once, then gathered for its 1 + N candidates
+            c = self._cases
+            self._names = case_names(
+                self.split.users.gather(c.get_column(_U)), self.split.items.gather(c.get_column(_I))
+            )
+        return self._names.gather(q)
 
     def named(self, chunk: pl.DataFrame) -> pl.DataFrame:
         """A code chunk as ``query, user, item`` strings (``schema.CANDIDATES_SCHEMA``)."""

@@ -64,3 +64,17 @@ def rated_rows(frame: pl.DataFrame, users: np.ndarray) -> tuple[np.ndarray, np.n
     si = frame.get_column(_I).to_numpy()[lo:hi]
     keep = np.isin(su, users)
     return su[keep], si[keep]
+
+
+def pair_keys(frame: pl.DataFrame, n_items: int) -> np.ndarray:
+    """One int64 per row of a coded frame: ``_u * n_items + _i`` (ascending for a frame sorted by
+    (user, item), as ``IndexedSplit.train`` / ``test`` are)."""
+    return frame.get_column(_U).to_numpy().astype(np.int64) * n_items + frame.get_column(_I).to_numpy()
+
+
+def in_sorted(ordered: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Bool mask: which of ``keys`` are in the ascending array ``ordered`` (one binary search each)."""
+    if ordered.size == 0:
+        return np.zeros(keys.size, dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, keys), ordered.size - 1)
+    return ordered[at] == keys

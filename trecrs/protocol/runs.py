@@ -37,7 +37,7 @@ from ..files.lines import first_duplicate, is_stdin
 from ..files.output import write_chunks
 from ..files.scores import as_score_table, percent
 from ..ids import codes
-from ..ordering import trec_order
+from ..ordering import c_floats, query_blocks, score_doc_key
 from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
 from .candidates import _I, _Q, _U, CandidateSet, candidate_set
 
@@ -146,6 +146,14 @@ def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
         )
 
 
+def _codes(values: pl.Series, index: pl.Series) -> pl.Series:
+    """:func:`~trecrs.ids.codes` of ``values`` in ``index`` (distinct ids), read as the physical codes of an
+    ``Enum`` of ``index``: one lookup per value instead of a join."""
+    if index.null_count():
+        return codes(values, index)
+    return values.cast(pl.Enum(index), strict=False).to_physical().cast(pl.Int64)
+
+
 def _coded_scores(
     cands: CandidateSet | FrameCandidates,
     scores: pl.DataFrame,
@@ -158,7 +166,7 @@ def _coded_scores(
     With a split's candidates, a user in neither train nor test is an error: the ids are not the split's.
     """
     coded = scores.with_row_index(_S).with_columns(
-        codes(scores.get_column(USER), users).alias(_U), codes(scores.get_column(ITEM), items).alias(_I)
+        _codes(scores.get_column(USER), users).alias(_U), _codes(scores.get_column(ITEM), items).alias(_I)
     )
     if isinstance(cands, CandidateSet):
         unknown = coded.filter(pl.col(_U).is_null())
@@ -172,6 +180,24 @@ def _coded_scores(
                 f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
             )
     return coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
+
+
+class _ByUser:
+    """The scores sorted by user code, so each candidate chunk is joined with its own users' scores only:
+    the enumeration costs the candidates plus the scores once, not the scores once per chunk."""
+
+    def __init__(self, scored: pl.DataFrame) -> None:
+        self.scored = scored.sort(_U, maintain_order=True)
+        self.users = self.scored.get_column(_U).to_numpy()
+
+    def of(self, chunk: pl.DataFrame) -> pl.DataFrame:
+        """The scores of the users from the chunk's first to its last user code."""
+        if chunk.height == 0:
+            return self.scored.clear()
+        u = chunk.get_column(_U).to_numpy()
+        lo = int(np.searchsorted(self.users, u.min(), side="left"))
+        hi = int(np.searchsorted(self.users, u.max(), side="right"))
+        return self.scored.slice(lo, hi - lo)
 
 
 def _scored_chunk(
@@ -227,27 +253,53 @@ def _run_chunk(
     depth: int | None,
     tag: str,
     tally: _Tally,
+    order: _DocOrder,
 ) -> pl.DataFrame:
-    """Scored candidates -> run lines: trec_eval order, ranks 1..n, cut at ``depth``."""
-    ranked = trec_order(
-        joined.select(pl.col(_Q).alias(QUERY), items.gather(joined.get_column(_I)).alias(DOC), pl.col(SCORE))
-    )
+    """Scored candidates -> run lines: trec_eval order, ranks 1..n, cut at ``depth``.
+
+    :func:`~trecrs.ordering.trec_order`'s order on integers: per query code (natural order, as the
+    queries of a chunk are numbered), the key :func:`~trecrs.ordering.score_doc_key` of the float32
+    score and the item's bytewise rank among the catalogue's ids; the ids are gathered once, in order.
+    """
+    q = joined.get_column(_Q).to_numpy()
+    i = joined.get_column(_I).to_numpy()
+    key = score_doc_key(c_floats(joined.get_column(SCORE)), order.ranks[i], order.bits)
+    perm = np.lexsort((key, q))
+    q = q[perm]
+    starts = query_blocks(q)
+    lengths = np.diff(np.append(starts, q.size))
+    rank = np.arange(q.size, dtype=np.int64) - np.repeat(starts, lengths) + 1
     if depth is not None:
-        before = ranked.height
-        ranked = ranked.filter(pl.col(RANK) <= depth)
-        tally.cut += before - ranked.height
-    tally.written += ranked.height
+        keep = rank <= depth
+        tally.cut += q.size - int(keep.sum())
+        perm, q, rank = perm[keep], q[keep], rank[keep]
+    tally.written += q.size
+    take = pl.Series(perm)
     return pl.DataFrame(
         {
-            QUERY: cands.query_names(ranked.get_column(QUERY)),
+            QUERY: cands.query_names(pl.Series(q)),
             ITER: "Q0",
-            DOC: ranked.get_column(DOC),
-            RANK: ranked.get_column(RANK),
-            SCORE: ranked.get_column(SCORE),
+            DOC: items.gather(joined.get_column(_I).gather(take)),
+            RANK: rank,
+            SCORE: joined.get_column(SCORE).gather(take),
             TAG: tag,
         },
         schema=RUN_SCHEMA,
     )
+
+
+@dataclass(frozen=True)
+class _DocOrder:
+    """Each catalogue item's rank in bytewise id order (trec_eval's doc-id tie rule), and its bit width."""
+
+    ranks: np.ndarray
+    bits: int
+
+    @classmethod
+    def of(cls, items: pl.Series) -> _DocOrder:
+        ranks = np.empty(items.len(), dtype=np.int64)
+        ranks[items.cast(pl.Binary).arg_sort().to_numpy()] = np.arange(items.len())
+        return cls(ranks, max(1, int(items.len()).bit_length()))
 
 
 def _finish(
@@ -341,18 +393,20 @@ def iter_run(
     smin = cast(float, scores.get_column(SCORE).min())  # a Float64 column, never empty
     fill = float(smin - max(1.0, abs(smin)))
     tally = _Tally(np.zeros(scores.height, dtype=bool))
+    doc_order = _DocOrder.of(items)
 
     def name(row: dict) -> tuple[str, str, str]:
         return cands.query_names(pl.Series([row[_Q]]))[0], users[row[_U]], items[row[_I]]
 
     kept = _scored_members(cands, scored, tally) if missing == "drop" and _MEMBERSHIP else None
     if kept is not None:
-        yield _run_chunk(kept, cands, items, depth, tag, tally)
+        yield _run_chunk(kept, cands, items, depth, tag, tally, doc_order)
     else:
+        by_user = _ByUser(scored)
         for chunk in cands.code_chunks():
-            joined = _scored_chunk(chunk, scored, missing, fill, tally, name)
+            joined = _scored_chunk(chunk, by_user.of(chunk), missing, fill, tally, name)
             if joined is not None:
-                yield _run_chunk(joined, cands, items, depth, tag, tally)
+                yield _run_chunk(joined, cands, items, depth, tag, tally, doc_order)
     _finish(
         info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path
     )

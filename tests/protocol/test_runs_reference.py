@@ -1,0 +1,126 @@
+"""build_run against a straightforward construction of the run in Python, for every methodology and policy.
+
+The reference builds each query's candidates from the definitions (Bellogín et al. 2011; One-Plus-Random's
+from the candidate set itself), looks each one's score up in a dict, fills or drops the unscored ones,
+orders each query by float32 score descending then document id descending bytewise (trec_eval's order),
+numbers and cuts the lines. On generated splits (ties forced, items no rating names, training pairs
+scored), build_run gives the same lines for several chunk sizes (``chunk_rows``: one query per chunk up to
+all of them in one), so the integer sort, the per-chunk score lookup and the membership rules change no line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.protocol.test_runs_membership import cases
+from tests.warned import recorded
+from trecrs.errors import InputError
+from trecrs.protocol.candidates import METHODOLOGIES, candidate_set
+from trecrs.protocol.runs import build_run
+
+CHUNK_ROWS = [1, 5, 4_000_000]
+
+
+def _candidates(methodology, train, test, catalogue, cset) -> dict[str, list[tuple[str, str]]]:
+    """Query -> its (user, item) candidates, by the table of candidates.py (One-Plus-Random: the set's)."""
+    if methodology == "one-plus-random":
+        out: dict[str, list[tuple[str, str]]] = {}
+        for q, u, i in cset.frame().iter_rows():
+            out.setdefault(q, []).append((u, i))
+        return out
+    tr = set(train.select("user", "item").iter_rows())
+    te = set(test.select("user", "item").iter_rows())
+    pools = {
+        "test-items": {i for _, i in te},
+        "training-items": {i for _, i in tr},
+        "all-items": set(catalogue or []) | {i for _, i in tr | te},
+    }
+    out = {}
+    for u in {u for u, _ in te}:
+        rated = {i for v, i in tr if v == u}
+        items = {i for v, i in te if v == u} if methodology == "test-ratings" else pools[methodology] - rated
+        if items:
+            out[u] = [(u, i) for i in items]
+    return out
+
+
+def _reference(methodology, train, test, catalogue, scores, cset, missing, depth):
+    """The run's rows (query, Q0, doc, rank, score, tag), or the text an InputError must hold."""
+    score = {(u, i): s for u, i, s in scores.select("user", "item", "score").iter_rows()}
+    low = min(score.values())
+    fill = low - max(1.0, abs(low))
+    cands = _candidates(methodology, train, test, catalogue, cset)
+    if not any(p in score for ps in cands.values() for p in ps):
+        return "is a candidate pair of this methodology"
+    if missing == "fail" and any(p not in score for ps in cands.values() for p in ps):
+        return "candidates have no score"
+    rows = []
+    for q in sorted(cands, key=lambda q: q.encode()):  # users u0..u5 and u0:1.. cases: bytewise is natural
+        lines = [(i, score.get((u, i), fill)) for u, i in cands[q] if (u, i) in score or missing == "last"]
+        lines.sort(key=lambda line: line[0].encode(), reverse=True)
+        lines.sort(key=lambda line: -float(np.float32(line[1])))  # stable: ties keep doc id descending
+        rows += [(q, "Q0", i, r, s, "trecrs") for r, (i, s) in enumerate(lines[:depth], start=1)]
+    return rows
+
+
+def _built(cset, scores, missing, depth):
+    try:
+        with recorded():
+            return build_run(cset, scores, missing=missing, depth=depth).run.rows()
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("methodology", list(METHODOLOGIES))
+@pytest.mark.parametrize("missing", ["drop", "last", "fail"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(), depth=st.sampled_from([None, 1, 2]))
+def test_build_run_is_the_straightforward_run_for_every_chunk_size(methodology, missing, case, depth):
+    train, test, catalogue, scores = case
+    if scores.height == 0:
+        return  # an empty score file is refused by the reader, before any methodology
+    if methodology == "one-plus-random":
+        test = test.with_columns(pl.lit(5.0).alias("rating"))  # every test rating is a case
+    options = {"n": 2, "seed": 3} if methodology == "one-plus-random" else {}
+    expected = None
+    for chunk_rows in CHUNK_ROWS:
+        cset = candidate_set(methodology, train, test, catalogue, chunk_rows=chunk_rows, **options)
+        if expected is None:
+            expected = _reference(methodology, train, test, catalogue, scores, cset, missing, depth)
+        got = _built(cset, scores, missing, depth)
+        if isinstance(expected, str):
+            assert isinstance(got, str) and expected in got, (chunk_rows, got)
+        else:
+            assert got == expected, chunk_rows
+
+
+def test_a_score_of_a_user_outside_the_split_is_an_error_naming_it():
+    train = pl.DataFrame({"user": ["a"], "item": ["1"], "rating": [4.0]})
+    test = pl.DataFrame({"user": ["b"], "item": ["2"], "rating": [5.0]})
+    scores = pl.DataFrame({"user": ["b", "zz"], "item": ["2", "1"], "score": [1.0, 2.0]})
+    with pytest.raises(InputError, match=r"1 user\(s\) of the score file .* \(first: 'zz'; 1 score\(s\)\)"):
+        build_run(candidate_set("all-items", train, test), scores, missing="drop")
+
+
+@pytest.mark.parametrize("methodology", list(METHODOLOGIES))
+def test_candidates_are_the_same_for_every_chunk_size(methodology):
+    rng = np.random.default_rng(4)
+    pairs = [(f"u{u}", str(i)) for u in range(9) for i in range(1, 30) if rng.random() < 0.4]
+    part = rng.random(len(pairs)) < 0.3
+    frames = [
+        pl.DataFrame(
+            [(u, i, 5.0) for (u, i), t in zip(pairs, part, strict=True) if t == is_test],
+            schema={"user": pl.Utf8, "item": pl.Utf8, "rating": pl.Float64},
+            orient="row",
+        )
+        for is_test in (False, True)
+    ]
+    frames = [
+        candidate_set(methodology, *frames, n=5, seed=1, chunk_rows=rows).frame() for rows in (1, 30, 10**6)
+    ]
+    assert frames[0].height > 0
+    assert frames[0].equals(frames[1]) and frames[0].equals(frames[2])
