@@ -169,7 +169,7 @@ def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Seri
 
     if "training pairs" not in a.cache:
         train = given(a.train)
-        vocab = (train.get_column(USER).unique(), train.get_column(ITEM).unique())
+        vocab = (_distinct(a, "--train", train, USER), _distinct(a, "--train", train, ITEM))
         keys = np.sort(
             _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
         )
