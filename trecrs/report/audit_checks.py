@@ -170,9 +170,8 @@ def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Seri
     if "training pairs" not in a.cache:
         train = given(a.train)
         vocab = (_distinct(a, "--train", train, USER), _distinct(a, "--train", train, ITEM))
-        keys = np.sort(
-            _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
-        )
+        keys = _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
+        keys.sort()  # in place: the training pairs are the audit's largest array
         a.cache["training pairs"] = (vocab, keys)
     (vu, vi), keys = a.cache["training pairs"]
     u, i = codes(users, vu), codes(items, vi)
@@ -184,7 +183,10 @@ def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Seri
 
 def _pair_keys(u: pl.Series, i: pl.Series) -> np.ndarray:
     """One int64 per row of two code columns (each below 2**31)."""
-    return (u.to_numpy().astype(np.int64) << 32) | i.to_numpy().astype(np.int64)
+    key = u.to_numpy().astype(np.int64)  # a copy, then shifted and or-ed in place
+    key <<= 32
+    key |= i.to_numpy()
+    return key
 
 
 def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
