@@ -7,6 +7,7 @@ RecSys 2010, section 3 (TopPop, MovieAvg).
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
 from ..ids import hash_ids, mix64
 from ..schema import ITEM, USER
@@ -23,11 +24,17 @@ class RandomScores(Recommender):
         pass
 
     def _score_coded(self, u, i, pairs):
-        hu = hash_ids(pairs.get_column(USER))
-        hi = hash_ids(pairs.get_column(ITEM))
-        seed = np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF)
-        x = mix64(hu ^ mix64(hi + seed, add_gamma=True), add_gamma=True)
-        return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        return random_scores(pairs.get_column(USER), pairs.get_column(ITEM), self.seed)
+
+
+def random_scores(users: pl.Series, items: pl.Series, seed: int) -> np.ndarray:
+    """:class:`RandomScores`' score of each (user, item) row: splitmix64 of the 64-bit hashes of the two ids
+    and the seed, its top 53 bits as a float in [0, 1) (each distinct id hashed once)."""
+    hu = hash_ids(users)
+    hi = hash_ids(items)
+    key = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+    x = mix64(hu ^ mix64(hi + key, add_gamma=True), add_gamma=True)
+    return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
 class TopPop(Recommender):

@@ -161,6 +161,34 @@ def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
     return out.join(users, on=QUERY, how="left").with_columns(pl.col(USER).fill_null(pl.col(QUERY)))
 
 
+def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Series:
+    """Whether each (user, item) row is a training pair (ids as written): the pairs coded as one integer
+    in the training ids' codes (:func:`trecrs.ids.codes`), sorted once per audit, then looked up by
+    binary search, so that each check and run codes only its own rows."""
+    from ..ids import codes
+
+    if "training pairs" not in a.cache:
+        train = given(a.train)
+        vocab = (_distinct(a, "--train", train, USER), _distinct(a, "--train", train, ITEM))
+        keys = _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
+        keys.sort()  # in place: the training pairs are the audit's largest array
+        a.cache["training pairs"] = (vocab, keys)
+    (vu, vi), keys = a.cache["training pairs"]
+    u, i = codes(users, vu), codes(items, vi)
+    key = _pair_keys(u.fill_null(0), i.fill_null(0))
+    at = np.minimum(np.searchsorted(keys, key), max(keys.size - 1, 0))
+    found = keys[at] == key if keys.size else np.zeros(key.size, dtype=bool)
+    return pl.Series(found & u.is_not_null().to_numpy() & i.is_not_null().to_numpy())
+
+
+def _pair_keys(u: pl.Series, i: pl.Series) -> np.ndarray:
+    """One int64 per row of two code columns (each below 2**31)."""
+    key = u.to_numpy().astype(np.int64)  # a copy, then shifted and or-ed in place
+    key <<= 32
+    key |= i.to_numpy()
+    return key
+
+
 def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
     """One-Plus-Random candidates (query ``USER:ITEM``) with their case's target item."""
     head = pl.col(USER) + CASE_SEPARATOR
@@ -181,8 +209,8 @@ LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommende
 def overlap(a: AuditInputs) -> Outcome:
     # a semi join needs no distinct pass over train (a right side's repeats are harmless); test's pairs
     # are distinct when read from a file (the readers refuse a pair given twice), so their count is cheap
-    train, test = given(a.train), given(a.test)
-    both = _pairs(test.join(train.select(USER, ITEM), on=[USER, ITEM], how="semi"))
+    test = given(a.test)
+    both = _pairs(test.filter(training_pair(a, test.get_column(USER), test.get_column(ITEM))))
     return Outcome(both.height, _distinct_pairs(test), _pair_example(both))
 
 
@@ -309,7 +337,15 @@ def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
         items = None if a.items is None else a.items.to_frame(ITEM)
         sources = [("--train", a.train, ITEM), ("--test", a.test, ITEM), ("--qrels", a.qrels, DOC),
                    ("--candidates", a.candidates, ITEM), ("--items", items, ITEM)]  # fmt: skip
-    return [(s, df.get_column(c)) for s, df, c in sources if df is not None]
+    return [(s, _distinct(a, s, df, c)) for s, df, c in sources if df is not None]
+
+
+def _distinct(a: AuditInputs, source: str, df: pl.DataFrame, col: str) -> pl.Series:
+    """The distinct ids of ``col`` of an input, found once per audit (every run compares with them)."""
+    key = ("distinct ids", source, col)
+    if key not in a.cache:
+        a.cache[key] = df.get_column(col).unique()
+    return a.cache[key]
 
 
 def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataFrame:
@@ -382,14 +418,13 @@ def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     form, the lines matching a training pair once those ids are written as the other inputs write them
     count too (the detail says how many), so that a run of ``242.0`` items does not pass."""
     lines = query_users(a, run)
-    train = given(a.train).select(USER, pl.col(ITEM).alias(DOC))
-    seen = lines.join(train, on=[USER, DOC], how="semi")
+    seen = lines.filter(training_pair(a, lines.get_column(USER), lines.get_column(DOC)))
     found = a.cache.get(("id-form", name))
     if found is None:
         return Outcome(seen.height, run.height, _seen_example(seen))
     rewritten = query_users(a, run.with_columns(
         pl.col(c).replace(found[c].get_column("id"), found[c].get_column("ref")) for c in (QUERY, DOC)))  # fmt: skip
-    seen_by_form = rewritten.join(train, on=[USER, DOC], how="semi")
+    seen_by_form = rewritten.filter(training_pair(a, rewritten.get_column(USER), rewritten.get_column(DOC)))
     more = seen_by_form.height - seen.height
     detail = f"{more} of them only once ids are compared by form (see id-form)" if more else ""
     if not seen.height:  # the example as the run writes it

@@ -91,14 +91,40 @@ def _baseline_pairs(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
 
 
 def baseline_run(a: AuditInputs, label: str, pairs: pl.DataFrame) -> pl.DataFrame:
-    """The run of baseline ``label`` (:data:`BASELINES`, fitted on --train, seeded) over ``pairs``."""
-    from ..recommenders import make_recommender
+    """The run of baseline ``label`` (:data:`BASELINES`, from --train, seeded) over ``pairs``: each row
+    scored as the recommender scores it, with no model fitted (neither score needs one)."""
+    score = BASELINE_SCORES[BASELINES[label]](a, pairs)
+    return pairs.select(QUERY, pl.col(ITEM).alias(DOC), pl.Series(SCORE, score, dtype=pl.Float64))
 
-    key = ("model", label)
-    if key not in a.cache:
-        a.cache[key] = make_recommender(BASELINES[label], seed=a.seed).fit(given(a.train))
-    scores = a.cache[key].score(pairs.select(USER, ITEM)).frame
-    return pairs.join(scores, on=[USER, ITEM], how="inner").select(QUERY, pl.col(ITEM).alias(DOC), SCORE)
+
+def _toppop_scores(a: AuditInputs, pairs: pl.DataFrame) -> np.ndarray:
+    """TopPop's score (:class:`trecrs.recommenders.baselines.TopPop`): the item's number of training
+    ratings, 0 for an item nobody rated."""
+    return training_counts(a, pairs.get_column(ITEM)).cast(pl.Float64).to_numpy()
+
+
+def _random_scores(a: AuditInputs, pairs: pl.DataFrame) -> np.ndarray:
+    """Random's score (:class:`trecrs.recommenders.baselines.RandomScores`) with the audit's seed."""
+    from ..ranges import check_seed
+    from ..recommenders.baselines import random_scores
+
+    check_seed(a.seed)  # the recommender's own check
+    return random_scores(pairs.get_column(USER), pairs.get_column(ITEM), a.seed)
+
+
+#: Each baseline's score of the rows of a frame of (query, user, item) pairs, by recommender name.
+BASELINE_SCORES = {"toppop": _toppop_scores, "random": _random_scores}
+
+
+def training_counts(a: AuditInputs, items: pl.Series) -> pl.Series:
+    """The number of training ratings of each of ``items`` (0 for an item nobody rated): TopPop's score,
+    :func:`trecrs.data.popularity.item_popularity`, counted once per audit."""
+    from ..data.popularity import COUNT, item_popularity
+
+    if "popularity" not in a.cache:
+        a.cache["popularity"] = item_popularity(given(a.train))
+    pop = a.cache["popularity"]
+    return items.replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0, return_dtype=pl.Int64)
 
 
 @check("baselines", "info", ("qrels", "train", "runs"), per_run=True,
@@ -153,24 +179,19 @@ def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
     score, :func:`trecrs.data.popularity.item_popularity`) and some list falls: the run orders items as
     TopPop does, up to TopPop's ties (items of equal count may come in any order). A run whose items all
     have one count (none in the training file: ids that match nothing) shows no order to recognise."""
-    from ..data.popularity import COUNT, item_popularity
     from ..ordering import trec_order
     from ..trec_eval_versions import get
 
     key = ("popularity order", name)
     if key not in a.cache:
-        pop = item_popularity(given(a.train))
         ranked = trec_order(run.select(QUERY, DOC, SCORE), rank=False,
                             score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
-        steps = (
-            pl.col(DOC)
-            .replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0)
-            .diff()
-            .over(QUERY)
+        # a query's rows are consecutive in trec_eval's order: a step within one follows a row of its query
+        counts = training_counts(a, ranked.get_column(DOC))
+        steps = counts.diff().filter(
+            ranked.get_column(QUERY).ne_missing(ranked.get_column(QUERY).shift()).not_()
         )
-        rises, falls = ranked.select((steps > 0).any().alias("rises"), (steps < 0).any().alias("falls")).row(
-            0
-        )
+        rises, falls = bool((steps > 0).any()), bool((steps < 0).any())
         a.cache[key] = falls and not rises
     return a.cache[key]
 
