@@ -368,14 +368,16 @@ REFERENCE_CASES = [
 ]  # fmt: skip
 
 
-def tied_ratings(seed: int) -> pl.DataFrame:
+def tied_ratings(seed: int, numeric: bool) -> pl.DataFrame:
     """Random ratings of 40 users (1 to 25 each, so some too few to split) with half-star ratings and
-    only 12 distinct timestamps, so users' ratings tie in time everywhere."""
+    only 12 distinct timestamps, so users' ratings tie in time everywhere. ``numeric``: user ids are plain
+    numbers (the splitter codes them by value), else names (coded by polars' categoricals)."""
     rng = np.random.default_rng(seed)
     rows = []
     for u in rng.permutation(40):
+        name = str(u) if numeric else f"u{u}"
         for i in rng.choice(60, size=int(rng.integers(1, 26)), replace=False):
-            rows.append((f"u{u}", str(i), float(rng.integers(1, 11)) / 2, int(rng.integers(0, 12))))
+            rows.append((name, str(i), float(rng.integers(1, 11)) / 2, int(rng.integers(0, 12))))
     order = rng.permutation(len(rows))  # users interleaved in file order
     return pl.DataFrame(
         [rows[k] for k in order], schema=["user", "item", "rating", "timestamp"], orient="row"
@@ -390,7 +392,7 @@ def test_split_files_match_the_straightforward_reference(method, options, seed, 
 
     from .split_reference import reference_split, reference_text
 
-    ratings = tied_ratings(seed)
+    ratings = tied_ratings(seed, numeric=name == "ratings.dat")
     src = tmp_path / name
     fmt = ratings_format(src, "ml100k" if name == "u.data" else "ml1m")
     src.write_bytes(reference_text(ratings, fmt))
@@ -405,3 +407,18 @@ def test_split_files_match_the_straightforward_reference(method, options, seed, 
         assert p_test.read_bytes() == reference_text(test, fmt)
         assert s.train.equals(train) and s.test.equals(test)
         assert s.summary().endswith(f"({test.get_column('user').n_unique()} test users)")
+
+
+def test_id_codes_are_numbers_only_for_plain_decimals():
+    from trecrs.data.split_rows import id_codes
+
+    assert id_codes(pl.Series(["9", "10", "99", "100", "10"])).tolist() == [9, 10, 99, 100, 10]
+    for ids in (
+        ["7", "007", "7"],
+        ["+7", "7", "+7"],
+        ["-1", "1", "-1"],
+        ["a", "b", "a"],
+        ["1", "99999", "1"],
+    ):
+        codes = id_codes(pl.Series(ids)).tolist()  # categorical codes: equal exactly for equal ids
+        assert codes[0] == codes[2] != codes[1], ids

@@ -206,8 +206,10 @@ def _per_user_ratio(
     """Each user's first t_u = round_half_up(``value`` * n_u) ratings (``nth`` order) to test, at most
     n_u - 1; users whose share rounds to 0 keep all in train."""
     frac = _ratio(value, name)
-    t = np.minimum(round_half_up(frac, counts).astype(np.int64), counts - 1)
-    short = int(np.count_nonzero((counts > 0) & (t == 0)))
+    users = np.flatnonzero(counts)  # codes in use
+    t = np.zeros_like(counts)
+    t[users] = np.minimum(round_half_up(frac, counts[users]).astype(np.int64), counts[users] - 1)
+    short = int(np.count_nonzero(t[users] == 0))
     return (
         nth <= t[codes],
         {name: str(value)},
