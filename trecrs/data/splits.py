@@ -6,6 +6,9 @@ only from ``numpy.random.default_rng(seed)`` drawn over the rows in file order, 
 give byte-identical splits (and a different seed different ones); timestamp ties are broken by file order
 (a later line counts as later).
 
+A split is decided as a mask over the table's rows (:class:`~trecrs.data.split_rows.Rows`): its frames
+are built only when read, and its files are written straight from the table and the mask.
+
 Counts derived from a ratio round half up, exactly, on the ratio as written (``0.014 * 100000 = 1400``).
 
 =============  ===========================================================================================
