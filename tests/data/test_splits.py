@@ -357,3 +357,68 @@ def test_cli_parquet_in_parquet_out_keeps_column_names(tmp_path, sample):
     assert test.columns == ["userId", "movieId", "rating", "timestamp"]
     assert test.height == 4419
     assert read_ratings(tmp_path / "out" / "train.parquet").height == 22_093 - 4419
+
+
+# every method and option the command line offers, each against the straightforward reference
+REFERENCE_CASES = [
+    ("holdout", {"ratio": "0.2"}), ("kfold", {"folds": 3}), ("per-user", {"ratio": "0.3"}),
+    ("per-user", {"given": 3}), ("per-user", {"all_but": 2}), ("temporal", {"cut": 6}),
+    ("temporal", {"ratio": "0.25"}), ("temporal", {"last": 2}), ("temporal", {"last_ratio": "0.4"}),
+    ("loo", {"pick": "random"}), ("loo", {"pick": "latest"}), ("probe", {"ratio": "0.3", "threshold": 4}),
+]  # fmt: skip
+
+
+def tied_ratings(seed: int, numeric: bool) -> pl.DataFrame:
+    """Random ratings of 40 users (1 to 25 each, so some too few to split) with half-star ratings and
+    only 12 distinct timestamps, so users' ratings tie in time everywhere. ``numeric``: user ids are plain
+    numbers (the splitter codes them by value), else names (coded by polars' categoricals)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for u in rng.permutation(40):
+        name = str(u) if numeric else f"u{u}"
+        for i in rng.choice(60, size=int(rng.integers(1, 26)), replace=False):
+            rows.append((name, str(i), float(rng.integers(1, 11)) / 2, int(rng.integers(0, 12))))
+    order = rng.permutation(len(rows))  # users interleaved in file order
+    return pl.DataFrame(
+        [rows[k] for k in order], schema=["user", "item", "rating", "timestamp"], orient="row"
+    )
+
+
+@pytest.mark.parametrize(("method", "options"), REFERENCE_CASES)
+@pytest.mark.parametrize(("seed", "name"), [(3, "u.data"), (11, "ratings.dat")])
+def test_split_files_match_the_straightforward_reference(method, options, seed, name, tmp_path):
+    from trecrs.data.splits import split_file
+    from trecrs.files.ratings_format import ratings_format
+
+    from .split_reference import reference_split, reference_text
+
+    ratings = tied_ratings(seed, numeric=name == "ratings.dat")
+    src = tmp_path / name
+    fmt = ratings_format(src, "ml100k" if name == "u.data" else "ml1m")
+    src.write_bytes(reference_text(ratings, fmt))
+    splits, paths = split_file(src, tmp_path / "out", method, seed=seed, **options)
+    want = reference_split(read_ratings(src), method, seed, **options)
+    assert len(paths) == 2 * len(want)
+    for (train, test), s, (p_train, p_test) in zip(
+        want, splits, zip(paths[::2], paths[1::2], strict=True), strict=True
+    ):
+        assert 0 < test.height < ratings.height
+        assert p_train.read_bytes() == reference_text(train, fmt)
+        assert p_test.read_bytes() == reference_text(test, fmt)
+        assert s.train.equals(train) and s.test.equals(test)
+        assert s.summary().endswith(f"({test.get_column('user').n_unique()} test users)")
+
+
+def test_id_codes_are_numbers_only_for_plain_decimals():
+    from trecrs.data.split_rows import id_codes
+
+    assert id_codes(pl.Series(["9", "10", "99", "100", "10"])).tolist() == [9, 10, 99, 100, 10]
+    for ids in (
+        ["7", "007", "7"],
+        ["+7", "7", "+7"],
+        ["-1", "1", "-1"],
+        ["a", "b", "a"],
+        ["1", "99999", "1"],
+    ):
+        codes = id_codes(pl.Series(ids)).tolist()  # categorical codes: equal exactly for equal ids
+        assert codes[0] == codes[2] != codes[1], ids

@@ -6,6 +6,9 @@ only from ``numpy.random.default_rng(seed)`` drawn over the rows in file order, 
 give byte-identical splits (and a different seed different ones); timestamp ties are broken by file order
 (a later line counts as later).
 
+A split is decided as a mask over the table's rows (:class:`~trecrs.data.split_rows.Rows`): its frames
+are built only when read, and its files are written straight from the table and the mask.
+
 Counts derived from a ratio round half up, exactly, on the ratio as written (``0.014 * 100000 = 1400``).
 
 =============  ===========================================================================================
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -40,32 +43,53 @@ import numpy as np
 import polars as pl
 
 from ..errors import SemanticError, UsageError
+from ..files.hashing import file_digest
+from ..files.lines import is_stdin
+from ..files.output import current_path
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..files.ratings_write import write_rows
 from ..ranges import FOLDS_MAX, check_seed
-from ..schema import RATING, RATINGS_SCHEMA, TIMESTAMP, USER
+from ..schema import RATING, TIMESTAMP
+from .split_rows import Rows, Table, per_user_rank, stable_order
 
 PathLike = str | os.PathLike
 Columns = str | Mapping[str, str | int]  # role -> column name or position from 1, or "user=userId,..."
 
-_POS = "_pos"
-_KEY = "_key"
 
-
-@dataclass(frozen=True)
 class Split:
     """One train/test split: the two ratings tables (input row order), its name (``"fold3"``; ``""`` for a
-    single split), the method's parameters (method, seed, options), and counts worth reporting."""
+    single split), the method's parameters (method, seed, options), and counts worth reporting.
 
-    train: pl.DataFrame
-    test: pl.DataFrame
-    name: str
-    parameters: dict[str, Any] = field(default_factory=dict)
-    report: dict[str, int] = field(default_factory=dict)
+    ``train`` and ``test`` are frames or :class:`Rows` of one table (built into frames when read)."""
+
+    def __init__(
+        self,
+        train: pl.DataFrame | Rows,
+        test: pl.DataFrame | Rows,
+        name: str,
+        parameters: dict[str, Any] | None = None,
+        report: dict[str, int] | None = None,
+    ):
+        self.rows = {
+            "train": train if isinstance(train, Rows) else Rows(train),
+            "test": test if isinstance(test, Rows) else Rows(test),
+        }
+        self.name = name
+        self.parameters = dict(parameters or {})
+        self.report = dict(report or {})
+
+    @property
+    def train(self) -> pl.DataFrame:
+        return self.rows["train"].frame()
+
+    @property
+    def test(self) -> pl.DataFrame:
+        return self.rows["test"].frame()
 
     def summary(self) -> str:
         label = f"{self.name}: " if self.name else ""
-        users = self.test.get_column(USER).n_unique() if self.test.height else 0
-        return f"{label}{self.train.height} train / {self.test.height} test ratings ({users} test users)"
+        train, test = self.rows["train"], self.rows["test"]
+        return f"{label}{train.height} train / {test.height} test ratings ({test.users()} test users)"
 
 
 @dataclass(frozen=True)
@@ -165,47 +189,32 @@ def _rng(seed: int | None, method: str) -> np.random.Generator:
     return np.random.default_rng(check_seed(seed))
 
 
-def _indexed(ratings: pl.DataFrame) -> pl.DataFrame:
-    return ratings.with_row_index(_POS)
-
-
-def _per_user_share(df: pl.DataFrame, frac: Fraction) -> tuple[pl.DataFrame, pl.Expr, int]:
-    """Per-user test counts for a share: t_u = round_half_up(frac * n_u), at most n_u - 1.
-
-    ``df`` carries ``_n`` (the user's rating count) and ``_nth`` (1-based position in the order that
-    decides which ratings go to test). Returns ``df`` with ``_t`` joined, the test mask, and how many
-    users get no test rating (their share rounds to 0).
-    """
-    counts = df.filter(pl.col("_nth") == 1).select(USER, "_n")
-    n = counts.get_column("_n").to_numpy()
-    t = np.minimum(round_half_up(frac, n).astype(np.int64), n - 1)
-    df = df.join(counts.with_columns(pl.Series("_t", t)).select(USER, "_t"), on=USER, how="left")
-    return df, pl.col("_nth") <= pl.col("_t"), int((t == 0).sum())
-
-
 def _per_user_count(
-    df: pl.DataFrame, name: str, value: int, *, to_test: bool = True
-) -> tuple[pl.DataFrame, pl.Expr, dict[str, Any], dict[str, int]]:
-    """Each user's first ``value`` ratings (``_nth`` order) to test (``to_test``) or to train, the rest to
+    nth: np.ndarray, counts: np.ndarray, codes: np.ndarray, name: str, value: int, *, to_test: bool = True
+) -> tuple[np.ndarray, dict[str, Any], dict[str, int]]:
+    """Each user's first ``value`` ratings (``nth`` order) to test (``to_test``) or to train, the rest to
     the other side; a user with at most ``value`` ratings keeps them all in train.
 
-    Returns ``df``, the test mask, the parameters for the manifest and the report of short users.
+    Returns the test mask, the parameters for the manifest and the report of short users.
     """
     k = _positive_int(value, name)
-    n, nth = pl.col("_n"), pl.col("_nth")
-    in_test = (n > k) & ((nth <= k) if to_test else (nth > k))
-    short = df.filter((nth == 1) & (n <= k)).height
-    return df, in_test, {name: k}, _short_users(f"users with <= {k} ratings (all kept in train)", short)
+    in_test = (counts[codes] > k) & ((nth <= k) if to_test else (nth > k))
+    short = int(np.count_nonzero((counts > 0) & (counts <= k)))
+    return in_test, {name: k}, _short_users(f"users with <= {k} ratings (all kept in train)", short)
 
 
 def _per_user_ratio(
-    df: pl.DataFrame, name: str, value: object
-) -> tuple[pl.DataFrame, pl.Expr, dict[str, Any], dict[str, int]]:
-    """Each user's first round_half_up(``value`` * n_u) ratings to test (see :func:`_per_user_share`)."""
-    df, in_test, short = _per_user_share(df, _ratio(value, name))
+    nth: np.ndarray, counts: np.ndarray, codes: np.ndarray, name: str, value: object
+) -> tuple[np.ndarray, dict[str, Any], dict[str, int]]:
+    """Each user's first t_u = round_half_up(``value`` * n_u) ratings (``nth`` order) to test, at most
+    n_u - 1; users whose share rounds to 0 keep all in train."""
+    frac = _ratio(value, name)
+    users = np.flatnonzero(counts)  # codes in use
+    t = np.zeros_like(counts)
+    t[users] = np.minimum(round_half_up(frac, counts[users]).astype(np.int64), counts[users] - 1)
+    short = int(np.count_nonzero(t[users] == 0))
     return (
-        df,
-        in_test,
+        nth <= t[codes],
         {name: str(value)},
         _short_users("users whose share rounds to 0 test ratings (all kept in train)", short),
     )
@@ -222,32 +231,19 @@ def _random_share(n: int, frac: Fraction, rng: np.random.Generator) -> np.ndarra
     return chosen
 
 
-def _parts(df: pl.DataFrame, in_test: pl.Expr | pl.Series) -> tuple[pl.DataFrame, pl.DataFrame]:
-    cols = list(RATINGS_SCHEMA)
-    marked = df.with_columns(in_test.alias("_test"))
-    return (
-        marked.filter(~pl.col("_test")).sort(_POS).select(cols),
-        marked.filter(pl.col("_test")).sort(_POS).select(cols),
-    )
+def _parts(table: Table, in_test: np.ndarray) -> tuple[Rows, Rows]:
+    """Train (the rows not in test) and test, each in file order."""
+    return Rows(table, ~in_test), Rows(table, in_test)
 
 
-def _need_timestamps(ratings: pl.DataFrame, method: str) -> None:
+def _need_timestamps(ratings: pl.DataFrame, method: str) -> np.ndarray:
+    """The timestamps (int64) of a method that orders ratings by time; an error if any is missing."""
     missing = ratings.get_column(TIMESTAMP).null_count()
     if missing:
         raise UsageError(
             f"the {method} split orders ratings by time, but {missing} of {ratings.height} ratings have no timestamp"
         )
-
-
-def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> pl.DataFrame:
-    """Add ``_nth`` (1-based rank of each rating within its user by ``key``, ties by file order) and ``_n``."""
-    order = df.sort(
-        [USER, key, pl.col(_POS)], descending=[False, descending, descending], maintain_order=True
-    )
-    order = order.with_columns(
-        (pl.int_range(pl.len()).over(USER) + 1).alias("_nth"), pl.len().over(USER).alias("_n")
-    )
-    return order
+    return ratings.get_column(TIMESTAMP).to_numpy()
 
 
 # --------------------------------------------------------------------------------------------- splitters
@@ -255,9 +251,8 @@ def _per_user_rank(df: pl.DataFrame, key: pl.Expr, descending: bool = False) -> 
 
 @register("holdout", ("ratio",), random=True, doc="random hold-out of round(ratio*N) ratings (default 0.2)")
 def holdout(ratings: pl.DataFrame, *, seed: int | None, ratio: float | str = 0.2) -> list[Split]:
-    df = _indexed(ratings)
-    chosen = _random_share(df.height, _ratio(ratio, "ratio"), _rng(seed, "holdout"))
-    train, test = _parts(df, pl.Series(chosen))
+    chosen = _random_share(ratings.height, _ratio(ratio, "ratio"), _rng(seed, "holdout"))
+    train, test = _parts(Table(ratings), chosen)
     return [Split(train, test, "", {"method": "holdout", "seed": seed, "ratio": str(ratio)})]
 
 
@@ -267,14 +262,14 @@ def kfold(ratings: pl.DataFrame, *, seed: int | None, folds: int = 5) -> list[Sp
     if k > ratings.height:
         raise UsageError(f"{k} folds but only {ratings.height} ratings", arguments=["folds"])
     rng = _rng(seed, "kfold")
-    df = _indexed(ratings)
+    n = ratings.height
     # Deal a random permutation round-robin: fold sizes differ by at most one.
-    fold_of = np.empty(df.height, dtype=np.int64)
-    fold_of[rng.permutation(df.height)] = np.arange(df.height) % k
-    df = df.with_columns(pl.Series("_fold", fold_of))
+    fold_of = np.empty(n, dtype=np.int64)
+    fold_of[rng.permutation(n)] = np.arange(n) % k
+    table = Table(ratings)
     out = []
     for i in range(k):
-        train, test = _parts(df, pl.col("_fold") == i)
+        train, test = _parts(table, fold_of == i)
         out.append(
             Split(train, test, f"fold{i + 1}", {"method": "kfold", "seed": seed, "folds": k, "fold": i + 1})
         )
@@ -302,15 +297,15 @@ def per_user(
             arguments=["given", "all_but", "ratio"],
         )
     rng = _rng(seed, "per-user")
-    df = _indexed(ratings).with_columns(pl.Series(_KEY, rng.random(ratings.height)))
-    df = _per_user_rank(df, pl.col(_KEY))
+    table = Table(ratings)
+    nth, counts = per_user_rank(table, rng.random(ratings.height))
     if given is not None:  # the first g in random order train, the rest test
-        df, in_test, params, report = _per_user_count(df, "given", given, to_test=False)
+        in_test, params, report = _per_user_count(nth, counts, table.codes, "given", given, to_test=False)
     elif all_but is not None:
-        df, in_test, params, report = _per_user_count(df, "all_but", all_but)
+        in_test, params, report = _per_user_count(nth, counts, table.codes, "all_but", all_but)
     else:
-        df, in_test, params, report = _per_user_ratio(df, "ratio", ratio)
-    train, test = _parts(df, in_test)
+        in_test, params, report = _per_user_ratio(nth, counts, table.codes, "ratio", ratio)
+    train, test = _parts(table, in_test)
     return [Split(train, test, "", {"method": "per-user", "seed": seed, **params}, report)]
 
 
@@ -339,34 +334,40 @@ def temporal(
             "temporal split: give exactly one of cut, ratio, last, last_ratio",
             arguments=["cut", "ratio", "last", "last_ratio"],
         )
-    _need_timestamps(ratings, "temporal")
-    df = _indexed(ratings)
+    ts = _need_timestamps(ratings, "temporal")
+    table = Table(ratings)
     report: dict[str, int] = {}
     params: dict[str, Any]
     if cut is not None:
-        c = int(cut)
-        train, test = _parts(df, pl.col(TIMESTAMP) >= c)
-        params = {"cut": c}
+        in_test = ts >= int(cut)
+        params = {"cut": int(cut)}
     elif ratio is not None:
-        frac = _ratio(ratio, "ratio")
-        n_test = round_half_up(frac, df.height)
-        # The latest n_test ratings: by timestamp, ties by file order (a later line is later).
-        order = df.sort([TIMESTAMP, _POS]).with_columns(pl.int_range(pl.len()).alias("_r"))
-        train, test = _parts(order, pl.col("_r") >= df.height - n_test)
+        in_test, report = _latest_share(ts, _ratio(ratio, "ratio"))
         params = {"ratio": str(ratio)}
-        if test.height and train.height:
-            report_cut = test.get_column(TIMESTAMP).min()
-            tied = train.filter(pl.col(TIMESTAMP) == report_cut).height
-            if tied:
-                report["train ratings sharing the cut timestamp with test (ties split by file order)"] = tied
     else:
-        latest = _per_user_rank(df, pl.col(TIMESTAMP), descending=True)  # _nth 1 = the user's latest
+        nth, counts = per_user_rank(table, ts, descending=True)  # nth 1 = the user's latest
         if last is not None:
-            latest, in_test, params, report = _per_user_count(latest, "last", last)
+            in_test, params, report = _per_user_count(nth, counts, table.codes, "last", last)
         else:
-            latest, in_test, params, report = _per_user_ratio(latest, "last_ratio", last_ratio)
-        train, test = _parts(latest, in_test)
+            in_test, params, report = _per_user_ratio(nth, counts, table.codes, "last_ratio", last_ratio)
+    train, test = _parts(table, in_test)
     return [Split(train, test, "", {"method": "temporal", **params}, report)]
+
+
+def _latest_share(ts: np.ndarray, frac: Fraction) -> tuple[np.ndarray, dict[str, int]]:
+    """The latest round_half_up(frac * N) ratings (by timestamp, ties by file order: a later line is
+    later) as a test mask, and the count of train ratings that share the cut timestamp with test."""
+    n = ts.size
+    n_test = round_half_up(frac, n)
+    in_test = np.zeros(n, dtype=bool)
+    in_test[stable_order(ts)[n - n_test :]] = True
+    report: dict[str, int] = {}
+    if 0 < n_test < n:
+        cut = ts[in_test].min()
+        tied = int(np.count_nonzero(ts[~in_test] == cut))
+        if tied:
+            report["train ratings sharing the cut timestamp with test (ties split by file order)"] = tied
+    return in_test, report
 
 
 @register(
@@ -375,16 +376,16 @@ def temporal(
 def leave_one_out(ratings: pl.DataFrame, *, seed: int | None, pick: str = "random") -> list[Split]:
     if pick not in ("random", "latest"):
         raise UsageError(f"leave-one-out pick must be random or latest, got {pick!r}", arguments=["pick"])
-    df = _indexed(ratings)
+    table = Table(ratings)
     if pick == "latest":
-        _need_timestamps(ratings, "leave-one-out (latest)")
-        ranked = _per_user_rank(df, pl.col(TIMESTAMP), descending=True)
+        ts = _need_timestamps(ratings, "leave-one-out (latest)")
+        nth, counts = per_user_rank(table, ts, descending=True)
     else:
         rng = _rng(seed, "leave-one-out")
-        ranked = _per_user_rank(df.with_columns(pl.Series(_KEY, rng.random(df.height))), pl.col(_KEY))
-    in_test = (pl.col("_nth") == 1) & (pl.col("_n") > 1)
-    single = ranked.filter((pl.col("_nth") == 1) & (pl.col("_n") == 1)).height
-    train, test = _parts(ranked, in_test)
+        nth, counts = per_user_rank(table, rng.random(ratings.height))
+    in_test = (nth == 1) & (counts[table.codes] > 1)
+    single = int(np.count_nonzero(counts == 1))
+    train, test = _parts(table, in_test)
     report = {"users with a single rating (kept in train)": single} if single else {}
     params = {"method": "loo", "pick": pick} | ({"seed": seed} if pick == "random" else {})
     return [Split(train, test, "", params, report)]
@@ -407,19 +408,16 @@ def probe(
     reproduction declares them in ``trecrs.reproductions.cremonesi2010.constants`` and passes them
     explicitly.
     """
-    df = _indexed(ratings)
-    in_probe = _random_share(df.height, _ratio(ratio, "ratio"), _rng(seed, "probe"))
+    in_probe = _random_share(ratings.height, _ratio(ratio, "ratio"), _rng(seed, "probe"))
     n_probe = int(in_probe.sum())
-    df = df.with_columns(pl.Series("_probe", in_probe))
-    cols = list(RATINGS_SCHEMA)
-    train = df.filter(~pl.col("_probe")).select(cols)
-    test = df.filter(pl.col("_probe") & (pl.col(RATING) >= float(threshold))).select(cols)
+    table = Table(ratings)
+    test = Rows(table, in_probe & (ratings.get_column(RATING).to_numpy() >= float(threshold)))
     dropped = n_probe - test.height
     report = {"probe size": n_probe}
     if dropped:
         report[f"probe ratings below {threshold:g} (in neither train nor test)"] = dropped
     params = {"method": "probe", "seed": seed, "ratio": str(ratio), "threshold": float(threshold)}
-    return [Split(train, test, "", params, report)]
+    return [Split(Rows(table, ~in_probe), test, "", params, report)]
 
 
 # --------------------------------------------------------------------------------------------- entry points
@@ -460,9 +458,9 @@ def split(
     result = spec.func(ratings, seed=seed, **given)
     for s in result:
         where = f" ({s.name})" if s.name else ""
-        if s.test.height == 0:
+        if s.rows["test"].height == 0:
             raise SemanticError(f"the {method} split{where} leaves the test set empty; change its options")
-        if s.train.height == 0:
+        if s.rows["train"].height == 0:
             raise SemanticError(
                 f"the {method} split{where} leaves the training set empty; change its options"
             )
@@ -509,15 +507,17 @@ def write_split(
     if isinstance(fmt, RatingsFormat) and fmt.name == "parquet":
         ext = ".parquet"
     written: list[Path] = []
+    digests = (
+        {"ratings": file_digest(current_path(source))} if source is not None and _is_file(source) else {}
+    )
     for s in splits:
-        for role, df, fname in zip(
-            ("train", "test"), (s.train, s.test), split_file_names(s, ext), strict=True
-        ):
+        for role, fname in zip(("train", "test"), split_file_names(s, ext), strict=True):
             path = out / fname
-            write_ratings(df, path, fmt=fmt, sort=sort)
+            rows = s.rows[role]
+            _write_rows(rows, path, fmt, sort)
             layout = fmt.name if isinstance(fmt, RatingsFormat) else fmt
             params = dict(s.parameters) | {"role": role, "format": layout, "sorted": sort}
-            extra: dict[str, Any] = {"ratings": df.height, "users": df.get_column(USER).n_unique()}
+            extra: dict[str, Any] = {"ratings": rows.height, "users": rows.users()}
             if s.report:
                 extra["report"] = s.report
             write_manifest(
@@ -527,9 +527,22 @@ def write_split(
                 parameters=params,
                 command=command,
                 extra=extra,
+                digests=digests,
             )
             written.append(path)
     return written
+
+
+def _is_file(path: PathLike) -> bool:
+    return not is_stdin(path) and current_path(path).is_file()
+
+
+def _write_rows(rows: Rows, path: Path, fmt: str | RatingsFormat, sort: bool) -> None:
+    """Write a split's rows: text streamed from the table and the mask; sorted or Parquet from the frame."""
+    if sort or isinstance(fmt, str) or fmt.name == "parquet":
+        write_ratings(rows.frame(), path, fmt=fmt, sort=sort)
+    else:
+        write_rows(rows.ratings, rows.keep, path, fmt)
 
 
 def split_file(

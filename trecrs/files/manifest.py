@@ -51,12 +51,15 @@ def write_manifest(
     parameters: dict | None = None,
     command: list[str] | None = None,
     extra: dict | None = None,
+    digests: dict[str, str] | None = None,
 ) -> Path | None:
     """Write the sidecar manifest of the (already written) file ``path``; returns the manifest's path
     (None for ``-``, standard output, which has no manifest).
 
     ``inputs`` maps a role (``"ratings"``, ``"train"``, ``"scores"``...) to an input file, recorded with its
-    sha256 (and the provenance its own manifest holds, if any, under ``upstream``).
+    sha256 (and the provenance its own manifest holds, if any, under ``upstream``). ``digests`` maps a
+    role to its input's sha256 when the caller has it already (one input of many written files is
+    hashed once).
     """
     if is_stdout(path):
         return None
@@ -76,7 +79,7 @@ def write_manifest(
             if is_stdin(p):  # what was read, not a file: no provenance to copy
                 entry["sha256"] = file_digest(p)
             elif current_path(p).is_file():
-                entry["sha256"] = file_digest(current_path(p))
+                entry["sha256"] = (digests or {}).get(role) or file_digest(current_path(p))
                 upstream = _upstream(p, entry["sha256"])
                 if upstream is not None:
                     entry["upstream"] = upstream

@@ -46,7 +46,7 @@ from .columns import find_roles
 from .lines import LINE as _LINE
 from .lines import LINENO as _LINENO
 from .lines import Check, describe, first_repeat, raise_first, read_lines
-from .output import atomic_path, write_text_atomic
+from .output import atomic_path
 from .parquet import parquet_columns, read_parquet
 from .ratings_fast import read_plain, refused
 from .ratings_format import (
@@ -62,6 +62,7 @@ from .ratings_format import (
     ratings_format,
     split_fields,
 )
+from .ratings_write import format_ratings, write_rows
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
@@ -427,57 +428,6 @@ def as_ratings(data: object, columns: ColumnsSpec = None) -> pl.DataFrame:
 # --------------------------------------------------------------------------------------------- writing
 
 
-def _rating_str(value: float, decimal: bool) -> str:
-    if value == int(value) and abs(value) < 2**53:
-        return f"{int(value)}.0" if decimal else str(int(value))
-    return repr(float(value))  # the shortest text that reads back as the same float64
-
-
-def _rating_text(df: pl.DataFrame, decimal: bool) -> pl.Expr:
-    """Rating text: integral values without a decimal part (``4``; ``4.0`` when ``decimal``), others the
-    shortest round-trip text. Rating scales have few distinct values, so they are formatted once each."""
-    values = df.get_column(RATING).unique()
-    if values.len() <= 10_000:
-        old = values.to_list()
-        return pl.col(RATING).replace_strict(
-            old, [_rating_str(v, decimal) for v in old], return_dtype=pl.Utf8
-        )
-    r = pl.col(RATING)
-    whole = r.cast(pl.Int64).cast(pl.Utf8) + (".0" if decimal else "")
-    return pl.when((r == r.round(0)) & (r.abs() < 2**53)).then(whole).otherwise(r.cast(pl.Utf8))
-
-
-def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
-    """The text of ``df`` in layout ``fmt`` (header line included when the layout has one)."""
-    sep = fmt.write_separator
-    mapping = fmt.mapping
-    all_null_ts = df.height == 0 or df.get_column(TIMESTAMP).null_count() == df.height
-    roles = [r for r in ROLES if r in mapping and not (r == TIMESTAMP and all_null_ts and not fmt.header)]
-    if not fmt.header:
-        # Positional layouts: order the written fields by position.
-        roles.sort(key=lambda r: int(mapping[r]))
-    elif all(isinstance(mapping[r], str) for r in roles) and fmt.header_names:
-        order = {n: i for i, n in enumerate(fmt.header_names)}
-        roles.sort(key=lambda r: order.get(str(mapping[r]), len(order)))  # every role is named here
-    texts = {
-        USER: pl.col(USER),
-        ITEM: pl.col(ITEM),
-        RATING: _rating_text(df, fmt.decimal_ratings),
-        TIMESTAMP: pl.col(TIMESTAMP).cast(pl.Utf8).fill_null(""),
-    }
-    if TIMESTAMP in roles and not fmt.header and df.get_column(TIMESTAMP).null_count():
-        raise UsageError(f"cannot write {fmt.name} ratings: some rows have a timestamp and some do not")
-    body = ""
-    if df.height:
-        # One pre-joined text column written by polars: fast, and no quoting of any field.
-        lines = df.select(pl.concat_str([texts[r] for r in roles], separator=sep).alias("l"))
-        body = lines.write_csv(include_header=False, quote_style="never", line_terminator="\n")
-    if fmt.header:
-        names = [str(mapping[r]) if isinstance(mapping[r], str) else r for r in roles]
-        body = sep.join(names) + "\n" + body
-    return body
-
-
 def write_ratings(
     df: pl.DataFrame,
     path: PathLike,
@@ -509,7 +459,7 @@ def write_ratings(
         with atomic_path(path) as tmp:
             out.write_parquet(tmp, statistics=False)
         return df
-    write_text_atomic(path, format_ratings(df, fmt))
+    write_rows(df, None, path, fmt)
     return df
 
 
