@@ -239,6 +239,10 @@ def test_what_needs_the_line_by_line_reader_is_seen_before_parsing(text, sep):
         ("ratings.csv", "userId,movieId,rating,timestamp\n1,2,3,4\n2,3,1e10,5\n",
          "3: rating 1e10 is outside the supported range [-1000000000, 1000000000]: '2,3,1e10,5'"),
         ("ratings.dat", "1::2::3::4\n1::3::inf::5\n", "2: rating is not a finite number: 'inf' in '1::3::inf::5'"),
+        ("ratings.dat", "1::1::4::881250949\r\n2::1::1e3::::9\n",
+         "2: expected 3 or 4 fields (user item rating [timestamp]) separated by '::', found 5: '2::1::1e3::::9'"),
+        ("ratings.dat", "1::1::4::5\n2::1::3::5::\n",
+         "2: expected 3 or 4 fields (user item rating [timestamp]) separated by '::', found 5: '2::1::3::5::'"),
     ],
 )  # fmt: skip
 def test_errors_found_by_columns_name_the_line_and_reason(tmp_path, name, text, error):

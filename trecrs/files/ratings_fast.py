@@ -127,7 +127,9 @@ def _parse(
     role_of = {p * plan.stride: r for r, p in positions.items()}
     width = (fields - 1) * plan.stride + 1
     schema = {role_of.get(c, f"_{c}"): _DTYPES[role_of[c]] if c in role_of else pl.Utf8 for c in range(width)}
-    read = range(0, width, plan.stride) if plan.blanks else sorted(role_of)
+    # every column is read unless a line may hold more fields than the layout's: polars accepts a line of
+    # too many fields silently when some columns are left out (the "::" layout's empty ones between fields)
+    read = sorted(role_of) if ragged and not plan.blanks else range(width)
     try:
         return pl.read_csv(
             source,
