@@ -3,7 +3,8 @@
 * order: :func:`natural_key`, :func:`natural_sort`, :func:`natural_unique`;
 * codes: :func:`codes` (position of each id in an index of distinct ids), :class:`IdCodes` (a column's
   codes in a sorted vocabulary, categorical columns mapped through their physical codes), :func:`pair_codes`
-  (one integer per pair of ids);
+  (one integer per pair of ids), :func:`id_codes` (one integer per id, an id's own number when every id is a
+  plain decimal);
 * hashes: :func:`hash_ids` (64-bit blake2b of each id string) and :func:`mix64` (the splitmix64
   finaliser), the platform-independent pseudo-randomness of One-Plus-Random draws and random scores.
 """
@@ -75,6 +76,24 @@ def pair_codes(a: pl.Series, b: pl.Series) -> np.ndarray:
     high <<= np.uint64(32)
     high |= b.cast(pl.Utf8).cast(pl.Categorical).to_physical().to_numpy()
     return high
+
+
+def id_codes(ids: pl.Series) -> np.ndarray:
+    """One int64 per id, equal exactly when the ids are: the id's own number when every id is a plain
+    decimal (no sign, no leading zero: ``"7"`` and ``"007"`` stay apart) below twice the count of ids
+    plus 65536, else its polars categorical code. Numbers cost a parse where categorical codes cost a
+    hash of every string; the bound keeps a count per code (``np.bincount``) about the column's size."""
+    numbers = ids.cast(pl.Int64, strict=False)
+    top = min(2 * ids.len() + 2**16, 2**31)  # and room for a row's rank beside a code in one int64 key
+    low, high = numbers.min(), numbers.max()
+    plain = numbers.null_count() == 0 and ids.len() > 0
+    if plain and 0 <= cast(int, low) and cast(int, high) < top:
+        values = numbers.to_numpy()
+        # a plain decimal has as many characters as its number has digits
+        digits = np.searchsorted(10 ** np.arange(1, 11, dtype=np.int64), values, side="right") + 1
+        if np.array_equal(ids.str.len_bytes().to_numpy(), digits):
+            return values
+    return ids.cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
 
 
 class IdCodes:

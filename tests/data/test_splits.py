@@ -410,7 +410,7 @@ def test_split_files_match_the_straightforward_reference(method, options, seed, 
 
 
 def test_id_codes_are_numbers_only_for_plain_decimals():
-    from trecrs.data.split_rows import id_codes
+    from trecrs.ids import id_codes
 
     assert id_codes(pl.Series(["9", "10", "99", "100", "10"])).tolist() == [9, 10, 99, 100, 10]
     for ids in (

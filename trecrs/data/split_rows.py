@@ -9,11 +9,10 @@ and the file position, never by sorting the table's strings.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 import polars as pl
 
+from ..ids import id_codes
 from ..schema import USER
 
 
@@ -61,24 +60,6 @@ class Table:
         return self._codes
 
 
-def id_codes(ids: pl.Series) -> np.ndarray:
-    """One int64 per id, equal exactly when the ids are: the id's own number when every id is a plain
-    decimal (no sign, no leading zero: ``"7"`` and ``"007"`` stay apart) below twice the count of ids
-    plus 65536, else its polars categorical code. Numbers cost a parse where categorical codes cost a
-    hash of every string; the bound keeps a count per code (``np.bincount``) about the column's size."""
-    numbers = ids.cast(pl.Int64, strict=False)
-    top = min(2 * ids.len() + 2**16, 2**31)  # and room for a row's rank beside a code in one int64 key
-    low, high = numbers.min(), numbers.max()
-    plain = numbers.null_count() == 0 and ids.len() > 0
-    if plain and 0 <= cast(int, low) and cast(int, high) < top:
-        values = numbers.to_numpy()
-        # a plain decimal has as many characters as its number has digits
-        digits = np.searchsorted(10 ** np.arange(1, 11, dtype=np.int64), values, side="right") + 1
-        if np.array_equal(ids.str.len_bytes().to_numpy(), digits):
-            return values
-    return ids.cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
-
-
 def per_user_rank(table: Table, key: np.ndarray, descending: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Each row's 1-based rank within its user by ``key`` (ties by file order: a later line counts as
     later, so it comes first when ``descending``) and each code's rating count (``np.bincount``).
@@ -107,4 +88,4 @@ def stable_order(values: np.ndarray) -> np.ndarray:
     return frame.select(pl.arg_sort_by("v", maintain_order=True)).to_series().to_numpy()
 
 
-__all__ = ["Rows", "Table", "id_codes", "per_user_rank", "stable_order"]
+__all__ = ["Rows", "Table", "per_user_rank", "stable_order"]
