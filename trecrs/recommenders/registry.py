@@ -16,6 +16,7 @@ import polars as pl
 from ..errors import UsageError
 from .base import Recommender, Scores
 from .baselines import ItemAvg, RandomScores, TopPop
+from .ease import EASE
 from .knn import CorNgbr, ItemKNN, NNCosNgbr, UserKNN
 from .mf import BiasedMF, PureSVD
 
@@ -50,6 +51,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(PureSVD, "PureSVD: r_u Q q_i^T from a truncated SVD", "Cremonesi et al. 2010, eq. 6"),
         Algorithm(CorNgbr, "baseline + normalised shrunk-Pearson kNN", "Cremonesi et al. 2010, eq. 1"),
         Algorithm(NNCosNgbr, "baseline + non-normalised shrunk-cosine kNN", "Cremonesi et al. 2010, eq. 2"),
+        Algorithm(EASE, "EASE: x_u B, closed-form item-item weights, diag(B) = 0", "Steck 2019, eq. 8"),
     )
 }
 
