@@ -54,6 +54,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run",
     "recommend",
     "report",
+    "reproduce",
     "batch",
 )
 
@@ -75,7 +76,7 @@ def build_parser(argv: Sequence[str] | None = ()) -> argparse.ArgumentParser:
     """The ``trecrs`` parser: every command, or only the one ``argv`` names.
 
     A command's module imports the library it drives, so ``trecrs eval ...`` builds (and imports) the
-    ``eval`` command alone: the other fifteen would cost start-up time and change nothing it prints.
+    ``eval`` command alone: the other sixteen would cost start-up time and change nothing it prints.
     ``trecrs --help``, a mistyped command and the default ``argv=()`` build them all.
     """
     parser = _Parser(

@@ -1,17 +1,20 @@
-"""Reproductions of published experiments, one package per paper, and the registry ``trecrs report``
-reads its choices from.
+"""Reproductions of published experiments, one package per paper, and the registry ``trecrs report`` and
+``trecrs reproduce`` read their choices from.
 
-Each paper's package (:mod:`.bellogin2011`, :mod:`.cremonesi2010`) holds its constants, the collection of
-its results from the files its script ``scripts/reproduce_<name>.sh`` leaves in an output folder, its
-findings (one rule per published claim), its figure and its report text; the generic parts (Markdown
-tables, tidy evaluation tables, figures, the :class:`~trecrs.report.records.Finding` record) live in
-:mod:`trecrs.report`. A paper's package is imported only when its report is built.
+Each paper's package (:mod:`.bellogin2011`, :mod:`.cremonesi2010`, :mod:`.tamm2021`) holds its constants,
+its results, its findings (one rule per published claim), its figure and its report text; the generic
+parts (Markdown tables, tidy evaluation tables, figures, the :class:`~trecrs.report.records.Finding`
+record) live in :mod:`trecrs.report`. A reproduction declares how it runs (:class:`Reproduction`): its
+report built from the files a script ``scripts/reproduce_<name>.sh`` leaves in an output folder
+(``trecrs report``), or the whole experiment run by the package (``trecrs reproduce``), or both. A
+paper's package is imported only when it runs.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,14 +30,18 @@ PathLike = str | os.PathLike
 
 @dataclass(frozen=True)
 class Reproduction:
-    """A paper's reproduction report: its name (also its package's), and what it shows.
+    """A paper's reproduction: its name (also its package's), what it shows, and how it runs.
 
-    The package provides ``build_report(out_dir, *, reference, run) -> ReportResult``; it is imported
-    only when the report is built.
+    ``report``: the package provides ``build_report(out_dir, *, reference, run) -> ReportResult``, the
+    report of the files a pipeline script left in ``out_dir`` (``trecrs report``). ``end_to_end``: the
+    package provides ``reproduce(out_dir, *, data, command, progress) -> ReportResult``, which runs the
+    whole experiment from the data (``trecrs reproduce``). The package is imported only when it runs.
     """
 
     name: str
     summary: str
+    report: bool = True
+    end_to_end: bool = False
 
     def files(self) -> list[str]:
         """The names of the files the report writes in its folder (each with a manifest)."""
@@ -47,15 +54,25 @@ class Reproduction:
         return importlib.import_module(f".{self.name}", __package__).build_report(out_dir, **options)
 
 
-REPORTS: dict[str, Reproduction] = {
+REPRODUCTIONS: dict[str, Reproduction] = {
     r.name: r
     for r in (
         Reproduction(
             "bellogin2011", "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)"
         ),
         Reproduction("cremonesi2010", "Cremonesi et al. 2010, recall/precision at N, full and long tail"),
+        Reproduction(
+            "tamm2021",
+            "Tamm et al. 2021, one EASE top-20 list under every library's metric definitions",
+            report=False,
+            end_to_end=True,
+        ),
     )
 }
+#: The reproductions whose report ``trecrs report`` builds from a pipeline's output folder.
+REPORTS: dict[str, Reproduction] = {n: r for n, r in REPRODUCTIONS.items() if r.report}
+#: The reproductions ``trecrs reproduce`` runs whole.
+END_TO_END: dict[str, Reproduction] = {n: r for n, r in REPRODUCTIONS.items() if r.end_to_end}
 
 
 def make_report(name: str, out_dir: PathLike, *, reference: PathLike | None = None, **run) -> ReportResult:
@@ -68,3 +85,22 @@ def make_report(name: str, out_dir: PathLike, *, reference: PathLike | None = No
     if not Path(out_dir).is_dir():
         raise FileAccessError(out_dir, None, "no such folder")
     return REPORTS[name].build(out_dir, reference=reference, run=PipelineRun(**run))
+
+
+def reproduce(
+    name: str,
+    out_dir: PathLike,
+    *,
+    data: PathLike | None = None,
+    command: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ReportResult:
+    """Run the reproduction ``name`` (an :data:`END_TO_END` key) whole, writing its files into ``out_dir``.
+
+    ``data``: the data folder or file it reads; ``command``: the command line, for the manifests;
+    ``progress``: called with one line per step.
+    """
+    if name not in END_TO_END:
+        raise UsageError(f"unknown reproduction {name!r}; choose from {', '.join(END_TO_END)}")
+    package = importlib.import_module(f".{name}", __package__)
+    return package.reproduce(out_dir, data=data, command=command, progress=progress)
