@@ -32,7 +32,7 @@ def reproduce(
     from ...errors import UsageError
 
     if data is None:
-        raise UsageError("tamm2021 needs the MovieLens 100K folder (data=)", arguments=["data"])
+        raise UsageError("tamm2021 reads MovieLens 100K: give its folder", arguments=["data"])
     start = time.perf_counter()
     experiment, train = prepare(data, progress)
     results = score_libraries(experiment, train, progress)

@@ -20,7 +20,7 @@ import polars as pl
 
 from ...data.datasets import load
 from ...data.splits import split
-from ...errors import UsageError
+from ...errors import SemanticError
 from ...measures.dialects import FRAMEWORKS, parse_dialect
 from ...protocol.candidates import candidate_set
 from ...protocol.qrels import qrels_from_ratings
@@ -70,7 +70,7 @@ def prepare(data: PathLike, progress: Progress | None = None) -> tuple[Experimen
     warm = test.filter(pl.col(USER).is_in(train.get_column(USER).implode()))
     relevant = warm.filter(pl.col(RATING) >= RELEVANT_RATING)
     if relevant.height == 0:
-        raise UsageError(f"no test user with training ratings rated an item {RELEVANT_RATING:g} in {data}")
+        raise SemanticError(f"no test user with training ratings rated an item {RELEVANT_RATING:g} in {data}")
     counts = {
         "ratings": ratings.height, "train": train.height, "test": test.height,
         "test_users": test.get_column(USER).n_unique(), "warm_test_users": warm.get_column(USER).n_unique(),
