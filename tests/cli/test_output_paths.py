@@ -148,6 +148,7 @@ FOLDER_COMMANDS = {
     "ml100k-splits": (["datasets", "ml100k-splits", "INPUT", "OUT"], "u1.base"),
     "synthetic": (["datasets", "synthetic", "--users", "30", "--items", "40", "OUT"], None),
     "report": (["report", "bellogin2011", "OUT", "--reference", "INPUT"], "results.tsv"),
+    "reproduce": (["reproduce", "tamm2021", "OUT", "--data", "INPUT"], "results.tsv"),
 }
 
 

@@ -240,6 +240,8 @@ OPTION_CASES = [
     (("split", "--method", "holdout", "--seed", "1", "--ratio", "0.0001", "ratings.tsv", "{dir}"),
      EXIT_SEMANTIC, ""),
     (("report", "nope", "{dir}"), EXIT_USAGE, ""),
+    (("reproduce", "nope", "{dir}"), EXIT_USAGE, ""),
+    (("reproduce", "tamm2021", "{dir}"), EXIT_USAGE, "argument --data"),
     (("datasets", "synthetic", "--users", "0", "{dir}"), EXIT_USAGE, ""),
     # output paths: refused before anything is read (status 5)
     (("eval", "-o", "run.txt", "qrels.txt", "run.txt"), EXIT_IO, "run.txt: is also an input"),

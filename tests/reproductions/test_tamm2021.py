@@ -147,6 +147,18 @@ def test_cli_without_data_is_one_error_line_and_writes_nothing(tmp_path):
     )
 
 
+def test_no_warm_relevant_user_is_a_semantic_error_and_writes_nothing(tmp_path):
+    from trecrs.errors import SemanticError
+    from trecrs.reproductions import reproduce
+
+    # user u rates at times 100 u + j: the latest 20% are the last two users' ratings, none in training
+    lines = [f"{u}\t{j + 1}\t5\t{100 * u + j}" for u in range(1, 11) for j in range(5)]
+    (tmp_path / "cold.data").write_text("\n".join(lines) + "\n")
+    with pytest.raises(SemanticError, match="no test user with training ratings rated an item 5"):
+        reproduce("tamm2021", tmp_path / "out", data=tmp_path / "cold.data")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.slow  # about 5 s alone, most of it matplotlib's import and the figure
 def test_cli_round_trip(tmp_path):
     data = _tiny_ratings(tmp_path / "tiny.data")

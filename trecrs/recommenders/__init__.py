@@ -25,6 +25,7 @@ mf         biased matrix factorisation mu + b_u + b_i + p_u.q_i, f factors, ALS-
 puresvd    r_u . Q . q_i^T, Q = f leading right singular vectors of the zero-filled matrix      [C10 eq.6]
 corngbr    b_ui + sum_j d_ij (r_uj - b_uj) / sum_j d_ij, shrunk Pearson, k neighbours          [C10 eq.1]
 nncosngbr  b_ui + sum_j d_ij (r_uj - b_uj), shrunk cosine, k neighbours (not normalised)       [C10 eq.2]
+ease       x_u B, B = I - P diagMat(1/diag P), P = (X^T X + lambda I)^-1, X binary              [S19 eq.8]
 ========== ==================================================================================== =========
 
 [C10] Cremonesi, Koren, Turrin, "Performance of recommender algorithms on top-N recommendation tasks",
@@ -34,11 +35,12 @@ Bellogín, Castells, Cantador, "Precision-oriented evaluation of recommender sys
 comparison", RecSys 2011. [S01] Sarwar, Karypis, Konstan, Riedl, "Item-based collaborative filtering
 recommendation algorithms", WWW 2001. [Z08] Zhou, Wilkinson, Schreiber, Pan, "Large-scale parallel
 collaborative filtering for the Netflix prize", AAIM 2008. [K09] Koren, Bell, Volinsky, "Matrix
-factorization techniques for recommender systems", IEEE Computer 2009.
+factorization techniques for recommender systems", IEEE Computer 2009. [S19] Steck, "Embarrassingly
+Shallow Autoencoders for Sparse Data", WWW 2019.
 
 Modules: ``base`` (coded training data, :class:`Recommender`, :class:`Scores`, similarities and baseline
 estimates), ``baselines`` (random, toppop, itemavg), ``knn`` (userknn, itemknn, corngbr, nncosngbr),
-``mf`` (mf, puresvd), ``registry`` (names, presets, :func:`make_recommender`).
+``mf`` (mf, puresvd), ``ease`` (ease), ``registry`` (names, presets, :func:`make_recommender`).
 """
 
 from .base import Recommender, Scores
