@@ -21,6 +21,7 @@ import polars as pl
 from ...data.datasets import load
 from ...data.splits import split
 from ...errors import SemanticError
+from ...evaluate.api import evaluate
 from ...measures.dialects import FRAMEWORKS, parse_dialect
 from ...protocol.candidates import candidate_set
 from ...protocol.qrels import qrels_from_ratings
@@ -93,8 +94,6 @@ def prepare(data: PathLike, progress: Progress | None = None) -> tuple[Experimen
 def score_libraries(exp: Experiment, train: pl.DataFrame, progress: Progress | None = None) -> pl.DataFrame:
     """Every library's value of every metric on the experiment's run (:data:`~.constants.RESULTS_COLUMNS`;
     value null where the name is not available in this version)."""
-    from ...evaluate.api import evaluate
-
     rows = []
     for lib in LIBRARIES:
         names = {m: n for m, n in lib.names.items() if measure_status(n) == AVAILABLE}
@@ -103,6 +102,9 @@ def score_libraries(exp: Experiment, train: pl.DataFrame, progress: Progress | N
             value = summary.get(name)
             rows.append((lib.label, metric, name, value, AVAILABLE if metric in names else UNAVAILABLE))
         if progress:
-            progress(f"{lib.label}: {len(names)} of {len(lib.names)} measures computed")
+            rest = len(lib.names) - len(names)
+            progress(
+                f"{lib.label}: {len(names)} measures computed" + (f", {rest} {UNAVAILABLE}" if rest else "")
+            )
     schema = dict(zip(RESULTS_COLUMNS, (pl.Utf8, pl.Utf8, pl.Utf8, pl.Float64, pl.Utf8), strict=True))
     return pl.DataFrame(rows, schema=schema, orient="row")
