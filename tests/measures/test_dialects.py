@@ -421,3 +421,31 @@ def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
         round(res["rectools:NDCG@5"], 4) == 0.5531
         and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0
     )
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # c has no qrels: trec_eval skips it
+def test_replay_beyond_accuracy_names_average_over_the_users_replay_takes():
+    """a, b in the qrels; c ranked outside them; d a training user without a list. Novelty takes the
+    training users a, b, d (d: no list, 1), Surprisal and Coverage the run's a, b, c; P.2 and the accuracy
+    names a and b only. 3 training users; z rated by 2 of them: weight log2(3/2)/log2 3, every other item 1."""
+    qrels = {"a": {"x": 1}, "b": {"y": 1}}
+    run = {"a": {"x": 2.0, "z": 1.0}, "b": {"y": 1.0, "w": 0.5}, "c": {"q": 1.0, "y": 0.5}}
+    train = pl.DataFrame(
+        {"user": ["a", "b", "d", "d", "d"], "item": ["z", "q", "x", "y", "z"], "rating": [1] * 5}
+    )
+    names = ["P.2", "replay:Precision@2", "replay:Novelty@2", "replay:Surprisal@2", "replay:Coverage@2"]
+    res = trecrs.evaluate(qrels, run, names, train=train)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    assert list(rows) == ["a", "b", "c", "d"]
+    z = math.log2(1.5) / math.log2(3)
+    assert [rows[u]["replay:Novelty@2"] for u in "abcd"] == [0.5, 1.0, None, 1.0]  # a rated z before
+    assert [rows[u]["replay:Surprisal@2"] for u in "abcd"] == pytest.approx([(1 + z) / 2, 1, 1, None])
+    assert (
+        [rows[u]["P_2"] for u in "abcd"]
+        == [rows[u]["replay:Precision@2"] for u in "abcd"]
+        == [0.5, 0.5, None, None]
+    )
+    assert res.summary["replay:Novelty@2"] == pytest.approx(2.5 / 3)
+    assert res.summary["replay:Surprisal@2"] == pytest.approx((2 + (1 + z) / 2) / 3)
+    assert res.summary["replay:Coverage@2"] == 1.0  # c's q: every training item; a and b alone 3/4
+    assert res.summary["P_2"] == 0.5

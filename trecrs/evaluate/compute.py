@@ -12,6 +12,7 @@ import polars as pl
 from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
+from ..files.ratings import as_ratings
 from ..files.trec import read_run, run_tag
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
@@ -222,8 +223,9 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
         if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
             q, run, level, queries = v.inputs(
-                qrels, common["run"], settings.relevance_level, common["queries"]
-            )
+                qrels, common["run"], settings.relevance_level, common["queries"],
+                full_run=f.run.clear() if f.empty else f.run, train=_train(data),
+            )  # fmt: skip
             res = evaluate_extras(
                 [v.target()],
                 qrels=q,
@@ -247,9 +249,21 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         _merge_extras(ev, res.per_query.rename({column: v.spec}, strict=False), per_query, summary)
 
 
+def _train(data: dict) -> pl.DataFrame | None:
+    """The training ratings given (a frame or a file, read once: ``data`` keeps the frame), or None."""
+    if data.get("train") is not None and not isinstance(data["train"], pl.DataFrame):
+        data["train"] = as_ratings(data["train"])
+    return data.get("train")
+
+
 def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:
     """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their summary."""
     ev.extra_columns = [*ev.extra_columns, *columns]
+    others = rows.select(QUERY).join(ev.per_query.select(QUERY), on=QUERY, how="anti")
+    if (
+        others.height
+    ):  # a dialect over users outside the qrels (the run's, the training users): rows of their own
+        ev.per_query = pl.concat([ev.per_query, others], how="diagonal_relaxed").sort(QUERY)
     if rows.height != ev.per_query.height:
         rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
     if columns:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from .base import RUN_USERS, TRAIN_USERS, Framework
 from .base import Dialect as _D
-from .base import Framework
+
+# Coverage, Surprisal and CategoricalDiversity take every user of the recommendations, Novelty every training
+# user (one without recommendations scores 1): replay/metrics/base_metric.py joins the recommendations to the
+# training data (Novelty) or iterates over the recommendations' users
 
 FRAMEWORK = Framework("replay", "RePlay 0.22.0", "replay/metrics/*.py", False, (
     _D("HitRate", "hit_rate.{k}", "1 if L_k ∩ R is not empty", "success.k (hit_rate.k)", concept="hit"),
@@ -19,11 +23,11 @@ FRAMEWORK = Framework("replay", "RePlay 0.22.0", "replay/metrics/*.py", False, (
        "R_k = 0, 1 if N_k = 0", "new: auc_cut.k (accuracy.k with 0 and 1 where it is undefined)", concept="auc"),
     _D("Coverage", "train_coverage.{k}", "|∪ L_k ∩ I_train| / |I_train|; needs train",
        "new: train_coverage.k (= catalog_coverage.k when every recommended item has training ratings)",
-       needs_relevant=False, concept="coverage"),
+       needs_relevant=False, users=RUN_USERS, concept="coverage"),
     _D("Novelty", "unseen_share.{k}", "1 − |L_k ∩ train_u| / |L_k|: share of L_k the user has not rated in "
-       "training; needs train", "new: unseen_share.k (not novelty.k)", needs_relevant=False, concept="novelty"),
+       "training; needs train", "new: unseen_share.k (not novelty.k)", needs_relevant=False, users=TRAIN_USERS, concept="novelty"),
     _D("Surprisal", "surprisal.{k}", "(1/k) Σ_{i in L_k} log2(|U|/n_i)/log2|U|, unrated items 1; needs train",
-       "new: surprisal.k (not novelty.k: normalised, unrated items 1, / k)", needs_relevant=False, concept="novelty"),
+       "new: surprisal.k (not novelty.k: normalised, unrated items 1, / k)", needs_relevant=False, users=RUN_USERS, concept="novelty"),
     _D("CategoricalDiversity", "category_diversity.{k}", "distinct categories in L_k / k; needs item "
-       "categories", "new: category_diversity.k", needs_relevant=False, concept="diversity"),
+       "categories", "new: category_diversity.k", needs_relevant=False, users=RUN_USERS, concept="diversity"),
 ))  # fmt: skip
