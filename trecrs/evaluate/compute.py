@@ -192,6 +192,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         return
     # imported here: an evaluation of trec_eval's measures alone loads no recommender measure module
     from ..measures.dialects import DialectVariant
+    from ..measures.dialects.base import QRELS_USERS
     from ..measures.recsys.evaluation import evaluate_extras
     from ..measures.recsys.registry import parse_spec
 
@@ -246,7 +247,10 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         column = outputs[0].name
         summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere
         per_query = [v.spec] if column in res.per_query.columns else []  # a global measure has none
-        _merge_extras(ev, res.per_query.rename({column: v.spec}, strict=False), per_query, summary)
+        # a dialect over users outside the qrels (the run's, the training users) gives them rows of their own
+        own = isinstance(v, DialectVariant) and v.users != QRELS_USERS
+        rows = res.per_query.rename({column: v.spec}, strict=False)
+        _merge_extras(ev, rows, per_query, summary, own_rows=own)
 
 
 def _train(data: dict) -> pl.DataFrame | None:
@@ -256,13 +260,13 @@ def _train(data: dict) -> pl.DataFrame | None:
     return data.get("train")
 
 
-def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:
-    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their summary."""
+def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float], *,
+                  own_rows: bool = False) -> None:  # fmt: skip
+    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their
+    summary; with ``own_rows``, a query of ``rows`` that ``ev`` lacks gets a row of its own."""
     ev.extra_columns = [*ev.extra_columns, *columns]
     others = rows.select(QUERY).join(ev.per_query.select(QUERY), on=QUERY, how="anti")
-    if (
-        others.height
-    ):  # a dialect over users outside the qrels (the run's, the training users): rows of their own
+    if own_rows and others.height:
         ev.per_query = pl.concat([ev.per_query, others], how="diagonal_relaxed").sort(QUERY)
     if rows.height != ev.per_query.height:
         rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")

@@ -47,12 +47,13 @@ from ...errors import UsageError
 from ...ordering import bytewise_sorted
 from ...schema import QUERY, REL, USER
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay
+from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay, sklearn, torchmetrics
 from .base import AS_IS, BINARY, GRADED, QRELS_USERS, RUN_USERS, SHIFTED, USER_SETS, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay)
+    m.FRAMEWORK.prefix: m.FRAMEWORK
+    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, sklearn, torchmetrics)
 }
 
 __all__ = [
