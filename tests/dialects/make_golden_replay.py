@@ -8,9 +8,9 @@ data :func:`fixture.training_seen` (recommended items some users rated before, f
 and CategoricalDiversity's recommendations carry each item's category of :func:`fixture.categories`.
 ``mode=PerUser()`` gives the per-user values; RePlay evaluates the ground-truth users (users without a
 relevant item are stored as null), Novelty the training users, Surprisal and CategoricalDiversity every
-user with recommendations. Coverage has only a global value. Two users outside the qrels show which users
-each name averages over: :data:`RECS_ONLY` has recommendations and no training data, :data:`TRAIN_ONLY`
-training data and no recommendations. The polars path of every metric is checked
+user with recommendations. Coverage has only a global value. Three more users show which users each name
+averages over: :data:`RECS_ONLY` has recommendations and no training data or ground truth, :data:`TRAIN_ONLY`
+training data only, :data:`TRUTH_ONLY` ground truth only (no recommendations: RePlay scores it 0). The polars path of every metric is checked
 to give the same values.
 """
 
@@ -39,12 +39,14 @@ from replay.metrics import (
 
 RECS_ONLY = {"u21": [("i01", 900.0), ("i47", 800.0), ("i02", 700.0)]}  # i47: an item nobody rated
 TRAIN_ONLY = {"u22": ["i01", "i03", "i05"]}
+TRUTH_ONLY = {"u23": {"i02": 5, "i04": 1}}
 ACCURACY = (HitRate, MAP, MRR, NDCG, Precision, Recall, RocAuc)  # called with the ground truth
 WITH_TRAIN = (Novelty, Surprisal)  # called with the training data
 
 
 def main() -> None:
     test, ranked = fixture()
+    test = {**test, **TRUTH_ONLY}
     cats = categories()
     ranked = {**ranked, **RECS_ONLY}
     trained = {**training_seen(), **TRAIN_ONLY}
@@ -65,7 +67,7 @@ def main() -> None:
         for k in CUTOFFS:
             got = per_user[f"{metric.__name__}-PerUser@{k}"]
             values[f"replay:{metric.__name__}@{k}"] = {
-                u: (float(got[u]) if u in got else None) for u in [*ranked, *TRAIN_ONLY]
+                u: (float(got[u]) if u in got else None) for u in [*ranked, *TRAIN_ONLY, *TRUTH_ONLY]
             }
     coverage = _checked(Coverage(list(CUTOFFS)), (recs, train))
     summaries = {f"replay:Coverage@{k}": float(coverage[f"Coverage@{k}"]) for k in CUTOFFS}
@@ -78,6 +80,7 @@ def main() -> None:
             train=trained,
             item_categories=cats,
             more_run=RECS_ONLY,
+            more_qrels=TRUTH_ONLY,
         )
     )
 

@@ -427,12 +427,13 @@ def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
     )
 
 
-@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # c has no qrels: trec_eval skips it
-def test_replay_beyond_accuracy_names_average_over_the_users_replay_takes():
-    """a, b in the qrels; c ranked outside them; d a training user without a list. Novelty takes the
-    training users a, b, d (d: no list, 1), Surprisal and Coverage the run's a, b, c; P.2 and the accuracy
-    names a and b only. 3 training users; z rated by 2 of them: weight log2(3/2)/log2 3, every other item 1."""
-    qrels = {"a": {"x": 1}, "b": {"y": 1}}
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # c has no qrels, e no ranking
+def test_replay_names_average_over_the_users_replay_takes():
+    """a, b in the qrels and the run; c ranked outside the qrels; d a training user without a list; e in the
+    qrels without a list. Novelty takes the training users a, b, d (d: no list, 1), Surprisal and Coverage
+    the run's a, b, c, Precision the ground-truth users a, b, e (e: no list, 0); P.2 a and b only. 3 training
+    users; z rated by 2 of them: weight log2(3/2)/log2 3, every other item 1."""
+    qrels = {"a": {"x": 1}, "b": {"y": 1}, "e": {"x": 1}}
     run = {"a": {"x": 2.0, "z": 1.0}, "b": {"y": 1.0, "w": 0.5}, "c": {"q": 1.0, "y": 0.5}}
     train = pl.DataFrame(
         {"user": ["a", "b", "d", "d", "d"], "item": ["z", "q", "x", "y", "z"], "rating": [1] * 5}
@@ -440,19 +441,16 @@ def test_replay_beyond_accuracy_names_average_over_the_users_replay_takes():
     names = ["P.2", "replay:Precision@2", "replay:Novelty@2", "replay:Surprisal@2", "replay:Coverage@2"]
     res = trecrs.evaluate(qrels, run, names, train=train)
     rows = {r["query"]: r for r in res.per_query.to_dicts()}
-    assert list(rows) == ["a", "b", "c", "d"]
+    assert list(rows) == ["a", "b", "c", "d", "e"]
     z = math.log2(1.5) / math.log2(3)
-    assert [rows[u]["replay:Novelty@2"] for u in "abcd"] == [0.5, 1.0, None, 1.0]  # a rated z before
-    assert [rows[u]["replay:Surprisal@2"] for u in "abcd"] == pytest.approx([(1 + z) / 2, 1, 1, None])
-    assert (
-        [rows[u]["P_2"] for u in "abcd"]
-        == [rows[u]["replay:Precision@2"] for u in "abcd"]
-        == [0.5, 0.5, None, None]
-    )
+    assert [rows[u]["replay:Novelty@2"] for u in "abcde"] == [0.5, 1.0, None, 1.0, None]  # a rated z before
+    assert [rows[u]["replay:Surprisal@2"] for u in "abcde"] == pytest.approx([(1 + z) / 2, 1, 1, None, None])
+    assert [rows[u]["replay:Precision@2"] for u in "abcde"] == [0.5, 0.5, None, None, 0.0]
+    assert [rows[u]["P_2"] for u in "abcde"] == [0.5, 0.5, None, None, None]
     assert res.summary["replay:Novelty@2"] == pytest.approx(2.5 / 3)
     assert res.summary["replay:Surprisal@2"] == pytest.approx((2 + (1 + z) / 2) / 3)
     assert res.summary["replay:Coverage@2"] == 1.0  # c's q: every training item; a and b alone 3/4
-    assert res.summary["P_2"] == 0.5
+    assert res.summary["replay:Precision@2"] == pytest.approx(1 / 3) and res.summary["P_2"] == 0.5
 
 
 # torchmetrics 1.9.0's RetrievalNormalizedDCG on users whose scores tie (tests/dialects/make_golden_torchmetrics.py

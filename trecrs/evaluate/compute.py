@@ -225,7 +225,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
             q, run, level, queries = v.inputs(
                 qrels, common["run"], settings.relevance_level, common["queries"],
-                full_run=f.run.clear() if f.empty else f.run, train=_train(data),
+                full_run=f.run.clear() if f.empty else f.run, train=_train(data), full_qrels=f.qrels,
             )  # fmt: skip
             res = evaluate_extras(
                 [v.target()],

@@ -23,7 +23,8 @@ its test data:
   gain rel, the items below the level 0 (ranx's ``ndcg``, ``dcg``, ``rbp``), :data:`AS_IS`: unchanged, so
   that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training ratings too);
 * ``users``: the users the framework averages over (:data:`~.base.USER_SETS`): the qrels users the run
-  ranks (most names), every user the run ranks (RePlay's ``Surprisal`` and ``Coverage``: a user outside
+  ranks (most names), every qrels user, ranked or not (RePlay's accuracy names: an unranked user has an
+  empty list and scores 0), every user the run ranks (RePlay's ``Surprisal`` and ``Coverage``: a user outside
   the qrels counts; such a user gets a per-query row of its own), or every training user (RePlay's
   ``Novelty``: a training user without a list scores 1);
 * ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
@@ -48,7 +49,18 @@ from ...ordering import bytewise_sorted
 from ...schema import QUERY, REL, USER
 from ..grammar import Variant
 from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay, sklearn, torchmetrics
-from .base import AS_IS, BINARY, GRADED, QRELS_USERS, RUN_USERS, SHIFTED, USER_SETS, Dialect, Framework
+from .base import (
+    ALL_QRELS_USERS,
+    AS_IS,
+    BINARY,
+    GRADED,
+    QRELS_USERS,
+    RUN_USERS,
+    SHIFTED,
+    USER_SETS,
+    Dialect,
+    Framework,
+)
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
@@ -82,15 +94,18 @@ class DialectVariant(Variant):
 
     def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int, queries: list[str], *,
                full_run: pl.DataFrame | None = None, train: pl.DataFrame | None = None,
+               full_qrels: pl.DataFrame | None = None,
                ) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
         """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
         documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; the users
         of :attr:`users`: the queries of ``queries`` the run ranks (the frameworks measure the users they
         have a list for, so ``-c`` adds none), every query of ``full_run`` (the run before it is restricted
-        to the qrels queries), or every user of ``train`` (with the run's list, or none); with
-        :attr:`needs_relevant` only those with a relevant document. :attr:`level`, when set, replaces
-        ``level``."""
+        to the qrels queries), every query of ``full_qrels`` (the qrels of every query, ranked or not), or
+        every user of ``train`` (with the run's list, or none); with :attr:`needs_relevant` only those with
+        a relevant document. :attr:`level`, when set, replaces ``level``."""
         level = level if self.level is None else self.level
+        if self.users == ALL_QRELS_USERS and full_qrels is not None:
+            qrels = full_qrels
         relevant = pl.col(REL) >= level
         keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
         shifted = pl.col(REL) - level + 1
@@ -100,19 +115,21 @@ class DialectVariant(Variant):
                 pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL)
             )
             level = 1
-        run, have = self._population(run, queries, full_run, train)
+        run, have = self._population(run, queries, full_run, train, qrels)
         if self.needs_relevant:
             have &= set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
         run = run.filter(pl.col(QUERY).is_in(list(have)))
         return qrels, run, level, bytewise_sorted(have)
 
     def _population(self, run: pl.DataFrame, queries: list[str], full_run: pl.DataFrame | None,
-                    train: pl.DataFrame | None) -> tuple[pl.DataFrame, set[str]]:  # fmt: skip
+                    train: pl.DataFrame | None, qrels: pl.DataFrame) -> tuple[pl.DataFrame, set[str]]:  # fmt: skip
         """The run the users of :attr:`users` are ranked by, and those users."""
         if self.users == QRELS_USERS or full_run is None:
             return run, set(queries) & set(run.get_column(QUERY).unique().to_list())
         if self.users == RUN_USERS:
             return full_run, set(full_run.get_column(QUERY).unique().to_list())
+        if self.users == ALL_QRELS_USERS:
+            return full_run, set(qrels.get_column(QUERY).unique().to_list())
         if train is None:
             raise UsageError(f"measure {self.spec} needs the training ratings (train=)")
         return full_run, set(train.get_column(USER).cast(pl.Utf8).unique().to_list())

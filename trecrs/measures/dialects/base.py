@@ -12,11 +12,12 @@ GRADED = "graded"  # rel >= -l keeps its value, the rest 0 (negative kept), eval
 
 # The users a name averages over (Dialect.users): those the framework forms its mean over
 QRELS_USERS = "qrels"  # the qrels users the run ranks (trec_eval's evaluated queries)
+ALL_QRELS_USERS = "all qrels"  # every qrels user, ranked or not (no ranking: an empty list)
 RUN_USERS = "run"  # every user the run ranks, in the qrels or not
 TRAIN_USERS = "train"  # every user of the training ratings, ranked or not (no ranking: an empty list)
 #: How --list-measures and the docs name each user set.
-USER_SETS = {QRELS_USERS: "the qrels users the run ranks", RUN_USERS: "every user the run ranks",
-             TRAIN_USERS: "every training user"}  # fmt: skip
+USER_SETS = {QRELS_USERS: "the qrels users the run ranks", ALL_QRELS_USERS: "every qrels user, ranked or not",
+             RUN_USERS: "every user the run ranks", TRAIN_USERS: "every training user"}  # fmt: skip
 
 #: What a name measures, across frameworks (``trecrs definitions`` lists every definition of one):
 #: concept -> the trec_eval measure (``{k}`` = the cutoff) that is the reference for it, "" when none.
