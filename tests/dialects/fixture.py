@@ -98,6 +98,8 @@ def write_golden(
     train: dict[str, list[str]] | None = None,
     item_categories: dict[str, str] | None = None,
     tables: dict[str, list] | None = None,
+    more_run: dict[str, list[tuple[str, float]]] | None = None,
+    more_qrels: dict[str, dict[str, int]] | None = None,
 ) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
@@ -105,7 +107,8 @@ def write_golden(
     training items stored (default :func:`training`); ``item_features`` (item -> categories) or
     ``item_categories`` (item -> one category), stored as ``"item_features"``: [[item, category], ...] only
     when given; ``tables``: more inputs after ``train`` (``{"predictions": predictions()}``: the error
-    measures')."""
+    measures'); ``more_run``: ranked lists of more users, stored after the fixture's run, ``more_qrels`` their test
+    ratings (users outside the qrels have none)."""
     test, ranked = fixture()
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -114,8 +117,8 @@ def write_golden(
         "version": version,
         "command": f"python {Path(sys.argv[0]).resolve().relative_to(Path(__file__).resolve().parents[2])}",
         "relevance_level": LEVEL,
-        "qrels": [[u, i, r] for u, rated in test.items() for i, r in rated.items()],
-        "run": [[u, i, s] for u, lst in ranked.items() for i, s in lst],
+        "qrels": [[u, i, r] for u, rated in {**test, **(more_qrels or {})}.items() for i, r in rated.items()],
+        "run": [[u, i, s] for u, lst in {**ranked, **(more_run or {})}.items() for i, s in lst],
         "train": [[u, i, 1] for u, items in (training() if train is None else train).items() for i in items],
         **(
             {"item_features": [[i, c] for i, cats in item_features.items() for c in cats]}

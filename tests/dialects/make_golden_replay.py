@@ -8,7 +8,9 @@ data :func:`fixture.training_seen` (recommended items some users rated before, f
 and CategoricalDiversity's recommendations carry each item's category of :func:`fixture.categories`.
 ``mode=PerUser()`` gives the per-user values; RePlay evaluates the ground-truth users (users without a
 relevant item are stored as null), Novelty the training users, Surprisal and CategoricalDiversity every
-user with recommendations. Coverage has only a global value. The polars path of every metric is checked
+user with recommendations. Coverage has only a global value. Three more users show which users each name
+averages over: :data:`RECS_ONLY` has recommendations and no training data or ground truth, :data:`TRAIN_ONLY`
+training data only, :data:`TRUTH_ONLY` ground truth only (no recommendations: RePlay scores it 0). The polars path of every metric is checked
 to give the same values.
 """
 
@@ -35,20 +37,26 @@ from replay.metrics import (
     Surprisal,
 )
 
+RECS_ONLY = {"u21": [("i01", 900.0), ("i47", 800.0), ("i02", 700.0)]}  # i47: an item nobody rated
+TRAIN_ONLY = {"u22": ["i01", "i03", "i05"]}
+TRUTH_ONLY = {"u23": {"i02": 5, "i04": 1}}
 ACCURACY = (HitRate, MAP, MRR, NDCG, Precision, Recall, RocAuc)  # called with the ground truth
 WITH_TRAIN = (Novelty, Surprisal)  # called with the training data
 
 
 def main() -> None:
     test, ranked = fixture()
+    test = {**test, **TRUTH_ONLY}
     cats = categories()
+    ranked = {**ranked, **RECS_ONLY}
+    trained = {**training_seen(), **TRAIN_ONLY}
     recs = pd.DataFrame([(u, i, s) for u, lst in ranked.items() for i, s in lst],
                         columns=["query_id", "item_id", "rating"])  # fmt: skip
     truth = pd.DataFrame(
         [(u, i) for u, items in relevant(test).items() for i in items], columns=["query_id", "item_id"]
     )
     train = pd.DataFrame(
-        [(u, i) for u, items in training_seen().items() for i in items], columns=["query_id", "item_id"]
+        [(u, i) for u, items in trained.items() for i in items], columns=["query_id", "item_id"]
     )
     by_category = recs.assign(category_id=recs["item_id"].map(cats)).drop(columns="item_id")
     calls = [(m, (recs, truth)) for m in ACCURACY] + [(m, (recs, train)) for m in WITH_TRAIN]
@@ -59,13 +67,20 @@ def main() -> None:
         for k in CUTOFFS:
             got = per_user[f"{metric.__name__}-PerUser@{k}"]
             values[f"replay:{metric.__name__}@{k}"] = {
-                u: (float(got[u]) if u in got else None) for u in ranked
+                u: (float(got[u]) if u in got else None) for u in [*ranked, *TRAIN_ONLY, *TRUTH_ONLY]
             }
     coverage = _checked(Coverage(list(CUTOFFS)), (recs, train))
     summaries = {f"replay:Coverage@{k}": float(coverage[f"Coverage@{k}"]) for k in CUTOFFS}
     print(
         write_golden(
-            "RePlay", replay.__version__, values, summaries, train=training_seen(), item_categories=cats
+            "RePlay",
+            replay.__version__,
+            values,
+            summaries,
+            train=trained,
+            item_categories=cats,
+            more_run=RECS_ONLY,
+            more_qrels=TRUTH_ONLY,
         )
     )
 

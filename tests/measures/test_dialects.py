@@ -23,9 +23,12 @@ from trecrs.measures.dialects import FRAMEWORKS, parse_dialect
 from trecrs.measures.dialects.base import CONCEPTS
 from trecrs.measures.request import parse_measures
 
+from ..warned import warned
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "dialects"
 GOLDEN = {p.stem: json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))}
 TOL = 1e-9
+TOLERANCE = {"torchmetrics": 1e-6}  # torchmetrics computes in float32: its values agree to its precision
 
 
 def _evaluate(golden: dict, names: list[str]):
@@ -54,25 +57,26 @@ def _evaluate(golden: dict, names: list[str]):
 @pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")
 def test_per_user_values_equal_the_frameworks(framework):
     golden = GOLDEN[framework]
+    tol = TOLERANCE.get(framework, TOL)
     names = list(golden["values"]) + [n for n in golden["summaries"] if n not in golden["values"]]
     res = _evaluate(golden, names)
     rows = {r["query"]: r for r in res.per_query.to_dicts()}
     for name in names:
         if name in golden["summaries"]:  # a global measure or a weighted mean
-            assert math.isclose(res.summary[name], golden["summaries"][name], abs_tol=TOL), name
+            assert math.isclose(res.summary[name], golden["summaries"][name], abs_tol=tol), name
         for user, want in golden["values"].get(name, {}).items():
             got = rows[user].get(name)  # no column: undefined for every user
             if want is None:
                 assert got is None, f"{name} {user}: {framework} gives no value, trecrs {got}"
             else:
-                assert got is not None and abs(got - want) <= TOL, (
+                assert got is not None and abs(got - want) <= tol, (
                     f"{name} {user}: {framework} {want}, trecrs {got}"
                 )
         defined = [v for v in golden["values"].get(name, {}).values() if v is not None]
         if name not in golden["summaries"] and not defined:  # ranx's bpref without judged non-relevant items
             assert name not in res.summary, name
         elif name not in golden["summaries"]:
-            assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=TOL), name
+            assert math.isclose(res.summary[name], sum(defined) / len(defined), abs_tol=tol), name
 
 
 def test_golden_files_name_their_framework_version_and_command():
@@ -421,3 +425,97 @@ def test_rectools_ndcg_assumes_k_relevant_documents_in_its_ideal_list():
         round(res["rectools:NDCG@5"], 4) == 0.5531
         and res["rectools:NDCG(divide_by_achievable=True)@5"] == 1.0
     )
+
+
+@pytest.mark.filterwarnings("ignore::trecrs.errors.TrecrsWarning")  # c has no qrels, e no ranking
+def test_replay_names_average_over_the_users_replay_takes():
+    """a, b in the qrels and the run; c ranked outside the qrels; d a training user without a list; e in the
+    qrels without a list. Novelty takes the training users a, b, d (d: no list, 1), Surprisal and Coverage
+    the run's a, b, c, Precision the ground-truth users a, b, e (e: no list, 0); P.2 a and b only. 3 training
+    users; z rated by 2 of them: weight log2(3/2)/log2 3, every other item 1."""
+    qrels = {"a": {"x": 1}, "b": {"y": 1}, "e": {"x": 1}}
+    run = {"a": {"x": 2.0, "z": 1.0}, "b": {"y": 1.0, "w": 0.5}, "c": {"q": 1.0, "y": 0.5}}
+    train = pl.DataFrame(
+        {"user": ["a", "b", "d", "d", "d"], "item": ["z", "q", "x", "y", "z"], "rating": [1] * 5}
+    )
+    names = ["P.2", "replay:Precision@2", "replay:Novelty@2", "replay:Surprisal@2", "replay:Coverage@2"]
+    res = trecrs.evaluate(qrels, run, names, train=train)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    assert list(rows) == ["a", "b", "c", "d", "e"]
+    z = math.log2(1.5) / math.log2(3)
+    assert [rows[u]["replay:Novelty@2"] for u in "abcde"] == [0.5, 1.0, None, 1.0, None]  # a rated z before
+    assert [rows[u]["replay:Surprisal@2"] for u in "abcde"] == pytest.approx([(1 + z) / 2, 1, 1, None, None])
+    assert [rows[u]["replay:Precision@2"] for u in "abcde"] == [0.5, 0.5, None, None, 0.0]
+    assert [rows[u]["P_2"] for u in "abcde"] == [0.5, 0.5, None, None, None]
+    assert res.summary["replay:Novelty@2"] == pytest.approx(2.5 / 3)
+    assert res.summary["replay:Surprisal@2"] == pytest.approx((2 + (1 + z) / 2) / 3)
+    assert res.summary["replay:Coverage@2"] == 1.0  # c's q: every training item; a and b alone 3/4
+    assert res.summary["replay:Precision@2"] == pytest.approx(1 / 3) and res.summary["P_2"] == 0.5
+
+
+# torchmetrics 1.9.0's RetrievalNormalizedDCG on users whose scores tie (tests/dialects/make_golden_torchmetrics.py
+# --tied prints them; the golden fixture has no ties, torch's topk ordering tied items in no fixed order): it
+# averages DCG over the orders of each tie group, as scikit-learn's ndcg_score does (rating >= 3 relevant)
+TM_TIED_RUN = {
+    "t1": {"a": 5.0, "b": 5.0, "c": 4.0, "d": 4.0, "e": 4.0, "f": 1.0},
+    "t2": {"a": 3.0, "b": 3.0, "c": 3.0},
+    "t3": {"a": 2.0, "b": 0.0, "c": -1.0, "d": -1.0},
+}
+TM_TIED_QRELS = {"t1": {"b": 4, "d": 3, "e": 5, "g1": 4, "h": 1}, "t2": {"a": 3, "c": 5},
+                 "t3": {"b": 5, "c": 4, "x1": 3}}  # fmt: skip
+TM_TIED_NDCG = {
+    1: (0.4000000059604645, 0.5333333611488342, 0.0),
+    3: (0.4824998378753662, 0.8244092464447021, 0.46041426062583923),
+    5: (0.6264265179634094, 0.8244092464447021, 0.6844805479049683),
+    10: (0.749703586101532, 0.8244092464447021, 0.6844805479049683),
+}
+
+
+def test_torchmetrics_ndcg_averages_over_tied_scores_as_torchmetrics_and_sklearn_do():
+    names = [
+        f"{p}@{k}"
+        for k in TM_TIED_NDCG
+        for p in ("torchmetrics:RetrievalNormalizedDCG", "sklearn:ndcg_score")
+    ]
+    rows = trecrs.evaluate(TM_TIED_QRELS, TM_TIED_RUN, names, relevance_level=3).per_query.to_dicts()
+    for k, want in TM_TIED_NDCG.items():
+        for prefix in ("torchmetrics:RetrievalNormalizedDCG", "sklearn:ndcg_score"):
+            assert tuple(r[f"{prefix}@{k}"] for r in rows) == pytest.approx(want, abs=1e-6), (prefix, k)
+    # t2 at k = 1: a (gain 3), b (0), c (5) tie: the mean gain 8/3 over the ideal 5
+    assert rows[1]["sklearn:ndcg_score@1"] == pytest.approx(8 / 15, abs=1e-15)
+
+
+def test_torchmetrics_rules_on_a_short_list_with_signed_scores():
+    """x relevant and missed; b (score 0) and c (−1) relevant: not retrieved for Precision, Recall, MAP and
+    MRR (score <= 0), retrieved for HitRate and R-Precision; the missed x fills rank 5 of a 4-item list. AUROC
+    of the top 4 (a, b, c, d) = (non, rel, rel, non), its scores through a sigmoid (not all in [0, 1]), order
+    kept: (b, d) and (c, d) in order, (b, a) and (c, a) not: 1/2. FallOut@2: a of the non-relevant a, d."""
+    qrels, run = {"u": {"b": 5, "c": 4, "x": 3}}, {"u": {"a": 2.0, "b": 0.0, "c": -1.0, "d": -2.0}}
+    names = ["torchmetrics:RetrievalPrecision@5", "torchmetrics:RetrievalRecall@5", "torchmetrics:RetrievalMAP@5",
+             "torchmetrics:RetrievalMRR@5", "torchmetrics:RetrievalHitRate@1", "torchmetrics:RetrievalHitRate@5",
+             "torchmetrics:RetrievalRPrecision", "torchmetrics:RetrievalAUROC@4",
+             "torchmetrics:RetrievalPrecision(adaptive_k=True)@10", "torchmetrics:RetrievalFallOut@2"]  # fmt: skip
+    got = trecrs.evaluate(qrels, run, names, relevance_level=3).summary
+    assert [got[n] for n in names] == pytest.approx([0, 0, 0, 0, 0, 1, 2 / 3, 0.5, 0, 0.5])
+
+
+def test_torchmetrics_empty_target_action_and_sklearn_without_relevant_items():
+    """v has no relevant item: neg 0, pos 1, skip no value; FallOut's empty target is no non-relevant item
+    (w); scikit-learn: AP 0, ROC AUC none, label ranking AP 1, nDCG 0."""
+    qrels = {"u": {"a": 1}, "v": {"b": 0}, "w": {"c": 1}}
+    run = {"u": {"a": 2.0, "z": 1.0}, "v": {"b": 2.0, "y": 1.0}, "w": {"c": 1.0}}
+    tm = "torchmetrics:RetrievalMRR"
+    names = [f"{tm}@2", f"{tm}(empty_target_action=pos)@2", f"{tm}(empty_target_action=skip)@2",
+             "torchmetrics:RetrievalFallOut(empty_target_action=pos)@1", "torchmetrics:retrieval_reciprocal_rank@2",
+             "sklearn:average_precision_score", "sklearn:roc_auc_score",
+             "sklearn:label_ranking_average_precision_score", "sklearn:ndcg_score@2"]  # fmt: skip
+    with warned("evaluated queries have no relevant document"):
+        res = trecrs.evaluate(qrels, run, names)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    assert [rows[u][names[0]] for u in "uvw"] == [1.0, 0.0, 1.0]
+    assert [rows[u][names[1]] for u in "uvw"] == [1.0, 1.0, 1.0]
+    assert [rows[u][names[2]] for u in "uvw"] == [1.0, None, 1.0] and res.summary[names[2]] == 1.0
+    assert [rows[u][names[3]] for u in "uvw"] == [0.0, 0.5, 1.0]  # w: only relevant items, pos gives 1
+    assert [rows[u][names[4]] for u in "uvw"] == [1.0, 0.0, 1.0]
+    assert [rows["v"][n] for n in names[5:]] == [0.0, None, 1.0, 0.0]
+    assert rows["u"]["sklearn:roc_auc_score"] == 1.0 and rows["w"]["sklearn:roc_auc_score"] is None

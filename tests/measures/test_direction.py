@@ -10,6 +10,9 @@ from trecrs.measures.recsys.registry import REGISTRY
 from trecrs.measures.trec_eval import TREC_MEASURES
 
 LOWER = {
+    "sk_coverage_error",
+    "sk_ranking_loss",
+    "tm_fall_out",
     "fpr",
     "fnr",
     "ndpm",

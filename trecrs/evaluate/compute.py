@@ -12,6 +12,7 @@ import polars as pl
 from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
+from ..files.ratings import as_ratings
 from ..files.trec import read_run, run_tag
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
@@ -191,6 +192,7 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         return
     # imported here: an evaluation of trec_eval's measures alone loads no recommender measure module
     from ..measures.dialects import DialectVariant
+    from ..measures.dialects.base import QRELS_USERS
     from ..measures.recsys.evaluation import evaluate_extras
     from ..measures.recsys.registry import parse_spec
 
@@ -222,8 +224,9 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
         if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
             q, run, level, queries = v.inputs(
-                qrels, common["run"], settings.relevance_level, common["queries"]
-            )
+                qrels, common["run"], settings.relevance_level, common["queries"],
+                full_run=f.run.clear() if f.empty else f.run, train=_train(data), full_qrels=f.qrels,
+            )  # fmt: skip
             res = evaluate_extras(
                 [v.target()],
                 qrels=q,
@@ -244,12 +247,27 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
         column = outputs[0].name
         summary = {v.spec: res.summary[column]} if column in res.summary else {}  # none: undefined everywhere
         per_query = [v.spec] if column in res.per_query.columns else []  # a global measure has none
-        _merge_extras(ev, res.per_query.rename({column: v.spec}, strict=False), per_query, summary)
+        # a dialect over users outside the qrels (the run's, the training users) gives them rows of their own
+        own = isinstance(v, DialectVariant) and v.users != QRELS_USERS
+        rows = res.per_query.rename({column: v.spec}, strict=False)
+        _merge_extras(ev, rows, per_query, summary, own_rows=own)
 
 
-def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float]) -> None:
-    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their summary."""
+def _train(data: dict) -> pl.DataFrame | None:
+    """The training ratings given (a frame or a file, read once: ``data`` keeps the frame), or None."""
+    if data.get("train") is not None and not isinstance(data["train"], pl.DataFrame):
+        data["train"] = as_ratings(data["train"])
+    return data.get("train")
+
+
+def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float], *,
+                  own_rows: bool = False) -> None:  # fmt: skip
+    """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their
+    summary; with ``own_rows``, a query of ``rows`` that ``ev`` lacks gets a row of its own."""
     ev.extra_columns = [*ev.extra_columns, *columns]
+    others = rows.select(QUERY).join(ev.per_query.select(QUERY), on=QUERY, how="anti")
+    if own_rows and others.height:
+        ev.per_query = pl.concat([ev.per_query, others], how="diagonal_relaxed").sort(QUERY)
     if rows.height != ev.per_query.height:
         rows = ev.per_query.select(QUERY).join(rows, on=QUERY, how="left", maintain_order="left")
     if columns:

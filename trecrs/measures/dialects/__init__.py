@@ -22,6 +22,11 @@ its test data:
   gain rel − l + 1 (Elliot's ``DiscountedRelevance``, 2^(r−t+1) − 1 under ``ndcg_exp``), :data:`GRADED`:
   gain rel, the items below the level 0 (ranx's ``ndcg``, ``dcg``, ``rbp``), :data:`AS_IS`: unchanged, so
   that the measure sees the level ``-l`` (Cornac's full ranking applies it to the training ratings too);
+* ``users``: the users the framework averages over (:data:`~.base.USER_SETS`): the qrels users the run
+  ranks (most names), every qrels user, ranked or not (RePlay's accuracy names: an unranked user has an
+  empty list and scores 0), every user the run ranks (RePlay's ``Surprisal`` and ``Coverage``: a user outside
+  the qrels counts; such a user gets a per-query row of its own), or every training user (RePlay's
+  ``Novelty``: a training user without a list scores 1);
 * ``needs_relevant``: a query without relevant document has no value and is left out of the mean, as the
   framework leaves such a user out (RecBole has no such user, Elliot skips it, LensKit gives NaN); ranx
   gives such a user 0 and counts it.
@@ -40,14 +45,27 @@ from dataclasses import dataclass
 import polars as pl
 
 from ...errors import UsageError
-from ...schema import QUERY, REL
+from ...ordering import bytewise_sorted
+from ...schema import QUERY, REL, USER
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay
-from .base import AS_IS, BINARY, GRADED, SHIFTED, Dialect, Framework
+from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay, sklearn, torchmetrics
+from .base import (
+    ALL_QRELS_USERS,
+    AS_IS,
+    BINARY,
+    GRADED,
+    QRELS_USERS,
+    RUN_USERS,
+    SHIFTED,
+    USER_SETS,
+    Dialect,
+    Framework,
+)
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay)
+    m.FRAMEWORK.prefix: m.FRAMEWORK
+    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, sklearn, torchmetrics)
 }
 
 __all__ = [
@@ -72,15 +90,22 @@ class DialectVariant(Variant):
     qrels: str = BINARY
     needs_relevant: bool = True
     level: int | None = None  # the level the name gives (-lN; ranx's default 1), None: the global -l
+    users: str = QRELS_USERS  # the users the mean is over (base.USER_SETS)
 
-    def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int,
-               queries: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
+    def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int, queries: list[str], *,
+               full_run: pl.DataFrame | None = None, train: pl.DataFrame | None = None,
+               full_qrels: pl.DataFrame | None = None,
+               ) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
         """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
-        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; only the
-        queries the run ranks (the frameworks measure the users they have a list for, so ``-c`` adds none)
-        and with :attr:`needs_relevant` only those with a relevant document. :attr:`level`, when set,
-        replaces ``level``."""
+        documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; the users
+        of :attr:`users`: the queries of ``queries`` the run ranks (the frameworks measure the users they
+        have a list for, so ``-c`` adds none), every query of ``full_run`` (the run before it is restricted
+        to the qrels queries), every query of ``full_qrels`` (the qrels of every query, ranked or not), or
+        every user of ``train`` (with the run's list, or none); with :attr:`needs_relevant` only those with
+        a relevant document. :attr:`level`, when set, replaces ``level``."""
         level = level if self.level is None else self.level
+        if self.users == ALL_QRELS_USERS and full_qrels is not None:
+            qrels = full_qrels
         relevant = pl.col(REL) >= level
         keep = pl.min_horizontal(pl.col(REL), pl.lit(0))  # unjudged (-1) stays unjudged under -J
         shifted = pl.col(REL) - level + 1
@@ -90,11 +115,24 @@ class DialectVariant(Variant):
                 pl.when(relevant).then(gains).otherwise(keep).cast(qrels.schema[REL]).alias(REL)
             )
             level = 1
-        have = set(run.get_column(QUERY).unique().to_list())
+        run, have = self._population(run, queries, full_run, train, qrels)
         if self.needs_relevant:
             have &= set(qrels.filter(pl.col(REL) >= level).get_column(QUERY).to_list())
-            run = run.filter(pl.col(QUERY).is_in(list(have)))
-        return qrels, run, level, [q for q in queries if q in have]
+        run = run.filter(pl.col(QUERY).is_in(list(have)))
+        return qrels, run, level, bytewise_sorted(have)
+
+    def _population(self, run: pl.DataFrame, queries: list[str], full_run: pl.DataFrame | None,
+                    train: pl.DataFrame | None, qrels: pl.DataFrame) -> tuple[pl.DataFrame, set[str]]:  # fmt: skip
+        """The run the users of :attr:`users` are ranked by, and those users."""
+        if self.users == QRELS_USERS or full_run is None:
+            return run, set(queries) & set(run.get_column(QUERY).unique().to_list())
+        if self.users == RUN_USERS:
+            return full_run, set(full_run.get_column(QUERY).unique().to_list())
+        if self.users == ALL_QRELS_USERS:
+            return full_run, set(qrels.get_column(QUERY).unique().to_list())
+        if train is None:
+            raise UsageError(f"measure {self.spec} needs the training ratings (train=)")
+        return full_run, set(train.get_column(USER).cast(pl.Utf8).unique().to_list())
 
 
 _SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<rest>.*)$")
@@ -156,9 +194,9 @@ def parse_dialect(spec: str) -> DialectVariant | None:
         raise UsageError(f"measure {spec!r}: {label} needs a positive integer cutoff @k")
     arguments = dialect.arguments(name, framework.case_insensitive) or {}
     base, _, param = dialect.target.format(k=k, p=f"0.{p}", **arguments).partition(".")
-    relevant = dialect.needs_relevant
+    relevant, users = dialect.needs_relevant, dialect.users
     return DialectVariant(
-        spec, base, param or None, qrels=dialect.qrels, needs_relevant=relevant, level=level
+        spec, base, param or None, qrels=dialect.qrels, needs_relevant=relevant, level=level, users=users
     )
 
 
@@ -172,5 +210,6 @@ def listing() -> list[str]:
         out.append(f"  {f.prefix}: {f.label} ({f.source}{case}{levels})")
         for d in f.names:
             name = f"    {f.prefix}:{d.spelling()}"
-            out.append(name.ljust(34) + f" = {d.equals}: {d.definition}")
+            users = "" if d.users == QRELS_USERS else f"; over {USER_SETS[d.users]}"
+            out.append(name.ljust(34) + f" = {d.equals}: {d.definition}{users}")
     return out

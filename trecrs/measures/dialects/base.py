@@ -10,6 +10,15 @@ BINARY = "binary"  # rel >= -l becomes 1, evaluated at level 1
 SHIFTED = "shifted"  # rel >= -l becomes rel - l + 1, evaluated at level 1
 GRADED = "graded"  # rel >= -l keeps its value, the rest 0 (negative kept), evaluated at level 1
 
+# The users a name averages over (Dialect.users): those the framework forms its mean over
+QRELS_USERS = "qrels"  # the qrels users the run ranks (trec_eval's evaluated queries)
+ALL_QRELS_USERS = "all qrels"  # every qrels user, ranked or not (no ranking: an empty list)
+RUN_USERS = "run"  # every user the run ranks, in the qrels or not
+TRAIN_USERS = "train"  # every user of the training ratings, ranked or not (no ranking: an empty list)
+#: How --list-measures and the docs name each user set.
+USER_SETS = {QRELS_USERS: "the qrels users the run ranks", ALL_QRELS_USERS: "every qrels user, ranked or not",
+             RUN_USERS: "every user the run ranks", TRAIN_USERS: "every training user"}  # fmt: skip
+
 #: What a name measures, across frameworks (``trecrs definitions`` lists every definition of one):
 #: concept -> the trec_eval measure (``{k}`` = the cutoff) that is the reference for it, "" when none.
 CONCEPTS: dict[str, str] = {
@@ -22,8 +31,9 @@ CONCEPTS: dict[str, str] = {
 @dataclass(frozen=True)
 class Dialect:
     """One framework measure: its name as the framework spells it, the recommender measure computing it
-    (``{k}`` = the cutoff), the qrels it is computed on, whether a query without relevant documents is
-    undefined, and for docs/--list-measures its definition and the trecrs measure it equals (or "new")."""
+    (``{k}`` = the cutoff), the qrels it is computed on, the users it averages over (:attr:`users`, of
+    whom, with :attr:`needs_relevant`, only those with a relevant document), and for docs/--list-measures
+    its definition and the trecrs measure it equals (or "new")."""
 
     name: str
     target: str
@@ -34,6 +44,11 @@ class Dialect:
     cutoff: bool = True  # whether the name takes @k (required) or none
     concept: str = ""  # what the name measures, one of CONCEPTS ("" none): trecrs definitions groups by it
     persistence: bool = False  # the name carries a parameter as ranx's rbp.95 does: {p} = 0.95 in the target
+    users: str = QRELS_USERS  # the users the framework averages over, one of USER_SETS
+
+    def user_set(self) -> str:
+        """The users the mean is over, in words: ``the qrels users the run ranks, with a relevant document``."""
+        return USER_SETS[self.users] + (", with a relevant document" if self.needs_relevant else "")
 
     def spelling(self) -> str:
         """How the name is typed: ``NDCG@k``, ``gauc``, ``rbp.PP``."""

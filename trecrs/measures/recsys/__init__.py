@@ -21,6 +21,9 @@
 * :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
 * :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
   normalised average popularity and popularity-relative serendipity;
+* :mod:`.sklearn`, :mod:`.torchmetrics`: scikit-learn's ranking metrics and torchmetrics' retrieval metrics
+  per user on a top-N list and the relevant documents it missed (tie-averaged DCG, AP per distinct score,
+  label ranking AP and loss, coverage error; float32 scores, the score > 0 rule, ``empty_target_action``);
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
 * :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
   of group ``trecrs.measures``).
@@ -51,6 +54,8 @@ from . import (  # noqa: F401 - each module registers its measures
     rectools,
     replay,
     ranx,  # after rectools and replay: registration order is the order measures print in
+    sklearn,
+    torchmetrics,
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .custom import load_entry_points, load_measures_file, register_measure
