@@ -42,12 +42,13 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay
+from . import cornac, elliot, implicit, lenskit, lightfm, ranx, recbole, recommenders, rectools, replay
 from .base import AS_IS, BINARY, GRADED, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay)
+    m.FRAMEWORK.prefix: m.FRAMEWORK
+    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, implicit, lightfm, recommenders)
 }
 
 __all__ = [
