@@ -2,7 +2,7 @@
 tied score counted above it: precision and recall at k, reciprocal rank and ROC AUC of that rank.
 
 The formulas of LightFM 1.17's ``lightfm/evaluation.py`` over the ranks of ``predict_rank``
-(``lightfm/_lightfm_fast.pyx.template`` ``predict_ranks``: an item's rank counts every other item whose
+(``lightfm/_lightfm_fast.pyx.template`` ``predict_ranks``, line 1318: an item's rank counts every other item whose
 prediction is >= its own, 0 = best; ``calculate_auc_from_rank`` for AUC), on trecrs's data conventions
 (:mod:`.registry`) with a run read as a score matrix: a listed item's prediction is its score as float32 (LightFM
 computes in float32), every item the run does not list scores one value below the list. So, with
@@ -58,7 +58,7 @@ def _stats(ctx: Context, k: int | None) -> pl.DataFrame:
 def _precision(ctx: Context, k: int | None) -> pl.DataFrame:
     """|{i ∈ R : ρ_i < k}| / k, ρ_i counting every other item scored >= i (a tie counts against i).
 
-    LightFM's ``precision_at_k`` (``evaluation.py``: ``np.less(ranks.data, k)`` summed per user, ``/ k``).
+    LightFM's ``precision_at_k`` (``evaluation.py`` lines 80-82: ``np.less(ranks.data, k)`` summed per user, ``/ k``).
     Scores a, b tied at the top, both relevant: ρ = 1 for each, precision@1 = 0 (trec_eval's P.1: 1).
     Undefined when R is empty (LightFM leaves the user out)."""
     st = _stats(ctx, k)
@@ -66,7 +66,7 @@ def _precision(ctx: Context, k: int | None) -> pl.DataFrame:
 
 
 def _recall(ctx: Context, k: int | None) -> pl.DataFrame:
-    """|{i ∈ R : ρ_i < k}| / |R|. LightFM's ``recall_at_k`` (``evaluation.py``: the same count ``/
+    """|{i ∈ R : ρ_i < k}| / |R|. LightFM's ``recall_at_k`` (``evaluation.py`` lines 157-166: the same count ``/
     test_interactions.getnnz(axis=1)``). Undefined when R is empty."""
     st = _stats(ctx, k)
     return st.select(QUERY, undefined_unless(pl.col("r") > 0, pl.col("found") / pl.col("r")).alias(VALUE))
@@ -75,7 +75,7 @@ def _recall(ctx: Context, k: int | None) -> pl.DataFrame:
 def _recip_rank(ctx: Context, param) -> pl.DataFrame:
     """1 / (min_{i ∈ R} ρ_i + 1) over the whole catalogue, no cutoff: 1/n when the run lists no relevant item.
 
-    LightFM's ``reciprocal_rank`` (``evaluation.py``: ``1 / (ranks + 1)``, the maximum per user). A relevant
+    LightFM's ``reciprocal_rank`` (``evaluation.py`` lines 320-322: ``1 / (ranks + 1)``, the maximum per user). A relevant
     item tied with two others at the top: 1/3. Undefined when R is empty."""
     n = float(ctx.dataset_items.len())
     st = _stats(ctx, None)
@@ -87,7 +87,7 @@ def _auc(ctx: Context, param) -> pl.DataFrame:
     """(1/|R|) Σ_{i=0}^{|R|−1} (1 − max(ρ_(i) − i, 0) / (n − |R|)), ρ_(0) <= ρ_(1) <= ... the ranks of the relevant
     items sorted, so that i other relevant items rank above the i-th; the m missed ones have ρ = n − 1.
 
-    LightFM's ``auc_score`` (``_lightfm_fast.pyx.template`` ``calculate_auc_from_rank``: ``rank - i``
+    LightFM's ``auc_score`` (``_lightfm_fast.pyx.template`` ``calculate_auc_from_rank``, lines 1326-1376: ``rank - i``
     clamped at 0, ``1.0 - rank / num_negatives``, averaged over the positives; float32). A missed relevant
     item counts the unlisted items it ties with as negatives above it, so two missed relevant items of a
     10-item catalogue give (1 − 9/8 + 1 − 8/8) / 2 = −1/16: below 0. Undefined when R is empty or holds

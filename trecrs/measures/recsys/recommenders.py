@@ -31,7 +31,7 @@ MSR = "Microsoft Recommenders 1.2.1 recommenders/evaluation/python_evaluation.py
 def _r_prec_hit(ctx: Context, k: int | None) -> pl.DataFrame:
     """|L_min(k, |R|) ∩ R| / |R| where that is above 0; undefined otherwise (and without relevant documents).
 
-    Microsoft Recommenders' ``r_precision_at_k`` (lines 582-598: the hits of the top k with ``rank <=
+    Microsoft Recommenders' ``r_precision_at_k`` (lines 581-598: the hits of the top k with ``rank <=
     actual``, counted per user by ``groupby().size()`` and divided by ``actual`` aligned on the users with a
     hit in the top k; a user without such a hit is NaN, and ``.mean()`` leaves it out). So its printed mean
     is over the users with a hit in their first min(k, |R|) places, not over every user. Without a cutoff
@@ -55,7 +55,7 @@ def _coverage_of_train(ctx: Context, k: int | None, frame) -> float:
     """|∪_u L_u@k| / |I_train|: the distinct items of every top k over the distinct training items; a
     recommended item nobody rated in training counts above, so the value can pass 1.
 
-    Microsoft Recommenders' ``catalog_coverage`` (lines 1645-1676: ``reco_df[col_item].nunique() /
+    Microsoft Recommenders' ``catalog_coverage`` (lines 1645-1675: ``reco_df[col_item].nunique() /
     train_df[col_item].nunique()``, ``reco_df`` = the top k lists). ``catalog_coverage.k`` divides by the
     training and recommended items, RePlay's ``train_coverage.k`` counts only recommended training items.
     """
@@ -68,7 +68,7 @@ def _novelty_pooled(ctx: Context, k: int | None, frame) -> float:
     ratings of item i, |train| = the training ratings; an item without training ratings adds 0 to the sum
     and 1 to |recs|.
 
-    Microsoft Recommenders' ``novelty`` (lines 1355-1441: ``historical_item_novelty`` = ``-log2(count /
+    Microsoft Recommenders' ``novelty`` (lines 1355-1437: ``historical_item_novelty`` = ``-log2(count /
     n_records)``, then ``Σ count_reco · item_novelty / reco_df.shape[0]``, the merge dropping items without
     training ratings from the sum only). Pooled over the recommendations, not a mean of per-user means
     (``novelty.k``: training users, per user).
