@@ -9,7 +9,7 @@ tests/data/dialects/recommenders.json. The functions take pandas frames: ``ratin
 rating as the gain), ``rating_pred`` = the run with its scores, rows in trec_eval's order (score descending,
 item id descending: the library numbers tied scores in row order), ``relevancy_method="top_k"``; the
 beyond-accuracy functions take ``train_df`` = the fixture's training items and ``reco_df`` = the top k of
-every list. Per-user values come from one call per user (both frames restricted to the user; null for a
+every list (``diversity`` and ``serendipity`` per user from ``user_diversity`` and ``user_serendipity``). Per-user values come from one call per user (both frames restricted to the user; null for a
 user without relevant items, whom the library's all-users call leaves out as absent from ``rating_true``);
 ``r_precision_at_k`` of a user without a hit in the first min(k, |R|) places is stored as null, since the
 all-users call leaves that user out of its mean. The summaries are the all-users calls' values.
@@ -44,6 +44,11 @@ BEYOND = {
     "distributional_coverage": pe.distributional_coverage,
     "novelty": pe.novelty,
 }
+# the co-occurrence similarity (the default item_sim_measure), no col_relevance: per user and over users
+PER_USER_BEYOND = {
+    "diversity": (pe.diversity, pe.user_diversity, "user_diversity"),
+    "serendipity": (pe.serendipity, pe.user_serendipity, "user_serendipity"),
+}
 
 
 def compute(test, ranked, train, level):
@@ -69,6 +74,14 @@ def compute(test, ranked, train, level):
         for k in CUTOFFS:
             reco = pred.groupby(u, sort=False).head(k)[[u, i]].reset_index(drop=True)
             summaries[f"recommenders:{name}@{k}"] = float(fn(train_df, reco))
+    for name, (fn, per_user, column) in PER_USER_BEYOND.items():
+        for k in CUTOFFS:
+            reco = pred.groupby(u, sort=False).head(k)[[u, i]].reset_index(drop=True)
+            got = per_user(train_df, reco).set_index(u)[column].to_dict()
+            values[f"recommenders:{name}@{k}"] = {a: (float(got[a]) if a in got else None) for a in ranked}
+            mean = float(fn(train_df, reco))  # NaN at k = 1 for diversity: no list has a pair
+            if not math.isnan(mean):
+                summaries[f"recommenders:{name}@{k}"] = mean
     return values, summaries
 
 

@@ -68,3 +68,20 @@ def test_beyond_accuracy_names_pool_every_recommendation():
     assert res.summary[names[0]] == pytest.approx(0.75, abs=1e-15)
     assert res.summary[names[1]] == pytest.approx((math.log2(5 / 2) + math.log2(5)) / 4, abs=1e-15)
     assert res.summary[names[2]] == pytest.approx(1.5, abs=1e-15)
+
+
+def test_diversity_and_serendipity_use_the_training_co_occurrence():
+    """Training: t1 rated a, b; t2 a, c; t3 b: n_a = n_b = 2, n_c = 1, co(a, b) = co(a, c) = 1, co(b, c) = 0.
+    u's list a, b, c: 1 − (1/2 + 1/√2 + 0)/3. t1's list c, x: c against t1's a, b: 1 − (1/√2 + 0)/2, x (no
+    training user) 1, mean of the two; u has no training items: no serendipity."""
+    train = pl.DataFrame([("t1", "a"), ("t1", "b"), ("t2", "a"), ("t2", "c"), ("t3", "b")], schema=["user", "item"],
+                         orient="row").with_columns(pl.lit(1).alias("rating"))  # fmt: skip
+    qrels = {"u": {"a": 1}, "t1": {"c": 1}}
+    run = {"u": {"a": 3.0, "b": 2.0, "c": 1.0}, "t1": {"c": 2.0, "x": 1.0}}
+    names = ["recommenders:diversity@3", "recommenders:serendipity@3"]
+    res = evaluate(qrels, run, names, relevance_level=1, train=train)
+    rows = {r["query"]: r for r in res.per_query.to_dicts()}
+    assert rows["u"][names[0]] == pytest.approx(1 - (0.5 + 2**-0.5) / 3, abs=1e-15)
+    assert rows["t1"][names[0]] == pytest.approx(1 - 0.0, abs=1e-15)  # c, x: never rated together
+    assert rows["t1"][names[1]] == pytest.approx((1 - 2**-0.5 / 2 + 1) / 2, abs=1e-15)
+    assert rows["u"].get(names[1]) is None

@@ -7,7 +7,9 @@ the run; the ranking metrics average over the users present in both (a user with
 in ``rating_true``), each user's value as below; ``r_precision_at_k`` leaves out a user without a hit in the
 first min(k, |R|) places. ``ndcg_at_k(score_type=raw)`` and ``(score_type=exp)`` take the rating of a
 relevant test item as its gain (rating and 2^rating − 1); the discount's base (``discfun_type``) cancels out.
-The beyond-accuracy names take the top k lists as ``reco_df`` and the training ratings as ``train_df``.
+The beyond-accuracy names take the top k lists as ``reco_df`` and the training ratings as ``train_df``;
+``diversity`` and ``serendipity`` use the default item co-occurrence similarity, and ``serendipity`` no
+``col_relevance`` (every recommendation relevant).
 """
 
 from __future__ import annotations
@@ -38,4 +40,10 @@ FRAMEWORK = Framework("recommenders", "Microsoft Recommenders 1.2.1", "recommend
     _D("novelty", "novelty_pooled.{k}", "Σ over every recommendation of −log2(c_i/|train|) / the number of "
        "recommendations, c_i = training ratings of i (0 for an item without); needs train",
        "new: novelty_pooled.k (novelty.k: per user, training users)", needs_relevant=False, concept="novelty"),
+    _D("diversity", "ild_cooccurrence.{k}", "1 − the mean over the pairs of L_k of co(i, j)/sqrt(n_i n_j), co = "
+       "training users of both, n = of each; needs train", "new: ild_cooccurrence.k (ild.k: categories)",
+       needs_relevant=False, concept="diversity"),
+    _D("serendipity", "unexpectedness_cooccurrence.{k}", "mean over L_k of 1 − the mean co-occurrence cosine of "
+       "the item with the user's training items (every item relevant); needs train",
+       "new: unexpectedness_cooccurrence.k", needs_relevant=False),
 ))  # fmt: skip
