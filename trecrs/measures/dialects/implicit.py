@@ -20,6 +20,6 @@ FRAMEWORK = Framework("implicit", "implicit 0.7.3", "implicit/evaluation.pyx", F
     _D("ndcg_at_k", "ndcg_exp.{k}", "Σ_{relevant j<=k} 1/log2(j+1) over the same of the min(|R|, k) first ranks",
        "ndcg_cut.k on binary qrels (ndcg_exp.k)", concept="ndcg"),
     _D("AUC_at_k", "auc_topk_catalog.{k}", "(Σ_{misses j<=k} hits above j + (h + |R|)/2 · (n − |R| − (k − h))) / "
-       "(|R|(n − |R|)), h = |L_k ∩ R|, n = the data set's items; needs train", "new: auc_topk_catalog.k",
+       "(|R|(n − |R|)), h = |L_k ∩ R|, n = the data set's items; needs train or items", "new: auc_topk_catalog.k",
        concept="auc"),
 ))  # fmt: skip

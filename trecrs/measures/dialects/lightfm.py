@@ -15,13 +15,13 @@ from .base import Framework
 _TIES = "ρ_i = the other items scored >= i (a tie counts against i; unlisted items tie below the list)"
 
 FRAMEWORK = Framework("lightfm", "LightFM 1.17", "lightfm/evaluation.py, lightfm/_lightfm_fast.pyx.template", False, (
-    _D("precision_at_k", "precision_tied.{k}", f"|{{i ∈ R: ρ_i < k}}| / k, {_TIES}; needs train",
+    _D("precision_at_k", "precision_tied.{k}", f"|{{i ∈ R: ρ_i < k}}| / k, {_TIES}; needs train or items",
        "new: precision_tied.k (= P.k without tied scores)", concept="precision"),
-    _D("recall_at_k", "recall_tied.{k}", "|{i ∈ R: ρ_i < k}| / |R|; needs train",
+    _D("recall_at_k", "recall_tied.{k}", "|{i ∈ R: ρ_i < k}| / |R|; needs train or items",
        "new: recall_tied.k (= recall.k without tied scores)", concept="recall"),
     _D("reciprocal_rank", "recip_rank_tied", "1 / (min_{i ∈ R} ρ_i + 1) over the whole catalogue, no cutoff (1/n "
-       "when no relevant item is listed); needs train", "new: recip_rank_tied (= recip_rank when L holds a "
+       "when no relevant item is listed); needs train or items", "new: recip_rank_tied (= recip_rank when L holds a "
        "relevant item and no tie)", cutoff=False, concept="mrr"),
     _D("auc_score", "auc_tied", "(1/|R|) Σ_i (1 − max(ρ_(i) − i, 0)/(n − |R|)), ρ sorted, a missed item ρ = n − 1; "
-       "needs train", "new: auc_tied", cutoff=False, concept="auc"),
+       "needs train or items", "new: auc_tied", cutoff=False, concept="auc"),
 ))  # fmt: skip
