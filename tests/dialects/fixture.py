@@ -13,6 +13,8 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
+
 LEVEL = (
     3  # relevant = rating >= LEVEL: LensKit's test list, RecBole's positives, Elliot's relevance_threshold
 )
@@ -100,6 +102,8 @@ def write_golden(
     tables: dict[str, list] | None = None,
     more_run: dict[str, list[tuple[str, float]]] | None = None,
     more_qrels: dict[str, dict[str, int]] | None = None,
+    ranked: dict[str, list[tuple[str, float]]] | None = None,
+    tolerance: float | None = None,
 ) -> Path:
     """``tests/data/dialects/<framework>.json``: the fixture, the framework's per-user values (None where
     the framework gives no value), the summaries that are not the mean of per-user values (a global
@@ -108,8 +112,11 @@ def write_golden(
     ``item_categories`` (item -> one category), stored as ``"item_features"``: [[item, category], ...] only
     when given; ``tables``: more inputs after ``train`` (``{"predictions": predictions()}``: the error
     measures'); ``more_run``: ranked lists of more users, stored after the fixture's run, ``more_qrels`` their test
-    ratings (users outside the qrels have none)."""
-    test, ranked = fixture()
+    ratings (users outside the qrels have none); ``ranked``: the lists stored instead of the fixture's
+    (:func:`tied`); ``tolerance``: the precision of a framework that computes in float32, stored when given
+    (the test's default is 1e-9)."""
+    test, fixture_ranked = fixture()
+    ranked = fixture_ranked if ranked is None else ranked
     out = OUT / f"{framework.lower()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = {
@@ -127,6 +134,7 @@ def write_golden(
         ),
         **({"item_features": [[i, c] for i, c in item_categories.items()]} if item_categories else {}),
         **{name: [list(row) for row in rows] for name, rows in (tables or {}).items()},
+        **({"tolerance": tolerance} if tolerance is not None else {}),
         "values": values,
         "summaries": summaries or {},
     }
@@ -141,6 +149,17 @@ def write_golden(
         lines.append(f" {json.dumps(key)}: {{\n{inner}\n }}" if inner else f" {json.dumps(key)}: {{}}")
     out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return out
+
+
+def tied() -> dict[str, list[tuple[str, float]]]:
+    """The fixture's lists with each score rounded down to a multiple of 200, so that most lists hold tied
+    scores, in trec_eval's order (score descending, ties by item id descending): the lists a framework that
+    ranks ties its own way is checked on."""
+    _, ranked = fixture()
+    return {
+        u: sorted(((i, float(int(s) // 200 * 200)) for i, s in lst), key=lambda t: (t[1], t[0]), reverse=True)
+        for u, lst in ranked.items()
+    }
 
 
 COLD = ("i47", "i48", "i49", "i50")  # in no training data of training_seen(), yet recommended
@@ -163,3 +182,29 @@ def categories() -> dict[str, str]:
     """One category per item, ``g1`` to ``g6``, seeded: the item categories of the diversity names."""
     rng = random.Random(SEED + 2)
     return {f"i{j:02d}": f"g{rng.randint(1, 6)}" for j in range(1, 51)}
+
+
+def read_trec(
+    qrels: str, run: str, train: str
+) -> tuple[dict[str, dict[str, int]], dict[str, list[tuple[str, float]]], dict[str, list[str]]]:
+    """``(test, ranked, train)`` as :func:`fixture` and :func:`training` give them, read from a TREC qrels file
+    (``user 0 item rating``), a TREC run (its lists in trec_eval's order: score descending, item id
+    descending) and a ratings file (``user item rating ...``): the ``--ml100k`` check of the make_golden
+    scripts, whose per-user values are compared with trecrs's by hand and never stored."""
+    test: dict[str, dict[str, int]] = {}
+    for line in Path(qrels).read_text().splitlines():
+        u, _, i, r = line.split()
+        test.setdefault(u, {})[i] = int(r)
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    for line in Path(run).read_text().splitlines():
+        u, _, i, _, s, _ = line.split()
+        ranked.setdefault(u, []).append((i, float(s)))
+    order = {
+        u: sorted(lst, key=lambda t: (float(np.float32(t[1])), t[0]), reverse=True)
+        for u, lst in ranked.items()
+    }
+    seen: dict[str, list[str]] = {}
+    for line in Path(train).read_text().splitlines():
+        u, i = line.split()[:2]
+        seen.setdefault(u, []).append(i)
+    return test, order, seen

@@ -219,7 +219,8 @@ def format_text(result: Definitions) -> str:
         lines += _wrapped(d.definition, indent)
     spread = result.spread
     lines += ["", f"spread (max - min): {'–' if spread is None else f'{spread:.4f}'}"]
-    lines += _wrapped("every value ranks tied scores in trec_eval's order (score, then document id descending); "
+    lines += _wrapped("every value ranks tied scores in trec_eval's order (score, then document id descending) "
+                      "unless its definition says a tie counts against the item; "
                       f"each trecrs eval -m spelling carries its relevance level (rel >= {result.relevance_level}) "
                       "and gives the row's value at any -l", "")  # fmt: skip
     return "\n".join(lines) + "\n"

@@ -48,7 +48,20 @@ from ...errors import UsageError
 from ...ordering import bytewise_sorted
 from ...schema import QUERY, REL, USER
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay, sklearn, torchmetrics
+from . import (
+    cornac,
+    elliot,
+    implicit,
+    lenskit,
+    lightfm,
+    ranx,
+    recbole,
+    recommenders,
+    rectools,
+    replay,
+    sklearn,
+    torchmetrics,
+)
 from .base import (
     ALL_QRELS_USERS,
     AS_IS,
@@ -65,7 +78,20 @@ from .base import (
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
     m.FRAMEWORK.prefix: m.FRAMEWORK
-    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, sklearn, torchmetrics)
+    for m in (
+        lenskit,
+        recbole,
+        elliot,
+        ranx,
+        rectools,
+        cornac,
+        replay,
+        sklearn,
+        torchmetrics,
+        implicit,
+        lightfm,
+        recommenders,
+    )
 }
 
 __all__ = [

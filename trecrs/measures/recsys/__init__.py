@@ -56,6 +56,9 @@ from . import (  # noqa: F401 - each module registers its measures
     ranx,  # after rectools and replay: registration order is the order measures print in
     sklearn,
     torchmetrics,
+    implicit,
+    lightfm,
+    recommenders,
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
 from .custom import load_entry_points, load_measures_file, register_measure

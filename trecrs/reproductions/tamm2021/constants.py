@@ -51,7 +51,7 @@ LIBRARIES: tuple[Library, ...] = (
     _lib("RecBole", "recbole", "RecBole", "precision@20", "recall@20", "hit@20", "map@20", "mrr@20", "ndcg@20", "", "auc"),
     _lib("Elliot", "elliot", "Elliot", "Precision@20", "Recall@20", "HR@20", "MAP@20", "MRR@20", "nDCG@20", "", "AUC"),
     _lib("DaisyRec", "daisyrec", "DaisyRec", "Precision@20", "Recall@20", "HR@20", "MAP@20", "MRR@20", "NDCG@20", "AUC@20", ""),
-    _lib("MS Recommenders", "recommenders", "MS_Recommenders", "precision_at_k@20", "recall_at_k@20", "", "map_at_k@20", "", "ndcg_at_k@20", "", "auc"),
+    _lib("MS Recommenders", "recommenders", "MS_Recommenders", "precision_at_k@20", "recall_at_k@20", "", "map_at_k@20", "", "ndcg_at_k@20", "", ""),
     _lib("rs_metrics", "rs_metrics", "RS_metrics", "precision@20", "recall@20", "hitrate@20", "mapr@20", "mrr@20", "ndcg@20", "", ""),
     _lib("RePlay", "replay", "RePlay", "Precision@20", "Recall@20", "HitRate@20", "MAP@20", "MRR@20", "NDCG@20", "RocAuc@20", ""),
     _lib("LensKit", "lenskit", None, "Precision@20", "Recall@20", "Hit@20", "AveragePrecision@20", "RecipRank@20", "NDCG@20", "", ""),
@@ -60,7 +60,7 @@ LIBRARIES: tuple[Library, ...] = (
     _lib("Cornac", "cornac", None, "Precision@20", "Recall@20", "HitRatio@20", "", "", "NDCG@20", "", "AUC"),
     _lib("scikit-learn", "sklearn", None, "", "", "", "", "", "ndcg_score@20", "", "roc_auc_score"),
     _lib("torchmetrics", "torchmetrics", None, "RetrievalPrecision@20", "RetrievalRecall@20", "RetrievalHitRate@20", "RetrievalMAP@20", "RetrievalMRR@20", "RetrievalNormalizedDCG@20", "RetrievalAUROC@20", ""),
-    _lib("implicit", "implicit", None, "precision@20", "", "", "map@20", "", "ndcg@20", "auc@20", ""),
+    _lib("implicit", "implicit", None, "precision_at_k@20", "", "", "mean_average_precision_at_k@20", "", "ndcg_at_k@20", "AUC_at_k@20", ""),
     _lib("LightFM", "lightfm", None, "precision_at_k@20", "recall_at_k@20", "", "", "", "", "", "auc_score"),
     _lib("evidently", "evidently", None, "PrecisionTopK@20", "RecallTopK@20", "HitRate@20", "MAP@20", "MRR@20", "NDCG@20", "", ""),
 )  # fmt: skip
