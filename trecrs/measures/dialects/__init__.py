@@ -42,12 +42,13 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay
+from . import cornac, elliot, lenskit, ranx, recbole, rectools, replay, rs_metrics
 from .base import AS_IS, BINARY, GRADED, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
-    m.FRAMEWORK.prefix: m.FRAMEWORK for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay)
+    m.FRAMEWORK.prefix: m.FRAMEWORK
+    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, rs_metrics)
 }
 
 __all__ = [
@@ -97,7 +98,7 @@ class DialectVariant(Variant):
         return qrels, run, level, [q for q in queries if q in have]
 
 
-_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<rest>.*)$")
+_SPEC = re.compile(r"^(?P<prefix>[A-Za-z][A-Za-z_]*):(?P<rest>.*)$")  # rs_metrics: an underscore
 _LEVEL = re.compile(r"^(?P<rest>.*)-l(?P<level>-?[0-9]+)$")
 
 

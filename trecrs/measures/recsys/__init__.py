@@ -21,6 +21,7 @@
 * :mod:`.calibration`: miscalibration (Steck's KL between training and top-k category shares);
 * :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
   normalised average popularity and popularity-relative serendipity;
+* :mod:`.rs_metrics`: rs_metrics' popularity (mean share of the training users who rated each item);
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
 * :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
   of group ``trecrs.measures``).
@@ -50,6 +51,7 @@ from . import (  # noqa: F401 - each module registers its measures
     ranking,
     rectools,
     replay,
+    rs_metrics,
     ranx,  # after rectools and replay: registration order is the order measures print in
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
