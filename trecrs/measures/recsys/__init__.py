@@ -22,6 +22,7 @@
 * :mod:`.rectools`: RecTools' AP@k over k or |R|, partial AUC and pAp@k, mean inverse user frequency,
   normalised average popularity and popularity-relative serendipity;
 * :mod:`.rs_metrics`: rs_metrics' popularity (mean share of the training users who rated each item);
+* :mod:`.daisyrec`: DaisyRec's AP and nDCG over the hits of the list and its F1 undefined without a hit;
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
 * :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
   of group ``trecrs.measures``).
@@ -52,6 +53,7 @@ from . import (  # noqa: F401 - each module registers its measures
     rectools,
     replay,
     rs_metrics,
+    daisyrec,
     ranx,  # after rectools and replay: registration order is the order measures print in
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
