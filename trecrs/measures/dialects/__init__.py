@@ -42,13 +42,13 @@ import polars as pl
 from ...errors import UsageError
 from ...schema import QUERY, REL
 from ..grammar import Variant
-from . import cornac, daisyrec, elliot, lenskit, ranx, recbole, rectools, replay, rs_metrics
+from . import cornac, daisyrec, elliot, evidently, lenskit, ranx, recbole, rectools, replay, rs_metrics
 from .base import AS_IS, BINARY, GRADED, SHIFTED, Dialect, Framework
 
 #: Every prefix, in the order --list-measures prints them: one module per framework holds its names.
 FRAMEWORKS: dict[str, Framework] = {
     m.FRAMEWORK.prefix: m.FRAMEWORK
-    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, rs_metrics, daisyrec)
+    for m in (lenskit, recbole, elliot, ranx, rectools, cornac, replay, evidently, rs_metrics, daisyrec)
 }
 
 __all__ = [

@@ -23,6 +23,8 @@
   normalised average popularity and popularity-relative serendipity;
 * :mod:`.rs_metrics`: rs_metrics' popularity (mean share of the training users who rated each item);
 * :mod:`.daisyrec`: DaisyRec's AP and nDCG over the hits of the list and its F1 undefined without a hit;
+* :mod:`.evidently`: evidently's top-k values over the list and its missed relevant items (its MAP's
+  last-row relevance, its new API's NDCG and MRR a rank late, F-beta of the mean precision and recall);
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
 * :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
   of group ``trecrs.measures``).
@@ -54,6 +56,7 @@ from . import (  # noqa: F401 - each module registers its measures
     replay,
     rs_metrics,
     daisyrec,
+    evidently,
     ranx,  # after rectools and replay: registration order is the order measures print in
 )
 from .beyond import gini_index, popularity_strata, shannon_entropy
