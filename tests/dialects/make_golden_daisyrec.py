@@ -8,8 +8,8 @@ DaisyRec's functions take ``test_ur`` (user -> the set of test items: here the i
 having no relevance threshold at this point, so a user without a relevant item is not a test user), ``pred_ur``
 (one rank list per test user, cut at k: here each list's first k items, best first) and ``test_u`` (the test
 users in the order of ``pred_ur``) and return the mean over the test users; each user's value is the
-function called on that user alone (``test_u`` of one user). ``Coverage`` is one number (a summary), over
-the 50 items (``item_num``). The script also shows two traps of ``Metric.run`` (see docs/frameworks.md).
+function called on that user alone (``test_u`` of one user). ``Coverage`` is one number (a summary) over the
+test users' lists and the 50 items (``item_num``). The script also shows two traps of ``Metric.run`` (see docs/frameworks.md).
 
 ``--ml100k RUN QRELS TRAIN OUT`` writes DaisyRec's values at k = 20 on a real run instead (relevant = rel >= 1;
 tests/dialects/ml100k.py compares them with trecrs).
@@ -69,9 +69,9 @@ def main() -> None:
     summaries: dict[str, float] = {}
     for k in CUTOFFS:
         values.update(per_user(true, pred, k))
-        # np.unique over the lists' items: Coverage takes one array; the fixture's lists differ in length
+        # the test users' lists (DaisyRec ranks for them only), as one array: the fixture's lists differ in length
         summaries[f"daisyrec:Coverage@{k}"] = float(
-            Coverage(np.concatenate([np.array(lst[:k]) for lst in pred.values()]), 50)
+            Coverage(np.concatenate([np.array(pred[u][:k]) for u in true]), 50)
         )
     order = list(FUNCTIONS)
     values = {
@@ -86,9 +86,7 @@ def ml100k(run_file: str, qrels_file: str, train_file: str, out: str, k: int = 2
     """DaisyRec's values of every name at ``k`` on a real run, relevant = rel >= 1 (for ml100k.py)."""
     true, pred, _, train = ml100k_read(run_file, qrels_file, train_file, 1)
     items = {i for _, i in train} | {i for lst in pred.values() for i in lst}
-    summaries = {
-        f"daisyrec:Coverage@{k}": float(Coverage(np.array([lst[:k] for lst in pred.values()]), len(items)))
-    }
+    summaries = {f"daisyrec:Coverage@{k}": float(Coverage(np.array([pred[u][:k] for u in true]), len(items)))}
     ml100k_write(
         out,
         f"DaisyRec {__version__}",

@@ -30,6 +30,6 @@ FRAMEWORK = Framework("daisyrec", "DaisyRec 2.3.0", "daisy/utils/metrics.py", Fa
        "without both", "accuracy.k", concept="auc"),
     _D("F1", "daisy_f1.{k}", "2|L_k ∩ R| / (|L_k| + |R|); NaN (no value) without a hit",
        "new: daisy_f1.k (f1.k gives 0 there)", concept="f1"),
-    _D("Coverage", "catalog_coverage.{k}", "|∪ L_k| / item_num (the catalogue: --items)", "catalog_coverage.k",
-       needs_relevant=False, concept="coverage"),
+    _D("Coverage", "catalog_coverage.{k}", "|∪ L_k| / item_num over the test users' lists (the catalogue: "
+       "--items)", "catalog_coverage.k", concept="coverage"),
 ))  # fmt: skip
