@@ -50,7 +50,9 @@ from ...schema import QUERY, REL, USER
 from ..grammar import Variant
 from . import (
     cornac,
+    daisyrec,
     elliot,
+    evidently,
     implicit,
     lenskit,
     lightfm,
@@ -59,6 +61,7 @@ from . import (
     recommenders,
     rectools,
     replay,
+    rs_metrics,
     sklearn,
     torchmetrics,
 )
@@ -91,6 +94,9 @@ FRAMEWORKS: dict[str, Framework] = {
         implicit,
         lightfm,
         recommenders,
+        evidently,
+        rs_metrics,
+        daisyrec,
     )
 }
 
@@ -161,7 +167,7 @@ class DialectVariant(Variant):
         return full_run, set(train.get_column(USER).cast(pl.Utf8).unique().to_list())
 
 
-_SPEC = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<rest>.*)$")
+_SPEC = re.compile(r"^(?P<prefix>[A-Za-z][A-Za-z_]*):(?P<rest>.*)$")  # rs_metrics: an underscore
 _LEVEL = re.compile(r"^(?P<rest>.*)-l(?P<level>-?[0-9]+)$")
 
 

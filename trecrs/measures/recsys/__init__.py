@@ -24,6 +24,10 @@
 * :mod:`.sklearn`, :mod:`.torchmetrics`: scikit-learn's ranking metrics and torchmetrics' retrieval metrics
   per user on a top-N list and the relevant documents it missed (tie-averaged DCG, AP per distinct score,
   label ranking AP and loss, coverage error; float32 scores, the score > 0 rule, ``empty_target_action``);
+* :mod:`.rs_metrics`: rs_metrics' popularity (mean share of the training users who rated each item);
+* :mod:`.daisyrec`: DaisyRec's AP and nDCG over the hits of the list and its F1 undefined without a hit;
+* :mod:`.evidently`: evidently's top-k values over the list and its missed relevant items (its MAP's
+  last-row relevance, its new API's NDCG and MRR a rank late, F-beta of the mean precision and recall);
 * :mod:`.opr`: One-Plus-Random per-case measures and per-case / per-user averaging;
 * :mod:`.custom`: measures of the user's own (:func:`register_measure`, ``--measures-from``, the entry points
   of group ``trecrs.measures``).
@@ -54,6 +58,9 @@ from . import (  # noqa: F401 - each module registers its measures
     rectools,
     replay,
     ranx,  # after rectools and replay: registration order is the order measures print in
+    rs_metrics,
+    daisyrec,
+    evidently,
     sklearn,
     torchmetrics,
     implicit,
