@@ -1,11 +1,12 @@
-"""The reproductions as library functions (trecrs.reproductions.*.pipeline) against their shell scripts: the
-plan is the scripts' command lines (fast: the scripts run with a `trecrs` that does nothing), the runner of
-the command line (trecrs.cli.reproduce_runner), and end to end the same files, byte for byte (slow)."""
+"""The reproductions as library functions (trecrs.reproductions.*.pipeline): the plan is the command lines
+the shell scripts wrote (their sha256 recorded in tests/regression/ before the scripts became thin
+examples over these functions), the runner of the command line (trecrs.cli.reproduce_runner), and end to
+end the files recorded there, byte for byte, wall times masked (slow)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -26,39 +27,39 @@ from trecrs.reproductions.cremonesi2010 import pipeline as cremonesi
 SAMPLE = ROOT / "sample_data" / "synth-100k-like"
 
 
-def script(name: str, data: str, out: str, cwd: Path, **env) -> subprocess.CompletedProcess:
-    """``scripts/reproduce_NAME.sh DATA OUT`` run in ``cwd`` (``TRECRS`` from ``env``: `true` for the plan)."""
-    return subprocess.run(
-        ["bash", str(ROOT / "scripts" / f"reproduce_{name}.sh"), data, out],
-        cwd=cwd,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+RECORDED = ROOT / "tests" / "regression"
+
+
+def recorded(name: str) -> dict[str, str]:
+    """path -> sha256 of scripts/fingerprint_outputs.sh's listing NAME (outputs under sample/ or ml100k/)."""
+    lines = (RECORDED / f"{name}.sha256").read_text().splitlines()
+    return {path: digest for digest, path in (x.split("  ", 1) for x in lines)}
+
+
+def listed(path: Path) -> str:
+    """sha256 of a file as scripts/fingerprint_outputs.sh lists it: manifests without the wall time a report
+    was given, report.md with its times masked."""
+    data = path.read_bytes()
+    if path.name.endswith(".manifest.json"):
+        record = json.loads(data)
+        record.get("parameters", {}).pop("runtime_seconds", None)
+        if record.get("file") == "report.md":
+            record.pop("sha256", None), record.pop("bytes", None)
+        command = record.get("command", [])
+        if "--runtime" in command:
+            del command[command.index("--runtime") : command.index("--runtime") + 2]
+        data = json.dumps(record, indent=2).encode()
+    elif path.name == "report.md":
+        data = re.sub(rb"[0-9]+(\.[0-9]+)? ?s\b", b"<time>", data)
+    return hashlib.sha256(data).hexdigest()
 
 
 # --------------------------------------------------------------------------------------------- the plan
 
-ODD = "o u t,#~x'$"  # spaces, a comma, a quote, a dollar, '#' and '~' inside: printf %q escapes them
-
 
 def test_bash_quote_is_printf_q():
-    words = [
-        "a b",
-        "it's",
-        "x~y",
-        "~x",
-        "a=~b",
-        "#a",
-        "a#b",
-        "é",
-        "a,b",
-        "",
-        "a:~b",
-        "a\tb",
-        "a\nb",
-        "a%b",
+    words = ["a b", "it's", "x~y", "~x", "a=~b", "#a", "a#b", "é", "a,b", "", "a:~b", "a\tb", "a\nb", "a%b"]
+    words += [
         "a+b@c",
         "a/b.c-d_e",
         "!x",
@@ -70,6 +71,7 @@ def test_bash_quote_is_printf_q():
         "<>()",
         "^`",
         "\x01z",
+        "o u t,#~x'$",
     ]
     bash = subprocess.run(
         ["bash", "-c", 'for w in "$@"; do printf "%q\\n" "$w"; done', "bash", *words],
@@ -81,29 +83,37 @@ def test_bash_quote_is_printf_q():
     assert command_line("eval", "-m", "P.5", "a b") == "trecrs eval -m P.5 a\\ b"
 
 
-@pytest.mark.parametrize("out", ["out", ODD])
-def test_bellogin_plan_is_the_scripts(tmp_path, monkeypatch, out):
-    """Every fold's commands.txt and the study files, as the script writes them (its trecrs: `true`)."""
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "u.data").write_text("")
-    (tmp_path / out / "splits").mkdir(parents=True)
-    for fold, lines in (("u1", 3), ("ua", 2)):  # the study files count the split files' lines
-        (tmp_path / out / "splits" / f"{fold}.test").write_text("x\n" * lines)
-        (tmp_path / out / "splits" / f"{fold}.base").write_text("x\n" * (lines + 4))
-    proc = script("bellogin2011", "data", out, tmp_path, TRECRS="true", FOLDS="D1:u1 D2:ua", SEED="7")
-    assert proc.returncode == 0, proc.stderr
+@pytest.mark.parametrize("listing", ["sample", "ml100k"])
+def test_bellogin_plan_is_the_scripts(listing):
+    """Every fold's commands.txt: the bytes the script wrote (`bash reproduce_bellogin2011.sh data bellogin`)."""
+    want = {
+        p: d
+        for p, d in recorded(listing).items()
+        if p.startswith("bellogin/") and p.endswith("/commands.txt")
+    }
+    assert len(want) == (7 if listing == "sample" else 2)
+    for path, digest in want.items():
+        fold = path.split("/")[2]
+        assert hashlib.sha256(bellogin.fold_batch("bellogin", fold).text().encode()).hexdigest() == digest, (
+            fold
+        )
+
+
+def test_bellogin_study_files_are_the_scripts(tmp_path, monkeypatch):
+    """The six study files on the sample's splits (their sizes counted from the split files)."""
+    from trecrs.data.datasets import ml100k_splits
+
     monkeypatch.chdir(tmp_path)
-    for split, fold in (("D1", "u1"), ("D2", "ua")):
-        written = (tmp_path / out / split / fold / "commands.txt").read_text()
-        assert bellogin.fold_batch(out, fold, seed=7).text() == written
-    plan = bellogin.study_plan(out, ["u1", "ua"])
-    assert [Path(p).name for p, _, _ in plan] == [f"{m}.tsv" for m in bellogin.STUDIES]
+    ml100k_splits(SAMPLE / "u.data", "bellogin/splits")
+    plan = bellogin.study_plan("bellogin", bellogin.FOLDS)
+    want = recorded("sample")
+    assert [path for path, _, _ in plan] == [f"bellogin/study/{m}.tsv" for m in bellogin.STUDIES]
     for path, text, _ in plan:
-        assert (tmp_path / path).read_text() == text
-    # the study lines, as the script calls trecrs study (TeI/TrI/AI at -l 4)
+        assert hashlib.sha256(text.encode()).hexdigest() == want[path], path
+    # the study lines, as the script called trecrs study (TeI/TrI/AI at -l 4)
     assert plan[2][2] == [
         "study",
-        f"{out}/study/TeI.tsv",
+        "bellogin/study/TeI.tsv",
         "-m",
         "P.50",
         "-m",
@@ -118,9 +128,8 @@ def test_bellogin_plan_is_the_scripts(tmp_path, monkeypatch, out):
         "--format",
         "json",
         "-o",
-        f"{out}/study/TeI.json",
+        "bellogin/study/TeI.json",
     ]
-    assert plan[0][1].splitlines()[1] == "D1\tu1\tSVD50\t../D1/u1/th3.qrels\t../D1/u1/SVD50.TR.run\t3\t7"
 
 
 def test_bellogin_fold_has_the_scripts_31_steps():
@@ -134,17 +143,22 @@ def test_bellogin_fold_has_the_scripts_31_steps():
     )
 
 
-@pytest.mark.parametrize("ratings", ["u.data", "ratings.dat", "ratings.csv"])
-def test_cremonesi_plan_is_the_scripts(tmp_path, monkeypatch, ratings):
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / ratings).write_text("")
-    proc = script("cremonesi2010", "data", ODD, tmp_path, TRECRS="true", SEED="3")
-    assert proc.returncode == 0, proc.stderr
-    monkeypatch.chdir(tmp_path)
-    assert cremonesi.ratings_file("data") == f"data/{ratings}"
-    batch = cremonesi.batch(ODD, f"data/{ratings}", seed=3)
-    assert batch.text() == (tmp_path / ODD / "commands.txt").read_text()
+def test_cremonesi_plan_is_the_scripts(tmp_path):
+    want = recorded("sample")["cremonesi/commands.txt"]
+    batch = cremonesi.batch("cremonesi", "data/u.data")
+    assert (
+        hashlib.sha256(batch.text().encode()).hexdigest()
+        == want
+        == recorded("ml100k")["cremonesi/commands.txt"]
+    )
     assert batch.steps == 4 + 2 * 6 + 2
+    for name, ext in (("u.data", ""), ("ratings.dat", ".dat"), ("ratings.csv", ".csv")):
+        (tmp_path / name).write_text("")
+        assert cremonesi.ratings_file(str(tmp_path)) == f"{tmp_path}/u.data"  # the first found
+        lines = cremonesi.batch("o", f"d/{name}").lines
+        assert (
+            lines[0] == f"# Cremonesi et al. 2010 on d/{name}" and f" --train o/split/train{ext} " in lines[2]
+        )
 
 
 def test_plans_refuse_what_they_cannot_run(tmp_path):
@@ -171,17 +185,24 @@ def _batch_file(tmp_path: Path, *lines: str) -> tuple[str, str, str]:
     return str(tmp_path / "commands.txt"), str(tmp_path / "log.txt"), str(tmp_path / "progress")
 
 
-def test_in_process_and_process_batches_run_a_commands_file(tmp_path):
-    """Both runners give `trecrs batch`'s status and files; the process one its own process."""
+def test_in_process_batch_runs_a_commands_file(tmp_path):
+    """The runners give `trecrs batch`'s status and files."""
     (tmp_path / "q").write_text("1 0 d1 1\n")
     (tmp_path / "r").write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.0 t\n")
     ok = f"trecrs eval -m P.1 -o {tmp_path}/e1 {tmp_path}/q {tmp_path}/r"
     assert in_process_batch(*_batch_file(tmp_path, ok)) == 0
     assert (tmp_path / "e1").read_text() == "P_1                   \tall\t1.0000\n"
     assert (tmp_path / "progress").read_text() == "1\n"
+
+
+@pytest.mark.slow  # a process of its own: a few seconds to start on a busy machine
+def test_process_batches_run_a_commands_file(tmp_path):
+    (tmp_path / "q").write_text("1 0 d1 1\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.0 t\n")
+    ok = f"trecrs eval -m P.1 -o {tmp_path}/e2 {tmp_path}/q {tmp_path}/r"
     bad = f"trecrs eval -m P.1 {tmp_path}/absent {tmp_path}/r"
     with ProcessBatches(thread_env()) as run:
-        assert run(*_batch_file(tmp_path, ok.replace("e1", "e2"), bad)) == 5  # the failed step's status
+        assert run(*_batch_file(tmp_path, ok, bad)) == 5  # the failed step's status
     assert (tmp_path / "e2").read_text() == "P_1                   \tall\t1.0000\n"
     assert "absent: no such file" in (tmp_path / "log.txt").read_text()
     assert thread_env({"OMP_NUM_THREADS": "4"}) == {
@@ -231,75 +252,59 @@ def test_run_batches_lets_the_other_folds_finish(tmp_path):
 # --------------------------------------------------------------------------------------------- end to end
 
 
-def masked(path: Path) -> bytes:
-    """A file's bytes with the wall times masked (scripts/fingerprint_outputs.sh's rule, and the step times
-    of the batch logs)."""
-    data = path.read_bytes()
-    if path.name.endswith(".manifest.json"):
-        record = json.loads(data)
-        record.get("parameters", {}).pop("runtime_seconds", None)
-        if record.get("file") == "report.md":
-            record.pop("sha256", None), record.pop("bytes", None)
-        command = record.get("command", [])
-        if "--runtime" in command:
-            del command[command.index("--runtime") : command.index("--runtime") + 2]
-        return json.dumps(record).encode()
-    if path.name == "report.md":
-        return re.sub(rb"[0-9]+(\.[0-9]+)? ?s\b", b"<time>", data)
-    if path.name == "log.txt":
-        return re.sub(rb"(?m)^# [0-9.]+ s, status", b"# <time> s, status", data)
-    return data
-
-
-def assert_same_files(want: Path, got: Path) -> None:
-    files = sorted(p.relative_to(want) for p in want.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(got) for p in got.rglob("*") if p.is_file())
-    differ = [str(p) for p in files if masked(want / p) != masked(got / p)]
-    assert not differ, differ
-    assert len(files) > 20
-
-
 def runner(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m trecrs.cli.reproduce_runner ARGS`` (what the scripts run) in ``cwd``."""
     return subprocess.run(
-        [sys.executable, "-m", "trecrs.cli.reproduce_runner", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
+        [sys.executable, "-m", "trecrs.cli.reproduce_runner", *args], cwd=cwd, capture_output=True, text=True
     )
 
 
+def assert_recorded(root: Path, folders: tuple[str, ...]) -> None:
+    """Every file under ``root/FOLDER`` (figures, logs and progress files aside, as in the listing) has the
+    sha256 recorded in tests/regression/sample.sha256, and every file recorded there is written."""
+    want = {p: d for p, d in recorded("sample").items() if p.startswith(folders)}
+    skip = ("progress", "log.txt")
+    got = {
+        p.relative_to(root).as_posix(): listed(p)
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.relative_to(root).as_posix().startswith(folders)
+        and p.suffix not in (".png", ".log")
+        and p.name not in skip
+    }
+    assert sorted(got) == sorted(want)
+    assert [p for p in want if got[p] != want[p]] == []
+    assert len(want) > 40
+
+
 @pytest.mark.slow
-def test_bellogin_function_writes_the_scripts_files(tmp_path):
-    """Two folds in parallel on the sample: the script's files and the function's, byte for byte."""
+def test_bellogin_function_writes_the_recorded_files(tmp_path):
+    """Two folds in parallel processes on the sample, as `bash scripts/reproduce_bellogin2011.sh data bellogin`
+    wrote them: the splits and every file of the folds, byte for byte; the bar one line per 10% in a pipe."""
     shutil.copytree(SAMPLE, tmp_path / "data")
-    (tmp_path / "s").mkdir()
-    (tmp_path / "f").mkdir()
-    python = Path(sys.executable).parent / "trecrs"
-    proc = script("bellogin2011", "../data", "out", tmp_path / "s", FOLDS="D1:u1 D2:ua", TRECRS=str(python))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ours = runner("bellogin2011", "out", "--data", "../data", "--folds", "u1", "ua", cwd=tmp_path / "f")
+    ours = runner("bellogin2011", "bellogin", "--data", "data", "--folds", "u1", "ua", cwd=tmp_path)
     assert ours.returncode == 0, ours.stderr[-2000:]
-    assert_same_files(tmp_path / "s" / "out", tmp_path / "f" / "out")
-    assert ours.stdout == proc.stdout and "[D1] TrI equals AI" in ours.stdout
-    bar = [x for x in ours.stderr.split("\n") if x.startswith("\r[")]  # a pipe: one line per 10%
+    assert_recorded(tmp_path, ("bellogin/splits/", "bellogin/D1/u1/", "bellogin/D2/ua/"))
+    assert (
+        "[D1] TrI equals AI (CF recommenders cannot score items without training ratings): holds"
+        in ours.stdout
+    )
+    assert ours.stderr.startswith(
+        "Reproducing Bellogín et al. 2011 on data -> bellogin (2 folds, 2 at a time)\n"
+    )
+    bar = [x for x in ours.stderr.split("\n") if x.startswith("\r[")]
     assert bar[-1].startswith("\r[########################################] 100%  62/62 steps  ")
-    assert 10 <= len(bar) <= 12
+    assert 10 <= len(bar) <= 12 and "\r[                                        ]   0%  0/62 steps" in bar[0]
 
 
 @pytest.mark.slow
-def test_cremonesi_function_writes_the_scripts_files(tmp_path):
+def test_cremonesi_function_writes_the_recorded_files(tmp_path):
+    """The whole Cremonesi pipeline on the sample: every file the script wrote, report and manifests too."""
     shutil.copytree(SAMPLE, tmp_path / "data")
-    (tmp_path / "s").mkdir()
-    (tmp_path / "f").mkdir()
-    proc = script(
-        "cremonesi2010", "../data", "out", tmp_path / "s", TRECRS=str(Path(sys.executable).parent / "trecrs")
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ours = runner("cremonesi2010", "out", "--data", "../data", "--quiet", cwd=tmp_path / "f")
+    ours = runner("cremonesi2010", "cremonesi", "--data", "data", "--quiet", cwd=tmp_path)
     assert ours.returncode == 0, ours.stderr[-2000:]
-    assert_same_files(tmp_path / "s" / "out", tmp_path / "f" / "out")
-    assert ours.stdout == proc.stdout and "TopPop drops sharply on the long tail" in ours.stdout
+    assert_recorded(tmp_path, ("cremonesi/",))
+    assert "TopPop drops sharply on the long tail: holds" in ours.stdout
     assert ours.stderr == ""  # --quiet: no bar
 
 
