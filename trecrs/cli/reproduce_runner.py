@@ -117,6 +117,7 @@ def _terminate(signum, frame) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``NAME OUT [--data DIR] [--jobs N] [--seed S] [--folds F...] [--reference TSV] [--quiet]``."""
+    from .common import warnings_as_lines
     from .report import print_findings
 
     p = argparse.ArgumentParser(prog="python -m trecrs.cli.reproduce_runner")
@@ -132,16 +133,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     options = {k: v for k, v in (("folds", args.folds), ("reference", args.reference)) if v}
     try:
-        result = reproduce(
-            args.name, args.out, data=args.data, jobs=args.jobs, quiet=args.quiet, seed=args.seed, **options
-        )
+        with warnings_as_lines("reproduce", quiet=args.quiet):  # --quiet: no bar, no note, no warning
+            result = reproduce(
+                args.name,
+                args.out,
+                data=args.data,
+                jobs=args.jobs,
+                quiet=args.quiet,
+                seed=args.seed,
+                **options,
+            )
+            print_findings(result)
     except TrecrsError as exc:
         print(f"trecrs reproduce: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("trecrs reproduce: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print_findings(result)
     return 0
 
 
