@@ -294,9 +294,7 @@ def test_bellogin_function_writes_the_recorded_files(tmp_path):
     )
     bar = [x for x in ours.stderr.split("\n") if x.startswith("[")]  # text mode: each "\r" read as "\n"
     assert bar[-1].startswith("[########################################] 100%  62/62 steps  ")
-    assert len(bar) <= 12 and bar[0].startswith(
-        "[                                        ]   0%  0/62 steps"
-    )
+    assert len(bar) <= 12 and bar[0].startswith("[                                        ]   0%  0/62 steps")
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@ it): ``trecrs batch`` in a process of its own per call, so that folds run at onc
 
 :func:`batch_runner` chooses: with one job the batches run in this process (no start-up per fold), else
 each in ``python -m trecrs batch``, with BLAS and OpenMP held at one thread unless the environment says
-otherwise (as ``scripts/reproduce_bellogin2011.sh`` does with ``JOBS`` > 1). Leaving the block stops the
+otherwise (as the shell scripts did with ``JOBS`` > 1). Leaving the block stops the
 processes still running, so an interruption (Ctrl-C, SIGTERM) ends every fold.
 
 ``python -m trecrs.cli.reproduce_runner NAME OUT [--data DIR] [--jobs N] ...`` runs a reproduction with

@@ -1,8 +1,9 @@
 """A reproduction's pipeline as files of trecrs command lines, run batch by batch, with a progress bar.
 
 Each paper's ``pipeline`` module writes the steps of one fold (or of the whole experiment) as trecrs
-command lines to ``FOLDER/commands.txt`` (:class:`Batch`), exactly as its shell script does
-(``printf 'trecrs'; printf ' %q' ARGS``), so that any line can be rerun by hand, and hands the file to a
+command lines to ``FOLDER/commands.txt`` (:class:`Batch`), quoted as bash's ``printf ' %q'`` quotes them
+(the bytes the shell scripts wrote before they called these functions), so that any line can be rerun by
+hand, and hands the file to a
 ``run_batch(commands, log, progress) -> status`` it receives from its caller: ``trecrs batch`` in a
 process of its own, or in this one. The library never imports the command line (docs/architecture.md),
 so the runner comes from above. :func:`run_batches` runs up to ``jobs`` batches at once and

@@ -1,10 +1,12 @@
 """The Bellogín et al. (2011) pipeline as trecrs command lines, and :func:`reproduce`, which runs it.
 
-The plan is data: per fold, the command lines ``scripts/reproduce_bellogin2011.sh`` writes to
+The plan is data: per fold, the command lines written to
 ``OUT/{split}/{fold}/commands.txt`` (:func:`fold_batch`: qrels, AllItems' candidates, each recommender's
 scores and its runs under the five run methodologies, ``trecrs eval`` of each, ``trecrs audit``), then per
 methodology a study file and its ``trecrs study`` line (:func:`study_plan`), then ``trecrs report``. Every
-file the pipeline leaves (manifests included) is the one the script leaves, byte for byte.
+file it leaves (manifests included) is, byte for byte, the one ``scripts/reproduce_bellogin2011.sh`` left
+when it ran these steps itself (the fingerprints of tests/regression/); the script now calls
+:func:`reproduce` through ``python -m trecrs.cli.reproduce_runner``.
 
 ``python -m trecrs.reproductions.bellogin2011.pipeline OUT [FOLD...]`` prints the folds' commands files.
 """
@@ -298,7 +300,7 @@ def reproduce(
     progress: TextIO | None = None,
 ) -> ReportResult:
     """Run the whole reproduction of Bellogín, Castells & Cantador (RecSys 2011, Figure 2) into ``out_dir``
-    and write its report; the files are those of ``scripts/reproduce_bellogin2011.sh DATA_DIR OUT_DIR``.
+    and write its report (what ``scripts/reproduce_bellogin2011.sh DATA_DIR OUT_DIR`` runs).
 
     ``data_dir``: a folder with MovieLens 100K's ``u.data`` (default: the bundled synthetic sample,
     generated into ``OUT/synth-100k-like``); ``jobs``: folds run at once (each a ``run_batch`` call);

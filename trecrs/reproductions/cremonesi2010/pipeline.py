@@ -1,10 +1,11 @@
 """The Cremonesi et al. (2010) pipeline as trecrs command lines, and :func:`reproduce`, which runs it.
 
-The plan is data (:func:`batch`): the command lines ``scripts/reproduce_cremonesi2010.sh`` writes to
+The plan is data (:func:`batch`): the command lines written to
 ``OUT/commands.txt`` (the probe split, One-Plus-Random's candidates, the full and long-tail qrels, each
 recommender's scores and run, ``trecrs eval`` of recall(1..20)), with the protocol's constants
-(:mod:`.constants`); then ``trecrs report``. Every file the pipeline leaves (manifests included) is the one
-the script leaves, byte for byte.
+(:mod:`.constants`); then ``trecrs report``. Every file it leaves (manifests included) is, byte for byte,
+the one ``scripts/reproduce_cremonesi2010.sh`` left when it ran these steps itself (the fingerprints of
+tests/regression/); the script now calls :func:`reproduce`.
 
 ``python -m trecrs.reproductions.cremonesi2010.pipeline OUT DATA_DIR`` prints the commands file.
 """
@@ -133,7 +134,7 @@ def reproduce(
     progress: TextIO | None = None,
 ) -> ReportResult:
     """Run the MovieLens experiment of Cremonesi, Koren & Turrin (RecSys 2010) into ``out_dir`` and write
-    its report; the files are those of ``scripts/reproduce_cremonesi2010.sh DATA_DIR OUT_DIR``.
+    its report (what ``scripts/reproduce_cremonesi2010.sh DATA_DIR OUT_DIR`` runs).
 
     ``data_dir``: a MovieLens folder (``u.data``, ``ratings.dat`` or ``ratings.csv``; default: the bundled
     synthetic sample, generated into ``OUT/synth-100k-like``); ``seed``: of the probe split and the random
