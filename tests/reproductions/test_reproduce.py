@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,16 +24,9 @@ SAMPLE = ROOT / "sample_data" / "synth-100k-like"
 REFERENCE = SHARED / "reference" / "bellogin2011_fig2_D1.tsv"
 
 
-def trecrs_command() -> str:
-    exe = Path(sys.executable).parent / "trecrs"
-    found = str(exe) if exe.exists() else shutil.which("trecrs")
-    if not found:
-        pytest.skip("the trecrs console script is not installed")
-    return found
-
-
 def run_script(name: str, data: Path, out: Path, **env) -> subprocess.CompletedProcess:
-    full = {**os.environ, "TRECRS": trecrs_command(), **env}
+    """``scripts/NAME DATA OUT`` with this Python (``PYTHON``), whose trecrs runs the pipeline."""
+    full = {**os.environ, "PYTHON": sys.executable, **env}
     return subprocess.run(
         ["bash", str(ROOT / "scripts" / name), str(data), str(out)],
         capture_output=True,
@@ -271,26 +264,33 @@ def test_cremonesi_findings_rules():
     assert "±" not in found[0].evidence and "PureSVD50 0.400, TopPop 0.300" in found[0].evidence
 
 
-def test_cremonesi_script_passes_the_papers_constants():
-    """The script's protocol constants are the ones trecrs.reproductions.cremonesi2010 declares."""
-    script = (ROOT / "scripts" / "reproduce_cremonesi2010.sh").read_text()
-    assert f"--ratio {cremonesi.PROBE_RATIO} --threshold {cremonesi.PROBE_THRESHOLD} " in script
+def test_cremonesi_plan_passes_the_papers_constants():
+    """The commands the pipeline runs pass the constants trecrs.reproductions.cremonesi2010 declares."""
+    from trecrs.reproductions.cremonesi2010.pipeline import batch
+
+    # the words of each line as `trecrs batch` reads them (the file escapes commas as printf %q does)
+    text = "\n".join(" ".join(shlex.split(x)) + " " for x in batch("out", "data/u.data").lines[1:])
+    assert f"--ratio {cremonesi.PROBE_RATIO} --threshold {cremonesi.PROBE_THRESHOLD} " in text
+    assert f"--n {cremonesi.RANDOM_ITEMS} " in text and f"--long-tail {cremonesi.SHORT_HEAD_SHARE} " in text
     assert (
-        f"--n {cremonesi.RANDOM_ITEMS} " in script and f"--long-tail {cremonesi.SHORT_HEAD_SHARE} " in script
+        "--relevant-threshold 5 " in text
+        and " -m recall.1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 " in text
     )
-    assert "--relevant-threshold 5 " in script and "N_LIST=$(printf '%s,' {1..20})" in script
     assert cremonesi.CUTOFFS == tuple(range(1, 21)) and cremonesi.PROBE_THRESHOLD == 5
 
 
-def test_bellogin_script_matches_the_constants():
-    script = (ROOT / "scripts" / "reproduce_bellogin2011.sh").read_text()
-    assert f"RECOMMENDERS=({' '.join(bellogin.RECOMMENDERS)})" in script
-    assert (
-        f"for level in {' '.join(map(str, bellogin.LEVELS))}; do" in script
-        and bellogin.LEVEL in bellogin.LEVELS
+def test_bellogin_plan_matches_the_constants():
+    from trecrs.reproductions.bellogin2011.pipeline import fold_batch
+
+    lines = fold_batch("out", "u1").lines
+    assert [x.split("--algorithm ")[1].split()[0] for x in lines if " recommend " in f" {x}"] == list(
+        bellogin.RECOMMENDERS
     )
+    assert [x.split(" -l ")[1].split()[0] for x in lines if x.startswith("trecrs eval ") and " -l " in x] == [
+        str(level) for level in bellogin.LEVELS
+    ] and bellogin.LEVEL in bellogin.LEVELS
     measures = " ".join(f"-m {'.'.join(m.rsplit('_', 1))}" for m in bellogin.METRICS)  # P_50 -> P.50
-    assert f"METRICS=({measures})" in script
+    assert all(measures in x for x in lines if x.startswith("trecrs eval "))
 
 
 def test_report_registry_and_errors(tmp_path):

@@ -78,6 +78,12 @@ def run(args) -> int:
         data=args.data,
         command=argv(),
     )
+    print_findings(result)
+    return 0
+
+
+def print_findings(result) -> None:
+    """One line per published finding on stdout (``[split] claim: holds (evidence)``), then the files written."""
     by_split = result.extra.get("findings_by_split") or {"": result.findings}
     for split, findings in by_split.items():
         for f in findings:
@@ -85,4 +91,3 @@ def run(args) -> int:
             verdict = "holds" if f.holds else "DOES NOT HOLD"
             sys.stdout.write(f"{where}{f.claim}: {verdict} ({f.evidence})\n")
     note("wrote " + ", ".join(str(p) for p in result.files))
-    return 0

@@ -3,8 +3,8 @@ an algorithmic comparison", RecSys 2011 (Figure 2): three recommenders (SVD50, I
 evaluation methodologies (TR_3, TR_4, TeI, TrI, AI, OPR), P@50 / Recall@50 / nDCG@50 and RMSE, on
 MovieLens 100K's splits D1 (u1..u5) and D2 (ua, ub).
 
-``scripts/reproduce_bellogin2011.sh`` runs the pipeline with trecrs commands; :func:`build_report` reads
-the folder it leaves (layout in :mod:`.results`) and writes the results table, the findings checked
+:func:`.pipeline.reproduce` runs the pipeline with trecrs commands (``scripts/reproduce_bellogin2011.sh``
+is an example of its use); :func:`build_report` reads the folder it leaves (layout in :mod:`.results`) and writes the results table, the findings checked
 (:mod:`.findings`), the figure and the Markdown report. See docs/reproductions.md for the decisions.
 """
 

@@ -2,8 +2,7 @@
 
 Read from ``OUT/{split}/{fold}/audit.TR.json`` (the TestRatings runs against TR_4's qrels) and
 ``audit.AI.json`` (the AllItems runs against every test rating at ``-l 4``, baselines over the AllItems
-candidates), written by
-``scripts/reproduce_bellogin2011.sh`` (docs/audit.md defines each finding).
+candidates), written by the pipeline (:mod:`.pipeline`; docs/audit.md defines each finding).
 """
 
 from __future__ import annotations

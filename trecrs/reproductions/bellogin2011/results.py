@@ -1,6 +1,6 @@
 """The Bellogín et al. (2011) results: every fold's evaluations gathered into one table, fold means.
 
-Layout read (written by ``scripts/reproduce_bellogin2011.sh``): ``OUT/splits/{fold}.base|.test`` and, per
+Layout read (written by :func:`.pipeline.reproduce`): ``OUT/splits/{fold}.base|.test`` and, per
 split D1 (folds u1..u5) and D2 (ua, ub), ``OUT/{split}/{fold}/`` holding ``{REC}.pred`` (predicted test
 ratings) and the ``trecrs eval --format tsv`` outputs ``eval.TR_3.tsv``, ``eval.TR_4.tsv`` (runs
 ``{REC}.TR.run`` against the threshold-3 / threshold-4 qrels), ``eval.l{1,3,4}.tsv`` (runs

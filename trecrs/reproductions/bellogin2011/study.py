@@ -1,6 +1,6 @@
 """The five-fold table of the Bellogín et al. (2011) report, through ``trecrs study``.
 
-``scripts/reproduce_bellogin2011.sh`` writes one study file per methodology (``OUT/study/{TR_3,...}.tsv``:
+The pipeline (:mod:`.pipeline`) writes one study file per methodology (``OUT/study/{TR_3,...}.tsv``:
 the three recommenders' runs of every fold, with the folds' test and training sizes) and ``trecrs study``'s
 JSON beside it (``.json``): each recommender's mean over the folds of each split (the ``mean`` rows of
 results.tsv) with its t interval, the corrected resampled t test against SVD50 over the folds, and the

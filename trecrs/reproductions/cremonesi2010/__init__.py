@@ -3,7 +3,7 @@ algorithms on top-N recommendation tasks", RecSys 2010 (Figures 2-5): recall(N) 
 N = 1..20, of TopPop, MovieAvg, CorNgbr, NNCosNgbr, PureSVD50 and PureSVD150 under One-Plus-Random, on
 all test items and on the long tail.
 
-``scripts/reproduce_cremonesi2010.sh`` runs the pipeline with trecrs commands and the protocol's
+:func:`.pipeline.reproduce` runs the pipeline with trecrs commands and the protocol's
 constants (:mod:`.constants`); :func:`build_report` reads the folder it leaves (layout in
 :mod:`.results`) and writes the results table, the findings checked (:mod:`.findings`), the figure and
 the Markdown report.

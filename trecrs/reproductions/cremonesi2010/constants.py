@@ -4,7 +4,7 @@ and the protocol's constants.
 The protocol's constants are the paper's (section 3): the probe is a random 1.4% of the ratings (the
 share of Netflix's probe set), its 5-star ratings are the test set, each test rating is ranked among
 1,000 random items the user has not rated, and the long tail excludes the short head, the most popular
-items holding 33% of the ratings. ``scripts/reproduce_cremonesi2010.sh`` passes these values explicitly
+items holding 33% of the ratings. The pipeline (:mod:`.pipeline`) passes these values explicitly
 to ``trecrs split``, ``trecrs candidates`` and ``trecrs qrels`` (a test checks that it does).
 """
 

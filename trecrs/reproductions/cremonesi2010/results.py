@@ -1,6 +1,6 @@
 """The Cremonesi et al. (2010) results: recall(N) and precision(N) of every recommender on both test sets.
 
-Layout read (written by ``scripts/reproduce_cremonesi2010.sh``): ``OUT/eval.full.tsv`` and
+Layout read (written by :func:`.pipeline.reproduce`): ``OUT/eval.full.tsv`` and
 ``OUT/eval.longtail.tsv``, recall.1..20 of the runs ``{REC}.run`` against the One-Plus-Random qrels
 ``OUT/full.qrels`` / ``OUT/longtail.qrels`` of all / long-tail test ratings.
 """
