@@ -121,7 +121,8 @@ def test_each_measure_name_parses_where_its_prefix_is_registered(name):
 
 
 def test_registry_declares_how_each_reproduction_runs():
-    assert list(END_TO_END) == ["tamm2021"]
+    assert list(END_TO_END) == ["bellogin2011", "cremonesi2010", "tamm2021"]
+    assert [n for n, r in END_TO_END.items() if r.batches] == ["bellogin2011", "cremonesi2010"]
     assert "tamm2021" not in REPORTS and {"bellogin2011", "cremonesi2010"} <= set(REPORTS)
     assert END_TO_END["tamm2021"].files() == ["results.tsv", "tamm2021_spread.png", "report.md"]
 
@@ -210,3 +211,17 @@ def test_ml100k_end_to_end(tmp_path):
     assert got == pytest.approx(_ease_precision(train, rel, 0.5, 20), abs=1e-12)
     text = (tmp_path / "out" / "report.md").read_text()
     assert all(f"| {m} |" in text for m in METRICS)
+
+
+def test_options_a_reproduction_does_not_take_are_usage_errors(tmp_path, capsys):
+    from trecrs.cli import main
+
+    out = tmp_path / "out"
+    assert main(["reproduce", "tamm2021", str(out), "--data", str(tmp_path), "--jobs", "3"]) == 2
+    assert main(["reproduce", "cremonesi2010", str(out), "--folds", "u1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "trecrs reproduce: error: argument --jobs: tamm2021 takes no jobs",
+        "trecrs reproduce: error: argument --folds: cremonesi2010 takes no folds",
+    ]
+    assert not out.exists()

@@ -7,11 +7,19 @@ import sys
 from .common import argv, command, note
 
 EXAMPLES = """examples:
+  trecrs reproduce bellogin2011 out/sample                  # on the bundled synthetic sample
+  trecrs reproduce bellogin2011 out/ml100k --data ~/data/ml-100k --jobs 2
+  trecrs reproduce bellogin2011 out/quick --folds u1 ua     # a subset of the folds
+  trecrs reproduce cremonesi2010 out/cremonesi --data ~/data/ml-100k
   trecrs reproduce tamm2021 out/tamm --data ~/data/ml-100k
 
-Writes OUT_DIR/results.tsv, OUT_DIR/report.md and a PNG figure (each with a manifest); nothing when it
-fails. Prints one line per published finding (holds / does not hold); on a terminal, one progress line
-per step on stderr. Exit status 0 even when a finding does not hold: the report says so and why.
+Writes OUT_DIR/results.tsv, OUT_DIR/report.md and the figure (each with a manifest), and every
+intermediate file beside them (bellogin2011, cremonesi2010: each fold's qrels, runs, evaluations and the
+trecrs command lines that made them, in commands.txt). Prints one line per published finding (holds /
+does not hold); progress on stderr (a bar on a terminal, a line per 10% in a pipe; nothing under
+--quiet). Exit status 0 even when a finding does not hold: the report says so and why. Without --data,
+bellogin2011 and cremonesi2010 run on the synthetic MovieLens-like sample, generated into OUT_DIR from its
+seed (tamm2021 needs MovieLens 100K).
 """
 
 
@@ -22,14 +30,20 @@ def register(sub) -> None:
         sub,
         "reproduce",
         help="run a paper reproduction end to end: results, findings and figure",
-        description="Run a published experiment from the data: split, recommender, evaluation, the paper's "
+        description="Run a published experiment from the data: split, recommenders, evaluation, the paper's "
         "findings checked, a Markdown report and a figure. Reproductions: "
         + "; ".join(f"{r.name}: {r.summary}" for r in END_TO_END.values()),
         epilog=EXAMPLES,
     )
     p.add_argument("name", metavar="NAME", choices=list(END_TO_END), help="one of: " + ", ".join(END_TO_END))
     p.add_argument("out_dir", metavar="OUT_DIR", help="the folder the results, report and figure go to")
-    p.add_argument("--data", metavar="DIR", help="the data the experiment reads (tamm2021: MovieLens 100K)")
+    p.add_argument(
+        "--data", metavar="DIR", help="the MovieLens folder the experiment reads (default: the sample)"
+    )
+    p.add_argument("--jobs", type=int, metavar="N", help="folds run at once (bellogin2011; default 2)")
+    p.add_argument("--seed", type=int, metavar="S", help="seed of the random draws (default 1)")
+    p.add_argument("--folds", nargs="+", metavar="FOLD", help="bellogin2011: a subset of u1..u5 ua ub")
+    p.add_argument("--reference", metavar="TSV", help="bellogin2011: the published values to compare")
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 
 
@@ -41,17 +55,23 @@ def _file_names(args) -> list[str]:
 
 
 def run(args) -> int:
-    from ..reproductions import reproduce
+    from ..reproductions import END_TO_END, reproduce
+    from .report import print_findings
+    from .reproduce_runner import batch_runner
 
-    result = reproduce(
-        args.name,
-        args.out_dir,
-        data=args.data,
-        command=argv(),
-        progress=note if sys.stderr.isatty() else None,
-    )
-    for f in result.findings:
-        verdict = "holds" if f.holds else "DOES NOT HOLD"
-        sys.stdout.write(f"{f.claim}: {verdict} ({f.evidence})\n")
-    note("wrote " + ", ".join(str(p) for p in result.files))
+    given = {
+        k: getattr(args, k) for k in ("jobs", "seed", "folds", "reference") if getattr(args, k) is not None
+    }
+    if not END_TO_END[args.name].batches:
+        progress = note if sys.stderr.isatty() and not args.quiet else None
+        result = reproduce(
+            args.name, args.out_dir, data=args.data, command=argv(), progress=progress, **given
+        )
+    else:
+        with batch_runner(given.get("jobs", 2)) as run_batch:
+            stream = None if args.quiet else sys.stderr
+            result = reproduce(
+                args.name, args.out_dir, data=args.data, progress=stream, run_batch=run_batch, **given
+            )
+    print_findings(result)
     return 0

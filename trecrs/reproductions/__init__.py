@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,15 +32,21 @@ class Reproduction:
     """A paper's reproduction: its name (also its package's), what it shows, and how it runs.
 
     ``report``: the package provides ``build_report(out_dir, *, reference, run) -> ReportResult``, the
-    report of the files a pipeline script left in ``out_dir`` (``trecrs report``). ``end_to_end``: the
-    package provides ``reproduce(out_dir, *, data, command, progress) -> ReportResult``, which runs the
-    whole experiment from the data (``trecrs reproduce``). The package is imported only when it runs.
+    report of the files a pipeline left in ``out_dir`` (``trecrs report``). ``end_to_end``: the experiment
+    runs whole from the data (``trecrs reproduce``): with ``batches``, its ``pipeline.reproduce(out_dir,
+    data_dir, *, run_batch, progress, **options)`` runs files of trecrs command lines through the
+    ``run_batch`` its caller gives (folds in parallel processes) and draws a bar on the ``progress`` stream;
+    otherwise the package's ``reproduce(out_dir, *, data, command, progress)`` runs in this process, calling
+    ``progress`` with a line per step. ``options``: the options it takes besides the data (``jobs``,
+    ``seed``, ``folds``, ``reference``). The package is imported only when it runs.
     """
 
     name: str
     summary: str
     report: bool = True
     end_to_end: bool = False
+    batches: bool = False
+    options: tuple[str, ...] = ()
 
     def files(self) -> list[str]:
         """The names of the files the report writes in its folder (each with a manifest)."""
@@ -58,9 +63,19 @@ REPRODUCTIONS: dict[str, Reproduction] = {
     r.name: r
     for r in (
         Reproduction(
-            "bellogin2011", "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)"
+            "bellogin2011",
+            "Bellogín et al. 2011, Figure 2 (six methodologies, three recommenders)",
+            end_to_end=True,
+            batches=True,
+            options=("jobs", "seed", "folds", "reference"),
         ),
-        Reproduction("cremonesi2010", "Cremonesi et al. 2010, recall/precision at N, full and long tail"),
+        Reproduction(
+            "cremonesi2010",
+            "Cremonesi et al. 2010, recall/precision at N, full and long tail",
+            end_to_end=True,
+            batches=True,
+            options=("seed",),
+        ),
         Reproduction(
             "tamm2021",
             "Tamm et al. 2021, one EASE top-20 list under every library's metric definitions",
@@ -93,14 +108,28 @@ def reproduce(
     *,
     data: PathLike | None = None,
     command: list[str] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress=None,
+    run_batch=None,
+    **options,
 ) -> ReportResult:
     """Run the reproduction ``name`` (an :data:`END_TO_END` key) whole, writing its files into ``out_dir``.
 
-    ``data``: the data folder or file it reads; ``command``: the command line, for the manifests;
-    ``progress``: called with one line per step.
+    ``data``: the data folder it reads (a reproduction of MovieLens 100K's folds runs on the bundled
+    synthetic sample without it); ``command``: the command line, for the manifests; ``progress``: a
+    stream for the bar of a reproduction that runs ``batches``, else a callable given one line per step;
+    ``run_batch``: how a batch reproduction runs a file of command lines (see :class:`Reproduction`);
+    ``options``: those the reproduction takes (:attr:`Reproduction.options`), a UsageError for another.
     """
     if name not in END_TO_END:
         raise UsageError(f"unknown reproduction {name!r}; choose from {', '.join(END_TO_END)}")
+    entry = END_TO_END[name]
+    extra = [k for k in options if k not in entry.options]
+    if extra:
+        raise UsageError(f"{name} takes no {extra[0]}", arguments=[extra[0]])
+    if entry.batches:
+        if run_batch is None:
+            raise UsageError(f"{name} runs files of trecrs commands: give run_batch")
+        pipeline = importlib.import_module(f".{name}.pipeline", __package__)
+        return pipeline.reproduce(out_dir, data, run_batch=run_batch, progress=progress, **options)
     package = importlib.import_module(f".{name}", __package__)
     return package.reproduce(out_dir, data=data, command=command, progress=progress)
