@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the sdist and the wheel, check them, install the wheel in a fresh virtual environment outside the
-# checkout and run trecrs from an empty folder, as a user who got the wheel would.
+# checkout and run trecrs from an empty folder (one eval, the main job on the sample), as a user who got
+# the wheel would.
 #
 # usage: scripts/check_release.sh [WORK_DIR]   (default: a new temporary folder)
 set -euo pipefail
@@ -34,4 +35,12 @@ if [[ $(cat eval.txt) != "$expected" ]]; then
   cat eval.txt >&2
   exit 1
 fi
+# the main job, from the installed package alone: the sample generated from its seed, the report and figure
+"$work/venv/bin/trecrs" reproduce bellogin2011 out > findings.txt
+for f in out/report.md out/results.tsv out/bellogin2011_fig2.png; do
+  if [[ ! -s $f ]]; then
+    echo "check_release: trecrs reproduce bellogin2011 did not write $f" >&2
+    exit 1
+  fi
+done
 echo "check_release: trecrs $version builds, installs and runs from $work/empty" >&2

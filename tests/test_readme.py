@@ -153,14 +153,14 @@ def test_the_set_up_is_two_commands_with_times_measured_on_an_idle_machine():
     down (the section it names exists)."""
     section = (ROOT / "README.md").read_text().split("\n## Set up\n", 1)[1].split("\n## ", 1)[0]
     assert _shell_blocks("## Set up") == [
-        "python3 -m pip install -e . && bash scripts/reproduce_bellogin2011.sh sample_data/synth-100k-like out/sample\n",
+        "python3 -m pip install -e . && trecrs reproduce bellogin2011 out/sample\n",
         'python3 -m pip install -e ".[test]" && python3 -m pytest -q -m "not slow" -n auto\n',
     ]
-    assert (ROOT / "scripts" / "reproduce_bellogin2011.sh").exists()
+    assert "bellogin2011" in (ROOT / "trecrs" / "reproductions" / "__init__.py").read_text()
     assert (ROOT / "sample_data" / "synth-100k-like" / "u.data").exists()
     prose = " ".join(section.split())
     assert re.search(
-        r"sample_data/`; \d+ s after the install, measured on 2 cores with nothing else running", prose
+        r"from its seed; \d+ s after the install, measured on 2 cores with nothing else running", prose
     )
     assert re.search(
         r"fast suite .*: \d+ s after the install, measured on 2 cores with nothing else running", prose
