@@ -5,8 +5,10 @@
     python benchmarks/bench_eval.py --case c --reference 0   # 480,000 x 100 (48M lines), trecrs only
 
 Every measurement is a separate process: wall time from start to exit (interpreter start, imports, parsing
-and evaluation included, output discarded) and its peak resident memory (``wait4``'s ``ru_maxrss``).
-Medians over ``--repeat`` runs (default 3), commands run one after the other, never in parallel.
+and evaluation included, output discarded), its CPU time (user + sys) and its peak resident memory
+(``wait4``'s ``ru_maxrss``). Medians over ``--repeat`` runs (default 3), commands run one after the other,
+never in parallel; trecrs (text run) and pytrec_eval take turns run by run, so that both see the same load.
+trecrs's bytecode caches are written first (``compileall``), as an installed package has them.
 
 * trecrs: ``trecrs eval -m P.10,50 -m recall.50 -m ndcg_cut.50 -m map -m recip_rank QRELS RUN`` (default
   engine), on the text run and on the same run stored as Parquet.
