@@ -202,3 +202,30 @@ print(json.dumps([len(started), out.getvalue()]))
             for extra in ([], ["small-chunks"])]  # fmt: skip
     assert runs[0][0] == 0 and runs[1][0] > 0
     assert runs[0][1] == runs[1][1] == "P_10                  \tall\t0.3000\n"
+
+
+def test_the_program_freezes_what_outlives_the_command(monkeypatch, tmp_path):
+    """``console()`` (the ``trecrs`` program) returns main's status with the objects alive before and after
+    the command frozen (no collection traverses them again); ``python -m trecrs`` prints the same bytes
+    as ``main`` in-process (P_2 of query 1: a is relevant, b is not: 0.5)."""
+    import contextlib
+    import gc
+    import io
+
+    from trecrs import cli
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n")
+    argv = ["trecrs", "eval", "-q", "-m", "P.2", str(tmp_path / "q"), str(tmp_path / "r")]
+    monkeypatch.setattr("sys.argv", argv)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            assert cli.console() == 0
+        frozen = gc.get_freeze_count()
+    finally:
+        gc.unfreeze()  # this process keeps running
+    assert frozen > 0
+    assert out.getvalue() == "P_2                   \t1\t0.5000\nP_2                   \tall\t0.5000\n"
+    shell = subprocess.run([sys.executable, "-m", "trecrs", *argv[1:]], capture_output=True, text=True)
+    assert (shell.returncode, shell.stdout, shell.stderr) == (0, out.getvalue(), "")

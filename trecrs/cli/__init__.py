@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import signal
@@ -187,5 +188,22 @@ def main(argv: list[str] | None = None) -> int:
         )
 
 
+def console() -> int:
+    """Entry point of the ``trecrs`` program (console script and ``python -m trecrs``): :func:`main` in a
+    process that exits when it returns.
+
+    The objects alive before the command (every imported module, class and function) and those alive
+    when it ends are moved out of the garbage collector's reach (``gc.freeze``): a process about to exit
+    gains nothing from collecting them, and the full collections that would traverse them (during the
+    run, and at interpreter exit) were about 0.1 s of a small ``trecrs eval``. Garbage the command makes
+    is still collected as it goes. Not for callers that keep running (tests call :func:`main`).
+    """
+    gc.freeze()
+    try:
+        return main()
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())
