@@ -12,7 +12,6 @@ import polars as pl
 from ..engines import ENGINES, Computed, vectorized
 from ..engines.rel_info import RelInfoFormat
 from ..errors import SemanticError, UsageError
-from ..files.ratings import as_ratings
 from ..files.trec import read_run, run_tag
 from ..measures.request import MeasureRequest, parse_measures, variant_passes
 from ..measures.ties import DEFAULT as DEFAULT_TIES
@@ -256,6 +255,8 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
 def _train(data: dict) -> pl.DataFrame | None:
     """The training ratings given (a frame or a file, read once: ``data`` keeps the frame), or None."""
     if data.get("train") is not None and not isinstance(data["train"], pl.DataFrame):
+        from ..files.ratings import as_ratings  # the ratings readers load only when training data is given
+
         data["train"] = as_ratings(data["train"])
     return data.get("train")
 
