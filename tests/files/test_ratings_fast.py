@@ -4,7 +4,8 @@
 line-by-line reader for anything else, and to name an error. The line-by-line reader alone (the columnar
 one patched out) is the reference: on random small files of every layout, clean or with the layout
 faults the reader tolerates (CRLF, blank and ``#`` lines, blanks around fields, runs of blanks, quotes)
-and the value faults it refuses, both give the same frame, or the same error on the same line.
+and the value faults it refuses, both give the same frame, or the same error on the same line. Read with
+``coded`` ids, the frame is the same once its ids are cast to text.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trecrs.errors import InputError
-from trecrs.files import ratings
+from trecrs.files import ratings, ratings_fast
 from trecrs.files.lines import first_repeat
 from trecrs.files.ratings import read_ratings, repeated_pair
 from trecrs.files.ratings_fast import plain_plan, read_plain
@@ -45,8 +46,8 @@ LAYOUTS = {
 }  # fmt: skip
 
 CLEAN = {
-    "user": ["1", "2", "3", "007", "7", "10", "u9"],
-    "item": ["1", "10", "11", "12", "i3", "242"],
+    "user": ["1", "2", "3", "007", "7", "10", "u9", "0", "+5", "4294967296"],
+    "item": ["1", "10", "11", "12", "i3", "242", "0", "4294967295"],
     "rating": ["4", "3.5", "5", "0.5", "4.0", "1", "2.25"],
     "timestamp": ["881250949", "0", "978300760", "-5", "+7"],
     "_": ["x", "junk"],
@@ -127,7 +128,7 @@ def ratings_files(draw) -> tuple[str, dict, bytes]:
 @contextmanager
 def line_by_line():
     """``read_ratings`` with the columnar reader patched out: the reference."""
-    with mock.patch.object(ratings, "read_plain", lambda path, spec: None):
+    with mock.patch.object(ratings, "read_plain", lambda path, spec, **_: None):
         yield
 
 
@@ -174,6 +175,15 @@ def agree(tmp_path, case, dedupe) -> None:
     else:
         assert got == want
     assert got_notes == want_notes
+    with mock.patch.object(ratings_fast, "CODED_MIN_BYTES", 0):
+        coded, coded_notes = outcome(read_ratings, path, dedupe=dedupe, coded=True, **options)
+    if isinstance(coded, pl.DataFrame):
+        assert coded.schema["user"] in (pl.Utf8, pl.UInt32)
+        coded = coded.with_columns(pl.col("user", "item").cast(pl.Utf8))
+        assert isinstance(want, pl.DataFrame) and coded.equals(want)
+    else:
+        assert coded == want
+    assert coded_notes == want_notes
     pairs, _ = outcome(read_train_pairs, path, **options)
     assert pairs == want_pairs if not isinstance(pairs, pl.DataFrame) else pairs.equals(want_pairs)
 
@@ -306,7 +316,7 @@ def parquet_agrees(tmp_path, frame: pl.DataFrame, dedupe: str | None) -> None:
     path = tmp_path / "r.parquet"
     frame.write_parquet(path)
     got, got_notes = outcome(read_ratings, path, dedupe=dedupe)
-    with mock.patch.object(ratings, "_parquet_typed", lambda path, spec: None):
+    with mock.patch.object(ratings, "_parquet_typed", lambda path, spec, **_: None):
         want, want_notes = outcome(read_ratings, path, dedupe=dedupe)
     if isinstance(want, pl.DataFrame):
         assert isinstance(got, pl.DataFrame), got
