@@ -346,3 +346,39 @@ def test_repeated_pair_is_first_repeats_rule_whatever_the_hashes(collide):
             assert repeated_pair(users, items) == want
             distinct = pl.DataFrame({"u": users, "i": items}).unique(maintain_order=True)
             assert repeated_pair(distinct["u"], distinct["i"]) is None
+
+
+# ------------------------------------------------------------------------- rows written a slice at a time
+
+
+@pytest.mark.parametrize("slice_rows", [1, 2, 3, 1 << 20])
+@pytest.mark.parametrize("layout", ["ml100k", "ml1m", "csv"])
+def test_rows_written_in_slices_are_the_formatted_text(tmp_path, monkeypatch, slice_rows, layout):
+    """write_rows writes the chosen rows' text as format_ratings formats them, whatever the slice size;
+    the layout follows the rows written (no timestamp field when none of them has one)."""
+    from trecrs.files import ratings_write
+    from trecrs.files.ratings_format import FORMATS
+
+    monkeypatch.setattr(ratings_write, "SLICE_ROWS", slice_rows)
+    df = pl.DataFrame(
+        {
+            "user": pl.Series([1, 2, 3, 4, 5, 6, 7], dtype=pl.UInt32),
+            "item": ["10", "11", "12", "13", "14", "15", "16"],
+            "rating": [4.0, 3.5, 5.0, 1.0, 2.25, 4.0, 3.0],
+            "timestamp": [5, None, 7, None, 9, None, 11],
+        }
+    )
+    fmt = FORMATS[layout]
+    for keep in (
+        [True, False, True, False, True, False, True],
+        [False, True, False, True, False, True, False],
+    ):
+        path = tmp_path / f"out{sum(keep)}"
+        ratings_write.write_rows(df, np.array(keep), path, fmt)
+        chosen = df.filter(pl.Series(keep)).with_columns(pl.col("user").cast(pl.Utf8))
+        assert path.read_text() == ratings_write.format_ratings(chosen, fmt)
+    assert (tmp_path / "out3").read_text().splitlines()[-1] == {
+        "ml100k": "6\t15\t4",
+        "ml1m": "6::15::4",
+        "csv": "6,15,4.0,",
+    }[layout]
