@@ -125,20 +125,25 @@ def add_dedupe_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_split_ratings(args, which: str):
+def read_split_ratings(args, which: str, *, coded: bool = False):
+    """The ratings of ``--train`` or ``--test`` (``which``); ``coded``: ids read as numbers where they
+    are plain decimals (:func:`~trecrs.files.ratings.read_ratings`)."""
     from ..files.ratings import parse_columns, read_ratings
 
     path = getattr(args, which)
     columns = parse_columns(args.columns) if args.columns else None
-    return read_ratings(path, fmt=args.ratings_format, columns=columns, dedupe=args.dedupe, report=note)
+    return read_ratings(
+        path, fmt=args.ratings_format, columns=columns, dedupe=args.dedupe, report=note, coded=coded
+    )
 
 
 def load_candidates(args):
     """The CandidateSet the options describe."""
     from ..protocol.candidates import candidate_set
 
-    train = read_split_ratings(args, "train")
-    test = read_split_ratings(args, "test")
+    # coded ids: the split is numbered on numbers; only the distinct users and items become text again
+    train = read_split_ratings(args, "train", coded=True)
+    test = read_split_ratings(args, "test", coded=True)
     return candidate_set(
         args.methodology,
         train,
