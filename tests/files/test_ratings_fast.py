@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trecrs.errors import InputError
-from trecrs.files import ratings, ratings_fast
+from trecrs.files import ratings
 from trecrs.files.lines import first_repeat
 from trecrs.files.ratings import read_ratings, repeated_pair
 from trecrs.files.ratings_fast import plain_plan, read_plain
@@ -175,8 +175,7 @@ def agree(tmp_path, case, dedupe) -> None:
     else:
         assert got == want
     assert got_notes == want_notes
-    with mock.patch.object(ratings_fast, "CODED_MIN_BYTES", 0):
-        coded, coded_notes = outcome(read_ratings, path, dedupe=dedupe, coded=True, **options)
+    coded, coded_notes = outcome(read_ratings, path, dedupe=dedupe, coded=True, **options)
     if isinstance(coded, pl.DataFrame):
         assert coded.schema["user"] in (pl.Utf8, pl.UInt32)
         coded = coded.with_columns(pl.col("user", "item").cast(pl.Utf8))

@@ -177,3 +177,30 @@ def test_a_coded_pair_in_train_and_test_is_named_as_text():
     test = train.slice(1, 1)
     with pytest.raises(InputError, match=r"1 \(user, item\) pair\(s\) .* \(first: user '10', item '7'\)"):
         candidate_set("all-items", train, test)
+
+
+@pytest.mark.parametrize("methodology", ["test-ratings", "all-items"])
+def test_trecrs_run_of_a_large_split_reads_coded_ids_and_writes_the_same_run(
+    tmp_path, monkeypatch, methodology
+):
+    """``trecrs run`` reads a split as large (ids coded as numbers) or small (ids as text): the same file."""
+    from tests.conftest import ML100K, need, run_in_process
+    from trecrs.files import ratings_fast
+
+    train, test = need(ML100K / "u1.base"), need(ML100K / "u1.test")
+    rng = np.random.default_rng(2)
+    lines = ["user\titem\tscore"] + [
+        f"{u}\t{i}\t{rng.integers(0, 9) / 4}"
+        for u in range(1, 460, 3)
+        for i in rng.choice(1682, 40, replace=False) + 1
+    ]
+    (tmp_path / "s.tsv").write_text("\n".join(lines) + "\n")
+    outputs = []
+    for least in (ratings_fast.CODED_MIN_BYTES, 0):
+        monkeypatch.setattr(ratings_fast, "CODED_MIN_BYTES", least)
+        out = tmp_path / f"{least}.run"
+        args = ["run", "--methodology", methodology, "--missing", "drop", "--train", train, "--test", test]
+        proc = run_in_process(*args, "--scores", tmp_path / "s.tsv", "-o", out)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].count(b"\n") > 100

@@ -139,11 +139,14 @@ def read_split_ratings(args, which: str, *, coded: bool = False):
 
 def load_candidates(args):
     """The CandidateSet the options describe."""
+    from ..files.ratings_fast import large
     from ..protocol.candidates import candidate_set
 
-    # coded ids: the split is numbered on numbers; only the distinct users and items become text again
-    train = read_split_ratings(args, "train", coded=True)
-    test = read_split_ratings(args, "test", coded=True)
+    # coded ids: a large split is numbered on numbers; only its distinct users and items become text again
+    # (the test ratings are coded with the training ones, or the two would be compared as text)
+    coded = large(args.train)
+    train = read_split_ratings(args, "train", coded=coded)
+    test = read_split_ratings(args, "test", coded=coded)
     return candidate_set(
         args.methodology,
         train,

@@ -47,6 +47,7 @@ from ..files.hashing import file_digest
 from ..files.lines import is_stdin
 from ..files.output import current_path
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..files.ratings_fast import large
 from ..files.ratings_write import write_rows
 from ..ranges import FOLDS_MAX, check_seed
 from ..schema import RATING, TIMESTAMP
@@ -579,7 +580,7 @@ def split_file(
     """
     spec = ratings_format(path, fmt, columns=columns, separator=separator)
     # ids are coded as read, so the table holds numbers, not their text (a split only compares ids)
-    ratings = read_ratings(path, fmt=spec, dedupe=dedupe, report=report, coded=True)
+    ratings = read_ratings(path, fmt=spec, dedupe=dedupe, report=report, coded=large(path))
     splitter, given = _method(method, options)
     splits = _split_table(ratings, splitter, seed, given)
     paths = write_split(splits, out_dir, source=path, fmt=spec, sort=sort, command=command)

@@ -98,7 +98,7 @@ def read_ratings(
     ``"last"`` (keep that occurrence, at its own position), ``"mean"`` (one row at the first occurrence's
     position holding the mean rating and the latest timestamp). ``report`` receives a one-line message
     with the count of merged rows (default: a :class:`UserWarning`). ``roles``: the columns returned, in
-    this order; every column is checked whichever are returned. ``coded``: the ids of a large plain text file
+    this order; every column is checked whichever are returned. ``coded``: the ids of a plain text file
     whose ids are all plain decimals below 2**32 come as UInt32 numbers, never held as text (a cast to
     text gives each id as written; :mod:`.ratings_fast`); other files' ids are strings as usual.
 

@@ -48,8 +48,8 @@ _UNICODE_BLANKS = (b"\xc2\x85", b"\xc2\xa0", b"\xe1\x9a\x80", b"\xe2\x80", b"\xe
 _DTYPES: dict[str, PolarsDataType] = {USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64, TIMESTAMP: pl.Int64}
 #: The column flagging a row whose ids are not plain decimals (a coded parse).
 _ODD = "_odd"
-#: The size from which ``coded`` ids are parsed in batches: below it the ids' text costs little memory,
-#: and the batches' start-up costs more than the time they save (ML-100K's u.data is 2 MB).
+#: The size from which a file is worth reading with ``coded`` ids (:func:`large`): below it the ids' text
+#: costs little memory, and the batches' start-up costs more than the time they save (u.data is 2 MB).
 CODED_MIN_BYTES = 32 << 20
 
 
@@ -62,6 +62,11 @@ class Plan:
     byte: str
     stride: int
     blanks: bool
+
+
+def large(path: PathLike) -> bool:
+    """Whether ``path`` is a file of at least :data:`CODED_MIN_BYTES`, worth reading with coded ids."""
+    return not is_stdin(path) and os.path.isfile(path) and os.path.getsize(path) >= CODED_MIN_BYTES
 
 
 def plain_plan(data: bytes, sep: str | None) -> Plan | None:
@@ -94,8 +99,7 @@ def read_plain(
 ) -> tuple[pl.DataFrame, int] | None:
     """The ratings ``user item rating timestamp`` of the text file ``path`` in layout ``spec`` and the line
     of its first row, or None when the file is not plain or a value is refused (see the module's doc).
-    ``coded``: ids as UInt32 numbers when every id is a plain decimal and the file holds at least
-    :data:`CODED_MIN_BYTES` (see the module's doc).
+    ``coded``: ids as UInt32 numbers when every id is a plain decimal (see the module's doc).
 
     Raises what the line-by-line reader raises first on any file: text that is not UTF-8 or holds a NUL,
     and, with a header, a column the header lacks.
@@ -121,14 +125,12 @@ def read_plain(
         fields = max(fields, len(first.split(plan.byte)))
     if len(set(positions.values())) < len(positions):
         return None
-    size = len(data)
     if not is_stdin(path) and not str(path).endswith(".gz"):
         del data  # polars maps the file itself: the bytes are not held twice
         source: str | bytes = os.fspath(path)
     else:
         source = data
     args = (source, plan, positions, fields)
-    coded = coded and size >= CODED_MIN_BYTES
     table = _parse_coded(*args, header=header is not None, ragged=not exact) if coded else None
     if table is None:
         table = _parse(*args, header=header is not None, ragged=not exact)
