@@ -397,6 +397,7 @@ def table(results: dict) -> str:
 def bench_step(steps: dict, name: str, a: argparse.Namespace, w: Path, results: dict) -> None:
     """Time the chosen rows of one step and store them in ``results`` (the earlier rows of the step kept)."""
     entry = results["steps"].setdefault(name, {"rows": {}})
+    entry.pop("not_run", None)  # a step run now has its inputs, whatever an earlier sitting recorded
     for row in a.rows.split(","):
         out = w / name / row
         made = commands(steps[name], row, out, a.baseline)

@@ -38,30 +38,28 @@ print(p.returncode, wall, use.ru_utime + use.ru_stime, use.ru_maxrss)
 sys.stderr.write(p.stderr)
 """
 # step: (CPU seconds per million ratings, peak MB): 2.5 x the code's measurement (2026-11-29, the 2-core
-# machine at load 1-3, one run) and 2.5 x the polars script's peak on this shape; the comment gives the
+# machine at load 1-3, one run; split, qrels and run again at load 8-10 once ids were coded as read) and 2.5 x the polars script's peak on this shape; the comment gives the
 # measurement (trecrs CPU s/M, peak, CPU time over the polars script's; the polars script's CPU s/M, peak)
 BOUNDS = {
-    "split-holdout": (2.2, 1808),  # trecrs 0.88 CPU s/M, 389 MB, 1.32x; polars 0.67 CPU s/M, 723 MB
-    "split-kfold": (4.25, 1820),  # trecrs 1.70 CPU s/M, 505 MB, 1.30x; polars 1.30 CPU s/M, 728 MB
-    "split-per-user": (2.2, 1732),  # trecrs 0.88 CPU s/M, 456 MB, 1.12x; polars 0.78 CPU s/M, 693 MB
-    "split-temporal": (1.9, 1762),  # trecrs 0.76 CPU s/M, 476 MB, 1.04x; polars 0.72 CPU s/M, 705 MB
-    "split-temporal-last": (2.1, 1755),  # trecrs 0.84 CPU s/M, 429 MB, 0.86x; polars 0.97 CPU s/M, 702 MB
-    "split-loo": (2.23, 1790),  # trecrs 0.89 CPU s/M, 473 MB, 1.19x; polars 0.75 CPU s/M, 716 MB
-    "split-probe": (1.77, 1790),  # trecrs 0.71 CPU s/M, 470 MB, 0.94x; polars 0.76 CPU s/M, 716 MB
-    "qrels": (0.72, 482),  # trecrs 0.29 CPU s/M, 155 MB, 1.01x; polars 0.29 CPU s/M, 193 MB
-    "run-test-ratings": (2.6, 1360),  # trecrs 1.04 CPU s/M, 488 MB, 1.68x; polars 0.62 CPU s/M, 544 MB
-    "run-test-items": (3.05, 1402),  # trecrs 1.22 CPU s/M, 503 MB, 1.48x; polars 0.82 CPU s/M, 561 MB
-    "run-training-items": (4.97, 1392),  # trecrs 1.99 CPU s/M, 500 MB, 2.26x; polars 0.88 CPU s/M, 557 MB
-    "run-all-items": (3.33, 1382),  # trecrs 1.33 CPU s/M, 485 MB, 1.75x; polars 0.76 CPU s/M, 553 MB
+    "split-holdout": (1.9, 1808),  # trecrs 0.76 CPU s/M, 258 MB, 0.99x; polars 0.76 CPU s/M, 620 MB
+    "split-kfold": (4.35, 1820),  # trecrs 1.74 CPU s/M, 289 MB, 1.39x; polars 1.25 CPU s/M, 573 MB
+    "split-per-user": (2.68, 1732),  # trecrs 1.07 CPU s/M, 286 MB, 1.16x; polars 0.92 CPU s/M, 629 MB
+    "split-temporal": (2.03, 1762),  # trecrs 0.81 CPU s/M, 314 MB, 0.99x; polars 0.81 CPU s/M, 547 MB
+    "split-temporal-last": (2.55, 1755),  # trecrs 1.02 CPU s/M, 288 MB, 1.04x; polars 0.98 CPU s/M, 565 MB
+    "split-loo": (2.65, 1790),  # trecrs 1.06 CPU s/M, 322 MB, 1.15x; polars 0.93 CPU s/M, 575 MB
+    "split-probe": (1.95, 1790),  # trecrs 0.78 CPU s/M, 280 MB, 1.16x; polars 0.67 CPU s/M, 723 MB
+    "qrels": (0.78, 482),  # trecrs 0.31 CPU s/M, 156 MB, 1.12x; polars 0.27 CPU s/M, 191 MB
+    "run-test-ratings": (2.9, 1360),  # trecrs 1.16 CPU s/M, 431 MB, 1.91x; polars 0.61 CPU s/M, 459 MB
+    "run-test-items": (3.02, 1402),  # trecrs 1.21 CPU s/M, 409 MB, 1.33x; polars 0.91 CPU s/M, 474 MB
+    "run-training-items": (3.7, 1392),  # trecrs 1.48 CPU s/M, 391 MB, 2.03x; polars 0.73 CPU s/M, 465 MB
+    "run-all-items": (3.2, 1382),  # trecrs 1.28 CPU s/M, 410 MB, 1.60x; polars 0.80 CPU s/M, 457 MB
     "eval": (1.05, 602),  # trecrs 0.42 CPU s/M, 167 MB, 1.18x; polars 0.36 CPU s/M, 241 MB
     "audit": (5.22, 1355),  # trecrs 2.09 CPU s/M, 504 MB, 2.73x; polars 0.77 CPU s/M, 542 MB
 }
 RATIO = 2.5  # trecrs's CPU time over the polars script's, both timed in the test, one after the other
 RATIOS = {"audit": 3.0}  # audit's target: within 3x of reading its inputs and the joins its checks need
 # the steps whose ratio is within 10% of its bound in the measurement above: noise on a loaded machine
-MISSED = {
-    "run-training-items": "2.26x the polars script's CPU time when measured: within 10% of the bound",
-}
+MISSED: dict[str, str] = {}
 
 
 def _module(name: str):

@@ -81,8 +81,14 @@ def pair_codes(a: pl.Series, b: pl.Series) -> np.ndarray:
 def id_codes(ids: pl.Series) -> np.ndarray:
     """One int64 per id, equal exactly when the ids are: the id's own number when every id is a plain
     decimal (no sign, no leading zero: ``"7"`` and ``"007"`` stay apart) below twice the count of ids
-    plus 65536, else its polars categorical code. Numbers cost a parse where categorical codes cost a
+    plus 65536, else its polars categorical code (an integer column's own values, or their dense rank
+    when they exceed that bound). Numbers cost a parse where categorical codes cost a
     hash of every string; the bound keeps a count per code (``np.bincount``) about the column's size."""
+    if ids.dtype.is_integer():  # coded ids (:func:`~trecrs.files.ratings.read_ratings`): their own numbers
+        top = min(2 * ids.len() + 2**16, 2**31)
+        if ids.len() and cast(int, ids.max()) < top:
+            return ids.cast(pl.Int64).to_numpy()
+        return ids.rank("dense").cast(pl.Int64).to_numpy() - 1
     numbers = ids.cast(pl.Int64, strict=False)
     top = min(2 * ids.len() + 2**16, 2**31)  # and room for a row's rank beside a code in one int64 key
     low, high = numbers.min(), numbers.max()

@@ -386,9 +386,18 @@ def tied_ratings(seed: int, numeric: bool) -> pl.DataFrame:
 
 @pytest.mark.parametrize(("method", "options"), REFERENCE_CASES)
 @pytest.mark.parametrize(("seed", "name"), [(3, "u.data"), (11, "ratings.dat")])
-def test_split_files_match_the_straightforward_reference(method, options, seed, name, tmp_path):
+@pytest.mark.parametrize("coded", [False, True], ids=["small", "coded"])
+def test_split_files_match_the_straightforward_reference(
+    method, options, seed, name, coded, tmp_path, monkeypatch
+):
+    """``coded``: the file is read as a large one, its ids coded as numbers (ratings.dat's plain
+    decimals) or, when they are names (u.data here), as text after the coded parse refuses them."""
     from trecrs.data.splits import split_file
+    from trecrs.files import ratings_fast
     from trecrs.files.ratings_format import ratings_format
+
+    if coded:
+        monkeypatch.setattr(ratings_fast, "CODED_MIN_BYTES", 0)
 
     from .split_reference import reference_split, reference_text
 
@@ -422,3 +431,12 @@ def test_id_codes_are_numbers_only_for_plain_decimals():
     ):
         codes = id_codes(pl.Series(ids)).tolist()  # categorical codes: equal exactly for equal ids
         assert codes[0] == codes[2] != codes[1], ids
+
+
+def test_id_codes_of_coded_ids_are_their_numbers_or_their_dense_ranks():
+    from trecrs.ids import id_codes
+
+    small = pl.Series([9, 10, 99, 9], dtype=pl.UInt32)
+    assert id_codes(small).tolist() == [9, 10, 99, 9]
+    large = pl.Series([4_000_000_000, 10, 3_000_000_000, 10], dtype=pl.UInt32)  # beyond a count per code
+    assert id_codes(large).tolist() == [2, 0, 1, 0]

@@ -4,7 +4,8 @@
 line-by-line reader for anything else, and to name an error. The line-by-line reader alone (the columnar
 one patched out) is the reference: on random small files of every layout, clean or with the layout
 faults the reader tolerates (CRLF, blank and ``#`` lines, blanks around fields, runs of blanks, quotes)
-and the value faults it refuses, both give the same frame, or the same error on the same line.
+and the value faults it refuses, both give the same frame, or the same error on the same line. Read with
+``coded`` ids, the frame is the same once its ids are cast to text.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ LAYOUTS = {
 }  # fmt: skip
 
 CLEAN = {
-    "user": ["1", "2", "3", "007", "7", "10", "u9"],
-    "item": ["1", "10", "11", "12", "i3", "242"],
+    "user": ["1", "2", "3", "007", "7", "10", "u9", "0", "+5", "4294967296"],
+    "item": ["1", "10", "11", "12", "i3", "242", "0", "4294967295"],
     "rating": ["4", "3.5", "5", "0.5", "4.0", "1", "2.25"],
     "timestamp": ["881250949", "0", "978300760", "-5", "+7"],
     "_": ["x", "junk"],
@@ -127,7 +128,7 @@ def ratings_files(draw) -> tuple[str, dict, bytes]:
 @contextmanager
 def line_by_line():
     """``read_ratings`` with the columnar reader patched out: the reference."""
-    with mock.patch.object(ratings, "read_plain", lambda path, spec: None):
+    with mock.patch.object(ratings, "read_plain", lambda path, spec, **_: None):
         yield
 
 
@@ -174,6 +175,14 @@ def agree(tmp_path, case, dedupe) -> None:
     else:
         assert got == want
     assert got_notes == want_notes
+    coded, coded_notes = outcome(read_ratings, path, dedupe=dedupe, coded=True, **options)
+    if isinstance(coded, pl.DataFrame):
+        assert coded.schema["user"] in (pl.Utf8, pl.UInt32)
+        coded = coded.with_columns(pl.col("user", "item").cast(pl.Utf8))
+        assert isinstance(want, pl.DataFrame) and coded.equals(want)
+    else:
+        assert coded == want
+    assert coded_notes == want_notes
     pairs, _ = outcome(read_train_pairs, path, **options)
     assert pairs == want_pairs if not isinstance(pairs, pl.DataFrame) else pairs.equals(want_pairs)
 
@@ -306,7 +315,7 @@ def parquet_agrees(tmp_path, frame: pl.DataFrame, dedupe: str | None) -> None:
     path = tmp_path / "r.parquet"
     frame.write_parquet(path)
     got, got_notes = outcome(read_ratings, path, dedupe=dedupe)
-    with mock.patch.object(ratings, "_parquet_typed", lambda path, spec: None):
+    with mock.patch.object(ratings, "_parquet_typed", lambda path, spec, **_: None):
         want, want_notes = outcome(read_ratings, path, dedupe=dedupe)
     if isinstance(want, pl.DataFrame):
         assert isinstance(got, pl.DataFrame), got
@@ -336,3 +345,39 @@ def test_repeated_pair_is_first_repeats_rule_whatever_the_hashes(collide):
             assert repeated_pair(users, items) == want
             distinct = pl.DataFrame({"u": users, "i": items}).unique(maintain_order=True)
             assert repeated_pair(distinct["u"], distinct["i"]) is None
+
+
+# ------------------------------------------------------------------------- rows written a slice at a time
+
+
+@pytest.mark.parametrize("slice_rows", [1, 2, 3, 1 << 20])
+@pytest.mark.parametrize("layout", ["ml100k", "ml1m", "csv"])
+def test_rows_written_in_slices_are_the_formatted_text(tmp_path, monkeypatch, slice_rows, layout):
+    """write_rows writes the chosen rows' text as format_ratings formats them, whatever the slice size;
+    the layout follows the rows written (no timestamp field when none of them has one)."""
+    from trecrs.files import ratings_write
+    from trecrs.files.ratings_format import FORMATS
+
+    monkeypatch.setattr(ratings_write, "SLICE_ROWS", slice_rows)
+    df = pl.DataFrame(
+        {
+            "user": pl.Series([1, 2, 3, 4, 5, 6, 7], dtype=pl.UInt32),
+            "item": ["10", "11", "12", "13", "14", "15", "16"],
+            "rating": [4.0, 3.5, 5.0, 1.0, 2.25, 4.0, 3.0],
+            "timestamp": [5, None, 7, None, 9, None, 11],
+        }
+    )
+    fmt = FORMATS[layout]
+    for keep in (
+        [True, False, True, False, True, False, True],
+        [False, True, False, True, False, True, False],
+    ):
+        path = tmp_path / f"out{sum(keep)}"
+        ratings_write.write_rows(df, np.array(keep), path, fmt)
+        chosen = df.filter(pl.Series(keep)).with_columns(pl.col("user").cast(pl.Utf8))
+        assert path.read_text() == ratings_write.format_ratings(chosen, fmt)
+    assert (tmp_path / "out3").read_text().splitlines()[-1] == {
+        "ml100k": "6\t15\t4",
+        "ml1m": "6::15::4",
+        "csv": "6,15,4.0,",
+    }[layout]

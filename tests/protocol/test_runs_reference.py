@@ -124,3 +124,83 @@ def test_candidates_are_the_same_for_every_chunk_size(methodology):
     ]
     assert frames[0].height > 0
     assert frames[0].equals(frames[1]) and frames[0].equals(frames[2])
+
+
+@pytest.mark.parametrize("methodology", list(METHODOLOGIES))
+@pytest.mark.parametrize("catalogue", [None, ["2", "10", "11", "100", "7", "1000"]])
+def test_coded_ids_give_the_run_of_their_text(methodology, catalogue):
+    """A split read with coded ids (UInt32 numbers of plain decimals) gives the lines the same split of
+    ids as text gives: users and items numbered in natural order (2 before 10 before 100, where bytewise
+    order would put 10 first), the overlap check and the catalogue alike."""
+    rng = np.random.default_rng(8)
+    users, items = [2, 10, 3, 100, 25, 7], [2, 10, 11, 100, 7]
+    pairs = [(u, i) for u in users for i in items if rng.random() < 0.6]
+    part = rng.random(len(pairs)) < 0.35
+    coded = [
+        pl.DataFrame(
+            {
+                "user": pl.Series(
+                    [u for (u, _), t in zip(pairs, part, strict=True) if t == is_test], dtype=pl.UInt32
+                ),
+                "item": pl.Series(
+                    [i for (_, i), t in zip(pairs, part, strict=True) if t == is_test], dtype=pl.UInt32
+                ),
+                "rating": [5.0] * int(np.count_nonzero(part == is_test)),
+            }
+        )
+        for is_test in (False, True)
+    ]
+    text = [f.with_columns(pl.col("user", "item").cast(pl.Utf8)) for f in coded]
+    scored = [(str(u), str(i)) for u in users for i in [*items, 1000] if rng.random() < 0.7]
+    scores = pl.DataFrame(
+        [(u, i, float(rng.integers(0, 4))) for u, i in scored],
+        schema={"user": pl.Utf8, "item": pl.Utf8, "score": pl.Float64},
+        orient="row",
+    )
+    options = {"n": 2, "seed": 3} if methodology == "one-plus-random" else {}
+    for missing in ("drop", "last"):
+        got, want = (
+            _built(
+                candidate_set(methodology, *frames, catalogue, chunk_rows=5, **options), scores, missing, None
+            )
+            for frames in (coded, text)
+        )
+        assert isinstance(want, list) and len(want) > 0
+        assert got == want
+    queries = [q for q, *_ in want]
+    assert queries == sorted(queries, key=lambda q: [int(x) for x in q.split(":")])  # natural, not bytewise
+
+
+def test_a_coded_pair_in_train_and_test_is_named_as_text():
+    train = pl.DataFrame({"user": pl.Series([2, 10], dtype=pl.UInt32), "item": pl.Series([7, 7], dtype=pl.UInt32),
+                          "rating": [4.0, 3.0]})  # fmt: skip
+    test = train.slice(1, 1)
+    with pytest.raises(InputError, match=r"1 \(user, item\) pair\(s\) .* \(first: user '10', item '7'\)"):
+        candidate_set("all-items", train, test)
+
+
+@pytest.mark.parametrize("methodology", ["test-ratings", "all-items"])
+def test_trecrs_run_of_a_large_split_reads_coded_ids_and_writes_the_same_run(
+    tmp_path, monkeypatch, methodology
+):
+    """``trecrs run`` reads a split as large (ids coded as numbers) or small (ids as text): the same file."""
+    from tests.conftest import ML100K, need, run_in_process
+    from trecrs.files import ratings_fast
+
+    train, test = need(ML100K / "u1.base"), need(ML100K / "u1.test")
+    rng = np.random.default_rng(2)
+    lines = ["user\titem\tscore"] + [
+        f"{u}\t{i}\t{rng.integers(0, 9) / 4}"
+        for u in range(1, 460, 3)
+        for i in rng.choice(1682, 40, replace=False) + 1
+    ]
+    (tmp_path / "s.tsv").write_text("\n".join(lines) + "\n")
+    outputs = []
+    for least in (ratings_fast.CODED_MIN_BYTES, 0):
+        monkeypatch.setattr(ratings_fast, "CODED_MIN_BYTES", least)
+        out = tmp_path / f"{least}.run"
+        args = ["run", "--methodology", methodology, "--missing", "drop", "--train", train, "--test", test]
+        proc = run_in_process(*args, "--scores", tmp_path / "s.tsv", "-o", out)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].count(b"\n") > 100

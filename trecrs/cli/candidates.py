@@ -125,20 +125,36 @@ def add_dedupe_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_split_ratings(args, which: str):
+def read_split_ratings(args, which: str, *, coded: bool = False, roles: tuple[str, ...] | None = None):
+    """The ratings of ``--train`` or ``--test`` (``which``); ``coded``: ids read as numbers where they
+    are plain decimals; ``roles``: the columns kept (:func:`~trecrs.files.ratings.read_ratings`)."""
     from ..files.ratings import parse_columns, read_ratings
+    from ..files.ratings_format import ROLES
 
     path = getattr(args, which)
     columns = parse_columns(args.columns) if args.columns else None
-    return read_ratings(path, fmt=args.ratings_format, columns=columns, dedupe=args.dedupe, report=note)
+    return read_ratings(
+        path,
+        fmt=args.ratings_format,
+        columns=columns,
+        dedupe=args.dedupe,
+        report=note,
+        coded=coded,
+        roles=ROLES if roles is None else roles,
+    )
 
 
 def load_candidates(args):
     """The CandidateSet the options describe."""
+    from ..files.ratings_fast import large
     from ..protocol.candidates import candidate_set
 
-    train = read_split_ratings(args, "train")
-    test = read_split_ratings(args, "test")
+    # coded ids: a large split is numbered on numbers; only its distinct users and items become text again
+    # (the test ratings are coded with the training ones, or the two would be compared as text)
+    coded = large(args.train)
+    roles = ("user", "item", "rating")  # candidates need no timestamps
+    train = read_split_ratings(args, "train", coded=coded, roles=roles)
+    test = read_split_ratings(args, "test", coded=coded, roles=roles)
     return candidate_set(
         args.methodology,
         train,

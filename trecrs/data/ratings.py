@@ -18,7 +18,8 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
     """Validate ratings (a polars/pandas frame, or a path read with :func:`~trecrs.files.ratings.read_ratings`).
 
     Rules: columns ``user``, ``item``, ``rating`` are required; ids become strings; ratings must be
-    numbers, never missing or NaN; a (user, item) pair may appear once. Returns ``user, item, rating``.
+    numbers, never missing or NaN; a (user, item) pair may appear once. Returns ``user, item, rating``;
+    coded ids (UInt32, :func:`~trecrs.files.ratings.read_ratings`) stay numbers.
     """
     if isinstance(data, str | os.PathLike):
         path = data
@@ -31,7 +32,8 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
     missing = [c for c in (USER, ITEM, RATING) if c not in data.columns]
     if missing:
         raise InputError(path, None, f"{what} lacks column(s) {missing}; has {data.columns}")
-    cols = [pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8)]
+    coded = data.schema[USER] == pl.UInt32 and data.schema[ITEM] == pl.UInt32
+    cols = [pl.col(USER), pl.col(ITEM)] if coded else [pl.col(USER).cast(pl.Utf8), pl.col(ITEM).cast(pl.Utf8)]
     try:
         df = data.select([*cols, pl.col(RATING).cast(pl.Float64)])
     except pl.exceptions.PolarsError as exc:
@@ -46,7 +48,7 @@ def validate_ratings(data, what: str = "ratings", path=None) -> pl.DataFrame:
             f"{what}: {bad.height} row(s) with a missing user, item or rating (first: {bad.row(0)})",
         )
     if repeated_pair(df.get_column(USER), df.get_column(ITEM)) is not None:
-        dup = df.filter(pl.struct(USER, ITEM).is_duplicated())
+        dup = df.filter(pl.struct(USER, ITEM).is_duplicated()).with_columns(pl.col(USER, ITEM).cast(pl.Utf8))
         u, i, _ = dup.row(0)
         raise InputError(
             path,

@@ -2,7 +2,9 @@
 
 A split is decided as a boolean mask over the table's rows in file order (:class:`Rows`); the rows are
 copied into a frame only when someone asks for one, so train and test files are written straight from
-the table (:func:`trecrs.files.ratings_write.write_rows`) and k folds cost k masks, not k copies.
+the table (:func:`trecrs.files.ratings_write.write_rows`) and k folds cost k masks, not k copies. The
+table's ids may be coded (UInt32 numbers, :func:`~trecrs.files.ratings.read_ratings`): a frame of rows
+has them as text again.
 Users are ranked (:func:`per_user_rank`) on integers: one user code per row (:class:`Table`), a sort key
 and the file position, never by sorting the table's strings.
 """
@@ -13,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from ..ids import id_codes
-from ..schema import USER
+from ..schema import ITEM, USER
 
 
 class Rows:
@@ -35,7 +37,8 @@ class Rows:
         """The rows as a ratings table (built once)."""
         if self._frame is None:
             keep = self.keep
-            self._frame = self.ratings if keep is None else self.ratings.filter(pl.Series(keep))
+            frame = self.ratings if keep is None else self.ratings.filter(pl.Series(keep))
+            self._frame = frame.with_columns(pl.col(USER, ITEM).cast(pl.Utf8))  # coded ids as written
         return self._frame
 
     def users(self) -> int:

@@ -47,6 +47,7 @@ from ..files.hashing import file_digest
 from ..files.lines import is_stdin
 from ..files.output import current_path
 from ..files.ratings import RatingsFormat, as_ratings, ratings_format, read_ratings, write_ratings
+from ..files.ratings_fast import large
 from ..files.ratings_write import write_rows
 from ..ranges import FOLDS_MAX, check_seed
 from ..schema import RATING, TIMESTAMP
@@ -442,6 +443,12 @@ def split(
     >>> s.test.select("user", "item").rows()
     [('1', '30'), ('2', '40')]
     """
+    splitter, given = _method(method, options)
+    return _split_table(as_ratings(ratings, columns=columns), splitter, seed, given)
+
+
+def _method(method: str, options: Mapping[str, Any]) -> tuple[Splitter, dict[str, Any]]:
+    """The registered splitter ``method`` and the options it is given (``None`` values left out)."""
     if method not in SPLITTERS:
         raise UsageError(f"unknown split method {method!r}; known: {', '.join(SPLITTERS)}")
     spec = SPLITTERS[method]
@@ -452,7 +459,14 @@ def split(
         raise UsageError(
             f"the {method} split does not take {opts}; it takes {', '.join(spec.options)}", arguments=unknown
         )
-    ratings = as_ratings(ratings, columns=columns)
+    return spec, given
+
+
+def _split_table(
+    ratings: pl.DataFrame, spec: Splitter, seed: int | None, given: dict[str, Any]
+) -> list[Split]:
+    """The splits of a ratings table (ids as text, or coded) by ``spec``; an error when one is empty."""
+    method = spec.name
     if ratings.height == 0:
         raise SemanticError("no ratings to split")
     result = spec.func(ratings, seed=seed, **given)
@@ -565,8 +579,10 @@ def split_file(
     Everything is computed before the first file is written, so a bad input or option leaves no file.
     """
     spec = ratings_format(path, fmt, columns=columns, separator=separator)
-    ratings = read_ratings(path, fmt=spec, dedupe=dedupe, report=report)
-    splits = split(ratings, method, seed=seed, **options)
+    # ids are coded as read, so the table holds numbers, not their text (a split only compares ids)
+    ratings = read_ratings(path, fmt=spec, dedupe=dedupe, report=report, coded=large(path))
+    splitter, given = _method(method, options)
+    splits = _split_table(ratings, splitter, seed, given)
     paths = write_split(splits, out_dir, source=path, fmt=spec, sort=sort, command=command)
     return splits, paths
 

@@ -87,6 +87,7 @@ def read_ratings(
     dedupe: str | None = None,
     report: Callable[[str], None] | None = None,
     roles: Sequence[str] = ROLES,
+    coded: bool = False,
 ) -> pl.DataFrame:
     """Read a ratings file into a DataFrame ``user item rating timestamp`` (``schema.RATINGS_SCHEMA``).
 
@@ -97,7 +98,9 @@ def read_ratings(
     ``"last"`` (keep that occurrence, at its own position), ``"mean"`` (one row at the first occurrence's
     position holding the mean rating and the latest timestamp). ``report`` receives a one-line message
     with the count of merged rows (default: a :class:`UserWarning`). ``roles``: the columns returned, in
-    this order; every column is checked whichever are returned.
+    this order; every column is checked whichever are returned. ``coded``: the ids of a plain text file
+    whose ids are all plain decimals below 2**32 come as UInt32 numbers, never held as text (a cast to
+    text gives each id as written; :mod:`.ratings_fast`); other files' ids are strings as usual.
 
     Rows keep the file's order. Ids are strings exactly as written (``"007"`` stays ``"007"``). A text file
     is parsed column by column when none of its lines needs the tolerance of layout above
@@ -111,13 +114,13 @@ def read_ratings(
     if spec.name == "parquet":
         df, line_at = _read_parquet(path, spec)
     else:
-        df, line_at = _read_text(path, spec)
+        df, line_at = _read_text(path, spec, coded=coded)
     unit = "row" if spec.name == "parquet" else "line"
     return _dedupe(df, path, dedupe, report, unit=unit, line_at=line_at).select(roles)
 
 
-def _read_text(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, LineAt]:
-    plain = read_plain(path, spec)
+def _read_text(path: PathLike, spec: RatingsFormat, *, coded: bool = False) -> tuple[pl.DataFrame, LineAt]:
+    plain = read_plain(path, spec, coded=coded)
     if plain is not None:
         df, first = plain
         return df, lambda i: i + first
@@ -342,11 +345,15 @@ def _dedupe(
 ) -> pl.DataFrame:
     pair = repeated_pair(df.get_column(USER), df.get_column(ITEM))
     if pair is not None:
+        df = df.with_columns(pl.col(USER, ITEM).cast(pl.Utf8))  # the ids an error or a merge names
         if policy is None:
             first, second = ({**df.row(i, named=True), _LINENO: line_at(i)} for i in pair)
             raise duplicate_error(path, unit, first, second)
         df = _merge_repeats(df, path, policy, report)
-    return df.select([pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()])
+    coded = df.schema[USER] == pl.UInt32  # a coded read's ids stay numbers
+    return df.select(
+        [pl.col(c) if c in (USER, ITEM) and coded else pl.col(c).cast(t) for c, t in RATINGS_SCHEMA.items()]
+    )
 
 
 def _merge_repeats(

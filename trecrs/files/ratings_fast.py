@@ -14,6 +14,12 @@ column null. :func:`read_plain` returns None then, as for any value the checks r
 rating or timestamp polars cannot parse, a rating not finite or out of range): the caller runs the
 line-by-line reader, whose error names the file, the line and the reason. On a plain file each row is a
 line, so the line of a row is its index plus the header's line.
+
+Asked for ``coded`` ids (:func:`read_plain`), polars parses the file in batches and each batch's ids become
+UInt32 numbers as they come, so the ids' text is never held whole (a 100-million-rating file's ids as text
+cost about four times their numbers). That holds only when every id is a plain decimal, the number's own
+text (no sign, no leading zero, below 2**32): an id read back by a cast to text is then the id as written.
+Any other id, or a file those batches refuse, is parsed again with ids as text.
 """
 
 from __future__ import annotations
@@ -40,6 +46,11 @@ _UNICODE_BLANKS = (b"\xc2\x85", b"\xc2\xa0", b"\xe1\x9a\x80", b"\xe2\x80", b"\xe
                    b"\xef\xbb\xbf")  # fmt: skip
 #: The types polars parses each role's column into (:func:`trecrs.files.ratings.typed`'s casts).
 _DTYPES: dict[str, PolarsDataType] = {USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64, TIMESTAMP: pl.Int64}
+#: The column flagging a row whose ids are not plain decimals (a coded parse).
+_ODD = "_odd"
+#: The size from which a file is worth reading with ``coded`` ids (:func:`large`): below it the ids' text
+#: costs little memory, and the batches' start-up costs more than the time they save (u.data is 2 MB).
+CODED_MIN_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,11 @@ class Plan:
     byte: str
     stride: int
     blanks: bool
+
+
+def large(path: PathLike) -> bool:
+    """Whether ``path`` is a file of at least :data:`CODED_MIN_BYTES`, worth reading with coded ids."""
+    return not is_stdin(path) and os.path.isfile(path) and os.path.getsize(path) >= CODED_MIN_BYTES
 
 
 def plain_plan(data: bytes, sep: str | None) -> Plan | None:
@@ -78,9 +94,12 @@ def plain_plan(data: bytes, sep: str | None) -> Plan | None:
     return Plan(one.decode(), len(raw), False)
 
 
-def read_plain(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, int] | None:
+def read_plain(
+    path: PathLike, spec: RatingsFormat, *, coded: bool = False
+) -> tuple[pl.DataFrame, int] | None:
     """The ratings ``user item rating timestamp`` of the text file ``path`` in layout ``spec`` and the line
     of its first row, or None when the file is not plain or a value is refused (see the module's doc).
+    ``coded``: ids as UInt32 numbers when every id is a plain decimal (see the module's doc).
 
     Raises what the line-by-line reader raises first on any file: text that is not UTF-8 or holds a NUL,
     and, with a header, a column the header lacks.
@@ -111,11 +130,38 @@ def read_plain(path: PathLike, spec: RatingsFormat) -> tuple[pl.DataFrame, int] 
         source: str | bytes = os.fspath(path)
     else:
         source = data
-    table = _parse(source, plan, positions, fields, header=header is not None, ragged=not exact)
+    args = (source, plan, positions, fields)
+    table = _parse_coded(*args, header=header is not None, ragged=not exact) if coded else None
+    if table is None:
+        table = _parse(*args, header=header is not None, ragged=not exact)
     if table is None or table.height == 0 or refused(table, table.columns if plan.blanks else None):
         return None
     out = [pl.col(r) if r in positions else pl.lit(None, d).alias(r) for r, d in _DTYPES.items()]
     return table.select(out), 1 + (header is not None)
+
+
+def _layout(
+    plan: Plan, positions: dict[str, int], fields: int, *, header: bool, ragged: bool
+) -> tuple[list[str], list[int], dict]:
+    """The columns of ``fields`` fields per line (named by their role, the others ``_N``), the positions
+    of those read and polars' CSV options of a plain file."""
+    role_of = {p * plan.stride: r for r, p in positions.items()}
+    width = (fields - 1) * plan.stride + 1
+    schema = {role_of.get(c, f"_{c}"): _DTYPES[role_of[c]] if c in role_of else pl.Utf8 for c in range(width)}
+    # every column is read unless a line may hold more fields than the layout's: polars accepts a line of
+    # too many fields silently when some columns are left out (the "::" layout's empty ones between fields)
+    read = sorted(role_of) if ragged and not plan.blanks else range(width)
+    options = {
+        "has_header": False,
+        "separator": plan.byte,
+        "quote_char": None,
+        "skip_rows": int(header),
+        "schema": schema,
+        "truncate_ragged_lines": ragged and not plan.blanks,
+        "missing_columns": "insert",
+        "glob": False,
+    }
+    return list(schema), list(read), options
 
 
 def _parse(
@@ -124,27 +170,36 @@ def _parse(
     """The columns of ``fields`` fields per line, named by their role (the others ``_N``; read only with
     ``plan.blanks``), parsed by polars; None when it refuses the file (a value of the wrong type, too many
     fields on a line)."""
-    role_of = {p * plan.stride: r for r, p in positions.items()}
-    width = (fields - 1) * plan.stride + 1
-    schema = {role_of.get(c, f"_{c}"): _DTYPES[role_of[c]] if c in role_of else pl.Utf8 for c in range(width)}
-    # every column is read unless a line may hold more fields than the layout's: polars accepts a line of
-    # too many fields silently when some columns are left out (the "::" layout's empty ones between fields)
-    read = sorted(role_of) if ragged and not plan.blanks else range(width)
+    _, read, options = _layout(plan, positions, fields, header=header, ragged=ragged)
     try:
-        return pl.read_csv(
-            source,
-            has_header=False,
-            separator=plan.byte,
-            quote_char=None,
-            skip_rows=int(header),
-            schema=schema,
-            columns=list(read),
-            truncate_ragged_lines=ragged and not plan.blanks,
-            missing_columns="insert",
-            glob=False,
-        )
+        return pl.read_csv(source, columns=read, **options)
     except pl.exceptions.PolarsError:
         return None
+
+
+def _parse_coded(
+    source: str | bytes, plan: Plan, positions: dict[str, int], fields: int, *, header: bool, ragged: bool
+) -> pl.DataFrame | None:
+    """:func:`_parse`'s columns with the ids as UInt32, each batch's ids cast as it is parsed; None when
+    an id is not a plain decimal below 2**32 (or polars refuses the file): then they are parsed as text."""
+    names, read, options = _layout(plan, positions, fields, header=header, ragged=ragged)
+    ids = [USER, ITEM]
+    columns = [
+        pl.col(c).cast(pl.UInt32, strict=False) if c in ids else pl.col(c)
+        for c in map(names.__getitem__, read)
+    ]
+    # a cast reads "+7" and "007" as 7: ids of such a form are not their number's text
+    text = [pl.col(c) for c in ids]
+    odd = [(t.str.starts_with("0") & (t.str.len_bytes() > 1)) | t.str.starts_with("+") for t in text]
+    flag = pl.any_horizontal(*odd, *(pl.col(c).cast(pl.UInt32, strict=False).is_null() for c in ids))
+    try:
+        lazy = pl.scan_csv(source, **options).select(*columns, flag.alias(_ODD))
+        table = lazy.collect(engine="streaming")
+    except pl.exceptions.PolarsError:
+        return None
+    if table.height == 0 or table.get_column(_ODD).any():
+        return None
+    return table.drop(_ODD)
 
 
 def refused(df: pl.DataFrame, fields: list[str] | None = None) -> bool:
@@ -159,7 +214,7 @@ def refused(df: pl.DataFrame, fields: list[str] | None = None) -> bool:
         ~rating.is_finite(),
         rating.abs() > RATING_ABS_MAX,
     ]
-    bad += [(user == "") | (item == "")]
+    bad += [pl.col(c) == "" for c in (USER, ITEM) if df.schema[c] == pl.Utf8]
     names = fields or []
     bad += [pl.col(a).is_null() & pl.col(b).is_not_null() for a, b in zip(names, names[1:], strict=False)]
     return bool(df.select(pl.any_horizontal(bad).any()).item())

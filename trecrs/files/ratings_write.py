@@ -8,7 +8,8 @@ MovieLens' ``ratings.csv`` does), else with the shortest text that reads back as
 of which only some have one (the fields would no longer line up).
 
 :func:`write_rows` streams the chosen rows of a table to the file (no text of the whole file is built in
-memory), so a split of a 20-million-rating file costs little beyond the table itself. Reading, the
+memory: a slice of rows at a time), so a split of a 100-million-rating file costs little beyond the table
+itself. Reading, the
 column mapping and :func:`~trecrs.files.ratings.write_ratings` live in :mod:`trecrs.files.ratings`.
 """
 
@@ -27,7 +28,10 @@ from .ratings_format import ROLES, RatingsFormat
 PathLike = str | os.PathLike
 
 _LINE = "_line"
-_KEEP = "_keep"
+#: Rows written at once: the text of a slice is built whole (about 30 MB), never the file's.
+SLICE_ROWS = 1 << 20
+#: polars' CSV options that write a frame of one text column as its lines, each as it is.
+_PLAIN: dict = {"include_header": False, "quote_style": "never", "line_terminator": "\n"}
 _DISTINCT_MAX = 10_000  # up to this many distinct ratings are formatted one by one in Python
 
 
@@ -84,11 +88,7 @@ def line_layout(ratings: pl.Series, timestamps: pl.Series, fmt: RatingsFormat) -
 
 def _text(lines: pl.DataFrame) -> str:
     """The text of a one-column frame of lines: each line as it is (no quoting), ``\\n`` after each."""
-    return (
-        lines.write_csv(include_header=False, quote_style="never", line_terminator="\n")
-        if lines.height
-        else ""
-    )
+    return lines.write_csv(**_PLAIN) if lines.height else ""
 
 
 def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
@@ -100,24 +100,28 @@ def format_ratings(df: pl.DataFrame, fmt: RatingsFormat) -> str:
 
 def write_rows(df: pl.DataFrame, keep: np.ndarray | None, path: PathLike, fmt: RatingsFormat) -> None:
     """Write the rows of ``df`` where ``keep`` is true (every row when None), in their order, as text in
-    layout ``fmt``, atomically; the lines go from the table to the file in batches (a ``.gz`` file is
-    compressed reproducibly from the whole text)."""
-    chosen = df if keep is None else df.select(RATING, TIMESTAMP).filter(pl.Series(keep))
-    line, header = line_layout(chosen.get_column(RATING), chosen.get_column(TIMESTAMP), fmt)
+    layout ``fmt``, atomically; the lines go from the table to the file a slice of :data:`SLICE_ROWS` rows
+    at a time (a ``.gz`` file is compressed reproducibly from the whole text)."""
+    mask = None if keep is None else pl.Series(keep)
+    ratings, stamps = df.get_column(RATING), df.get_column(TIMESTAMP)
+    if mask is not None:  # the layout depends on the rows written (their ratings, whether they have times)
+        ratings, stamps = ratings.filter(mask), stamps.filter(mask)
+    line, header = line_layout(ratings, stamps, fmt)
+    height = ratings.len()
+    del ratings, stamps
     if str(path).endswith(".gz"):
-        rows = df if keep is None else df.filter(pl.Series(keep))
+        rows = df if mask is None else df.filter(mask)
         write_text_atomic(path, header + _text(rows.select(line)))
         return
-    lines = df.lazy()
-    if keep is not None:
-        lines = df.with_columns(pl.Series(_KEEP, keep)).lazy().filter(pl.col(_KEEP))
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             fh.write(header.encode())
-            if chosen.height:
-                lines.select(line).sink_csv(
-                    fh, include_header=False, quote_style="never", line_terminator="\n", check_extension=False
-                )
+            for start in range(0, df.height if height else 0, SLICE_ROWS):
+                part = df.slice(start, SLICE_ROWS)
+                if mask is not None:
+                    part = part.filter(mask.slice(start, SLICE_ROWS))
+                if part.height:
+                    part.select(line).write_csv(fh, **_PLAIN)
 
 
 __all__ = ["format_ratings", "line_layout", "write_rows"]

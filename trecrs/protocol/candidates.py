@@ -88,12 +88,15 @@ def make_split(
     test = validate_ratings(test, "test ratings", paths.get("test"))
     if test.height == 0:
         raise InputError(paths.get("test"), None, "the test set is empty: there is nothing to evaluate")
+    if items is not None or not (_is_coded(train) and _is_coded(test)):
+        train, test = _as_text(train), _as_text(test)
     rated_items = pl.concat([train.get_column(ITEM), test.get_column(ITEM)])
-    users = natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
+    users = _natural_unique(pl.concat([train.get_column(USER), test.get_column(USER)]))
     # without a catalogue the items are coded once, in natural order; with one, the rated items are coded
     # for the overlap check (refused before the catalogue is read) and coded again in its order after
-    vocab = natural_unique(rated_items) if items is None else rated_items.unique()
+    vocab = _natural_unique(rated_items) if items is None else rated_items.unique()
     tr, te = _coded(train, users, vocab), _coded(test, users, vocab)
+    users, vocab = users.cast(pl.Utf8), vocab.cast(pl.Utf8)
     _refuse_overlap(tr, te, vocab.len(), train, test, paths)
     catalogue_given = items is not None
     items_s = vocab
@@ -113,15 +116,52 @@ def make_split(
     return IndexedSplit(users.alias(USER), items_s.alias(ITEM), tr, te, catalogue_given)
 
 
+def _is_coded(ratings: pl.DataFrame) -> bool:
+    """Whether the ids of ``ratings`` are coded numbers (:func:`~trecrs.files.ratings.read_ratings`)."""
+    return ratings.schema[USER].is_integer() and ratings.schema[ITEM].is_integer()
+
+
+def _as_text(ratings: pl.DataFrame) -> pl.DataFrame:
+    """``ratings`` with its ids as text (coded ids cast back to the text they were read from)."""
+    return ratings.with_columns(pl.col(USER, ITEM).cast(pl.Utf8)) if _is_coded(ratings) else ratings
+
+
+def _natural_unique(ids: pl.Series) -> pl.Series:
+    """The distinct ids in natural order: coded ids (plain decimals) in the order of their numbers."""
+    return ids.unique().sort() if ids.dtype.is_integer() else natural_unique(ids)
+
+
 def _coded(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.DataFrame:
     """``_u, _i, rating`` of ``ratings`` sorted by (user, item): each id's position in ``users`` / ``items``
     (distinct ids holding every id of ``ratings``), read as the physical code of an ``Enum`` of them."""
+    if users.dtype.is_integer():
+        return _coded_numbers(ratings, users, items)
 
     def code(column: str, index: pl.Series) -> pl.Expr:
         return pl.col(column).cast(pl.Enum(index)).to_physical().cast(pl.Int64)
 
     coded = ratings.select(code(USER, users).alias(_U), code(ITEM, items).alias(_I), RATING)
     return coded.sort(pl.col(_U) * items.len() + pl.col(_I))  # one integer key: (user, item) order
+
+
+def _coded_numbers(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.DataFrame:
+    """:func:`_coded` of coded ids, ``users`` and ``items`` their sorted distinct numbers: the rows are
+    ordered by (user, item) on the numbers (their codes' order), then each column is taken in that order
+    and its numbers found by a binary search, one column at a time (a 100-million-rating split is never
+    held twice)."""
+    user, item = ratings.get_column(USER), ratings.get_column(ITEM)
+    key = user.to_numpy().astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= item.to_numpy()
+    order = pl.Series(key).arg_sort()  # pairs are distinct: no ties to order
+    del key
+    return pl.DataFrame(
+        {
+            _U: users.search_sorted(user.gather(order)).cast(pl.Int64),
+            _I: items.search_sorted(item.gather(order)).cast(pl.Int64),
+            RATING: ratings.get_column(RATING).gather(order),
+        }
+    )
 
 
 def _refuse_overlap(
@@ -134,7 +174,7 @@ def _refuse_overlap(
     """
     if not in_sorted(pair_keys(tr, n_items), pair_keys(te, n_items)).any():
         return
-    both = train.join(test, on=[USER, ITEM], how="semi")
+    both = _as_text(train.join(test, on=[USER, ITEM], how="semi"))
     u, i = both.row(0)[:2]
     raise InputError(
         paths.get("test"),

@@ -69,7 +69,10 @@ def rated_rows(frame: pl.DataFrame, users: np.ndarray) -> tuple[np.ndarray, np.n
 def pair_keys(frame: pl.DataFrame, n_items: int) -> np.ndarray:
     """One int64 per row of a coded frame: ``_u * n_items + _i`` (ascending for a frame sorted by
     (user, item), as ``IndexedSplit.train`` / ``test`` are)."""
-    return frame.get_column(_U).to_numpy().astype(np.int64) * n_items + frame.get_column(_I).to_numpy()
+    keys = frame.get_column(_U).to_numpy().astype(np.int64)  # one array: a split's size, not three
+    keys *= n_items
+    keys += frame.get_column(_I).to_numpy()
+    return keys
 
 
 def in_sorted(ordered: np.ndarray, keys: np.ndarray) -> np.ndarray:
