@@ -228,8 +228,11 @@ def _sorted_columns(qcode: np.ndarray, scores: np.ndarray, dcode: np.ndarray) ->
         low = np.uint64((1 << dbits) - 1)
         asc = ~(key >> np.uint64(dbits)).astype(np.uint32)  # descending_key undone
         bits = np.where(asc & np.uint32(0x80000000), asc & np.uint32(0x7FFFFFFF), ~asc)
-        return ((key >> np.uint64(32 + dbits)).astype(qcode.dtype), bits.view(np.float32),
-                (low - (key & low)).astype(dcode.dtype))  # fmt: skip
+        return (
+            (key >> np.uint64(32 + dbits)).astype(qcode.dtype),
+            bits.view(np.float32),
+            (low - (key & low)).astype(dcode.dtype),
+        )
     perm = _sorted_rows(qcode, scores, dcode)
     return qcode[perm], scores[perm], dcode[perm]
 

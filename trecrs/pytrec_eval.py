@@ -156,8 +156,13 @@ class RelevanceEvaluator:
     below 1.
     """
 
-    def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
-                 relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        query_relevance: Mapping[str, Mapping[str, int]],
+        measures: Iterable[str],
+        relevance_level: int = 1,
+        judged_docs_only_flag: bool = False,
+    ) -> None:
         specs = trec_eval_measures(measures)
         query_relevance = {q: docs for q, docs in query_relevance.items() if len(docs) > 0}
         level, judged = _c_int(relevance_level), _c_int(judged_docs_only_flag)
@@ -222,8 +227,9 @@ class _Qrels:
         self.queries = list(chain.from_iterable([q] * len(docs) for q, docs in qrels.items()))
         self.docs = list(chain.from_iterable(qrels.values()))
         self.doc_set = frozenset(self.docs)
-        self.rels = np.fromiter(chain.from_iterable(d.values() for d in qrels.values()), dtype=np.int64,
-                                count=len(self.docs))  # fmt: skip
+        self.rels = np.fromiter(
+            chain.from_iterable(d.values() for d in qrels.values()), dtype=np.int64, count=len(self.docs)
+        )
 
     def encoded(self, run: dict) -> Encoded:
         """The qrels and ``run`` (``{query: {doc: score}}``, queries with qrels) as the engine's integers
@@ -258,7 +264,7 @@ class _Qrels:
             qcode=np.repeat(np.fromiter(map(qcode.__getitem__, run), dtype=np.int32, count=len(run)), lens),
             dcode=np.fromiter(
                 map(dcode.__getitem__, chain.from_iterable(run.values())), dtype=np.int32, count=scores.len()
-            ),  # fmt: skip
+            ),
             s32=c_floats(scores),
         )
 

@@ -27,11 +27,16 @@ with the line number and the batch exits with its status.
 
 
 def register(sub) -> None:
-    p = command(sub, "batch", help="run a file of trecrs command lines in one process", epilog=EXAMPLES,
-                description="Run trecrs command lines from a file, in order, in one process: the result is that "
-                "of running each line as its own `trecrs` command, without paying the start-up per line (Python, "
-                "numpy, polars and trecrs imported again: about a second, where `trecrs eval` on two small files "
-                "takes a few hundredths of a second once they are loaded).")  # fmt: skip
+    p = command(
+        sub,
+        "batch",
+        help="run a file of trecrs command lines in one process",
+        epilog=EXAMPLES,
+        description="Run trecrs command lines from a file, in order, in one process: the result is that "
+        "of running each line as its own `trecrs` command, without paying the start-up per line (Python, "
+        "numpy, polars and trecrs imported again: about a second, where `trecrs eval` on two small files "
+        "takes a few hundredths of a second once they are loaded).",
+    )
     p.add_argument("commands", metavar="COMMANDS", help="file of trecrs command lines ('-' = standard input)")
     p.add_argument("--log", metavar="FILE", help="append the commands and everything they print to FILE")
     p.add_argument("--progress", metavar="FILE", help="append one line to FILE after each finished command")

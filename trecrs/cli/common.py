@@ -304,9 +304,13 @@ def add_ties_option(p: argparse.ArgumentParser) -> None:
     that score runs."""
     from ..measures.ties import DEFAULT, TIE_MODES
 
-    p.add_argument("--ties", choices=list(TIE_MODES), default=DEFAULT,
-                   help="how documents with tied scores are valued: " + "; ".join(
-                       f"{m.name}: {m.help}" for m in TIE_MODES.values()))  # fmt: skip
+    p.add_argument(
+        "--ties",
+        choices=list(TIE_MODES),
+        default=DEFAULT,
+        help="how documents with tied scores are valued: "
+        + "; ".join(f"{m.name}: {m.help}" for m in TIE_MODES.values()),
+    )
 
 
 def ties_parameters(args: argparse.Namespace) -> dict:
@@ -391,6 +395,12 @@ def scoring_settings(args: argparse.Namespace):
     from ..evaluate.settings import EvalSettings
     from ..trec_eval_versions import get
 
-    return EvalSettings(relevance_level=args.level, average_all=getattr(args, "average_all", False), depth=args.depth,
-                        judged_only=args.judged_only, engine=args.engine, ties=args.ties,
-                        trec_eval_version=get(args.trec_eval_version).number)  # fmt: skip
+    return EvalSettings(
+        relevance_level=args.level,
+        average_all=getattr(args, "average_all", False),
+        depth=args.depth,
+        judged_only=args.judged_only,
+        engine=args.engine,
+        ties=args.ties,
+        trec_eval_version=get(args.trec_eval_version).number,
+    )

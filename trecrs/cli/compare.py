@@ -33,10 +33,15 @@ EXAMPLES = """examples:
 
 
 def register(sub) -> None:
-    p = command(sub, "compare", help="compare runs with a baseline: paired tests, corrections, tables",
-                description="Evaluate every run with the same flags, then compare each with the baseline query "
-                "by query on every measure: mean difference, bootstrap CI, paired test, p-values corrected "
-                "over all comparisons, effect size, wins/ties/losses (docs/compare.md).", epilog=EXAMPLES)  # fmt: skip
+    p = command(
+        sub,
+        "compare",
+        help="compare runs with a baseline: paired tests, corrections, tables",
+        description="Evaluate every run with the same flags, then compare each with the baseline query "
+        "by query on every measure: mean difference, bootstrap CI, paired test, p-values corrected "
+        "over all comparisons, effect size, wins/ties/losses (docs/compare.md).",
+        epilog=EXAMPLES,
+    )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument(
         "runs", metavar="RUN", nargs="+", help="two or more TREC runs; each run's tag names its system"
@@ -142,12 +147,27 @@ def run(args) -> int:
             raise UsageError(f"must name a .png or .pdf file, got {path!r}", arguments=[dest])
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("only one of the qrels and the runs can be '-' (standard input)")
-    settings = Settings(test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed,
-                        resamples=args.resamples, query_rule="common" if args.common_queries else "all")  # fmt: skip
+    settings = Settings(
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        seed=args.seed,
+        resamples=args.resamples,
+        query_rule="common" if args.common_queries else "all",
+    )
     evaluation = scoring_settings(args)
-    result = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, settings=settings,
-                     allow_mixed=args.allow_mixed, pr_curves=bool(args.pr_plot), evaluation=evaluation,
-                     user_groups=args.user_groups, group_by=args.group_by)  # fmt: skip
+    result = compare(
+        args.qrels,
+        args.runs,
+        args.measures,
+        baseline=args.baseline,
+        settings=settings,
+        allow_mixed=args.allow_mixed,
+        pr_curves=bool(args.pr_plot),
+        evaluation=evaluation,
+        user_groups=args.user_groups,
+        group_by=args.group_by,
+    )
     text = FORMATS[args.format](result)
     if args.plot:
         plot_comparison(result, args.plot)
@@ -173,8 +193,25 @@ def _manifest(args, path: str, kind: str) -> None:
     if args.user_groups:
         inputs["user_groups"] = args.user_groups
     inputs.update(measure_file_inputs(args))
-    params = {k: getattr(args, k) for k in ("measures", "baseline", "test", "correction", "alpha", "seed",
-                                            "resamples", "common_queries", "allow_mixed", "level", "depth",
-                                            "judged_only", "engine", "trec_eval_version", "group_by")}  # fmt: skip
+    params = {
+        k: getattr(args, k)
+        for k in (
+            "measures",
+            "baseline",
+            "test",
+            "correction",
+            "alpha",
+            "seed",
+            "resamples",
+            "common_queries",
+            "allow_mixed",
+            "level",
+            "depth",
+            "judged_only",
+            "engine",
+            "trec_eval_version",
+            "group_by",
+        )
+    }
     params.update(ties_parameters(args))
     write_manifest(path, kind, inputs=inputs, parameters=params, command=argv())

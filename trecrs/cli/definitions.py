@@ -20,11 +20,16 @@ recbole:ndcg@10-l4; docs/frameworks.md).
 def register(sub) -> None:
     from ..report.definitions import FORMATS
 
-    p = command(sub, "definitions", help="every definition that goes by a measure name, and their spread",
-                description="For a measure name (NDCG@10, MAP@10, Recall@20, HitRate@5, MRR ...), evaluate the run "
-                "under every definition that goes by it: trec_eval's, ir_measures', and each framework's (LensKit, "
-                "RecBole, Elliot, ...): the spelling, the mean, the 'trecrs eval -m' spelling that gives it at any -l, "
-                "what differs, and the spread (max - min).", epilog=EXAMPLES)  # fmt: skip
+    p = command(
+        sub,
+        "definitions",
+        help="every definition that goes by a measure name, and their spread",
+        description="For a measure name (NDCG@10, MAP@10, Recall@20, HitRate@5, MRR ...), evaluate the run "
+        "under every definition that goes by it: trec_eval's, ir_measures', and each framework's (LensKit, "
+        "RecBole, Elliot, ...): the spelling, the mean, the 'trecrs eval -m' spelling that gives it at any -l, "
+        "what differs, and the spread (max - min).",
+        epilog=EXAMPLES,
+    )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run")
     p.add_argument(
@@ -52,8 +57,13 @@ def run(args) -> int:
     if args.output:
         write_text_atomic(args.output, text)
         inputs = {"qrels": args.qrels, "run": args.run, **({"train": args.train} if args.train else {})}
-        write_manifest(args.output, "definitions", inputs=inputs, command=argv(),
-                       parameters={"measure": args.measure, "level": args.level, "format": args.format})  # fmt: skip
+        write_manifest(
+            args.output,
+            "definitions",
+            inputs=inputs,
+            command=argv(),
+            parameters={"measure": args.measure, "level": args.level, "format": args.format},
+        )
         wrote(args.output)
     else:
         sys.stdout.write(text)

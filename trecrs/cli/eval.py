@@ -419,8 +419,14 @@ def _engine_context(args):
 def trec_eval_settings(args, **choices) -> EvalSettings:
     """The settings of trec_eval's flags as :func:`add_trec_eval_options` reads them (``-l``, ``-J``, ``-c``,
     ``-M``), with ``choices`` (the other fields of :class:`~trecrs.evaluate.EvalSettings`)."""
-    return EvalSettings(relevance_level=args.level, judged_only=args.judged_only, average_all=args.average_all,
-                        depth=args.depth, ties=args.ties, **choices)  # fmt: skip
+    return EvalSettings(
+        relevance_level=args.level,
+        judged_only=args.judged_only,
+        average_all=args.average_all,
+        depth=args.depth,
+        ties=args.ties,
+        **choices,
+    )
 
 
 def _settings(args) -> EvalSettings:
@@ -429,16 +435,34 @@ def _settings(args) -> EvalSettings:
     if args.block_lines is not None:
         options["block_lines"] = args.block_lines
     return trec_eval_settings(
-        args, engine=args.engine, trec_eval_version=args.trec_eval_version, engine_options=options,
-        zscores=args.zscores, num_docs_in_coll=args.num_docs, rel_info_format=args.rel_info_format,
-        results_format=args.results_format, opr_average=args.opr_average, head_share=args.head_share,
-    )  # fmt: skip
+        args,
+        engine=args.engine,
+        trec_eval_version=args.trec_eval_version,
+        engine_options=options,
+        zscores=args.zscores,
+        num_docs_in_coll=args.num_docs,
+        rel_info_format=args.rel_info_format,
+        results_format=args.results_format,
+        opr_average=args.opr_average,
+        head_share=args.head_share,
+    )
 
 
 def _evaluate(args, path, settings: EvalSettings):
-    return evaluate_full(args.qrels, path, args.measures, settings=settings, train=args.train, test=args.test,
-                         predictions=args.predictions, item_features=args.item_features, item_groups=args.item_groups,
-                         user_groups=args.user_groups, group_by=args.group_by, items=args.items)  # fmt: skip
+    return evaluate_full(
+        args.qrels,
+        path,
+        args.measures,
+        settings=settings,
+        train=args.train,
+        test=args.test,
+        predictions=args.predictions,
+        item_features=args.item_features,
+        item_groups=args.item_groups,
+        user_groups=args.user_groups,
+        group_by=args.group_by,
+        items=args.items,
+    )
 
 
 def _inputs(args) -> dict:

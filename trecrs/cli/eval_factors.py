@@ -14,14 +14,15 @@ EXAMPLES = """examples:
 
 
 def register(sub) -> None:
-    p = command(sub,
+    p = command(
+        sub,
         "eval-factors",
         help="score a factor model (user and item factors) exactly as its AllItems run",
         description="Score a factorization model as the AllItems run it stands for (every item of the item "
         "factors but the user's training items, score = the dot product as a C float, trec_eval's ranking), "
         "without writing that run: the output is what 'trecrs eval' prints for that run.",
         epilog=EXAMPLES,
-    )  # fmt: skip
+    )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docno rel), .gz allowed")
     p.add_argument(
         "--train",
@@ -61,13 +62,32 @@ def run(args) -> int:
     users, p = read_factors(args.user_factors, "user")
     items, q = read_factors(args.item_factors, "item")
     train = read_train_pairs(args.train)
-    ev = evaluate_factors(args.qrels, train, p, q, users, items, measures=args.measures,
-                          block_users=args.block_users, settings=trec_eval_settings(args))  # fmt: skip
+    ev = evaluate_factors(
+        args.qrels,
+        train,
+        p,
+        q,
+        users,
+        items,
+        measures=args.measures,
+        block_users=args.block_users,
+        settings=trec_eval_settings(args),
+    )
     for message in ev.evaluation.notes:
         note(message)
-    inputs = {"qrels": args.qrels, "train": args.train, "user_factors": args.user_factors,
-              "item_factors": args.item_factors}  # fmt: skip
-    params = {"measures": args.measures or ["official"], "relevance_level": args.level, "judged_only": args.judged_only,
-              "average_all": args.average_all, "depth": args.depth, "per_query": args.per_query,
-              **ties_parameters(args)}  # fmt: skip
+    inputs = {
+        "qrels": args.qrels,
+        "train": args.train,
+        "user_factors": args.user_factors,
+        "item_factors": args.item_factors,
+    }
+    params = {
+        "measures": args.measures or ["official"],
+        "relevance_level": args.level,
+        "judged_only": args.judged_only,
+        "average_all": args.average_all,
+        "depth": args.depth,
+        "per_query": args.per_query,
+        **ties_parameters(args),
+    }
     return print_evaluations(args, {args.user_factors: ev.evaluation}, fmt, inputs, params)

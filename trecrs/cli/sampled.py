@@ -144,10 +144,19 @@ def run(args) -> int:
     from ..report.sampled import format_report, recall_curves, sampled
 
     systems = _check(args)
-    report = sampled(read_split_ratings(args, "train"), read_split_ratings(args, "test"), dict(systems),
-                     args.ks or [1, 5, 10], n=args.n, relevant_threshold=args.relevant_threshold, seed=args.seed,
-                     items=args.items, lam=args.lam, missing=args.missing,
-                     paths={"train": args.train, "test": args.test, "items": args.items})  # fmt: skip
+    report = sampled(
+        read_split_ratings(args, "train"),
+        read_split_ratings(args, "test"),
+        dict(systems),
+        args.ks or [1, 5, 10],
+        n=args.n,
+        relevant_threshold=args.relevant_threshold,
+        seed=args.seed,
+        items=args.items,
+        lam=args.lam,
+        missing=args.missing,
+        paths={"train": args.train, "test": args.test, "items": args.items},
+    )
     text = format_report(report, args.format)
     inputs = {"train": args.train, "test": args.test, **{f"scores:{n}": p for n, p in systems}}
     if args.items:

@@ -31,11 +31,16 @@ relative to the study file (docs/study.md).
 def register(sub) -> None:
     from ..report.study_output import FORMATS
 
-    p = command(sub, "study", help="conclusions across folds and data sets: intervals, corrected tests, ranks, CD",
-                description="Evaluate every (dataset, fold, system) of a study file as 'trecrs eval' does, then per "
-                "data set and system the mean over folds with its t interval and the paired test against the "
-                "baseline (Nadeau & Bengio's corrected resampled t when sizes are given), and across data sets the "
-                "average ranks, Friedman's test and Nemenyi's critical difference (docs/study.md).", epilog=EXAMPLES)  # fmt: skip
+    p = command(
+        sub,
+        "study",
+        help="conclusions across folds and data sets: intervals, corrected tests, ranks, CD",
+        description="Evaluate every (dataset, fold, system) of a study file as 'trecrs eval' does, then per "
+        "data set and system the mean over folds with its t interval and the paired test against the "
+        "baseline (Nadeau & Bengio's corrected resampled t when sizes are given), and across data sets the "
+        "average ranks, Friedman's test and Nemenyi's critical difference (docs/study.md).",
+        epilog=EXAMPLES,
+    )
     p.add_argument("study", metavar="STUDY", help="the study file (TSV with a header line)")
     p.add_argument(
         "-m",
@@ -87,8 +92,21 @@ def run(args) -> int:
     text = FORMATS[args.format](result)
     for n in result.notes if args.format in WITHOUT_NOTES else []:
         note(n)  # the other formats print them below each table
-    params = {k: getattr(args, k) for k in ("measures", "baseline", "alpha", "format", "level", "average_all", "depth",
-                                            "judged_only", "engine", "trec_eval_version")} | ties_parameters(args)  # fmt: skip
+    params = {
+        k: getattr(args, k)
+        for k in (
+            "measures",
+            "baseline",
+            "alpha",
+            "format",
+            "level",
+            "average_all",
+            "depth",
+            "judged_only",
+            "engine",
+            "trec_eval_version",
+        )
+    } | ties_parameters(args)
     inputs = {"study": args.study, **measure_file_inputs(args)}
     if args.plot:
         try:

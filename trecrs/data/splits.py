@@ -179,8 +179,10 @@ def check_folds(folds: int) -> int:
     if k < 2:
         raise UsageError(f"k-fold needs at least 2 folds, got {k}", arguments=["folds"])
     if k > FOLDS_MAX:
-        raise UsageError(f"k-fold takes at most {FOLDS_MAX} folds (each is a train and a test file), got {k}",
-                         arguments=["folds"])  # fmt: skip
+        raise UsageError(
+            f"k-fold takes at most {FOLDS_MAX} folds (each is a train and a test file), got {k}",
+            arguments=["folds"],
+        )
     return k
 
 

@@ -65,9 +65,11 @@ def generate(
             arguments=["n_items", "min_ratings"],
         )
     if n_users * n_items > SYNTHETIC_CELLS_MAX:
-        raise UsageError(f"{n_users} users x {n_items} items is {n_users * n_items:,} pairs; the generator draws "
-                         f"a dense users x items matrix and takes at most {SYNTHETIC_CELLS_MAX:,}",
-                         arguments=["n_users", "n_items"])  # fmt: skip
+        raise UsageError(
+            f"{n_users} users x {n_items} items is {n_users * n_items:,} pairs; the generator draws "
+            f"a dense users x items matrix and takes at most {SYNTHETIC_CELLS_MAX:,}",
+            arguments=["n_users", "n_items"],
+        )
     rng = np.random.default_rng(seed)
     # Popularity: Zipf weights assigned to items in random id order (ids do not reveal popularity).
     pop = np.arange(1, n_items + 1, dtype=float) ** -zipf

@@ -64,8 +64,10 @@ class TieReport:
         """``query`` + value columns: the best and the worst values of the queries the tie orders move."""
         pairs = [p.extremes() for p in self.parts]
         empty = pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
-        return tuple(pl.concat(f, how="diagonal_relaxed") if f else empty  # type: ignore[return-value]
-                     for f in ([b for b, _ in pairs if b.height], [w for _, w in pairs if w.height]))  # fmt: skip
+        return tuple(
+            pl.concat(f, how="diagonal_relaxed") if f else empty  # type: ignore[return-value]
+            for f in ([b for b, _ in pairs if b.height], [w for _, w in pairs if w.height])
+        )
 
     @classmethod
     def concat(cls, parts: list[TieReport]) -> TieReport | None:
@@ -95,8 +97,12 @@ class Computed:
             else pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
         )
         reports = [p.ties for p in parts if p.ties is not None]
-        return cls(per_query, [q for p in parts for q in p.stand_in], {k: v for p in parts for k, v in p.relstrings.items()},
-                   TieReport.concat(reports))  # fmt: skip
+        return cls(
+            per_query,
+            [q for p in parts for q in p.stand_in],
+            {k: v for p in parts for k, v in p.relstrings.items()},
+            TieReport.concat(reports),
+        )
 
 
 @dataclass

@@ -179,8 +179,11 @@ def connected(scheduler=None) -> Iterator:
         yield current
         return
     cores = os.cpu_count() or 1
-    with environ_kept(), distributed.LocalCluster(n_workers=cores, threads_per_worker=1, dashboard_address=None) \
-            as cluster, distributed.Client(cluster) as client:  # fmt: skip
+    with (
+        environ_kept(),
+        distributed.LocalCluster(n_workers=cores, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -224,10 +227,18 @@ def _threads(client) -> int:
 
 
 def compute_files(
-    qrels, run, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-    depth: int | None = None, complete: bool = False, scheduler=None, partitions: int | None = None,
+    qrels,
+    run,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    scheduler=None,
+    partitions: int | None = None,
     ties: str = "trec_eval",
-) -> FileComputed:  # fmt: skip
+) -> FileComputed:
     """Partition, evaluate every part on the cluster (one task each), combine (:attr:`Engine.compute_files`)."""
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be a positive number, got {partitions}", arguments=["partitions"])
@@ -256,25 +267,46 @@ def combine(parts: list[FileComputed], tag: str | None = None) -> FileComputed:
     if tag is None:
         tag = next((p.tag for p in reversed(parts) if p.tag is not None), "trecrs")
     stats = QueryStats(
-        *(pl.concat([pl.DataFrame(schema=schema), *(getattr(p.stats, side) for p in parts)], how="vertical_relaxed")
-          for side, schema in zip(("qrels", "run"), _STATS_SCHEMAS, strict=True))
-    )  # fmt: skip
+        *(
+            pl.concat(
+                [pl.DataFrame(schema=schema), *(getattr(p.stats, side) for p in parts)],
+                how="vertical_relaxed",
+            )
+            for side, schema in zip(("qrels", "run"), _STATS_SCHEMAS, strict=True)
+        )
+    )
     return FileComputed(Computed.concat([p.computed for p in parts]), tag, stats)
 
 
-def compute(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
-            judged_only: bool = False, depth: int | None = None, ties: str = "trec_eval") -> pl.DataFrame:  # fmt: skip
+def compute(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    ties: str = "trec_eval",
+) -> pl.DataFrame:
     """Frames (:attr:`Engine.compute`): split by :func:`partition_of`, the vectorized engine's ``compute``
     on each part on the current client (or a LocalCluster), rows in bytewise query order."""
     with connected() as client:
         n = 2 * _threads(client)
         qpart, rpart = (partition_of(f.get_column(QUERY), n) for f in (qrels, run))
         futures = [
-            client.submit(vectorized_compute, qrels.filter(qpart == i), run.filter(rpart == i), request,
-                          relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties,
-                          pure=False)
+            client.submit(
+                vectorized_compute,
+                qrels.filter(qpart == i),
+                run.filter(rpart == i),
+                request,
+                relevance_level=relevance_level,
+                judged_only=judged_only,
+                depth=depth,
+                ties=ties,
+                pure=False,
+            )
             for i in np.unique(rpart).tolist()
-        ]  # fmt: skip
+        ]
         frames = [f for f in client.gather(futures) if f.height]
     if not frames:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})

@@ -71,9 +71,21 @@ class _Ends(TypedDict):
 # The inputs (qrels, run, ratings, features...) are paths, dicts or polars or pandas frames, read by the
 # functions they are given to (pandas ships no type information: Any).
 @takes_settings(*ALL_FIELDS)
-def evaluate_full(qrels: Any, run: Any, measures: object = None, *, settings: EvalSettings, train: Any = None,
-                  test: Any = None, predictions: Any = None, item_features: Any = None, item_groups: Any = None,
-                  user_groups: Any = None, group_by: str | None = None, items: Any = None) -> Evaluation:  # fmt: skip
+def evaluate_full(
+    qrels: Any,
+    run: Any,
+    measures: object = None,
+    *,
+    settings: EvalSettings,
+    train: Any = None,
+    test: Any = None,
+    predictions: Any = None,
+    item_features: Any = None,
+    item_groups: Any = None,
+    user_groups: Any = None,
+    group_by: str | None = None,
+    items: Any = None,
+) -> Evaluation:
     """Evaluate one run as trec_eval would and return every printable piece (see :class:`Evaluation`).
 
     ``settings`` (:class:`~trecrs.evaluate.settings.EvalSettings`, or its fields as keyword arguments):
@@ -185,9 +197,21 @@ def _catalogue(items: Any) -> pl.Series | None:
 
 
 @takes_settings(*ALL_FIELDS)
-def evaluate(qrels: Any, run: Any, measures: object = None, *, settings: EvalSettings, train: Any = None,
-             test: Any = None, predictions: Any = None, item_features: Any = None, item_groups: Any = None,
-             user_groups: Any = None, group_by: str | None = None, items: Any = None) -> EvaluationResult:  # fmt: skip
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: object = None,
+    *,
+    settings: EvalSettings,
+    train: Any = None,
+    test: Any = None,
+    predictions: Any = None,
+    item_features: Any = None,
+    item_groups: Any = None,
+    user_groups: Any = None,
+    group_by: str | None = None,
+    items: Any = None,
+) -> EvaluationResult:
     """Score a run against qrels exactly as trec_eval 9.x does; an :class:`EvaluationResult`.
 
     ``qrels`` / ``run``: paths of TREC files; polars or pandas DataFrames whose columns are recognised by
@@ -246,8 +270,9 @@ def evaluate(qrels: Any, run: Any, measures: object = None, *, settings: EvalSet
     return EvaluationResult(ev, pandas=is_pandas(qrels, run))
 
 
-def _vectorized_request(caller: str, measures: object, settings: EvalSettings,
-                        version: TrecEvalVersion | None = None) -> MeasureRequest:  # fmt: skip
+def _vectorized_request(
+    caller: str, measures: object, settings: EvalSettings, version: TrecEvalVersion | None = None
+) -> MeasureRequest:
     """The request of an entry point that computes the vectorized engine's measures only, with its flags
     checked (``depth`` 0 or more)."""
     request = request_for(measures, version)
@@ -264,9 +289,17 @@ def _vectorized_request(caller: str, measures: object, settings: EvalSettings,
 
 
 @takes_settings(*RANKING_FIELDS, "trec_eval_version")
-def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], item_ids: Iterable[object], *,
-                    exclude: ArrayLike | None = None, measures: object = None, tag: str = "trecrs",
-                    settings: EvalSettings) -> EvaluationResult:  # fmt: skip
+def evaluate_matrix(
+    qrels: Any,
+    scores: ArrayLike,
+    user_ids: Iterable[object],
+    item_ids: Iterable[object],
+    *,
+    exclude: ArrayLike | None = None,
+    measures: object = None,
+    tag: str = "trecrs",
+    settings: EvalSettings,
+) -> EvaluationResult:
     """Score a users x items score matrix as the AllItems run it stands for, without writing that run.
 
     ``scores[u, i]`` is the score of item ``item_ids[i]`` for user ``user_ids[u]`` (numpy, float32 or
@@ -308,8 +341,15 @@ def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], i
     totals = check_stats(
         vectorized.encoded_stats(enc, depth=s.depth), request, s, stand_ins=stand_ins, warn=False
     )
-    computed = vectorized.compute_encoded(enc, request, relevance_level=s.relevance_level, judged_only=s.judged_only,
-                                          depth=s.depth, complete=stand_ins, ties=s.ties)  # fmt: skip
+    computed = vectorized.compute_encoded(
+        enc,
+        request,
+        relevance_level=s.relevance_level,
+        judged_only=s.judged_only,
+        depth=s.depth,
+        complete=stand_ins,
+        ties=s.ties,
+    )
     ev = finalize(
         request, computed, tag, average_all=s.average_all, totals=totals, trec_eval_version=version.number
     )
@@ -318,10 +358,20 @@ def evaluate_matrix(qrels: Any, scores: ArrayLike, user_ids: Iterable[object], i
 
 
 @takes_settings(*RANKING_FIELDS)
-def evaluate_factors(qrels: Any, train: Any, user_factors: ArrayLike, item_factors: ArrayLike,
-                     user_ids: Iterable[object], item_ids: Iterable[object], *, measures: object = None,
-                     block_users: int = 512, threads: int = 2, tag: str = "trecrs",
-                     settings: EvalSettings) -> EvaluationResult:  # fmt: skip
+def evaluate_factors(
+    qrels: Any,
+    train: Any,
+    user_factors: ArrayLike,
+    item_factors: ArrayLike,
+    user_ids: Iterable[object],
+    item_ids: Iterable[object],
+    *,
+    measures: object = None,
+    block_users: int = 512,
+    threads: int = 2,
+    tag: str = "trecrs",
+    settings: EvalSettings,
+) -> EvaluationResult:
     """Score a factor model as the AllItems run it stands for, exactly, in blocks of users.
 
     ``user_factors`` (users x k) and ``item_factors`` (items x k) hold the factors of ``user_ids`` /
@@ -358,9 +408,19 @@ def evaluate_factors(qrels: Any, train: Any, user_factors: ArrayLike, item_facto
     pairs = factors.encode_pairs(qrels, train, users, items)
     totals = check_stats(factors.factor_stats(pairs, s.depth), request, s, stand_ins=False)
     computed = factors.compute_factors(
-        pairs, p, q, users, items, request, relevance_level=s.relevance_level, judged_only=s.judged_only,
-        depth=s.depth, block_users=block_users, threads=threads, ties=s.ties,
-    )  # fmt: skip
+        pairs,
+        p,
+        q,
+        users,
+        items,
+        request,
+        relevance_level=s.relevance_level,
+        judged_only=s.judged_only,
+        depth=s.depth,
+        block_users=block_users,
+        threads=threads,
+        ties=s.ties,
+    )
     ev = finalize(request, computed, tag, average_all=s.average_all, totals=totals)
     warn_ties(ev, computed.ties)
     return EvaluationResult(ev, pandas=pandas)

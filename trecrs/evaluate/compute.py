@@ -60,16 +60,27 @@ def compute_frames(f: Frames, eng, request: MeasureRequest, settings: EvalSettin
         )
         if request.relstring_length() is not None:  # their own (finalize() empties them where 10.0 does)
             main_rs = {} if main is None else main.relstrings
-            main = Computed(pl.DataFrame(), relstrings={**main_rs, **stand_in.relstrings},
-                            ties=None if main is None else main.ties)  # fmt: skip
+            main = Computed(
+                pl.DataFrame(),
+                relstrings={**main_rs, **stand_in.relstrings},
+                ties=None if main is None else main.ties,
+            )
     per_query = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame({QUERY: []})
     return Computed(
         per_query, f.missing, {} if main is None else main.relstrings, None if main is None else main.ties
     )
 
 
-def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs, settings: EvalSettings,
-               *, report: bool) -> Computed:  # fmt: skip
+def _main_pass(
+    eng,
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    request: MeasureRequest,
+    kwargs,
+    settings: EvalSettings,
+    *,
+    report: bool,
+) -> Computed:
     """The request's trec_eval values of a pair, its relstrings and (in trec_eval's order, with ``report``)
     its tie report: the vectorized engine gives all three from one ranking; another engine the values, the
     vectorized engine's code the rest."""
@@ -77,8 +88,15 @@ def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequ
     level, judged_only = settings.relevance_level, settings.judged_only
     if eng is vectorized.ENGINE and request.params and run.height:
         enc = vectorized.encode(qrels, run, score_dtype=request.version.score_dtype)
-        out = vectorized.compute_encoded(enc, request, depth=depth, ties=settings.ties, report_ties=report,
-                                         relevance_level=level, judged_only=judged_only)  # fmt: skip
+        out = vectorized.compute_encoded(
+            enc,
+            request,
+            depth=depth,
+            ties=settings.ties,
+            report_ties=report,
+            relevance_level=level,
+            judged_only=judged_only,
+        )
         out.per_query = out.per_query.sort(QUERY)  # bytewise query order, as the engine's compute gives
         if (
             out.ties is not None and settings.depth is not None
@@ -88,8 +106,9 @@ def _main_pass(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequ
     values = (eng if request.params else NoTrecMeasures).compute(qrels, run, request, **kwargs)
     ties = None
     if report and settings.ties == DEFAULT_TIES and request.params:
-        ties = vectorized.tie_report_frames(qrels, run, request, depth=settings.depth, relevance_level=level,
-                                            judged_only=judged_only)  # fmt: skip
+        ties = vectorized.tie_report_frames(
+            qrels, run, request, depth=settings.depth, relevance_level=level, judged_only=judged_only
+        )
     rs: dict[str, str] = {}
     length = request.relstring_length()
     if length is not None:
@@ -102,8 +121,9 @@ def _ties(settings: EvalSettings) -> dict:
     return {} if settings.ties == DEFAULT_TIES else {"ties": settings.ties}
 
 
-def _variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs,
-              out: pl.DataFrame) -> pl.DataFrame:  # fmt: skip
+def _variants(
+    eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, kwargs, out: pl.DataFrame
+) -> pl.DataFrame:
     """The request's values ``out``, then one column per ``Name(params)@k`` variant named as typed, computed
     in the engine passes of :func:`~trecrs.measures.request.variant_passes` (each with its relevance level,
     judged-only flag and gains: each qrels grade mapped, an unmapped one kept), as ir_measures'
@@ -125,15 +145,22 @@ def _variants(eng, qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureReque
     return out
 
 
-def _relstrings(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings,
-                length: int) -> dict[str, str]:  # fmt: skip
+def _relstrings(
+    qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, settings: EvalSettings, length: int
+) -> dict[str, str]:
     """The relstrings, in the order the tie mode ranks (trec_eval's, or best/worst's reordered groups: the
     run is cut at ``-M`` after reordering them, as the measures see it)."""
     if run.height == 0:
         return {}
     order = None if settings.ties == DEFAULT_TIES else settings.ties
-    ranked = vectorized.rank(qrels, run, judged_only=settings.judged_only, score_dtype=request.version.score_dtype,
-                             tie_order=order, depth=None if order is None else settings.depth)  # fmt: skip
+    ranked = vectorized.rank(
+        qrels,
+        run,
+        judged_only=settings.judged_only,
+        score_dtype=request.version.score_dtype,
+        tie_order=order,
+        depth=None if order is None else settings.depth,
+    )
     return vectorized.relstrings(ranked, length)
 
 
@@ -144,8 +171,12 @@ def compute_files(
     checks :func:`~trecrs.evaluate.inputs.read_frames` makes on frames: the coverage warnings and
     :func:`~trecrs.evaluate.finalize.check_judged`."""
     stand_ins = settings.average_all and request.version.number == 10
-    flags = dict(relevance_level=settings.relevance_level, judged_only=settings.judged_only, depth=settings.depth,
-                 **_ties(settings))  # fmt: skip
+    flags = dict(
+        relevance_level=settings.relevance_level,
+        judged_only=settings.judged_only,
+        depth=settings.depth,
+        **_ties(settings),
+    )
     out = eng.compute_files(
         qrels, run, request, complete=stand_ins, **flags, **(settings.engine_options or {})
     )
@@ -223,9 +254,14 @@ def add_recsys(ev: Evaluation, f: Frames, request: MeasureRequest, settings: Eva
     for v in variants:  # each with its own level, judged-only flag and gains, named as typed
         if isinstance(v, DialectVariant):  # the global -l and -J, on the qrels as the framework sees them
             q, run, level, queries = v.inputs(
-                qrels, common["run"], settings.relevance_level, common["queries"],
-                full_run=f.run.clear() if f.empty else f.run, train=_train(data), full_qrels=f.qrels,
-            )  # fmt: skip
+                qrels,
+                common["run"],
+                settings.relevance_level,
+                common["queries"],
+                full_run=f.run.clear() if f.empty else f.run,
+                train=_train(data),
+                full_qrels=f.qrels,
+            )
             res = evaluate_extras(
                 [v.target()],
                 qrels=q,
@@ -261,8 +297,14 @@ def _train(data: dict) -> pl.DataFrame | None:
     return data.get("train")
 
 
-def _merge_extras(ev: Evaluation, rows: pl.DataFrame, columns: list[str], summary: dict[str, float], *,
-                  own_rows: bool = False) -> None:  # fmt: skip
+def _merge_extras(
+    ev: Evaluation,
+    rows: pl.DataFrame,
+    columns: list[str],
+    summary: dict[str, float],
+    *,
+    own_rows: bool = False,
+) -> None:
     """Recommender measures' per-query ``columns`` of ``rows`` added to ``ev`` (printed last), and their
     summary; with ``own_rows``, a query of ``rows`` that ``ev`` lacks gets a row of its own."""
     ev.extra_columns = [*ev.extra_columns, *columns]
@@ -380,8 +422,11 @@ def check_ties(eng, request: MeasureRequest, settings: EvalSettings) -> None:
     if mode == DEFAULT_TIES:
         return
     if mode not in eng.tie_modes:
-        raise UsageError(f"engine {eng.name!r} ranks ties in trec_eval's order only: use engine auto or vectorized "
-                         f"for ties={mode!r}", arguments=["engine", "ties"])  # fmt: skip
+        raise UsageError(
+            f"engine {eng.name!r} ranks ties in trec_eval's order only: use engine auto or vectorized "
+            f"for ties={mode!r}",
+            arguments=["engine", "ties"],
+        )
     if settings.judged_only and settings.depth is not None:
         raise UsageError(
             f"ties={mode!r} with both judged_only (-J) and depth (-M): the documents -M keeps from a tie "

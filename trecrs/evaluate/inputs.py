@@ -97,13 +97,19 @@ def pair_facts(qrels: pl.DataFrame, run: pl.DataFrame) -> PairFacts:
     both = both.sort(QUERY)  # polars sorts strings bytewise: trec_eval's query order
     in_qrels = both.get_column("top").is_not_null().to_numpy()
     totals = QrelsTotals(int(in_qrels.sum()), int((qrels.get_column(REL) > 0).sum()))
-    return PairFacts(both.get_column(QUERY).to_list(), in_qrels, both.get_column("lines").is_not_null().to_numpy(),
-                     both.get_column("top").fill_null(np.iinfo(np.int64).min).cast(pl.Int64).to_numpy(),
-                     both.get_column("lines").fill_null(0).cast(pl.Int64).to_numpy(), totals)  # fmt: skip
+    return PairFacts(
+        both.get_column(QUERY).to_list(),
+        in_qrels,
+        both.get_column("lines").is_not_null().to_numpy(),
+        both.get_column("top").fill_null(np.iinfo(np.int64).min).cast(pl.Int64).to_numpy(),
+        both.get_column("lines").fill_null(0).cast(pl.Int64).to_numpy(),
+        totals,
+    )
 
 
-def check_pair(facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest,
-               settings: EvalSettings) -> tuple[list[str], list[str]]:  # fmt: skip
+def check_pair(
+    facts: PairFacts, qrels: pl.DataFrame, request: MeasureRequest, settings: EvalSettings
+) -> tuple[list[str], list[str]]:
     """The queries evaluated (in both) and missing (-c in 10.0: qrels only, scored on the stand-in ranking),
     after trec_eval's checks and trecrs's warnings: no query evaluated (trec_eval exits), 10.0's stop on an
     uncovered query (:func:`stop_uncovered`), the coverage warnings (each run query retrieving its lines, at

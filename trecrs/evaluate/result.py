@@ -138,10 +138,15 @@ class Evaluation:
         if len(found) == 1:
             return found[0]
         if found:
-            raise UsageError(f"measure {name!r} has {len(found)} per-query values ({', '.join(found)}): "
-                             "plot one of them", arguments=["measure"])  # fmt: skip
-        raise UsageError(f"measure {name!r} has no per-query value to plot (per-query values: "
-                         f"{', '.join(known) or 'none'})", arguments=["measure"])  # fmt: skip
+            raise UsageError(
+                f"measure {name!r} has {len(found)} per-query values ({', '.join(found)}): plot one of them",
+                arguments=["measure"],
+            )
+        raise UsageError(
+            f"measure {name!r} has no per-query value to plot (per-query values: "
+            f"{', '.join(known) or 'none'})",
+            arguments=["measure"],
+        )
 
     def _relabelled(self, long: pl.DataFrame, names: dict[str, list[str]]) -> pl.DataFrame:
         """Tidy rows with each value column's rows repeated under each of its ``names`` (of its
@@ -248,8 +253,14 @@ class EvaluationResult:
         name = self.evaluation.per_query_name(measure)
         rows = self.evaluation.tidy(per_query=True, groups=False).filter(pl.col(QUERY) != ALL)
         values = rows.filter(pl.col(MEASURE) == name).get_column(VALUE)
-        return FIGURES["distribution"](values.to_numpy(), measure=name, runid=self.runid,
-                                       overall=self.summary.get(name), kind=kind, path=path)  # fmt: skip
+        return FIGURES["distribution"](
+            values.to_numpy(),
+            measure=name,
+            runid=self.runid,
+            overall=self.summary.get(name),
+            kind=kind,
+            path=path,
+        )
 
     def _repr_html_(self) -> str:
         """What a notebook shows: the summary as an HTML table (``TEXT_FORMATS["html"]``), names escaped."""

@@ -118,8 +118,12 @@ def takes_settings(*names: str) -> Callable[[Callable[..., _R]], Callable[..., _
             return func(*args, settings=resolve(settings, flags, names, func.__name__), **kwargs)
 
         own = inspect.signature(func)
-        extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=FIELDS[n].default,
-                                   annotation=FIELDS[n].type) for n in names]  # fmt: skip
+        extra = [
+            inspect.Parameter(
+                n, inspect.Parameter.KEYWORD_ONLY, default=FIELDS[n].default, annotation=FIELDS[n].type
+            )
+            for n in names
+        ]
         signature = own.replace(parameters=[*own.parameters.values(), *extra])
         vars(call).update(__signature__=signature, settings_fields=names)  # what help() and callers read
         return call

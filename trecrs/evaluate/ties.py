@@ -68,7 +68,8 @@ def _ranges(
         frame = ev.per_query.select(QUERY, *columns)
         values = extreme.select(QUERY, *columns)
         frame = frame.join(values, on=QUERY, how="left", suffix="__r", maintain_order="left").select(
-            QUERY, *[pl.coalesce(f"{c}__r", c).alias(c) for c in columns])  # fmt: skip
+            QUERY, *[pl.coalesce(f"{c}__r", c).alias(c) for c in columns]
+        )
         means[side] = summarize(frame, ev.num_q)
     moving = [
         c for c in ev.summary if c in columns and f"{means['worst'][c]:.4f}" != f"{means['best'][c]:.4f}"
@@ -76,6 +77,9 @@ def _ranges(
     cut = tuple(f"_{k}" for k in straddled)
     moving.sort(key=lambda c: not c.endswith(cut))  # stable: the summary's order within each group
     uncut = [c for c in moving if not c.endswith(cut)]  # no straddled cutoff: moved below the cutoffs too
-    moved = best.filter(pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in uncut])).height \
-        if uncut else 0  # fmt: skip
+    moved = (
+        best.filter(pl.any_horizontal([best.get_column(c) != worst.get_column(c) for c in uncut])).height
+        if uncut
+        else 0
+    )
     return [(ev.printed_names(c)[0], means["worst"][c], means["best"][c]) for c in moving], moved

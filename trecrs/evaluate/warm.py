@@ -64,9 +64,24 @@ MAX_PAIRS = 4  # prepared pairs kept (a 6M-line run: about 15 MB per score type)
 # the settings this path applies, or that do not concern it (the caller's `plain` covers opr_average; no
 # recommender measure: head_share; frames: engine_options, rel_info_format, results_format). A field added
 # to EvalSettings later is computed by the frames path whenever it is not at its default, until added here.
-_APPLIED = frozenset({"relevance_level", "judged_only", "average_all", "depth", "trec_eval_version", "engine",
-                      "engine_options", "zscores", "num_docs_in_coll", "rel_info_format", "results_format",
-                      "opr_average", "head_share", "ties"})  # fmt: skip
+_APPLIED = frozenset(
+    {
+        "relevance_level",
+        "judged_only",
+        "average_all",
+        "depth",
+        "trec_eval_version",
+        "engine",
+        "engine_options",
+        "zscores",
+        "num_docs_in_coll",
+        "rel_info_format",
+        "results_format",
+        "opr_average",
+        "head_share",
+        "ties",
+    }
+)
 
 _LOCK = threading.RLock()
 _FRAMES: OrderedDict[tuple[int, str], _Frame] = OrderedDict()  # (id(frame), "qrels" | "run"), oldest first
@@ -88,8 +103,9 @@ _NUMPY = (
 )
 
 
-def compute_frames(qrels, run, eng, request: MeasureRequest,
-                   settings: EvalSettings) -> tuple[Computed, str, QrelsTotals] | None:  # fmt: skip
+def compute_frames(
+    qrels, run, eng, request: MeasureRequest, settings: EvalSettings
+) -> tuple[Computed, str, QrelsTotals] | None:
     """The frames path of :func:`~trecrs.evaluate.api.evaluate_full` for two polars frames and the vectorized
     engine, from the pair kept by an earlier call (or kept now): ``(computed, tag, totals)`` as
     :func:`~trecrs.evaluate.compute.compute_files` gives them. None when the pair is not kept (see the
@@ -124,8 +140,16 @@ def compute_frames(qrels, run, eng, request: MeasureRequest,
         computed = _evaluated(p, request, settings)
     if missing:  # only the stand-in rankings, as the frames path computes them (cheap: one line each)
         later = settings.depth if settings.ties != DEFAULT_TIES else None
-        f = Frames(pair.qrels.checked, pair.run.checked.clear(), pair.tag, [], missing, facts.totals,
-                   empty=settings.depth == 0 and later is None, depth=later)  # fmt: skip
+        f = Frames(
+            pair.qrels.checked,
+            pair.run.checked.clear(),
+            pair.tag,
+            [],
+            missing,
+            facts.totals,
+            empty=settings.depth == 0 and later is None,
+            depth=later,
+        )
         stand_ins = compute_cold(f, eng, request, settings)
         parts = [computed.per_query] if evaluated else []
         computed.per_query = pl.concat([*parts, stand_ins.per_query], how="vertical_relaxed")
@@ -140,8 +164,15 @@ def _evaluated(p: vectorized.Prepared, request: MeasureRequest, settings: EvalSe
     ``depth`` (a tie mode cuts after ordering the tie groups), the report only in trec_eval's order and
     not at ``-M 0``."""
     ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
-    out = vectorized.compute_prepared(p, request, relevance_level=settings.relevance_level, judged_only=judged_only,
-                                      depth=depth, ties=ties, report_ties=depth != 0)  # fmt: skip
+    out = vectorized.compute_prepared(
+        p,
+        request,
+        relevance_level=settings.relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        ties=ties,
+        report_ties=depth != 0,
+    )
     out.per_query = out.per_query.sort(QUERY)
     return out
 
@@ -440,22 +471,32 @@ def _c_structs():
             pass
 
         Schema._fields_ = [
-            ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_void_p),
-            ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64),
-            ("children", ctypes.POINTER(ctypes.POINTER(Schema))), ("dictionary", ctypes.POINTER(Schema)),
-            ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Schema))), ("private_data", ctypes.c_void_p),
-        ]  # fmt: skip
+            ("format", ctypes.c_char_p),
+            ("name", ctypes.c_char_p),
+            ("metadata", ctypes.c_void_p),
+            ("flags", ctypes.c_int64),
+            ("n_children", ctypes.c_int64),
+            ("children", ctypes.POINTER(ctypes.POINTER(Schema))),
+            ("dictionary", ctypes.POINTER(Schema)),
+            ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Schema))),
+            ("private_data", ctypes.c_void_p),
+        ]
 
         class Array(ctypes.Structure):
             pass
 
         Array._fields_ = [
-            ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
-            ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64),
-            ("buffers", ctypes.POINTER(ctypes.c_void_p)), ("children", ctypes.POINTER(ctypes.POINTER(Array))),
-            ("dictionary", ctypes.POINTER(Array)), ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Array))),
+            ("length", ctypes.c_int64),
+            ("null_count", ctypes.c_int64),
+            ("offset", ctypes.c_int64),
+            ("n_buffers", ctypes.c_int64),
+            ("n_children", ctypes.c_int64),
+            ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+            ("children", ctypes.POINTER(ctypes.POINTER(Array))),
+            ("dictionary", ctypes.POINTER(Array)),
+            ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Array))),
             ("private_data", ctypes.c_void_p),
-        ]  # fmt: skip
+        ]
 
         class Stream(ctypes.Structure):
             pass
@@ -464,8 +505,9 @@ def _c_structs():
             ("get_schema", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Stream), ctypes.POINTER(Schema))),
             ("get_next", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Stream), ctypes.POINTER(Array))),
             ("get_last_error", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.POINTER(Stream))),
-            ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Stream))), ("private_data", ctypes.c_void_p),
-        ]  # fmt: skip
+            ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(Stream))),
+            ("private_data", ctypes.c_void_p),
+        ]
 
         capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
         capsule_pointer.restype = ctypes.c_void_p

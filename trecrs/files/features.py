@@ -108,8 +108,11 @@ def _field_count(path: PathLike, n: int, layout: str, *, at_least: bool = False)
     word = "at least " if at_least else ""
 
     def error(r: dict) -> InputError:
-        return InputError(path, r[LINENO], f"expected {word}{n} fields ({layout}), found {len(r[_FIELDS])}: "
-                                            f"{describe(r[LINE])!r}")  # fmt: skip
+        return InputError(
+            path,
+            r[LINENO],
+            f"expected {word}{n} fields ({layout}), found {len(r[_FIELDS])}: {describe(r[LINE])!r}",
+        )
 
     return (count < n) if at_least else (count != n), error
 
@@ -131,8 +134,13 @@ def _ml100k_items(path: PathLike) -> pl.DataFrame:
     def flag_error(r: dict) -> InputError:
         return InputError(path, r[LINENO], f"genre flags must be 0 or 1: {describe(r[LINE])!r}")
 
-    raise_first(lines, [_field_count(path, n, "u.item: item|title|date|video date|url and 19 genre flags"),
-                        (bad_flag, flag_error)])  # fmt: skip
+    raise_first(
+        lines,
+        [
+            _field_count(path, n, "u.item: item|title|date|video date|url and 19 genre flags"),
+            (bad_flag, flag_error),
+        ],
+    )
     cats = pl.concat_list(
         [pl.when(f == "1").then(pl.lit(g)) for f, g in zip(flags, ML100K_GENRES, strict=True)]
     )
@@ -150,8 +158,12 @@ def _ml1m_items(path: PathLike) -> pl.DataFrame:
     lines = content_lines(_masked(_open_bytes(path), b"::", lambda k, c: k in (0, c - 1)), path)
     lines = lines.with_columns(_split("::"))
     raise_first(lines, [_field_count(path, 3, "movies.dat: item::title::Genre|Genre")])
-    return lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(ITEM),
-                        _genre_list(pl.col(_FIELDS).list.last()).alias(_CATS))  # fmt: skip
+    return lines.select(
+        LINENO,
+        LINE,
+        pl.col(_FIELDS).list.first().alias(ITEM),
+        _genre_list(pl.col(_FIELDS).list.last()).alias(_CATS),
+    )
 
 
 def _mlcsv_items(path: PathLike) -> pl.DataFrame:
@@ -167,8 +179,12 @@ def _mlcsv_items(path: PathLike) -> pl.DataFrame:
         )
 
     raise_first(lines, [(no_parts, error)])
-    return lines.select(LINENO, LINE, pl.col("_p").struct.field("1").str.strip_chars('" ').alias(ITEM),
-                        _genre_list(pl.col("_p").struct.field("3").str.strip_chars('" ')).alias(_CATS))  # fmt: skip
+    return lines.select(
+        LINENO,
+        LINE,
+        pl.col("_p").struct.field("1").str.strip_chars('" ').alias(ITEM),
+        _genre_list(pl.col("_p").struct.field("3").str.strip_chars('" ')).alias(_CATS),
+    )
 
 
 def _text_items(path: PathLike) -> pl.DataFrame:
@@ -179,8 +195,12 @@ def _text_items(path: PathLike) -> pl.DataFrame:
         lines = lines.slice(1)
     layout = "item<TAB>category|category" if sep == "\t" else "item,category"
     raise_first(lines, [_field_count(path, 2, layout)])
-    return lines.select(LINENO, LINE, pl.col(_FIELDS).list.first().alias(ITEM),
-                        pl.col(_FIELDS).list.last().str.split("|").alias(_CATS))  # fmt: skip
+    return lines.select(
+        LINENO,
+        LINE,
+        pl.col(_FIELDS).list.first().alias(ITEM),
+        pl.col(_FIELDS).list.last().str.split("|").alias(_CATS),
+    )
 
 
 def _parquet_items(path: PathLike) -> pl.DataFrame:

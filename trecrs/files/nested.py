@@ -75,8 +75,11 @@ def _regular_columns(lines, fields: int, value: int, pattern: str, dtype) -> dic
         return None
     data = _rest(lines, start)
     df = None if data is None else _split_regular(data, fields)
-    out = None if df is None else _nested(df.get_column("c0"), df.get_column("c2"), df.get_column(f"c{value}"),
-                                          pattern, dtype)  # fmt: skip
+    out = (
+        None
+        if df is None
+        else _nested(df.get_column("c0"), df.get_column("c2"), df.get_column(f"c{value}"), pattern, dtype)
+    )
     if out is None:
         lines.seek(start)  # for the line-by-line parser
     else:

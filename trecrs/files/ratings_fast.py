@@ -42,8 +42,15 @@ if TYPE_CHECKING:
 _BLANKS = (b" ", b"\t", b"\x0b", b"\x0c")
 #: The UTF-8 lead bytes of the other characters it strips (Unicode White_Space) and of a byte order mark;
 #: ``\xe2\x80`` covers more than the spaces U+2000-U+202F: such a file is merely read line by line.
-_UNICODE_BLANKS = (b"\xc2\x85", b"\xc2\xa0", b"\xe1\x9a\x80", b"\xe2\x80", b"\xe2\x81\x9f", b"\xe3\x80\x80",
-                   b"\xef\xbb\xbf")  # fmt: skip
+_UNICODE_BLANKS = (
+    b"\xc2\x85",
+    b"\xc2\xa0",
+    b"\xe1\x9a\x80",
+    b"\xe2\x80",
+    b"\xe2\x81\x9f",
+    b"\xe3\x80\x80",
+    b"\xef\xbb\xbf",
+)
 #: The types polars parses each role's column into (:func:`trecrs.files.ratings.typed`'s casts).
 _DTYPES: dict[str, PolarsDataType] = {USER: pl.Utf8, ITEM: pl.Utf8, RATING: pl.Float64, TIMESTAMP: pl.Int64}
 #: The column flagging a row whose ids are not plain decimals (a coded parse).

@@ -33,15 +33,23 @@ def read_study(path: PathLike) -> pl.DataFrame:
         raise InputError(path, None, "empty study file: expected the header " + "<TAB>".join(COLUMNS))
     header = lines.item(0, LINE).split("\t")
     if header not in (list(COLUMNS), [*COLUMNS, *SIZES]):
-        raise InputError(path, lines.item(0, LINENO), "the header must be " + "<TAB>".join(COLUMNS)
-                         + f" (optionally <TAB>{'<TAB>'.join(SIZES)}), got {lines.item(0, LINE)!r}")  # fmt: skip
+        raise InputError(
+            path,
+            lines.item(0, LINENO),
+            "the header must be "
+            + "<TAB>".join(COLUMNS)
+            + f" (optionally <TAB>{'<TAB>'.join(SIZES)}), got {lines.item(0, LINE)!r}",
+        )
     rows = []
     for lineno, line in lines.slice(1).select(LINENO, LINE).iter_rows():
         rows.append(_row(path, lineno, line, header))
     if not rows:
         raise InputError(path, None, "the study lists no (dataset, fold, system) line")
-    df = pl.DataFrame(rows, schema={**dict.fromkeys(COLUMNS, pl.Utf8), **dict.fromkeys(SIZES, pl.Int64),
-                                    LINENO: pl.Int64}, orient="row")  # fmt: skip
+    df = pl.DataFrame(
+        rows,
+        schema={**dict.fromkeys(COLUMNS, pl.Utf8), **dict.fromkeys(SIZES, pl.Int64), LINENO: pl.Int64},
+        orient="row",
+    )
     _check_complete(path, df)
     return df
 
@@ -49,9 +57,12 @@ def read_study(path: PathLike) -> pl.DataFrame:
 def _row(path: PathLike, lineno: int, line: str, header: list[str]) -> tuple:
     fields = line.split("\t")
     if not len(COLUMNS) <= len(fields) <= len(header):
-        expected = (f"{len(COLUMNS)} tab-separated fields ({' '.join(COLUMNS)})" if len(header) == len(COLUMNS) else
-                    f"{len(COLUMNS)} to {len(header)} tab-separated fields ({' '.join(COLUMNS)}, then "
-                    f"{' '.join(SIZES)}, which may be empty)")  # fmt: skip
+        expected = (
+            f"{len(COLUMNS)} tab-separated fields ({' '.join(COLUMNS)})"
+            if len(header) == len(COLUMNS)
+            else f"{len(COLUMNS)} to {len(header)} tab-separated fields ({' '.join(COLUMNS)}, then "
+            f"{' '.join(SIZES)}, which may be empty)"
+        )
         raise InputError(path, lineno, f"expected {expected}, got {len(fields)}")
     # trailing empty sizes were stripped with the line's trailing tabs: absent, as empty ones are
     named = dict(zip(header, fields, strict=False))
@@ -65,8 +76,15 @@ def _row(path: PathLike, lineno: int, line: str, header: list[str]) -> tuple:
         if text and not (text.isdigit() and int(text) > 0):
             raise InputError(path, lineno, f"{c} must be a positive integer or empty, got {text!r}")
         sizes.append(int(text) if text else None)
-    return (named["dataset"], named["fold"], named["system"], str(base / named["qrels"]), str(base / named["run"]),
-            *sizes, lineno)  # fmt: skip
+    return (
+        named["dataset"],
+        named["fold"],
+        named["system"],
+        str(base / named["qrels"]),
+        str(base / named["run"]),
+        *sizes,
+        lineno,
+    )
 
 
 def _check_complete(path: PathLike, df: pl.DataFrame) -> None:
@@ -74,17 +92,28 @@ def _check_complete(path: PathLike, df: pl.DataFrame) -> None:
     dup = df.filter(pl.struct("dataset", "fold", "system").is_duplicated())
     if dup.height:
         r = dup.row(1, named=True)
-        raise InputError(path, r[LINENO], f"dataset {r['dataset']!r}, fold {r['fold']!r}, system {r['system']!r} "
-                         "is listed twice")  # fmt: skip
+        raise InputError(
+            path,
+            r[LINENO],
+            f"dataset {r['dataset']!r}, fold {r['fold']!r}, system {r['system']!r} is listed twice",
+        )
     everywhere = df.get_column("system").unique(maintain_order=True).to_list()
     for (dataset,), part in df.group_by("dataset", maintain_order=True):
         systems = part.get_column("system").unique(maintain_order=True).to_list()
         absent = [s for s in everywhere if s not in systems]
         if absent:
-            raise InputError(path, None, f"dataset {dataset!r} has no line for system(s) {', '.join(map(repr, absent))}"
-                             "; every system must be in every data set (run it there, or leave it out of the study)")  # fmt: skip
+            raise InputError(
+                path,
+                None,
+                f"dataset {dataset!r} has no line for system(s) {', '.join(map(repr, absent))}"
+                "; every system must be in every data set (run it there, or leave it out of the study)",
+            )
         for (fold,), rows in part.group_by("fold", maintain_order=True):
             missing = [s for s in systems if s not in set(rows.get_column("system").to_list())]
             if missing:
-                raise InputError(path, None, f"dataset {dataset!r}, fold {fold!r}: no line for system(s) "
-                                 f"{', '.join(map(repr, missing))}; every system must be in every fold of a data set")  # fmt: skip
+                raise InputError(
+                    path,
+                    None,
+                    f"dataset {dataset!r}, fold {fold!r}: no line for system(s) "
+                    f"{', '.join(map(repr, missing))}; every system must be in every fold of a data set",
+                )

@@ -116,8 +116,9 @@ def hypergeometric(t: np.ndarray, r: np.ndarray, m: np.ndarray):
     seg, x, starts, n = _segments(lo, hi)
     # P(x) / P(x - 1) = (r - x + 1)(m - x + 1) / (x (t - r - m + x))
     with np.errstate(divide="ignore"):
-        step = (np.log((r[seg] - x + 1) * (m[seg] - x + 1).astype(np.float64))
-                - np.log(x * (t[seg] - r[seg] - m[seg] + x).astype(np.float64)))  # fmt: skip
+        step = np.log((r[seg] - x + 1) * (m[seg] - x + 1).astype(np.float64)) - np.log(
+            x * (t[seg] - r[seg] - m[seg] + x).astype(np.float64)
+        )
     step[starts[n > 0]] = 0.0
     return seg, x, _normalised(seg, starts, n, step)
 

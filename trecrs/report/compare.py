@@ -265,12 +265,23 @@ def _pair_row(measure: str, system: str, baseline: str, a: np.ndarray, b: np.nda
     low, high = bootstrap_ci(d, rng=boot_rng, resamples=s.resamples, alpha=s.alpha)
     wins, ties, losses = _wins(measure, a, b)
     return {
-        "measure": measure, "system": system, "baseline": baseline, "n_queries": int(d.size),
-        "mean": _mean(a), "baseline_mean": _mean(b), "delta": _mean(d),
-        "ci_low": low, "ci_high": high, "test": s.test,
-        "p_value": TESTS[s.test](d, rng=test_rng, resamples=s.resamples), "p_adjusted": None,
-        "effect_size": cohens_d(d), "wins": wins, "ties": ties, "losses": losses,
-    }  # fmt: skip
+        "measure": measure,
+        "system": system,
+        "baseline": baseline,
+        "n_queries": int(d.size),
+        "mean": _mean(a),
+        "baseline_mean": _mean(b),
+        "delta": _mean(d),
+        "ci_low": low,
+        "ci_high": high,
+        "test": s.test,
+        "p_value": TESTS[s.test](d, rng=test_rng, resamples=s.resamples),
+        "p_adjusted": None,
+        "effect_size": cohens_d(d),
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
+    }
 
 
 def _wins(measure: str, a: np.ndarray, b: np.ndarray) -> tuple[int | None, int | None, int | None]:
@@ -297,10 +308,20 @@ def _baseline_row(measure: str, baseline: str, b: np.ndarray) -> dict:
     return row
 
 
-def compare(qrels: object, runs: Sequence[object], measures: list | tuple, *, baseline: str | None = None,
-            settings: Settings = Settings(), allow_mixed: bool = False, pr_curves: bool = False,
-            evaluation: EvalSettings | None = None, user_groups: object = None, group_by: str | None = None,
-            **eval_flags: object) -> Comparison:  # fmt: skip
+def compare(
+    qrels: object,
+    runs: Sequence[object],
+    measures: list | tuple,
+    *,
+    baseline: str | None = None,
+    settings: Settings = Settings(),
+    allow_mixed: bool = False,
+    pr_curves: bool = False,
+    evaluation: EvalSettings | None = None,
+    user_groups: object = None,
+    group_by: str | None = None,
+    **eval_flags: object,
+) -> Comparison:
     """Compare ``runs`` with a baseline on every measure: paired test, bootstrap CI, effect size, W/T/L.
 
     Each run is evaluated with :func:`~trecrs.evaluate.evaluate_full` and the same settings: ``evaluation``
@@ -375,8 +396,14 @@ def compare(qrels: object, runs: Sequence[object], measures: list | tuple, *, ba
     return result
 
 
-def _rows(names: list[str], values: list[dict[str, dict[str, float]]], infos: list[RunInfo], base: int,
-          queries: list[str], settings: Settings) -> list[dict]:  # fmt: skip
+def _rows(
+    names: list[str],
+    values: list[dict[str, dict[str, float]]],
+    infos: list[RunInfo],
+    base: int,
+    queries: list[str],
+    settings: Settings,
+) -> list[dict]:
     """The rows of every (measure, system) on ``queries``, measures in the order of ``names``, p-values
     corrected over the pairs compared."""
     rows = []
@@ -384,8 +411,11 @@ def _rows(names: list[str], values: list[dict[str, dict[str, float]]], infos: li
         b = _aligned(values[base][m], queries)
         for i, info in enumerate(infos):
             a = _aligned(values[i][m], queries)
-            rows.append(_baseline_row(m, info.system, b) if i == base else
-                        _pair_row(m, info.system, infos[base].system, a, b, settings))  # fmt: skip
+            rows.append(
+                _baseline_row(m, info.system, b)
+                if i == base
+                else _pair_row(m, info.system, infos[base].system, a, b, settings)
+            )
     compared = [r for r in rows if r["p_value"] is not None]
     adjusted = CORRECTIONS[settings.correction](np.array([r["p_value"] for r in compared]))
     for r, p in zip(compared, adjusted.tolist(), strict=True):

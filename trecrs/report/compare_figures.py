@@ -22,20 +22,35 @@ def plot_comparison(c, path: str | os.PathLike | None = None):
     axes per measure, saved to ``path`` (``.png`` or ``.pdf``, deterministic bytes:
     :func:`trecrs.report.figures.save_figure`) when given."""
     systems = [s for s in c.systems if s != c.baseline]
-    fig, axes = figure(nrows=1, ncols=len(c.measures), figsize=(3.2 * len(c.measures), 0.5 * len(systems) + 1.5),
-                       squeeze=False, sharey=True)  # fmt: skip
+    fig, axes = figure(
+        nrows=1,
+        ncols=len(c.measures),
+        figsize=(3.2 * len(c.measures), 0.5 * len(systems) + 1.5),
+        squeeze=False,
+        sharey=True,
+    )
     for ax, m in zip(axes[0], c.measures, strict=True):
         for y, s in enumerate(systems):
             r = c.row(m, s)
             err = [[r["delta"] - r["ci_low"]], [r["ci_high"] - r["delta"]]]
-            ax.errorbar([r["delta"]], [y], xerr=err, fmt="o", color="C0", capsize=3,
-                        markerfacecolor="C0" if c.significant(r) else "white")  # fmt: skip
+            ax.errorbar(
+                [r["delta"]],
+                [y],
+                xerr=err,
+                fmt="o",
+                color="C0",
+                capsize=3,
+                markerfacecolor="C0" if c.significant(r) else "white",
+            )
         ax.axvline(0.0, color="grey", linewidth=0.8)
         ax.set_title(m)
         ax.set_xlabel(f"difference to {c.baseline}")
         ax.set_yticks(range(len(systems)), systems)
-    fig.suptitle(f"filled: significant ({c.settings.test}, {c.settings.correction}, alpha {c.settings.alpha:g}); "
-                 f"n = {c.n_queries}", fontsize=8)  # fmt: skip
+    fig.suptitle(
+        f"filled: significant ({c.settings.test}, {c.settings.correction}, alpha {c.settings.alpha:g}); "
+        f"n = {c.n_queries}",
+        fontsize=8,
+    )
     fig.tight_layout()
     return finish(fig, path)
 

@@ -26,8 +26,24 @@ QUERY_RULES: dict[str, str] = {
 }
 
 #: The columns of a comparison row, in the order the csv format writes them.
-COLUMNS = ("measure", "system", "baseline", "n_queries", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
-           "test", "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses")  # fmt: skip
+COLUMNS = (
+    "measure",
+    "system",
+    "baseline",
+    "n_queries",
+    "mean",
+    "baseline_mean",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "test",
+    "p_value",
+    "p_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+)
 
 
 def _full(value) -> str:
@@ -70,9 +86,12 @@ def format_json(c: Comparison) -> str:
     ]
     record = {
         "settings": {**asdict(c.settings), "query_set": QUERY_RULES[c.settings.query_rule]},
-        "baseline": c.baseline, "n_queries": c.n_queries, "measures": c.measures, "runs": runs,
+        "baseline": c.baseline,
+        "n_queries": c.n_queries,
+        "measures": c.measures,
+        "runs": runs,
         "rows": _json_rows(c),
-    }  # fmt: skip
+    }
     if c.groups:
         record["groups"] = [
             {"users": g.users, "n_queries": g.n_queries, "rows": _json_rows(g)} for g in c.groups
@@ -108,8 +127,11 @@ def _grouped(c: Comparison, fmt, head: str) -> str:
 def _directions(c: Comparison) -> str:
     """``lower is better: rmse; no better direction: num_ret; `` (empty when every measure is higher-is-better)."""
     words = {LOWER: "lower is better", NEITHER: "no better direction (no best, no W/T/L)"}
-    parts = [f"{w}: {', '.join(m for m in c.measures if better(m) == d)}; " for d, w in words.items()
-             if any(better(m) == d for m in c.measures)]  # fmt: skip
+    parts = [
+        f"{w}: {', '.join(m for m in c.measures if better(m) == d)}; "
+        for d, w in words.items()
+        if any(better(m) == d for m in c.measures)
+    ]
     return "".join(parts)
 
 
@@ -117,12 +139,26 @@ def format_text(c: Comparison) -> str:
     """An aligned table, numbers rounded to 4 digits (a p-value below 0.0001 as ``< 0.0001``), then the
     legend; with user groups, the same for each group after a line ``users all:GROUP``."""
     head = ["measure", "system", "n", "mean", "delta", "ci_low", "ci_high", "p", "p_adj", "d", "W/T/L"]
-    body = [[r["measure"], r["system"], str(r["n_queries"]), *(_four(r[k]) for k in ("mean", "delta", "ci_low", "ci_high")),
-             _p(r["p_value"]), _p(r["p_adjusted"]), _four(r["effect_size"]),
-             "" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"] for r in c.rows]  # fmt: skip
+    body = [
+        [
+            r["measure"],
+            r["system"],
+            str(r["n_queries"]),
+            *(_four(r[k]) for k in ("mean", "delta", "ci_low", "ci_high")),
+            _p(r["p_value"]),
+            _p(r["p_adjusted"]),
+            _four(r["effect_size"]),
+            "" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}",
+        ]
+        for r in c.rows
+    ]
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
-    lines = ["  ".join(x.ljust(w) if i < 2 else x.rjust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True)))
-             .rstrip() for row in [head, *body]]  # fmt: skip
+    lines = [
+        "  ".join(
+            x.ljust(w) if i < 2 else x.rjust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in [head, *body]
+    ]
     text = "\n".join(lines) + "\n\n" + legend(c, f"p_adj < {c.settings.alpha:g}:", bold=False) + "\n"
     return text + _grouped(c, format_text, "\nusers {users}\n")
 
@@ -175,8 +211,10 @@ def format_html(c: Comparison) -> str:
     """What a notebook shows (``_repr_html_``, not a ``--format``): the Markdown table as HTML, the legend
     its caption, every name escaped; each user group's after it (its caption names the group)."""
     marked = _cells(c, lambda t: f"<b>{t}</b>", "†")  # numbers formatted here: no markup of the data
-    rows = [[s + (" (baseline)" if s == c.baseline else ""), *map(Html, cells)]
-            for s, cells in zip(c.systems, marked, strict=True)]  # fmt: skip
+    rows = [
+        [s + (" (baseline)" if s == c.baseline else ""), *map(Html, cells)]
+        for s, cells in zip(c.systems, marked, strict=True)
+    ]
     return html_table(["system", *c.measures], rows, legend(c)) + "".join(map(format_html, c.groups))
 
 
@@ -184,8 +222,12 @@ def format_latex(c: Comparison) -> str:
     """A booktabs tabular (systems as rows, measures as columns), the legend under the bottom rule; each
     user group's after it (a ``% users all:GROUP`` line before)."""
     n = len(c.measures) + 1
-    lines = [r"\begin{tabular}{l" + "r" * len(c.measures) + "}", r"\toprule",
-             "System & " + " & ".join(latex_escape(m) for m in c.measures) + r" \\", r"\midrule"]  # fmt: skip
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(c.measures) + "}",
+        r"\toprule",
+        "System & " + " & ".join(latex_escape(m) for m in c.measures) + r" \\",
+        r"\midrule",
+    ]
     for s, cells in zip(c.systems, _cells(c, lambda t: rf"\textbf{{{t}}}", r"$^\dagger$"), strict=True):
         lines.append(latex_escape(s) + " & " + " & ".join(cells) + r" \\")
     text = latex_escape(legend(c, "@")).replace("@", r"$^\dagger$", 1)
@@ -194,5 +236,10 @@ def format_latex(c: Comparison) -> str:
 
 
 #: Output formats by name: ``format(comparison)`` -> text. ``trecrs compare --format`` reads its choices here.
-FORMATS = {"text": format_text, "markdown": format_markdown, "latex": format_latex, "csv": format_csv,
-           "json": format_json}  # fmt: skip
+FORMATS = {
+    "text": format_text,
+    "markdown": format_markdown,
+    "latex": format_latex,
+    "csv": format_csv,
+    "json": format_json,
+}

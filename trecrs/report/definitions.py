@@ -45,8 +45,14 @@ TREC_EVAL_TEXT = {
     "recip_rank": "1 / rank of the first relevant document, 0 without one",
 }
 #: ir_measures' spelling of each concept (its pytrec_eval provider computes trec_eval's measure).
-IR_MEASURES = {"precision": "P@{k}", "recall": "R@{k}", "ndcg": "nDCG@{k}", "map": "AP@{k}", "mrr": "RR@{k}",
-               "hit": "Success@{k}"}  # fmt: skip
+IR_MEASURES = {
+    "precision": "P@{k}",
+    "recall": "R@{k}",
+    "ndcg": "nDCG@{k}",
+    "map": "AP@{k}",
+    "mrr": "RR@{k}",
+    "hit": "Success@{k}",
+}
 #: ir_measures' spelling of a concept without a cutoff.
 IR_MEASURES_WHOLE = {"ndcg": "nDCG", "map": "AP", "mrr": "RR"}
 _NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_\-]*?)(?:[@.](?P<k>[1-9][0-9]*))?$")
@@ -83,8 +89,12 @@ class Definitions:
             {k: getattr(d, k) for k in ("framework", "name", "trecrs", "value", "definition")}
             for d in self.definitions
         ]
-        return {"measure": self.measure, "relevance_level": self.relevance_level, "definitions": rows,
-                "spread": self.spread}  # fmt: skip
+        return {
+            "measure": self.measure,
+            "relevance_level": self.relevance_level,
+            "definitions": rows,
+            "spread": self.spread,
+        }
 
 
 def concept_of(measure: str) -> tuple[str, int | None]:
@@ -94,8 +104,11 @@ def concept_of(measure: str) -> tuple[str, int | None]:
     concept = _spellings().get(m.group("name").lower()) if m else None
     if m is None or concept is None:
         known = ", ".join(sorted({c for c in _spellings().values()}))
-        raise UsageError(f"measure {measure!r}: no known definitions go by this name (concepts: {known}; "
-                         "e.g. NDCG@10, MAP@10, Recall@20, HitRate@5, MRR)", arguments=["measure"])  # fmt: skip
+        raise UsageError(
+            f"measure {measure!r}: no known definitions go by this name (concepts: {known}; "
+            "e.g. NDCG@10, MAP@10, Recall@20, HitRate@5, MRR)",
+            arguments=["measure"],
+        )
     return concept, int(m.group("k")) if m.group("k") else None
 
 
@@ -159,8 +172,15 @@ def spellings(concept: str, k: int | None, level: int = 1) -> list[tuple[str, st
     return rows
 
 
-def definitions(measure: str, qrels: object, run: object, *, train: object = None, relevance_level: int = 1,
-                trec_eval_version: int = 9) -> Definitions:  # fmt: skip
+def definitions(
+    measure: str,
+    qrels: object,
+    run: object,
+    *,
+    train: object = None,
+    relevance_level: int = 1,
+    trec_eval_version: int = 9,
+) -> Definitions:
     """Every definition that goes by ``measure``, with ``run``'s mean under each (as ``trecrs eval -m`` gives
     it with ``-l relevance_level``; ``train`` feeds the definitions that need training data). A definition
     that cannot be computed on these inputs has value None and says why; a concept with no definition at
@@ -210,8 +230,11 @@ def format_text(result: Definitions) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
     indent = " " * (widths[0] + 2)
     n = len(rows)
-    lines = [f"{result.measure}: {n} definition{'s' if n != 1 else ''} go{'' if n != 1 else 'es'} by this name "
-             f"(relevant: rel >= {result.relevance_level})", ""]  # fmt: skip
+    lines = [
+        f"{result.measure}: {n} definition{'s' if n != 1 else ''} go{'' if n != 1 else 'es'} by this name "
+        f"(relevant: rel >= {result.relevance_level})",
+        "",
+    ]
     lines.append("  ".join(c.ljust(w) for c, w in zip(header, widths, strict=True)).rstrip())
     for d, r in zip(result.definitions, rows, strict=True):
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
@@ -219,10 +242,13 @@ def format_text(result: Definitions) -> str:
         lines += _wrapped(d.definition, indent)
     spread = result.spread
     lines += ["", f"spread (max - min): {'–' if spread is None else f'{spread:.4f}'}"]
-    lines += _wrapped("every value ranks tied scores in trec_eval's order (score, then document id descending) "
-                      "unless its definition says a tie counts against the item; "
-                      f"each trecrs eval -m spelling carries its relevance level (rel >= {result.relevance_level}) "
-                      "and gives the row's value at any -l", "")  # fmt: skip
+    lines += _wrapped(
+        "every value ranks tied scores in trec_eval's order (score, then document id descending) "
+        "unless its definition says a tie counts against the item; "
+        f"each trecrs eval -m spelling carries its relevance level (rel >= {result.relevance_level}) "
+        "and gives the row's value at any -l",
+        "",
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -50,13 +50,26 @@ def md_table(header: list[str], rows: list[list[str]], align: str | None = None)
 
 def findings_table(findings: Iterable[Finding]) -> str:
     """The claims, our verdict on each and its evidence, as a Markdown table."""
-    rows = [[md_escape(f.claim), "**holds**" if f.holds else "**does not hold**", md_escape(f.evidence)]
-            for f in findings]  # fmt: skip
+    rows = [
+        [md_escape(f.claim), "**holds**" if f.holds else "**does not hold**", md_escape(f.evidence)]
+        for f in findings
+    ]
     return md_table(["claim", "ours", "evidence"], rows, "lll")
 
 
-_LATEX_SPECIAL = {"–": "--", "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
+_LATEX_SPECIAL = {
+    "–": "--",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def latex_escape(text: str) -> str:

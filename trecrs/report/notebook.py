@@ -52,8 +52,11 @@ def evaluation_html(ev: Evaluation) -> str:
     groups, the ``all:GROUP`` lines too), names and values exactly as printed (:func:`format_trec`); the
     run and its number of queries in the caption."""
     lines = [line.split("\t") for line in format_trec(ev).splitlines()]
-    rows = [[name.rstrip() if query == ALL else f"{name.rstrip()} ({query})", value]
-            for name, query, value in lines if name.rstrip() != "runid"]  # fmt: skip
+    rows = [
+        [name.rstrip() if query == ALL else f"{name.rstrip()} ({query})", value]
+        for name, query, value in lines
+        if name.rstrip() != "runid"
+    ]
     return html_table(["measure", ALL], rows, caption=f"run {ev.runid}: {ev.per_query.height} queries")
 
 
@@ -98,8 +101,10 @@ def plot_distribution(
     ``overall`` value (trec_eval's ``all``) a dashed line: the Figure (one axes), saved to ``path`` (PNG,
     or PDF by the suffix, deterministic bytes: :func:`~trecrs.report.figures.save_figure`) when given."""
     if kind not in DISTRIBUTIONS:
-        raise UsageError(f"kind {kind!r} is not a figure of per-query values; choose from "
-                         f"{', '.join(DISTRIBUTIONS)}", arguments=["kind"])  # fmt: skip
+        raise UsageError(
+            f"kind {kind!r} is not a figure of per-query values; choose from {', '.join(DISTRIBUTIONS)}",
+            arguments=["kind"],
+        )
     values = np.asarray(values, dtype=np.float64)
     fig, ax = figure(figsize=(5.0, 3.2))
     across = DISTRIBUTIONS[kind](ax, values, measure)

@@ -36,9 +36,20 @@ class SampledReport:
     cases: dict[str, pl.DataFrame] | None = None
 
 
-def sampled(train: object, test: object, scores: dict, ks: Iterable[int] = (1, 5, 10), *, n: int = 100,
-            relevant_threshold: float = 5.0, seed: int | None = None, items: object = None, lam: float = 0.1,
-            missing: str = "fail", paths: dict | None = None) -> SampledReport:  # fmt: skip
+def sampled(
+    train: object,
+    test: object,
+    scores: dict,
+    ks: Iterable[int] = (1, 5, 10),
+    *,
+    n: int = 100,
+    relevant_threshold: float = 5.0,
+    seed: int | None = None,
+    items: object = None,
+    lam: float = 0.1,
+    missing: str = "fail",
+    paths: dict | None = None,
+) -> SampledReport:
     """Sampled against exact rank metrics of every system (``scores``: name -> score file or table) on the
     One-Plus-Random candidates of a split: ``trecrs sampled``.
 
@@ -59,9 +70,12 @@ def sampled(train: object, test: object, scores: dict, ks: Iterable[int] = (1, 5
     cands = opr_candidates(
         train, test, items, n=n, relevant_threshold=relevant_threshold, seed=seed, paths=paths
     )
-    cases = {name: case_ranks(cands, table, missing=missing,
-                              scores_path=table if isinstance(table, str | os.PathLike) else None)
-             for name, table in scores.items()}  # fmt: skip
+    cases = {
+        name: case_ranks(
+            cands, table, missing=missing, scores_path=table if isinstance(table, str | os.PathLike) else None
+        )
+        for name, table in scores.items()
+    }
     report = sampled_report(cases, list(ks), lam)
     return SampledReport(report.table, report.agreement, cases)
 

@@ -82,8 +82,9 @@ def randomization_exact(d: np.ndarray) -> float:
     return float(np.count_nonzero(means >= abs(float(d.mean())) * (1 - TIE_TOLERANCE)) / means.size)
 
 
-def bootstrap_ci(d: np.ndarray, *, rng: np.random.Generator, resamples: int = 10000,
-                 alpha: float = 0.05) -> tuple[float, float]:  # fmt: skip
+def bootstrap_ci(
+    d: np.ndarray, *, rng: np.random.Generator, resamples: int = 10000, alpha: float = 0.05
+) -> tuple[float, float]:
     """Percentile bootstrap confidence interval (1 - alpha) of the mean difference (Efron 1979).
 
     B resamples of the n queries drawn with replacement; the interval is the alpha/2 and 1 - alpha/2

@@ -77,26 +77,69 @@ class StudyResult:
         return next(c for c in self.cells if (c.dataset, c.system, c.measure) == (dataset, system, measure))
 
     def to_dict(self) -> dict:
-        cells = [{k: _json_num(getattr(c, k)) for k in ("dataset", "system", "measure", "folds", "mean", "sd", "ci_low",
-                                                          "ci_high", "delta", "p", "test")} for c in self.cells]  # fmt: skip
-        return {"measures": self.measures, "systems": self.systems, "datasets": self.datasets, "baseline": self.baseline,
-                "alpha": self.alpha, "cells": cells, "ranks": self.ranks, "friedman": self.friedman, "cd": self.cd,
-                "notes": self.notes}  # fmt: skip
+        cells = [
+            {
+                k: _json_num(getattr(c, k))
+                for k in (
+                    "dataset",
+                    "system",
+                    "measure",
+                    "folds",
+                    "mean",
+                    "sd",
+                    "ci_low",
+                    "ci_high",
+                    "delta",
+                    "p",
+                    "test",
+                )
+            }
+            for c in self.cells
+        ]
+        return {
+            "measures": self.measures,
+            "systems": self.systems,
+            "datasets": self.datasets,
+            "baseline": self.baseline,
+            "alpha": self.alpha,
+            "cells": cells,
+            "ranks": self.ranks,
+            "friedman": self.friedman,
+            "cd": self.cd,
+            "notes": self.notes,
+        }
 
 
 def from_dict(doc: dict) -> StudyResult:
     """A :class:`StudyResult` back from its JSON document (:meth:`StudyResult.to_dict`; no fold values)."""
     cells = [Cell(**{k: c[k] for k in Cell.__dataclass_fields__}) for c in doc["cells"]]
-    return StudyResult(doc["measures"], doc["systems"], doc["datasets"], doc["baseline"], doc["alpha"], cells,
-                       doc["ranks"], doc["friedman"], doc["cd"], pl.DataFrame(), doc.get("notes", []))  # fmt: skip
+    return StudyResult(
+        doc["measures"],
+        doc["systems"],
+        doc["datasets"],
+        doc["baseline"],
+        doc["alpha"],
+        cells,
+        doc["ranks"],
+        doc["friedman"],
+        doc["cd"],
+        pl.DataFrame(),
+        doc.get("notes", []),
+    )
 
 
 def _json_num(v: T) -> T | None:
     return None if isinstance(v, float) and math.isnan(v) else v
 
 
-def study(path: PathLike, measures: list | tuple | str | None, *, baseline: str | None = None, alpha: float = 0.05,
-          evaluation: EvalSettings | None = None) -> StudyResult:  # fmt: skip
+def study(
+    path: PathLike,
+    measures: list | tuple | str | None,
+    *,
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    evaluation: EvalSettings | None = None,
+) -> StudyResult:
     """Evaluate every line of the study file ``path`` with ``measures`` and ``evaluation`` (trec_eval's flags,
     ``--ties``, the engine) and summarise it (module docstring). ``baseline``: a system name (default: the
     first system listed)."""
@@ -165,8 +208,9 @@ def _size_ratio(part: pl.DataFrame, dataset: str, notes: list[str]) -> float | N
     return float(mean_test) / float(mean_train)
 
 
-def _cells(values: pl.DataFrame, dataset: str, measure: str, baseline: str, alpha: float,
-           ratio: float | None) -> list[Cell]:  # fmt: skip
+def _cells(
+    values: pl.DataFrame, dataset: str, measure: str, baseline: str, alpha: float, ratio: float | None
+) -> list[Cell]:
     part = values.filter((pl.col("dataset") == dataset) & (pl.col("measure") == measure))
     base = dict(part.filter(pl.col("system") == baseline).select("fold", "value").iter_rows())
     out = []
@@ -221,8 +265,10 @@ def too_few_note(result: StudyResult) -> str | None:
     """The note for a study too small for Friedman's test (3 systems, 2 data sets) or the critical difference
     (2 data sets) (Demšar 2006); None when both apply."""
     if len(result.datasets) == 1:
-        return (f"one data set ({result.datasets[0]}): Friedman's test and Nemenyi's critical difference need "
-                "at least two; the average ranks are its ranks")  # fmt: skip
+        return (
+            f"one data set ({result.datasets[0]}): Friedman's test and Nemenyi's critical difference need "
+            "at least two; the average ranks are its ranks"
+        )
     if len(result.systems) == 2:
         return "two systems: Friedman's test needs at least three (the critical difference still applies)"
     return None

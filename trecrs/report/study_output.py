@@ -31,22 +31,31 @@ def _entry(result: StudyResult, dataset: str, system: str, measure: str) -> str:
 def _rows(result: StudyResult, measure: str) -> tuple[list[str], list[list[str]]]:
     header = ["system", *result.datasets, "avg rank"]
     ranks = result.ranks.get(measure, {})
-    rows = [[s + (" (baseline)" if s == result.baseline else ""),
-             *(_entry(result, d, s, measure) for d in result.datasets),
-             f"{ranks[s]:.2f}" if s in ranks else "–"] for s in result.systems]  # fmt: skip
+    rows = [
+        [
+            s + (" (baseline)" if s == result.baseline else ""),
+            *(_entry(result, d, s, measure) for d in result.datasets),
+            f"{ranks[s]:.2f}" if s in ranks else "–",
+        ]
+        for s in result.systems
+    ]
     return header, rows
 
 
 def _footer(result: StudyResult, measure: str) -> list[str]:
     tests = sorted({c.test for c in result.cells if c.measure == measure and c.test})
-    out = [f"{MARK}: p < {result.alpha} against {result.baseline} ({', '.join(tests) or 'no test'}, two-sided); "
-           f"± half-width of the {1 - result.alpha:.0%} t interval over the folds"]  # fmt: skip
+    out = [
+        f"{MARK}: p < {result.alpha} against {result.baseline} ({', '.join(tests) or 'no test'}, two-sided); "
+        f"± half-width of the {1 - result.alpha:.0%} t interval over the folds"
+    ]
     if measure in result.friedman:
         # NaN (every system tied on every data set) is None in the result: printed as nan
         f = result.friedman[measure]
         stat, p = (math.nan if v is None else v for v in (f["statistic"], f["p"]))
-        out.append(f"Friedman chi-square {stat:.4f}, p = {p:.4g} ({len(result.ranks[measure])} systems, "
-                   f"{len(result.datasets)} data sets)")  # fmt: skip
+        out.append(
+            f"Friedman chi-square {stat:.4f}, p = {p:.4g} ({len(result.ranks[measure])} systems, "
+            f"{len(result.datasets)} data sets)"
+        )
     if measure in result.cd:
         out.append(f"Nemenyi critical difference {result.cd[measure]:.4f} (alpha {result.alpha})")
     return out + [f"note: {n}" for n in result.notes]
@@ -72,8 +81,14 @@ def format_markdown(result: StudyResult) -> str:
     out = []
     for m in result.measures:
         header, rows = _rows(result, m)
-        out += [f"**{m}**", "", md_table(header, rows, "l" + "r" * (len(header) - 1)), "",
-                *(f"{line}  " for line in _footer(result, m)), ""]  # fmt: skip
+        out += [
+            f"**{m}**",
+            "",
+            md_table(header, rows, "l" + "r" * (len(header) - 1)),
+            "",
+            *(f"{line}  " for line in _footer(result, m)),
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -81,8 +96,12 @@ def format_latex(result: StudyResult) -> str:
     out = []
     for m in result.measures:
         header, rows = _rows(result, m)
-        out += [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
-                " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]  # fmt: skip
+        out += [
+            r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+            r"\toprule",
+            " & ".join(latex_escape(h) for h in header) + r" \\",
+            r"\midrule",
+        ]
         for r in rows:
             cells = [
                 latex_escape(r[0]),
@@ -99,10 +118,22 @@ def format_latex(result: StudyResult) -> str:
 
 
 def format_csv(result: StudyResult) -> str:
-    frame = pl.DataFrame(result.to_dict()["cells"], schema={"dataset": pl.Utf8, "system": pl.Utf8, "measure": pl.Utf8,
-                                                            "folds": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
-                                                            "ci_low": pl.Float64, "ci_high": pl.Float64,
-                                                            "delta": pl.Float64, "p": pl.Float64, "test": pl.Utf8})  # fmt: skip
+    frame = pl.DataFrame(
+        result.to_dict()["cells"],
+        schema={
+            "dataset": pl.Utf8,
+            "system": pl.Utf8,
+            "measure": pl.Utf8,
+            "folds": pl.Int64,
+            "mean": pl.Float64,
+            "sd": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "delta": pl.Float64,
+            "p": pl.Float64,
+            "test": pl.Utf8,
+        },
+    )
     buf = io.StringIO()
     frame.write_csv(buf, float_precision=None)
     return buf.getvalue()
@@ -113,8 +144,13 @@ def format_json(result: StudyResult) -> str:
 
 
 #: Output formats of ``trecrs study --format``.
-FORMATS = {"text": format_text, "markdown": format_markdown, "latex": format_latex, "csv": format_csv,
-           "json": format_json}  # fmt: skip
+FORMATS = {
+    "text": format_text,
+    "markdown": format_markdown,
+    "latex": format_latex,
+    "csv": format_csv,
+    "json": format_json,
+}
 
 #: The formats with no place for the notes (CSV is the cells alone): ``trecrs study`` prints them on stderr.
 WITHOUT_NOTES = ("csv",)
@@ -148,11 +184,15 @@ def plot(result: StudyResult, path: str | Path | None = None):
     """
     measures = [m for m in result.measures if m in result.ranks]
     if not measures:  # one system: nothing is ranked
-        raise SemanticError(f"a critical-difference diagram needs at least two systems, the study has "
-                            f"{len(result.systems)} ({', '.join(result.systems)})")  # fmt: skip
+        raise SemanticError(
+            f"a critical-difference diagram needs at least two systems, the study has "
+            f"{len(result.systems)} ({', '.join(result.systems)})"
+        )
     note = too_few_note(result)
-    panels = [_Panel(m, result.ranks[m], result.cd.get(m), result.friedman.get(m, {}).get("p"), note)
-              for m in measures]  # fmt: skip
+    panels = [
+        _Panel(m, result.ranks[m], result.cd.get(m), result.friedman.get(m, {}).get("p"), note)
+        for m in measures
+    ]
     side = max(max(p.label_widths()) for p in panels) + 0.45  # the longest name fits beside the axis
     axis = max(3.0, 0.6 * (len(result.systems) - 1))
     for p in panels:
@@ -177,8 +217,9 @@ ROW, BAR_ROW = 0.22, 0.13  # inches: a name's row, a clique bar's row
 class _Panel:
     """One measure's diagram, drawn in inches from the top of its band (:func:`plot`)."""
 
-    def __init__(self, measure: str, ranks: dict[str, float], cd: float | None, p: float | None,
-                 note: str | None) -> None:  # fmt: skip
+    def __init__(
+        self, measure: str, ranks: dict[str, float], cd: float | None, p: float | None, note: str | None
+    ) -> None:
         self.measure, self.p, self.note = measure, p, note
         self.cd = cd if cd is not None and not math.isnan(cd) else None
         self.order = sorted(ranks.items(), key=lambda kv: (kv[1], kv[0]))  # best first
@@ -211,13 +252,26 @@ class _Panel:
         if self.cd is not None:
             self._cd(ax, top - 0.55)
         for n, (low, high) in enumerate(self.bars):  # over the elbow lines they cross
-            ax.plot([self.x(low) - 0.06, self.x(high) + 0.06], [y - 0.15 - BAR_ROW * n] * 2, color="black", lw=3,
-                    solid_capstyle="butt", zorder=3)  # fmt: skip
+            ax.plot(
+                [self.x(low) - 0.06, self.x(high) + 0.06],
+                [y - 0.15 - BAR_ROW * n] * 2,
+                color="black",
+                lw=3,
+                solid_capstyle="butt",
+                zorder=3,
+            )
         first = y - 0.15 - BAR_ROW * len(self.bars) - 0.1
         self._names(ax, y, first)
         for i, line in enumerate(self._note_lines()):
-            ax.text(0.1, first - ROW * self.rows - 0.05 - 0.18 * i, line, ha="left", va="top", fontsize=FONT - 1,
-                    color="tab:red")  # fmt: skip
+            ax.text(
+                0.1,
+                first - ROW * self.rows - 0.05 - 0.18 * i,
+                line,
+                ha="left",
+                va="top",
+                fontsize=FONT - 1,
+                color="tab:red",
+            )
 
     def _axis(self, ax, y: float) -> None:
         ax.plot([self.x(1), self.x(self.k)], [y, y], color="black", lw=1)
@@ -240,8 +294,14 @@ class _Panel:
             for j, (system, r) in enumerate(systems):
                 row = first - ROW * j
                 ax.plot([self.x(r), self.x(r), end], [y, row, row], color="tab:blue", lw=0.9)
-                ax.text(end + 0.05 * side, row, _label(system, r), ha="right" if side < 0 else "left",
-                        va="center", fontsize=FONT)  # fmt: skip
+                ax.text(
+                    end + 0.05 * side,
+                    row,
+                    _label(system, r),
+                    ha="right" if side < 0 else "left",
+                    va="center",
+                    fontsize=FONT,
+                )
 
 
 def _label(system: str, rank: float) -> str:

@@ -62,8 +62,9 @@ def compute(
         q = run.get_column(QUERY)
         return pl.DataFrame({QUERY: (q if q.dtype == pl.Utf8 else q.cast(pl.Utf8)).unique().sort()})
     enc = encode(qrels, run, score_dtype=request.version.score_dtype)
-    values = compute_encoded(enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-                             ties=ties).per_query  # fmt: skip
+    values = compute_encoded(
+        enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, ties=ties
+    ).per_query
     if values.height == 0:
         return pl.DataFrame({QUERY: []}, schema={QUERY: pl.Utf8})
     return values.sort(QUERY)  # bytewise query order, as pytrec_eval's engine gives

@@ -34,14 +34,29 @@ def compute_encoded(
     MB. Raises :class:`~.rank.DuplicateEntry` (with ``check_duplicates``) for a repeated (query, doc).
     """
     p = prepare(enc, check_duplicates=check_duplicates)
-    return compute_prepared(p, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-                            complete=complete, ties=ties, report_ties=report_ties)  # fmt: skip
+    return compute_prepared(
+        p,
+        request,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        complete=complete,
+        ties=ties,
+        report_ties=report_ties,
+    )
 
 
 def compute_prepared(
-    p: Prepared, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-    depth: int | None = None, complete: bool = False, ties: str = "trec_eval", report_ties: bool = True,
-) -> Computed:  # fmt: skip
+    p: Prepared,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    ties: str = "trec_eval",
+    report_ties: bool = True,
+) -> Computed:
     """:func:`compute_encoded` on a :class:`~.rank.Prepared` pair (which it does not change); in trec_eval's
     order, with ``report_ties``, where ties decide values (:func:`~.tie_report.tie_report`)."""
     if ties == "expected":  # the closed forms count the positions above -M themselves

@@ -44,8 +44,9 @@ def factor_scores(user_factors: np.ndarray, item_factors: np.ndarray) -> np.ndar
     how a threaded BLAS splits it must not move a near-tie.
     """
     with one_thread():
-        return _scores(threading.local(), np.asarray(user_factors, dtype=np.float64),
-                       _item_matrix(item_factors)).copy()  # fmt: skip
+        return _scores(
+            threading.local(), np.asarray(user_factors, dtype=np.float64), _item_matrix(item_factors)
+        ).copy()
 
 
 def _item_matrix(item_factors: np.ndarray) -> np.ndarray:
@@ -132,10 +133,19 @@ def encode_pairs(qrels: pl.DataFrame, train: pl.DataFrame, users: pl.Series, ite
     item_rank = np.empty(n_items, dtype=np.int64)
     item_rank[items.arg_sort().to_numpy()] = np.arange(n_items)
     return FactorPairs(
-        qvocab, factor_row, code[factor_row], n_cand[factor_row], item_rank, q_row[o], q_code[o],
-        _codes(qrels.get_column("doc").cast(pl.Utf8), items)[o], qrels.get_column("rel").cast(pl.Int64).to_numpy()[o],
-        t_row, t_col, run_stats,
-    )  # fmt: skip
+        qvocab,
+        factor_row,
+        code[factor_row],
+        n_cand[factor_row],
+        item_rank,
+        q_row[o],
+        q_code[o],
+        _codes(qrels.get_column("doc").cast(pl.Utf8), items)[o],
+        qrels.get_column("rel").cast(pl.Int64).to_numpy()[o],
+        t_row,
+        t_col,
+        run_stats,
+    )
 
 
 def factor_stats(pairs: FactorPairs, depth: int | None) -> QueryStats:
@@ -168,8 +178,9 @@ class _Block:
     size: np.ndarray  # candidates with the item's score (its tie group's size)
 
 
-def _judged_ranks(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_cand: np.ndarray,
-                  item_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def _judged_ranks(
+    scores: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_cand: np.ndarray, item_rank: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """0-based rank of each (row, col) candidate, and its tie group's first rank and size; non-candidates
     of ``scores`` are NaN (sorted last)."""
     ordered = np.sort(scores, axis=1)
@@ -227,8 +238,18 @@ def _check_finite(scores: np.ndarray, users: np.ndarray, user_ids: pl.Series, it
         )
 
 
-def _ranked(pairs: FactorPairs, lo: int, hi: int, b: _Block, n_cand: np.ndarray, *, level: int,
-            judged_only: bool, depth: int | None, ties: str = "trec_eval") -> Ranked:  # fmt: skip
+def _ranked(
+    pairs: FactorPairs,
+    lo: int,
+    hi: int,
+    b: _Block,
+    n_cand: np.ndarray,
+    *,
+    level: int,
+    judged_only: bool,
+    depth: int | None,
+    ties: str = "trec_eval",
+) -> Ranked:
     """The block as trec_eval's ranked lists: -M keeps the first N, -J the judged candidates among them.
 
     Every list carries its tie flags for the tie groups holding a judged item (a group of unjudged items
@@ -273,14 +294,28 @@ def _ranked(pairs: FactorPairs, lo: int, hi: int, b: _Block, n_cand: np.ndarray,
     rel[starts[seg_of[row]] + pos] = val
     seg_q = pairs.user_code[lo:hi][seg]
     q0, q1 = np.searchsorted(pairs.q_row, [lo, hi])
-    enc = Encoded(pairs.qvocab, pl.Series([], dtype=pl.Utf8), pairs.q_code[q0:q1], pairs.q_col[q0:q1],
-                  pairs.q_val[q0:q1], *(np.empty(0),) * 3)  # fmt: skip
+    enc = Encoded(
+        pairs.qvocab,
+        pl.Series([], dtype=pl.Utf8),
+        pairs.q_code[q0:q1],
+        pairs.q_col[q0:q1],
+        pairs.q_val[q0:q1],
+        *(np.empty(0),) * 3,
+    )
     num_rel, num_nonrel, num_zero, istarts, ideal = _qrels_counts(enc, seg_q, level)
     return Ranked(
-        queries=pairs.qvocab.gather(seg_q).to_list(), starts=starts, rel=rel, level=level, num_rel=num_rel,
-        num_nonrel=num_nonrel, ideal_starts=istarts, ideal=ideal, bogus=np.zeros(seg.size, dtype=bool),
-        num_zero=num_zero, tied=tied,
-    )  # fmt: skip
+        queries=pairs.qvocab.gather(seg_q).to_list(),
+        starts=starts,
+        rel=rel,
+        level=level,
+        num_rel=num_rel,
+        num_nonrel=num_nonrel,
+        ideal_starts=istarts,
+        ideal=ideal,
+        bogus=np.zeros(seg.size, dtype=bool),
+        num_zero=num_zero,
+        tied=tied,
+    )
 
 
 def _groups(b: _Block, full: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -359,8 +394,17 @@ def compute_factors(
         scores = _scores(local, np.asarray(user_factors[users], dtype=np.float64), q64t)
         _check_finite(scores, users, user_ids, item_ids)
         n_cand = pairs.n_cand[lo:hi]
-        r = _ranked(pairs, lo, hi, _block(pairs, lo, hi, scores, n_cand), n_cand, level=relevance_level,
-                    judged_only=judged_only, depth=depth, ties=ties)  # fmt: skip
+        r = _ranked(
+            pairs,
+            lo,
+            hi,
+            _block(pairs, lo, hi, scores, n_cand),
+            n_cand,
+            level=relevance_level,
+            judged_only=judged_only,
+            depth=depth,
+            ties=ties,
+        )
         if ties == "expected":
             values = compute_expected(r, request, depth)
             return Computed(pl.DataFrame({QUERY: pl.Series(QUERY, r.queries, dtype=pl.Utf8), **values}))

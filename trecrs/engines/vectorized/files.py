@@ -66,9 +66,17 @@ class _Flags(TypedDict):
 
 
 def compute_files(
-    qrels, run, request: MeasureRequest, *, relevance_level: int = 1, judged_only: bool = False,
-    depth: int | None = None, complete: bool = False, block_lines: int = BLOCK_LINES, ties: str = "trec_eval",
-) -> FileComputed:  # fmt: skip
+    qrels,
+    run,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    block_lines: int = BLOCK_LINES,
+    ties: str = "trec_eval",
+) -> FileComputed:
     """The run in blocks of whole queries of about ``block_lines`` lines (module docstring); the same
     answer, tag and counts as reading it whole (a repeated (query, doc) names both lines)."""
     _check_block_lines(block_lines)
@@ -110,8 +118,17 @@ def _warn_partitioned(run, parts: int) -> None:
     )
 
 
-def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int,
-           judged_only: bool, depth: int | None, ties: str = "trec_eval") -> tuple[Computed, pl.DataFrame]:  # fmt: skip
+def _block(
+    qrels_df: pl.DataFrame,
+    block: pl.DataFrame,
+    run,
+    request: MeasureRequest,
+    *,
+    relevance_level: int,
+    judged_only: bool,
+    depth: int | None,
+    ties: str = "trec_eval",
+) -> tuple[Computed, pl.DataFrame]:
     """One block of whole queries with the qrels of its queries: its answer and its run counts."""
     counts = query_lines(block).rename({"lines": "retrieved"})
     queries = counts.get_column(QUERY).cast(pl.Categorical)
@@ -121,9 +138,14 @@ def _block(qrels_df: pl.DataFrame, block: pl.DataFrame, run, request: MeasureReq
     del block  # from here on only integer arrays
     try:
         computed = compute_encoded(
-            enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, check_duplicates=True,
+            enc,
+            request,
+            relevance_level=relevance_level,
+            judged_only=judged_only,
+            depth=depth,
+            check_duplicates=True,
             ties=ties,
-        )  # fmt: skip
+        )
     except DuplicateEntry:
         read_run(run)  # raises the error naming both lines
         raise
@@ -144,21 +166,43 @@ def _merge_stats(qrels_df: pl.DataFrame, counts: list[pl.DataFrame]) -> QuerySta
     return QueryStats(qstats, run)
 
 
-def _stand_ins(qrels_df: pl.DataFrame, stats: QueryStats, request: MeasureRequest, *, relevance_level: int,
-               judged_only: bool, depth: int | None, ties: str = "trec_eval") -> Computed:  # fmt: skip
+def _stand_ins(
+    qrels_df: pl.DataFrame,
+    stats: QueryStats,
+    request: MeasureRequest,
+    *,
+    relevance_level: int,
+    judged_only: bool,
+    depth: int | None,
+    ties: str = "trec_eval",
+) -> Computed:
     """-c (10.0): the qrels queries the run never names, on trec_eval's stand-in ranking."""
     missing = qrels_df.filter(~pl.col(QUERY).cast(pl.Utf8).is_in(stats.run.get_column(QUERY).implode()))
     if missing.height == 0:
         return Computed(pl.DataFrame(schema={QUERY: pl.Utf8}))
     empty = pl.DataFrame(schema={QUERY: pl.Utf8, DOC: pl.Utf8, SCORE: pl.Float32})
     return compute_encoded(
-        encode(missing, empty), request, relevance_level=relevance_level, judged_only=judged_only, depth=depth,
-        complete=True, ties=ties,
-    )  # fmt: skip
+        encode(missing, empty),
+        request,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        complete=True,
+        ties=ties,
+    )
 
 
-def _whole(qrels_df: pl.DataFrame, run, request: MeasureRequest, *, relevance_level: int, judged_only: bool,
-           depth: int | None, complete: bool, ties: str = "trec_eval") -> FileComputed:  # fmt: skip
+def _whole(
+    qrels_df: pl.DataFrame,
+    run,
+    request: MeasureRequest,
+    *,
+    relevance_level: int,
+    judged_only: bool,
+    depth: int | None,
+    complete: bool,
+    ties: str = "trec_eval",
+) -> FileComputed:
     """The whole run at once: read, encode, rank, compute (a repeated (query, doc) names both lines)."""
     run_df, tag = read_run_for_scoring(run, check_duplicates=False)  # checked while ranking, below
     enc = encode(qrels_df, run_df)
@@ -166,9 +210,15 @@ def _whole(qrels_df: pl.DataFrame, run, request: MeasureRequest, *, relevance_le
     stats = encoded_stats(enc, depth=depth)
     try:
         computed = compute_encoded(
-            enc, request, relevance_level=relevance_level, judged_only=judged_only, depth=depth, complete=complete,
-            check_duplicates=True, ties=ties,
-        )  # fmt: skip
+            enc,
+            request,
+            relevance_level=relevance_level,
+            judged_only=judged_only,
+            depth=depth,
+            complete=complete,
+            check_duplicates=True,
+            ties=ties,
+        )
     except DuplicateEntry:
         read_run(run)  # raises the error naming both lines
         raise

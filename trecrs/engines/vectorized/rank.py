@@ -115,8 +115,19 @@ class Ranked:
         sp = self.relrows
         rel = self.rel.copy()
         rel[sp.idx[sp.rank <= extra[sp.seg]]] = min(self.level, 0) - 1  # below the level, and not judged
-        out = Ranked(self.queries, self.starts, rel, self.level, self.num_rel, self.num_nonrel, self.ideal_starts,
-                     self.ideal, self.bogus, self.num_zero, self.tied)  # fmt: skip
+        out = Ranked(
+            self.queries,
+            self.starts,
+            rel,
+            self.level,
+            self.num_rel,
+            self.num_nonrel,
+            self.ideal_starts,
+            self.ideal,
+            self.bogus,
+            self.num_zero,
+            self.tied,
+        )
         out.__dict__["num_rel_ret"] = self.num_rel_ret
         return out
 
@@ -500,14 +511,25 @@ def rank_encoded(
     tie_order: str | None = None,
 ) -> Ranked:
     """:func:`rank` on an :class:`Encoded` pair; the run arrays of ``enc`` are released as they are used."""
-    return rank_prepared(prepare(enc, check_duplicates=check_duplicates), relevance_level=relevance_level,
-                         judged_only=judged_only, depth=depth, complete=complete, tie_order=tie_order)  # fmt: skip
+    return rank_prepared(
+        prepare(enc, check_duplicates=check_duplicates),
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        complete=complete,
+        tie_order=tie_order,
+    )
 
 
 def rank_prepared(
-    p: Prepared, *, relevance_level: int = 1, judged_only: bool = False, depth: int | None = None,
-    complete: bool = False, tie_order: str | None = None,
-) -> Ranked:  # fmt: skip
+    p: Prepared,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+    complete: bool = False,
+    tie_order: str | None = None,
+) -> Ranked:
     """The :class:`Ranked` of a :class:`Prepared` pair under trec_eval's flags (``p`` is not changed).
 
     ``tie_order``: None keeps trec_eval's order; ``"best"`` / ``"worst"`` order each tie group by relevance
@@ -519,8 +541,9 @@ def rank_prepared(
     present = np.flatnonzero(evaluated)  # in run order
     seg_q, lens, n_missing = b.query[present], lens[present], 0
     if complete:
-        seg_q, lens, rel, tied, n_missing = _stand_ins(b, p.judged_q, seg_q, lens, rel, tied,
-                                                       judged_only=judged_only)  # fmt: skip
+        seg_q, lens, rel, tied, n_missing = _stand_ins(
+            b, p.judged_q, seg_q, lens, rel, tied, judged_only=judged_only
+        )
     S = seg_q.size
     starts = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])

@@ -24,20 +24,42 @@ from .ties import CUTOFF_MEASURES, TIE_AWARE, TieGroups, increasing_gains, mixed
 
 #: trec_eval's tie-aware measures of the retrieved set as a whole: without ``-M`` (the only case whose range
 #: the report computes) every order of the tied documents gives them the same value.
-ORDER_FREE = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall",
-                        "set_relative_P", "set_map", "set_F", "utility", "ideal_dcg"})  # fmt: skip
+ORDER_FREE = frozenset(
+    {
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "num_nonrel_judged_ret",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+        "utility",
+        "ideal_dcg",
+    }
+)
 
 
 def order_request(request: MeasureRequest, levels=None) -> MeasureRequest | None:
     """The requested measures whose value the order of tied documents may move and that ``--ties best`` /
     ``worst`` value exactly (:data:`TIE_AWARE` less :data:`ORDER_FREE`, gain parameters that keep the
     order of the relevance values ``levels``); None when there is none."""
-    bases = [b for b in request.names if b in TIE_AWARE and b not in ORDER_FREE
-             and (b not in ("ndcg", "dcg") or increasing_gains(request.params[b], levels))]  # fmt: skip
+    bases = [
+        b
+        for b in request.names
+        if b in TIE_AWARE
+        and b not in ORDER_FREE
+        and (b not in ("ndcg", "dcg") or increasing_gains(request.params[b], levels))
+    ]
     if not bases:
         return None
-    return MeasureRequest({b: request.params[b] for b in bases}, trec_eval_version=request.trec_eval_version,
-                          num_docs_in_coll=request.num_docs_in_coll)  # fmt: skip
+    return MeasureRequest(
+        {b: request.params[b] for b in bases},
+        trec_eval_version=request.trec_eval_version,
+        num_docs_in_coll=request.num_docs_in_coll,
+    )
 
 
 def tie_report(r: Ranked, request: MeasureRequest, depth: int | None = None) -> TieReport | None:
@@ -135,9 +157,19 @@ def _take(r: Ranked, q: np.ndarray, keep: np.ndarray | None = None) -> Ranked:
     istarts = np.zeros(q.size + 1, dtype=np.int64)
     np.cumsum(ilens, out=istarts[1:])
     irows = np.repeat(r.ideal_starts[q] - istarts[:-1], ilens) + np.arange(int(istarts[-1]))
-    return Ranked([r.queries[i] for i in q.tolist()], starts, r.rel[rows], r.level, r.num_rel[q], r.num_nonrel[q],
-                  istarts, r.ideal[irows], None if r.bogus is None else r.bogus[q],
-                  None if r.num_zero is None else r.num_zero[q], None if r.tied is None else r.tied[rows])  # fmt: skip
+    return Ranked(
+        [r.queries[i] for i in q.tolist()],
+        starts,
+        r.rel[rows],
+        r.level,
+        r.num_rel[q],
+        r.num_nonrel[q],
+        istarts,
+        r.ideal[irows],
+        None if r.bogus is None else r.bogus[q],
+        None if r.num_zero is None else r.num_zero[q],
+        None if r.tied is None else r.tied[rows],
+    )
 
 
 def _top(r: Ranked, k: int) -> Ranked:
@@ -178,8 +210,15 @@ def reordered(r: Ranked, mode: str) -> Ranked:
     return dataclasses.replace(r, rel=reorder_ties(r.rel, r.tied, descending=mode == "best"), _cache={})
 
 
-def report_frames(qrels: pl.DataFrame, run: pl.DataFrame, request: MeasureRequest, *, relevance_level: int = 1,
-                  judged_only: bool = False, depth: int | None = None) -> TieReport | None:  # fmt: skip
+def report_frames(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    request: MeasureRequest,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+) -> TieReport | None:
     """:func:`tie_report` of a qrels/run pair given as frames (the run already cut at ``depth``: no values
     then, as on the files)."""
     if (not report_cutoffs(request) and order_request(request) is None) or run.height == 0:

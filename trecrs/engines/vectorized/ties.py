@@ -112,8 +112,11 @@ class TieGroups:
     def group_of(self, rows: np.ndarray) -> np.ndarray:
         """The group of each of ``rows``, -1 for a row in none."""
         g = np.searchsorted(self.heads, rows, "right") - 1
-        inside = (g >= 0) & (rows < self.heads[np.maximum(g, 0)] + self.size[np.maximum(g, 0)]) if self.heads.size \
-            else np.zeros(rows.size, dtype=bool)  # fmt: skip
+        inside = (
+            (g >= 0) & (rows < self.heads[np.maximum(g, 0)] + self.size[np.maximum(g, 0)])
+            if self.heads.size
+            else np.zeros(rows.size, dtype=bool)
+        )
         return np.where(inside, g, -1)
 
     def at(self, k) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -478,8 +481,14 @@ class Straddles:
     group: dict[str, tuple[int, int]]  # per straddled query: rank of its group's first document, group size
 
 
-def straddles(run: pl.DataFrame, k: int, *, qrels: pl.DataFrame | None = None, relevance_level: int = 1,
-              score_dtype=np.float32) -> Straddles:  # fmt: skip
+def straddles(
+    run: pl.DataFrame,
+    k: int,
+    *,
+    qrels: pl.DataFrame | None = None,
+    relevance_level: int = 1,
+    score_dtype=np.float32,
+) -> Straddles:
     """:class:`Straddles` of every query of ``run`` at cutoff ``k`` (queries absent from ``qrels`` too:
     with no qrels, every document is non-relevant and ``mixed`` is 0)."""
     from .rank import encode, prepare
@@ -495,6 +504,8 @@ def straddles(run: pl.DataFrame, k: int, *, qrels: pl.DataFrame | None = None, r
     g = np.searchsorted(heads, at[q], "right") - 1
     ends = np.append(heads[1:], b.rel.size)
     order = np.argsort(b.query[q], kind="stable")  # query codes are ranks in the bytewise-sorted ids
-    group = {names[int(b.query[i])]: (int(heads[j] - b.start[i] + 1), int(ends[j] - heads[j]))
-             for i, j in zip(q[order], g[order], strict=True)}  # fmt: skip
+    group = {
+        names[int(b.query[i])]: (int(heads[j] - b.start[i] + 1), int(ends[j] - heads[j]))
+        for i, j in zip(q[order], g[order], strict=True)
+    }
     return Straddles(int(b.query.size), list(group), int(mixed[g].sum()), group)

@@ -124,10 +124,17 @@ class DialectVariant(Variant):
     level: int | None = None  # the level the name gives (-lN; ranx's default 1), None: the global -l
     users: str = QRELS_USERS  # the users the mean is over (base.USER_SETS)
 
-    def inputs(self, qrels: pl.DataFrame, run: pl.DataFrame, level: int, queries: list[str], *,
-               full_run: pl.DataFrame | None = None, train: pl.DataFrame | None = None,
-               full_qrels: pl.DataFrame | None = None,
-               ) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:  # fmt: skip
+    def inputs(
+        self,
+        qrels: pl.DataFrame,
+        run: pl.DataFrame,
+        level: int,
+        queries: list[str],
+        *,
+        full_run: pl.DataFrame | None = None,
+        train: pl.DataFrame | None = None,
+        full_qrels: pl.DataFrame | None = None,
+    ) -> tuple[pl.DataFrame, pl.DataFrame, int, list[str]]:
         """The qrels, run, relevance level and evaluated queries the target is computed on: relevant
         documents (rel >= ``level``) as the framework's test items, gains as :attr:`qrels` says; the users
         of :attr:`users`: the queries of ``queries`` the run ranks (the frameworks measure the users they
@@ -153,8 +160,14 @@ class DialectVariant(Variant):
         run = run.filter(pl.col(QUERY).is_in(list(have)))
         return qrels, run, level, bytewise_sorted(have)
 
-    def _population(self, run: pl.DataFrame, queries: list[str], full_run: pl.DataFrame | None,
-                    train: pl.DataFrame | None, qrels: pl.DataFrame) -> tuple[pl.DataFrame, set[str]]:  # fmt: skip
+    def _population(
+        self,
+        run: pl.DataFrame,
+        queries: list[str],
+        full_run: pl.DataFrame | None,
+        train: pl.DataFrame | None,
+        qrels: pl.DataFrame,
+    ) -> tuple[pl.DataFrame, set[str]]:
         """The run the users of :attr:`users` are ranked by, and those users."""
         if self.users == QRELS_USERS or full_run is None:
             return run, set(queries) & set(run.get_column(QUERY).unique().to_list())

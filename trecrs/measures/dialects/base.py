@@ -16,8 +16,12 @@ ALL_QRELS_USERS = "all qrels"  # every qrels user, ranked or not (no ranking: an
 RUN_USERS = "run"  # every user the run ranks, in the qrels or not
 TRAIN_USERS = "train"  # every user of the training ratings, ranked or not (no ranking: an empty list)
 #: How --list-measures and the docs name each user set.
-USER_SETS = {QRELS_USERS: "the qrels users the run ranks", ALL_QRELS_USERS: "every qrels user, ranked or not",
-             RUN_USERS: "every user the run ranks", TRAIN_USERS: "every training user"}  # fmt: skip
+USER_SETS = {
+    QRELS_USERS: "the qrels users the run ranks",
+    ALL_QRELS_USERS: "every qrels user, ranked or not",
+    RUN_USERS: "every user the run ranks",
+    TRAIN_USERS: "every training user",
+}
 
 #: What a name measures, across frameworks (``trecrs definitions`` lists every definition of one):
 #: concept -> the trec_eval measure (``{k}`` = the cutoff) that is the reference for it, "" when none.

@@ -28,9 +28,15 @@ def _names(name: str, target: str, definition: str, concept: str) -> tuple[_D, _
     """A new-API name and its ``no_feedback_users=True`` spelling (every user with a list, 0 without a relevant item)."""
     return (
         _D(name, target, definition, f"new: {target.split('.')[0]}", concept=concept),
-        _D(name + _NOFB, target, definition + "; users without a relevant item count 0",
-           f"new: {target.split('.')[0]}", needs_relevant=False, concept=concept),
-    )  # fmt: skip
+        _D(
+            name + _NOFB,
+            target,
+            definition + "; users without a relevant item count 0",
+            f"new: {target.split('.')[0]}",
+            needs_relevant=False,
+            concept=concept,
+        ),
+    )
 
 
 _PRECISION = "tp_k / min(k, |E|), E = the list and its missed relevant items (ranked after it)"

@@ -56,11 +56,30 @@ def _names() -> tuple[_D, ...]:
         k = "{k}," if cutoff else ""
         actions = _ACTIONS[:1] if "(" in cls else _ACTIONS  # one argument per name: adaptive_k under neg
         for suffix, e in actions:  # trecrs definitions lists the default (neg) of each class
-            out.append(_D(cls + suffix, f"{target}.{k}{e}", text + _EMPTY[e], equals, qrels or BINARY,
-                          needs_relevant=False, cutoff=cutoff, concept="" if suffix else concept))  # fmt: skip
+            out.append(
+                _D(
+                    cls + suffix,
+                    f"{target}.{k}{e}",
+                    text + _EMPTY[e],
+                    equals,
+                    qrels or BINARY,
+                    needs_relevant=False,
+                    cutoff=cutoff,
+                    concept="" if suffix else concept,
+                )
+            )
     for cls, fn, target, text, equals, _, cutoff, qrels in _CLASSES:
-        out.append(_D(fn, f"{target}.{'{k},' if cutoff else ''}0", f"= {cls}: {text}" + _EMPTY["0"], equals,
-                      qrels or BINARY, needs_relevant=False, cutoff=cutoff))  # fmt: skip
+        out.append(
+            _D(
+                fn,
+                f"{target}.{'{k},' if cutoff else ''}0",
+                f"= {cls}: {text}" + _EMPTY["0"],
+                equals,
+                qrels or BINARY,
+                needs_relevant=False,
+                cutoff=cutoff,
+            )
+        )
     return tuple(out)
 
 

@@ -236,8 +236,17 @@ GE = "Ge, Delgado-Battenfeld, Jannach 2010 (Beyond accuracy: coverage and serend
 CREMONESI = "Cremonesi, Koren, Turrin 2010 (Performance of recommender algorithms on top-N tasks)"
 
 
-def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAMS, needs=(),
-            better: str = HIGHER, ties: str = FREE_WHOLE) -> None:  # fmt: skip
+def _global(
+    name: str,
+    doc: str,
+    source: str,
+    summary,
+    *,
+    params: str = NO_PARAMS,
+    needs=(),
+    better: str = HIGHER,
+    ties: str = FREE_WHOLE,
+) -> None:
     """Register a measure of the whole evaluation (no per-query value): coverages, Gini, entropy."""
     register(
         ExtraMeasure(
@@ -253,7 +262,7 @@ def _global(name: str, doc: str, source: str, summary, *, params: str = NO_PARAM
             aggregate="global",
             better=better,
             ties=ties,
-        )  # fmt: skip
+        )
     )
 
 

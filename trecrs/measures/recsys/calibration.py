@@ -34,7 +34,8 @@ def _miscalibration(ctx: Context, k: int | None) -> pl.DataFrame:
     cats = ctx.require("item_features", "miscalibration")
     train = ctx.require("train", "miscalibration").select(USER, ITEM)
     p = ctx.query_users.join(_category_shares(train, cats, USER), on=USER, how="inner").select(
-        QUERY, CATEGORY, pl.col("share").alias("p"))  # fmt: skip
+        QUERY, CATEGORY, pl.col("share").alias("p")
+    )
     top = ctx.top(k).select(QUERY, pl.col(DOC).alias(ITEM))
     q = _category_shares(top, cats, QUERY).rename({"share": "q"})
     listed = q.select(QUERY).unique()
@@ -45,7 +46,17 @@ def _miscalibration(ctx: Context, k: int | None) -> pl.DataFrame:
     return out.join(agg, on=QUERY, how="left", maintain_order="left")
 
 
-register(ExtraMeasure(
-    "miscalibration", "beyond", "KL(p_u || 0.99 q_u + 0.01 p_u) in nats: training vs top-k category shares",
-    "Steck 2018 (Calibrated recommendations)", _miscalibration, params=CUTOFFS, needs=("train", "item_features"),
-    better=LOWER, undefined_when="no categorised training item or top-k item", ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "miscalibration",
+        "beyond",
+        "KL(p_u || 0.99 q_u + 0.01 p_u) in nats: training vs top-k category shares",
+        "Steck 2018 (Calibrated recommendations)",
+        _miscalibration,
+        params=CUTOFFS,
+        needs=("train", "item_features"),
+        better=LOWER,
+        undefined_when="no categorised training item or top-k item",
+        ties=FREE_WHOLE,
+    )
+)

@@ -46,8 +46,9 @@ def confusion(ctx: Context, k: int | None) -> pl.DataFrame:
     def make() -> pl.DataFrame:
         if ctx.ties == "expected":  # one row per possible tp, with its probability (.ties.tp_law)
             kk = pl.col("num_ret") if k is None else pl.min_horizontal(pl.col("num_ret"), pl.lit(k))
-            st = ctx.stats.with_columns(kk.alias("kk")).join(tp_law(ctx, k), on=QUERY, how="left",
-                                                             maintain_order="left")  # fmt: skip
+            st = ctx.stats.with_columns(kk.alias("kk")).join(
+                tp_law(ctx, k), on=QUERY, how="left", maintain_order="left"
+            )
             extra = [pl.col(WEIGHT)]
         else:
             top = ctx.top(k).group_by(QUERY).agg(pl.col(RELEVANT).sum().alias("tp"), pl.len().alias("kk"))
@@ -144,9 +145,21 @@ for _name, _doc, _expr, _aliases in _SIMPLE:
     _source = f"{POWERS}; {SCHRODER}"
     # fallout and miss rate count mistakes: lower is better
     _better = LOWER if _name in ("fpr", "fnr") else HIGHER
-    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, aliases=_aliases,
-                          better=_better, ties=MONOTONE, expected=_measure(_expr),
-                          ties_depth=_name not in _NEGATIVES))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name,
+            "classification",
+            _doc,
+            _source,
+            _measure(_expr),
+            params=CUTOFFS,
+            aliases=_aliases,
+            better=_better,
+            ties=MONOTONE,
+            expected=_measure(_expr),
+            ties_depth=_name not in _NEGATIVES,
+        )
+    )
 
 register(
     ExtraMeasure(
@@ -180,8 +193,19 @@ _COMBINED = (
     ),
 )
 for _name, _doc, _source, _expr in _COMBINED:
-    register(ExtraMeasure(_name, "classification", _doc, _source, _measure(_expr), params=CUTOFFS, ties=MONOTONE,
-                          expected=_measure(_expr), ties_depth=False))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name,
+            "classification",
+            _doc,
+            _source,
+            _measure(_expr),
+            params=CUTOFFS,
+            ties=MONOTONE,
+            expected=_measure(_expr),
+            ties_depth=False,
+        )
+    )
 
 
 def _f1_cut_per_query(ctx: Context, k: int | None) -> pl.DataFrame:

@@ -51,9 +51,11 @@ def _compat(ctx: Context, param: tuple) -> pl.DataFrame:
     p, normalize = param[0], bool(param[1])
     ideal = _ideal(ctx)
     firsts = dict(
-        ideal.filter(pl.col(RANK).is_not_null()).group_by(QUERY)
-        .agg(pl.max_horizontal(RANK, "ideal").alias("first")).iter_rows()
-    )  # fmt: skip
+        ideal.filter(pl.col(RANK).is_not_null())
+        .group_by(QUERY)
+        .agg(pl.max_horizontal(RANK, "ideal").alias("first"))
+        .iter_rows()
+    )
     values = []
     for query, n_ret, n_rel in ctx.stats.select(QUERY, "num_ret", "num_rel").iter_rows():
         depth = max(n_ret, n_rel)

@@ -116,8 +116,11 @@ def _map_full(ctx: Context, param) -> pl.DataFrame:
         QUERY, "num_rel_ret", "num_ret", "q", pl.int_ranges(1, pl.col("m").cast(pl.Int64) + 1).alias("t")
     )
     t = t.explode("t").drop_nulls("t").with_columns(pl.col("t").cast(F))
-    tail = t.group_by(QUERY).agg(((pl.col("num_rel_ret") + pl.col("t")) / (pl.col("num_ret") + pl.col("q") +
-                                                                          pl.col("t"))).sum().alias("tail"))  # fmt: skip
+    tail = t.group_by(QUERY).agg(
+        ((pl.col("num_rel_ret") + pl.col("t")) / (pl.col("num_ret") + pl.col("q") + pl.col("t")))
+        .sum()
+        .alias("tail")
+    )
     st = st.join(tail, on=QUERY, how="left", maintain_order="left").with_columns(
         pl.col("tail").fill_null(0.0)
     )
@@ -153,15 +156,46 @@ def _auc_full(ctx: Context, param) -> pl.DataFrame:
     return st.select(QUERY, undefined_unless(defined, pairs / (pl.col("num_rel") * negatives)).alias(VALUE))
 
 
-register(ExtraMeasure("ncrr", "ranking", "normalised cumulative reciprocal rank Σ_{relevant j<=k} 1/j / "
-                      "Σ_{j<=min(|R|,k)} 1/j (Cornac NCRR@k)", f"{CORNAC} NCRR", _ncrr, params=CUTOFFS,
-                      ties=MONOTONE, expected=_ncrr))  # fmt: skip
+register(
+    ExtraMeasure(
+        "ncrr",
+        "ranking",
+        "normalised cumulative reciprocal rank Σ_{relevant j<=k} 1/j / Σ_{j<=min(|R|,k)} 1/j (Cornac NCRR@k)",
+        f"{CORNAC} NCRR",
+        _ncrr,
+        params=CUTOFFS,
+        ties=MONOTONE,
+        expected=_ncrr,
+    )
+)
 _FULL = "; the run, then its unlisted candidates (every item but the user's training positives), non-relevant first"
 for _name, _doc, _src, _fn, _undefined in (
-    ("recip_rank_full", "reciprocal rank of the full ranking (Cornac MRR)", "MRR", _recip_rank_full, NO_RELEVANT),
+    (
+        "recip_rank_full",
+        "reciprocal rank of the full ranking (Cornac MRR)",
+        "MRR",
+        _recip_rank_full,
+        NO_RELEVANT,
+    ),
     ("map_full", "average precision of the full ranking (Cornac MAP)", "MAP", _map_full, NO_RELEVANT),
-    ("auc_full", "ROC AUC of the full ranking (Cornac AUC)", "AUC", _auc_full, "no relevant or no negative candidate"),
-):  # fmt: skip
-    register(ExtraMeasure(_name, "ranking", _doc + _FULL, f"{CORNAC} {_src}; cornac/eval_methods/base_method.py "
-                          "ranking_eval", _fn, needs=("train",), undefined_when=_undefined, ties=MONOTONE,
-                          ties_depth=False))  # fmt: skip
+    (
+        "auc_full",
+        "ROC AUC of the full ranking (Cornac AUC)",
+        "AUC",
+        _auc_full,
+        "no relevant or no negative candidate",
+    ),
+):
+    register(
+        ExtraMeasure(
+            _name,
+            "ranking",
+            _doc + _FULL,
+            f"{CORNAC} {_src}; cornac/eval_methods/base_method.py ranking_eval",
+            _fn,
+            needs=("train",),
+            undefined_when=_undefined,
+            ties=MONOTONE,
+            ties_depth=False,
+        )
+    )

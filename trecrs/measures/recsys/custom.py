@@ -56,8 +56,14 @@ _LOADED_FILES: dict[str, str] = {}  # resolved path -> module name
 _ENTRY_POINTS = {"loaded": False}
 
 
-def register_measure(name: str, fn: Callable, *, description: str, higher_is_better: bool = True,
-                     params: str | Mapping[str, float] | None = None) -> ExtraMeasure:  # fmt: skip
+def register_measure(
+    name: str,
+    fn: Callable,
+    *,
+    description: str,
+    higher_is_better: bool = True,
+    params: str | Mapping[str, float] | None = None,
+) -> ExtraMeasure:
     """Register ``fn`` as the measure ``name`` (module docstring); returns its registry entry.
 
     ``params``: None (``-m name``), ``"cutoff"`` (``-m name.k[,k...]``, one output ``name_k`` per cutoff,
@@ -71,9 +77,18 @@ def register_measure(name: str, fn: Callable, *, description: str, higher_is_bet
         raise UsageError(f"measure {name}: fn must be callable, got {type(fn).__name__}")
     style, names, defaults, validate = _param_style(name, params)
     source = _SOURCE[-1] if _SOURCE else f"Python module {getattr(fn, '__module__', None) or '?'}"
-    measure = ExtraMeasure(name, FAMILY, " ".join(str(description).split()), source, _per_query(name, fn),
-                           params=style, param_names=names, defaults=defaults, validate=validate,
-                           better=HIGHER if higher_is_better else LOWER)  # fmt: skip
+    measure = ExtraMeasure(
+        name,
+        FAMILY,
+        " ".join(str(description).split()),
+        source,
+        _per_query(name, fn),
+        params=style,
+        param_names=names,
+        defaults=defaults,
+        validate=validate,
+        better=HIGHER if higher_is_better else LOWER,
+    )
     return register(measure)
 
 
@@ -108,9 +123,14 @@ def ranked_frame(ctx: Context) -> pl.DataFrame:
     def make() -> pl.DataFrame:
         counts = ctx.stats.select(QUERY, pl.col(NUM_REL))
         joined = ctx.ranked.join(counts, on=QUERY, how="left", maintain_order="left")
-        return joined.select(QUERY, pl.col(RANK).cast(pl.Int64), DOC, pl.col(REL).cast(pl.Int64),
-                             pl.col(NUM_REL).fill_null(0).cast(pl.Int64),
-                             (pl.col(REL) >= ctx.level).fill_null(False).alias(RELEVANT))  # fmt: skip
+        return joined.select(
+            QUERY,
+            pl.col(RANK).cast(pl.Int64),
+            DOC,
+            pl.col(REL).cast(pl.Int64),
+            pl.col(NUM_REL).fill_null(0).cast(pl.Int64),
+            (pl.col(REL) >= ctx.level).fill_null(False).alias(RELEVANT),
+        )
 
     return ctx.cached("custom-ranked", make)
 
@@ -150,8 +170,10 @@ def checked(label: str, got: object, queries: list[str]) -> pl.DataFrame:
             f"measure {label} returned {type(got).__name__}, not a polars DataFrame (query, value)"
         )
     if sorted(got.columns) != sorted((QUERY, VALUE)):
-        raise MeasureError(f"measure {label} returned the columns {', '.join(got.columns) or '(none)'}; "
-                           "expected query, value")  # fmt: skip
+        raise MeasureError(
+            f"measure {label} returned the columns {', '.join(got.columns) or '(none)'}; "
+            "expected query, value"
+        )
     try:
         out = got.select(pl.col(QUERY).cast(pl.Utf8), pl.col(VALUE).cast(pl.Float64))
     except (pl.exceptions.PolarsError, TypeError, ValueError):
@@ -193,8 +215,9 @@ def load_measures_file(path: str | os.PathLike) -> None:
     if resolved in _LOADED_FILES:
         return
     if not os.path.isfile(resolved):
-        raise FileAccessError(where, None, "no such file" if not os.path.exists(resolved) else
-                              "is a directory, expected a file")  # fmt: skip
+        raise FileAccessError(
+            where, None, "no such file" if not os.path.exists(resolved) else "is a directory, expected a file"
+        )
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(resolved))[0])
     module_name = f"trecrs_measures_{len(_LOADED_FILES)}_{stem}"
     spec = importlib.util.spec_from_file_location(module_name, resolved)

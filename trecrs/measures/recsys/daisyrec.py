@@ -74,13 +74,28 @@ def _f1_hits(ctx: Context, k: int | None) -> pl.DataFrame:
 
 
 for _name, _doc, _src, _fn, _undefined in (
-    ("daisy_map", "AP@k over the hits: mean of P@j at the relevant j <= k, 0 without a hit (DaisyRec MAP)",
-     "MAP", _map_hits, ""),
-    ("daisy_ndcg", "nDCG@k with the ideal over the hits of the top k alone, 0 without a hit (DaisyRec NDCG)",
-     "NDCG", _ndcg_hits, ""),
-    ("daisy_f1", "2 hits / (|L_k| + |R|), undefined without a hit (DaisyRec F1)", "F1", _f1_hits,
-     "no relevant document in the top k"),
-):  # fmt: skip
+    (
+        "daisy_map",
+        "AP@k over the hits: mean of P@j at the relevant j <= k, 0 without a hit (DaisyRec MAP)",
+        "MAP",
+        _map_hits,
+        "",
+    ),
+    (
+        "daisy_ndcg",
+        "nDCG@k with the ideal over the hits of the top k alone, 0 without a hit (DaisyRec NDCG)",
+        "NDCG",
+        _ndcg_hits,
+        "",
+    ),
+    (
+        "daisy_f1",
+        "2 hits / (|L_k| + |R|), undefined without a hit (DaisyRec F1)",
+        "F1",
+        _f1_hits,
+        "no relevant document in the top k",
+    ),
+):
     register(
         ExtraMeasure(
             _name, "ranking", _doc, f"{DAISYREC} {_src}", _fn, params=CUTOFFS, undefined_when=_undefined

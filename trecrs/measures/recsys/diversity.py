@@ -180,25 +180,70 @@ ZIEGLER = (
 )
 ZHAI = "Zhai, Cohen & Lafferty 2003 (Beyond independent relevance); Elliot's SRecall"
 
-register(ExtraMeasure(
-    "ild", "beyond", "intra-list diversity: mean over pairs of the top k of 1 - Jaccard(cats(i), cats(j))", ZIEGLER,
-    _ild, params=CUTOFFS, needs=("item_features",), undefined_when="fewer than two recommended items with "
-    "categories", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "ild_hamming", "beyond", "intra-list diversity with Hamming distance: mean over pairs of the top k of "
-    "|cats(i) Δ cats(j)| (RecTools IntraListDiversity)", "RecTools 0.19.0 rectools/metrics/diversity.py "
-    "IntraListDiversity; {ZIEGLER}", _ild_hamming, params=CUTOFFS, needs=("item_features",),
-    undefined_when="two or more recommended items but fewer than two with categories", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "srecall", "beyond", "subtopic recall: categories of the relevant top k / categories of the relevant items",
-    ZHAI, _srecall, params=CUTOFFS, needs=("item_features",), undefined_when="no relevant item has a category",
-    ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "category_coverage", "beyond", "share of every category found in the top k", "Elliot; Ziegler et al. 2005",
-    _category_coverage, summary=GLOBAL, global_summary=_category_coverage_summary, params=CUTOFFS,
-    needs=("item_features",), aggregate="global: categories of the union of every top k / all categories",
-    ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "category_diversity", "beyond", "distinct categories in the top k / k (RePlay CategoricalDiversity@k)",
-    "RePlay 0.22.0 replay/metrics/categorical_diversity.py CategoricalDiversity", _category_diversity,
-    params=CUTOFFS, needs=("item_features",), ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "ild",
+        "beyond",
+        "intra-list diversity: mean over pairs of the top k of 1 - Jaccard(cats(i), cats(j))",
+        ZIEGLER,
+        _ild,
+        params=CUTOFFS,
+        needs=("item_features",),
+        undefined_when="fewer than two recommended items with categories",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "ild_hamming",
+        "beyond",
+        "intra-list diversity with Hamming distance: mean over pairs of the top k of "
+        "|cats(i) Δ cats(j)| (RecTools IntraListDiversity)",
+        "RecTools 0.19.0 rectools/metrics/diversity.py IntraListDiversity; {ZIEGLER}",
+        _ild_hamming,
+        params=CUTOFFS,
+        needs=("item_features",),
+        undefined_when="two or more recommended items but fewer than two with categories",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "srecall",
+        "beyond",
+        "subtopic recall: categories of the relevant top k / categories of the relevant items",
+        ZHAI,
+        _srecall,
+        params=CUTOFFS,
+        needs=("item_features",),
+        undefined_when="no relevant item has a category",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "category_coverage",
+        "beyond",
+        "share of every category found in the top k",
+        "Elliot; Ziegler et al. 2005",
+        _category_coverage,
+        summary=GLOBAL,
+        global_summary=_category_coverage_summary,
+        params=CUTOFFS,
+        needs=("item_features",),
+        aggregate="global: categories of the union of every top k / all categories",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "category_diversity",
+        "beyond",
+        "distinct categories in the top k / k (RePlay CategoricalDiversity@k)",
+        "RePlay 0.22.0 replay/metrics/categorical_diversity.py CategoricalDiversity",
+        _category_diversity,
+        params=CUTOFFS,
+        needs=("item_features",),
+        ties=FREE_WHOLE,
+    )
+)

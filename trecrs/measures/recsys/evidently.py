@@ -52,9 +52,11 @@ def _extended(ctx: Context) -> pl.DataFrame:
             [QUERY, DOC], descending=[False, True]
         )
         missed = missed.join(ctx.stats.select(QUERY, "num_ret"), on=QUERY, how="left").select(
-            QUERY, DOC, (pl.col("num_ret") + pl.int_range(1, pl.len() + 1).over(QUERY)).cast(pl.Int64).alias(RANK),
+            QUERY,
+            DOC,
+            (pl.col("num_ret") + pl.int_range(1, pl.len() + 1).over(QUERY)).cast(pl.Int64).alias(RANK),
             pl.lit(True).alias(RELEVANT),
-        )  # fmt: skip
+        )
         rows = pl.concat([ranked, missed]).sort(QUERY, RANK)
         return rows.with_columns(pl.col(RELEVANT).cast(pl.Int64).cum_sum().over(QUERY).alias("cum_rel"))
 
@@ -69,9 +71,11 @@ def _at(ctx: Context, k: int) -> pl.DataFrame:
     cut = rows.filter(pl.col(RANK) <= k)
     rel = pl.col(RELEVANT)
     agg = rows.group_by(QUERY).agg(
-        pl.len().cast(F).alias("size"), rel.sum().cast(F).alias("r"), pl.col(RANK).filter(rel).min().alias("first"),
+        pl.len().cast(F).alias("size"),
+        rel.sum().cast(F).alias("r"),
+        pl.col(RANK).filter(rel).min().alias("first"),
         rel.sort_by(RANK).last().cast(F).alias("last"),
-    )  # fmt: skip
+    )
     at_k = cut.group_by(QUERY).agg(
         rel.sum().cast(F).alias("tp"),
         (pl.col("cum_rel").cast(F) / pl.col(RANK).cast(F)).filter(rel).sum().alias("s_p"),
@@ -193,29 +197,81 @@ def _validate(param) -> None:
 
 
 for _name, _doc, _src, _fn in (
-    ("ev_precision", "tp_k / min(k, rows) over the list and its missed relevant items (evidently PrecisionTopK)",
-     "precision_recall_k.py PrecisionTopKMetric", _precision),
-    ("ev_recall", "tp_k / |R| over the list and its missed relevant items (evidently RecallTopK)",
-     "precision_recall_k.py RecallTopKMetric", _recall),
-    ("ev_map", "Σ_{j<=k} P_j·rel_j / |R|, rel_j read at the last row ranked <= j (evidently MAP)",
-     "precision_recall_k.py MAPKMetric", _map),
-    ("ev_mar", "Σ_{j<=k} R_j·rel_j / |R|, rel_j read at the last row ranked <= j (evidently MARKMetric)",
-     "precision_recall_k.py MARKMetric", _mar),
-    ("ev_hit_rate", "1 if the list and its missed relevant items hold a relevant one in the top k (evidently "
-     "HitRate)", "hit_rate_k.py HitRateKMetric", _hit),
-):  # fmt: skip
+    (
+        "ev_precision",
+        "tp_k / min(k, rows) over the list and its missed relevant items (evidently PrecisionTopK)",
+        "precision_recall_k.py PrecisionTopKMetric",
+        _precision,
+    ),
+    (
+        "ev_recall",
+        "tp_k / |R| over the list and its missed relevant items (evidently RecallTopK)",
+        "precision_recall_k.py RecallTopKMetric",
+        _recall,
+    ),
+    (
+        "ev_map",
+        "Σ_{j<=k} P_j·rel_j / |R|, rel_j read at the last row ranked <= j (evidently MAP)",
+        "precision_recall_k.py MAPKMetric",
+        _map,
+    ),
+    (
+        "ev_mar",
+        "Σ_{j<=k} R_j·rel_j / |R|, rel_j read at the last row ranked <= j (evidently MARKMetric)",
+        "precision_recall_k.py MARKMetric",
+        _mar,
+    ),
+    (
+        "ev_hit_rate",
+        "1 if the list and its missed relevant items hold a relevant one in the top k (evidently HitRate)",
+        "hit_rate_k.py HitRateKMetric",
+        _hit,
+    ),
+):
     register(
         ExtraMeasure(_name, "ranking", _doc, f"{EVIDENTLY}/{_src}", _fn, params=CUTOFFS, validate=_validate)
     )
 for _name, _doc, _src, _at_shift in (
-    ("ev_ndcg", "nDCG at k - shift over the list and its missed relevant items (evidently NDCG, NDCGKMetric)",
-     "ndcg_k.py NDCGKMetric", _ndcg),
-    ("ev_mrr", "1/first relevant rank at k - shift over the list and its missed relevant items (evidently MRR)",
-     "mrr.py MRRKMetric", _mrr),
-):  # fmt: skip
-    register(ExtraMeasure(_name, "ranking", _doc, f"{EVIDENTLY}/{_src}", _at_shift, params=VALUES, validate=_validate,
-                          param_names=("K", "SHIFT"), defaults=(10.0, 0.0), undefined_when="k - shift < 1"))  # fmt: skip
-register(ExtraMeasure(
-    "ev_fbeta", "ranking", "F-beta of the mean ev_precision and the mean ev_recall at k (evidently FBetaTopK)",
-    f"{EVIDENTLY}/f_beta_top_k.py FBetaTopKMetric", None, summary=GLOBAL, global_summary=_fbeta, params=VALUES,
-    param_names=("K", "BETA"), defaults=(10.0, 1.0), validate=_validate, aggregate="F-beta of two means"))  # fmt: skip
+    (
+        "ev_ndcg",
+        "nDCG at k - shift over the list and its missed relevant items (evidently NDCG, NDCGKMetric)",
+        "ndcg_k.py NDCGKMetric",
+        _ndcg,
+    ),
+    (
+        "ev_mrr",
+        "1/first relevant rank at k - shift over the list and its missed relevant items (evidently MRR)",
+        "mrr.py MRRKMetric",
+        _mrr,
+    ),
+):
+    register(
+        ExtraMeasure(
+            _name,
+            "ranking",
+            _doc,
+            f"{EVIDENTLY}/{_src}",
+            _at_shift,
+            params=VALUES,
+            validate=_validate,
+            param_names=("K", "SHIFT"),
+            defaults=(10.0, 0.0),
+            undefined_when="k - shift < 1",
+        )
+    )
+register(
+    ExtraMeasure(
+        "ev_fbeta",
+        "ranking",
+        "F-beta of the mean ev_precision and the mean ev_recall at k (evidently FBetaTopK)",
+        f"{EVIDENTLY}/f_beta_top_k.py FBetaTopKMetric",
+        None,
+        summary=GLOBAL,
+        global_summary=_fbeta,
+        params=VALUES,
+        param_names=("K", "BETA"),
+        defaults=(10.0, 1.0),
+        validate=_validate,
+        aggregate="F-beta of two means",
+    )
+)

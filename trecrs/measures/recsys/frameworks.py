@@ -223,8 +223,19 @@ _CUT = (
 )  # fmt: skip
 _NO_EXPECTED = ("mean_p_cut", "mean_r_cut")  # means of P@1..k: best and worst only
 for _name, _doc, _src, _fn, _undefined in _CUT:
-    register(ExtraMeasure(_name, "ranking", _doc, _src, _fn, params=CUTOFFS, undefined_when=_undefined,
-                          ties=MONOTONE, expected=None if _name in _NO_EXPECTED else _fn))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name,
+            "ranking",
+            _doc,
+            _src,
+            _fn,
+            params=CUTOFFS,
+            undefined_when=_undefined,
+            ties=MONOTONE,
+            expected=None if _name in _NO_EXPECTED else _fn,
+        )
+    )
 register(
     ExtraMeasure(
         "rbp_cut",
@@ -314,19 +325,57 @@ register(
     )
 )
 # the same measure under RecBole's own name (its relevant documents are qrels documents, so judged)
-register(replace(REGISTRY["auc_weighted"], name="gauc", doc="RecBole's GAUC: per query the ROC AUC auc; summary "
-                 "Σ|R_u|AUC_u/Σ|R_u| over the queries with an AUC (= auc_weighted)"))  # fmt: skip
+register(
+    replace(
+        REGISTRY["auc_weighted"],
+        name="gauc",
+        doc="RecBole's GAUC: per query the ROC AUC auc; summary "
+        "Σ|R_u|AUC_u/Σ|R_u| over the queries with an AUC (= auc_weighted)",
+    )
+)
 # coverage is better higher; Gini and entropy describe concentration (as gini.k and entropy.k)
 for _name, _doc, _src, _summary, _needs, _better in (
-    ("catalog_coverage_pad", "|∪ top k| / (|items of train, test and run| + 1) (RecBole itemcoverage@k)",
-     "ItemCoverage", _coverage_pad, ("catalogue",), HIGHER),
-    ("gini_pad", "Gini index of the top-k counts over |items of train, test and run| + 1 items (RecBole "
-     "giniindex@k)", "GiniIndex", _gini_pad, ("catalogue",), NEITHER),
-    ("entropy_per_item", "entropy (nats) of the top-k items / number of distinct items (RecBole shannonentropy@k)",
-     "ShannonEntropy", _entropy_per_item, (), NEITHER),
-):  # fmt: skip
-    register(ExtraMeasure(_name, "beyond", _doc, f"{RECBOLE} {_src}", None, summary=GLOBAL, global_summary=_summary,
-                          params=CUTOFFS, needs=_needs, aggregate="global", better=_better, ties=FREE_WHOLE))  # fmt: skip
+    (
+        "catalog_coverage_pad",
+        "|∪ top k| / (|items of train, test and run| + 1) (RecBole itemcoverage@k)",
+        "ItemCoverage",
+        _coverage_pad,
+        ("catalogue",),
+        HIGHER,
+    ),
+    (
+        "gini_pad",
+        "Gini index of the top-k counts over |items of train, test and run| + 1 items (RecBole giniindex@k)",
+        "GiniIndex",
+        _gini_pad,
+        ("catalogue",),
+        NEITHER,
+    ),
+    (
+        "entropy_per_item",
+        "entropy (nats) of the top-k items / number of distinct items (RecBole shannonentropy@k)",
+        "ShannonEntropy",
+        _entropy_per_item,
+        (),
+        NEITHER,
+    ),
+):
+    register(
+        ExtraMeasure(
+            _name,
+            "beyond",
+            _doc,
+            f"{RECBOLE} {_src}",
+            None,
+            summary=GLOBAL,
+            global_summary=_summary,
+            params=CUTOFFS,
+            needs=_needs,
+            aggregate="global",
+            better=_better,
+            ties=FREE_WHOLE,
+        )
+    )
 
 
 def _tail_items(ctx: Context, ratio: float) -> pl.Series:
@@ -415,10 +464,20 @@ def _pop_quantile(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, pl.col("q").cast(F).alias(VALUE))
 
 
-register(ExtraMeasure("pop_quantile", "beyond", "mean popularity quantile (training users, ties averaged) of the "
-                      "top k (LensKit MeanPopRank)", f"{LENSKIT}/_pop.py MeanPopRank", _pop_quantile, params=CUTOFFS,
-                      needs=("train",), undefined_when="no recommendation", better=NEITHER,
-                      ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "pop_quantile",
+        "beyond",
+        "mean popularity quantile (training users, ties averaged) of the top k (LensKit MeanPopRank)",
+        f"{LENSKIT}/_pop.py MeanPopRank",
+        _pop_quantile,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="no recommendation",
+        better=NEITHER,
+        ties=FREE_WHOLE,
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------- Elliot's AUC
@@ -475,13 +534,43 @@ def _auc_n1_pooled(ctx: Context, param, frame) -> float:
 
 
 _ELLIOT_AUC = f"{ELLIOT}/AUC"
-register(ExtraMeasure("gauc_n1", "ranking", "per-user AUC with N+1 negatives, (1/|R|) Σ (N+1-above)/(N+1) "
-                      "(Elliot GAUC)", f"{_ELLIOT_AUC}/gauc.py GAUC", _gauc_n1, needs=("train",),
-                      undefined_when="no relevant document", ties=MONOTONE))  # fmt: skip
-register(ExtraMeasure("auc_n1", "ranking", "mean of (N+1-above)/(N+1) over every retrieved relevant document "
-                      "(Elliot AUC)", f"{_ELLIOT_AUC}/auc.py AUC", lambda ctx, p: _gauc_n1(ctx, p), summary=GLOBAL,
-                      global_summary=_auc_n1_pooled, needs=("train",), undefined_when="no relevant document",
-                      aggregate="pooled over (query, retrieved relevant document) pairs", ties=MONOTONE))  # fmt: skip
-register(ExtraMeasure("lauc_n1", "ranking", "Σ_{relevant j<=k} (N+1-above)/(N+1) / min(k, |R|) (Elliot LAUC)",
-                      f"{_ELLIOT_AUC}/lauc.py LAUC", _lauc_n1, params=CUTOFFS, needs=("train",),
-                      undefined_when="no relevant document", ties=MONOTONE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "gauc_n1",
+        "ranking",
+        "per-user AUC with N+1 negatives, (1/|R|) Σ (N+1-above)/(N+1) (Elliot GAUC)",
+        f"{_ELLIOT_AUC}/gauc.py GAUC",
+        _gauc_n1,
+        needs=("train",),
+        undefined_when="no relevant document",
+        ties=MONOTONE,
+    )
+)
+register(
+    ExtraMeasure(
+        "auc_n1",
+        "ranking",
+        "mean of (N+1-above)/(N+1) over every retrieved relevant document (Elliot AUC)",
+        f"{_ELLIOT_AUC}/auc.py AUC",
+        lambda ctx, p: _gauc_n1(ctx, p),
+        summary=GLOBAL,
+        global_summary=_auc_n1_pooled,
+        needs=("train",),
+        undefined_when="no relevant document",
+        aggregate="pooled over (query, retrieved relevant document) pairs",
+        ties=MONOTONE,
+    )
+)
+register(
+    ExtraMeasure(
+        "lauc_n1",
+        "ranking",
+        "Σ_{relevant j<=k} (N+1-above)/(N+1) / min(k, |R|) (Elliot LAUC)",
+        f"{_ELLIOT_AUC}/lauc.py LAUC",
+        _lauc_n1,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="no relevant document",
+        ties=MONOTONE,
+    )
+)

@@ -55,7 +55,16 @@ def _auc_at_k(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, undefined_unless(defined, value).alias(VALUE))
 
 
-register(ExtraMeasure(
-    "auc_topk_catalog", "ranking", "implicit's AUC of the top k against every item: the items after the list tie with "
-    "the missed relevant ones (implicit AUC_at_k)", IMPLICIT, _auc_at_k, params=CUTOFFS, needs=("catalogue",),
-    undefined_when="no relevant document"))  # fmt: skip
+register(
+    ExtraMeasure(
+        "auc_topk_catalog",
+        "ranking",
+        "implicit's AUC of the top k against every item: the items after the list tie with "
+        "the missed relevant ones (implicit AUC_at_k)",
+        IMPLICIT,
+        _auc_at_k,
+        params=CUTOFFS,
+        needs=("catalogue",),
+        undefined_when="no relevant document",
+    )
+)

@@ -108,13 +108,45 @@ def _auc(ctx: Context, param) -> pl.DataFrame:
 
 _NOTE = "; LightFM ranks: a tie counts against the item, unlisted items tie below the list"
 for _name, _doc, _fn, _params, _src in (
-    ("precision_tied", "|{relevant i: rank_i < k}| / k, rank_i = other items scored >= i (LightFM precision_at_k)",
-     _precision, CUTOFFS, "precision_at_k"),
-    ("recall_tied", "|{relevant i: rank_i < k}| / |R| (LightFM recall_at_k)", _recall, CUTOFFS, "recall_at_k"),
-    ("recip_rank_tied", "1 / (the best rank of a relevant item + 1) over the catalogue (LightFM reciprocal_rank)",
-     _recip_rank, NO_PARAMS, "reciprocal_rank"),
-    ("auc_tied", "ROC AUC from the ranks over the catalogue, other relevant items above discounted (LightFM "
-     "auc_score)", _auc, NO_PARAMS, "auc_score"),
-):  # fmt: skip
-    register(ExtraMeasure(_name, "ranking", _doc + _NOTE, f"{LIGHTFM} {_src}", _fn, params=_params,
-                          needs=("catalogue",), undefined_when="no relevant document"))  # fmt: skip
+    (
+        "precision_tied",
+        "|{relevant i: rank_i < k}| / k, rank_i = other items scored >= i (LightFM precision_at_k)",
+        _precision,
+        CUTOFFS,
+        "precision_at_k",
+    ),
+    (
+        "recall_tied",
+        "|{relevant i: rank_i < k}| / |R| (LightFM recall_at_k)",
+        _recall,
+        CUTOFFS,
+        "recall_at_k",
+    ),
+    (
+        "recip_rank_tied",
+        "1 / (the best rank of a relevant item + 1) over the catalogue (LightFM reciprocal_rank)",
+        _recip_rank,
+        NO_PARAMS,
+        "reciprocal_rank",
+    ),
+    (
+        "auc_tied",
+        "ROC AUC from the ranks over the catalogue, other relevant items above discounted (LightFM "
+        "auc_score)",
+        _auc,
+        NO_PARAMS,
+        "auc_score",
+    ),
+):
+    register(
+        ExtraMeasure(
+            _name,
+            "ranking",
+            _doc + _NOTE,
+            f"{LIGHTFM} {_src}",
+            _fn,
+            params=_params,
+            needs=("catalogue",),
+            undefined_when="no relevant document",
+        )
+    )

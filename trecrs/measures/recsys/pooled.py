@@ -31,8 +31,9 @@ def _pairs(ctx: Context) -> pl.DataFrame:
 
     def make() -> pl.DataFrame:
         scores = ctx.run.select(QUERY, DOC, pl.col(SCORE).cast(F))
-        return ctx.ranked.select(QUERY, DOC, RELEVANT).join(scores, on=[QUERY, DOC], how="left",
-                                                              maintain_order="left")  # fmt: skip
+        return ctx.ranked.select(QUERY, DOC, RELEVANT).join(
+            scores, on=[QUERY, DOC], how="left", maintain_order="left"
+        )
 
     return ctx.cached("pooled_pairs", make)
 
@@ -113,12 +114,32 @@ def _logloss_pooled(ctx: Context, param, frame) -> float:
     return float(np.add.accumulate(loss)[-1] / loss.size) if loss.size else math.nan
 
 
-register(ExtraMeasure("auc_pooled", "ranking", "ROC AUC over every (query, document) pair pooled, scores compared "
-                      "across queries (RecBole auc)", f"Hanley & McNeil 1982; {RECBOLE} AUC", None, summary=GLOBAL,
-                      global_summary=_auc_pooled, aggregate="global: one ROC curve of all pairs",
-                      ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure("logloss", "error", "log loss of the run's scores read as probabilities of relevance, pooled "
-                      "over every retrieved document (RecBole logloss)", f"{RECBOLE} LogLoss", _logloss,
-                      summary=GLOBAL, global_summary=_logloss_pooled, undefined_when="empty ranking",
-                      aggregate="pooled over every retrieved (query, document) pair", better=LOWER,
-                      ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "auc_pooled",
+        "ranking",
+        "ROC AUC over every (query, document) pair pooled, scores compared across queries (RecBole auc)",
+        f"Hanley & McNeil 1982; {RECBOLE} AUC",
+        None,
+        summary=GLOBAL,
+        global_summary=_auc_pooled,
+        aggregate="global: one ROC curve of all pairs",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "logloss",
+        "error",
+        "log loss of the run's scores read as probabilities of relevance, pooled "
+        "over every retrieved document (RecBole logloss)",
+        f"{RECBOLE} LogLoss",
+        _logloss,
+        summary=GLOBAL,
+        global_summary=_logloss_pooled,
+        undefined_when="empty ranking",
+        aggregate="pooled over every retrieved (query, document) pair",
+        better=LOWER,
+        ties=FREE_WHOLE,
+    )
+)

@@ -48,8 +48,10 @@ COUNT = "count"
 
 def head_items(ctx: Context) -> pl.Series:
     """The short-head items of the training ratings (:func:`trecrs.data.popularity.short_head`)."""
-    return ctx.cached("short_head", lambda: short_head(ctx.require("train", "head/tail"), ctx.head_share,
-                                                       argument="head_share"))  # fmt: skip
+    return ctx.cached(
+        "short_head",
+        lambda: short_head(ctx.require("train", "head/tail"), ctx.head_share, argument="head_share"),
+    )
 
 
 def _recommended(ctx: Context, k: int | None) -> pl.DataFrame:
@@ -111,8 +113,11 @@ def _pop_rsp(ctx: Context, k: int | None, frame) -> float:
     rec = _recommended(ctx, k)
     in_head = int(rec.get_column(HEAD).sum())
     train = ctx.require("train", "pop_rsp").select(USER, ITEM)
-    trained = train.with_columns(pl.col(ITEM).is_in(head_items(ctx).implode()).alias(HEAD)).group_by(USER).agg(
-        pl.col(HEAD).sum().alias("h"), (~pl.col(HEAD)).sum().alias("t"))  # fmt: skip
+    trained = (
+        train.with_columns(pl.col(ITEM).is_in(head_items(ctx).implode()).alias(HEAD))
+        .group_by(USER)
+        .agg(pl.col(HEAD).sum().alias("h"), (~pl.col(HEAD)).sum().alias("t"))
+    )
     users = ctx.query_users.join(trained, on=USER, how="left").fill_null(0)
     n_head, n_tail = _group_sizes(ctx)
     q = users.height
@@ -197,20 +202,63 @@ ZHU = "Zhu, Wang & Caverlee 2020 (Measuring and mitigating item under-recommenda
 VARGAS = "Vargas & Castells 2011 (Rank and relevance in novelty and diversity metrics)"
 DELDJOO = "Deldjoo, Anelli, Zamani, Bellogín & Di Noia 2020 (A flexible framework for evaluating fairness)"
 
-register(ExtraMeasure(
-    "aplt", "beyond", "share of long-tail items in the top k: |L_u@k ∩ tail| / |L_u@k|", ABDOLLAHPOURI, _aplt,
-    params=CUTOFFS, needs=("train",), undefined_when="no recommendation", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "aclt", "beyond", "number of long-tail items in the top k: |L_u@k ∩ tail|", ABDOLLAHPOURI, _aclt,
-    params=CUTOFFS, needs=("train",), ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "pop_rsp", "beyond", "std/mean over head and tail of Σ recommended / Σ not-trained items (PopRSP)", ZHU, None,
-    summary=GLOBAL, global_summary=_pop_rsp, params=CUTOFFS, needs=("train",), better=LOWER,
-    aggregate="global: std/mean of the two pooled shares", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "pop_reo", "beyond", "std/mean over head and tail of Σ relevant recommended / Σ relevant (PopREO)", ZHU, None,
-    summary=GLOBAL, global_summary=_pop_reo, params=CUTOFFS, needs=("train",), better=LOWER,
-    aggregate="global: std/mean of the two pooled shares", ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "aplt",
+        "beyond",
+        "share of long-tail items in the top k: |L_u@k ∩ tail| / |L_u@k|",
+        ABDOLLAHPOURI,
+        _aplt,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="no recommendation",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "aclt",
+        "beyond",
+        "number of long-tail items in the top k: |L_u@k ∩ tail|",
+        ABDOLLAHPOURI,
+        _aclt,
+        params=CUTOFFS,
+        needs=("train",),
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "pop_rsp",
+        "beyond",
+        "std/mean over head and tail of Σ recommended / Σ not-trained items (PopRSP)",
+        ZHU,
+        None,
+        summary=GLOBAL,
+        global_summary=_pop_rsp,
+        params=CUTOFFS,
+        needs=("train",),
+        better=LOWER,
+        aggregate="global: std/mean of the two pooled shares",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "pop_reo",
+        "beyond",
+        "std/mean over head and tail of Σ relevant recommended / Σ relevant (PopREO)",
+        ZHU,
+        None,
+        summary=GLOBAL,
+        global_summary=_pop_reo,
+        params=CUTOFFS,
+        needs=("train",),
+        better=LOWER,
+        aggregate="global: std/mean of the two pooled shares",
+        ties=FREE_WHOLE,
+    )
+)
 for _name, _kind, _aware, _doc in (
     ("epc", "epc", False, "expected popularity complement: mean of 1 - n_i/|U| over the top k"),
     (
@@ -227,14 +275,35 @@ for _name, _kind, _aware, _doc in (
         "EFD with rank discount 0.85^(j-1) and relevance: Σ disc·rel·(-log2 n_i/|U|) / Σ disc",
     ),
 ):
-    register(ExtraMeasure(
-        _name, "beyond", _doc, VARGAS, _novelty_form(_kind, _aware), params=CUTOFFS, needs=("train",),
-        undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else ""),
-        ties="" if _aware else FREE_WHOLE))  # rank-discounted: the order counts over the whole list  # fmt: skip
-register(ExtraMeasure(
-    "item_mad", "beyond", "MAD between item groups (head/tail: needs --train; or --item-groups) of the mean times an "
-    "item is in a top k", DELDJOO, None, summary=GLOBAL, global_summary=_item_mad, params=CUTOFFS, better=LOWER,
-    aggregate="global: MAD between the item groups", ties=FREE_WHOLE))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name,
+            "beyond",
+            _doc,
+            VARGAS,
+            _novelty_form(_kind, _aware),
+            params=CUTOFFS,
+            needs=("train",),
+            undefined_when="no recommended item" + (" with training ratings" if _kind == "efd" else ""),
+            ties="" if _aware else FREE_WHOLE,
+        )
+    )  # rank-discounted: the order counts over the whole list
+register(
+    ExtraMeasure(
+        "item_mad",
+        "beyond",
+        "MAD between item groups (head/tail: needs --train; or --item-groups) of the mean times an "
+        "item is in a top k",
+        DELDJOO,
+        None,
+        summary=GLOBAL,
+        global_summary=_item_mad,
+        params=CUTOFFS,
+        better=LOWER,
+        aggregate="global: MAD between the item groups",
+        ties=FREE_WHOLE,
+    )
+)
 
 # RecBole's names for two of them, one implementation each: TailPercentage is APLT (here with the short-head
 # rule's tail; RecBole's own least-rated tail is least_rated_share), AveragePopularity is ARP

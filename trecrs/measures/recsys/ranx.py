@@ -137,10 +137,29 @@ _CUT = (
      "ndcg.py dcg_burges", _dcg_exp),
 )  # fmt: skip
 for _name, _doc, _src, _fn in _CUT:
-    register(ExtraMeasure(_name, "ranking", _doc, f"{RANX}/{_src}", _fn, params=CUTOFFS, ties=MONOTONE,
-                          expected=_fn))  # fmt: skip
-register(ExtraMeasure("r_prec", "ranking", "R-precision |L_|R| ∩ R| / |R| (= trec_eval Rprec; ranx r-precision)",
-                      f"{RANX}/r_precision.py r_precision", _r_prec, ties=MONOTONE))  # fmt: skip
-register(ExtraMeasure("bpref_strict", "ranking", "bpref, undefined without judged non-relevant documents when a "
-                      "relevant one is retrieved (ranx bpref)", f"{RANX}/bpref.py bpref", _bpref_strict,
-                      undefined_when="no judged non-relevant document and a relevant one retrieved"))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name, "ranking", _doc, f"{RANX}/{_src}", _fn, params=CUTOFFS, ties=MONOTONE, expected=_fn
+        )
+    )
+register(
+    ExtraMeasure(
+        "r_prec",
+        "ranking",
+        "R-precision |L_|R| ∩ R| / |R| (= trec_eval Rprec; ranx r-precision)",
+        f"{RANX}/r_precision.py r_precision",
+        _r_prec,
+        ties=MONOTONE,
+    )
+)
+register(
+    ExtraMeasure(
+        "bpref_strict",
+        "ranking",
+        "bpref, undefined without judged non-relevant documents when a "
+        "relevant one is retrieved (ranx bpref)",
+        f"{RANX}/bpref.py bpref",
+        _bpref_strict,
+        undefined_when="no judged non-relevant document and a relevant one retrieved",
+    )
+)

@@ -96,8 +96,10 @@ def _cosine(ctx: Context, pairs: pl.DataFrame, measure: str) -> pl.DataFrame:
     code = pl.DataFrame({ITEM: items, "c": np.arange(items.len())})
     rated = train.join(code, on=ITEM).with_columns(pl.col(USER).rank("dense").cast(pl.Int64).alias("u") - 1)
     shape = (rated.get_column("u").n_unique(), items.len())  # u = 0 .. distinct users − 1
-    x = sparse.csr_matrix((np.ones(rated.height), (rated.get_column("u").to_numpy(), rated.get_column("c").to_numpy())),
-                          shape=shape)  # fmt: skip
+    x = sparse.csr_matrix(
+        (np.ones(rated.height), (rated.get_column("u").to_numpy(), rated.get_column("c").to_numpy())),
+        shape=shape,
+    )
     co = (x.T @ x).tocoo()
     counts = pl.DataFrame(
         {"c1": co.row.astype(np.int64), "c2": co.col.astype(np.int64), "co": co.data.astype(np.float64)}
@@ -147,25 +149,75 @@ def _unexpectedness(ctx: Context, k: int | None) -> pl.DataFrame:
     return ctx.stats.select(QUERY).join(agg, on=QUERY, how="left", maintain_order="left")
 
 
-register(ExtraMeasure(
-    "r_prec_hit", "ranking", "|L_min(k,|R|) ∩ R| / |R|, undefined when 0 (Microsoft Recommenders r_precision_at_k)",
-    f"{MSR} r_precision_at_k", _r_prec_hit, params=CUTOFFS,
-    undefined_when="no relevant document in the first min(k, |R|) places"))  # fmt: skip
-register(ExtraMeasure(
-    "catalog_coverage_train", "beyond", "distinct items of the top k lists / distinct training items (Microsoft "
-    "Recommenders catalog_coverage)", f"{MSR} catalog_coverage", None, summary=GLOBAL,
-    global_summary=_coverage_of_train, params=CUTOFFS, needs=("train",), aggregate="global", better=HIGHER,
-    ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "novelty_pooled", "beyond", "−log2(training ratings share) pooled over every recommendation of the top k "
-    "(Microsoft Recommenders novelty)", f"{MSR} novelty", None, summary=GLOBAL, global_summary=_novelty_pooled,
-    params=CUTOFFS, needs=("train",), aggregate="global: pooled over every recommendation", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "ild_cooccurrence", "beyond", "1 − mean training co-occurrence cosine of the pairs of the top k (Microsoft "
-    "Recommenders user_diversity)", f"{MSR} user_diversity, diversity", _user_diversity, params=CUTOFFS,
-    needs=("train",), undefined_when="fewer than two recommended items", ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "unexpectedness_cooccurrence", "beyond", "mean over the top k of 1 − the mean training co-occurrence cosine "
-    "with the user's training items (Microsoft Recommenders user_serendipity)", f"{MSR} user_serendipity, "
-    "serendipity", _unexpectedness, params=CUTOFFS, needs=("train",),
-    undefined_when="no training item or no recommendation", ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "r_prec_hit",
+        "ranking",
+        "|L_min(k,|R|) ∩ R| / |R|, undefined when 0 (Microsoft Recommenders r_precision_at_k)",
+        f"{MSR} r_precision_at_k",
+        _r_prec_hit,
+        params=CUTOFFS,
+        undefined_when="no relevant document in the first min(k, |R|) places",
+    )
+)
+register(
+    ExtraMeasure(
+        "catalog_coverage_train",
+        "beyond",
+        "distinct items of the top k lists / distinct training items (Microsoft "
+        "Recommenders catalog_coverage)",
+        f"{MSR} catalog_coverage",
+        None,
+        summary=GLOBAL,
+        global_summary=_coverage_of_train,
+        params=CUTOFFS,
+        needs=("train",),
+        aggregate="global",
+        better=HIGHER,
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "novelty_pooled",
+        "beyond",
+        "−log2(training ratings share) pooled over every recommendation of the top k "
+        "(Microsoft Recommenders novelty)",
+        f"{MSR} novelty",
+        None,
+        summary=GLOBAL,
+        global_summary=_novelty_pooled,
+        params=CUTOFFS,
+        needs=("train",),
+        aggregate="global: pooled over every recommendation",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "ild_cooccurrence",
+        "beyond",
+        "1 − mean training co-occurrence cosine of the pairs of the top k (Microsoft "
+        "Recommenders user_diversity)",
+        f"{MSR} user_diversity, diversity",
+        _user_diversity,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="fewer than two recommended items",
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "unexpectedness_cooccurrence",
+        "beyond",
+        "mean over the top k of 1 − the mean training co-occurrence cosine "
+        "with the user's training items (Microsoft Recommenders user_serendipity)",
+        f"{MSR} user_serendipity, serendipity",
+        _unexpectedness,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="no training item or no recommendation",
+        ties=FREE_WHOLE,
+    )
+)

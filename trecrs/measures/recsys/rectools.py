@@ -68,8 +68,11 @@ def _partial_auc(capped: bool):
         retrieve losing every pair). Without a cutoff k = the query's non-relevant retrieved documents.
         Undefined without relevant documents (or, without a cutoff, without non-relevant retrieved ones).
         """
-        st = ctx.stats.select(QUERY, pl.col("num_rel").cast(F),
-                              (pl.col("num_nonrel_ret") if k is None else pl.lit(k)).cast(F).alias("kk"))  # fmt: skip
+        st = ctx.stats.select(
+            QUERY,
+            pl.col("num_rel").cast(F),
+            (pl.col("num_nonrel_ret") if k is None else pl.lit(k)).cast(F).alias("kk"),
+        )
         c = cumulative(ctx).filter(pl.col(RELEVANT)).join(st, on=QUERY)
         c = c.filter(pl.col("cum_nonrel") < pl.col("kk"))
         if capped:

@@ -283,8 +283,13 @@ def listing() -> list[str]:
 
 #: How ``--list-measures`` names a need that more than one option meets.
 NEED_OPTIONS = {"catalogue": "--train or --items"}
-_NOUNS = {"train": "the training ratings", "test": "the test ratings", "predictions": "the predicted ratings",
-          "item_features": "the item categories", "catalogue": "the item catalogue"}  # fmt: skip
+_NOUNS = {
+    "train": "the training ratings",
+    "test": "the test ratings",
+    "predictions": "the predicted ratings",
+    "item_features": "the item categories",
+    "catalogue": "the item catalogue",
+}
 
 
 @dataclass
@@ -322,8 +327,15 @@ class Context:
         another tie mode the order (or the tie columns) of :func:`.ties.ranked`."""
         from .ties import ranked
 
-        out = ranked(self.run, self.qrels, level=self.level, judged_only=self.judged_only, mode=self.ties,
-                     depth=self.depth, score_dtype=np.float32)  # fmt: skip
+        out = ranked(
+            self.run,
+            self.qrels,
+            level=self.level,
+            judged_only=self.judged_only,
+            mode=self.ties,
+            depth=self.depth,
+            score_dtype=np.float32,
+        )
         return out.select(QUERY, DOC, RANK, REL, RELEVANT, *[c for c in out.columns if c.startswith("tie_")])
 
     @cached_property

@@ -88,14 +88,44 @@ def _surprisal(ctx: Context, k: int | None) -> pl.DataFrame:
     return st.select(QUERY, safe_div(pl.col("s"), den).alias(VALUE))
 
 
-register(ExtraMeasure(
-    "train_coverage", "beyond", "share of the training items in some top k (RePlay Coverage@k)",
-    f"{REPLAY}/coverage.py Coverage", None, summary=GLOBAL, global_summary=_train_coverage, params=CUTOFFS,
-    needs=("train",), aggregate="global", better=HIGHER, ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "unseen_share", "beyond", "share of the top k the user has not rated in training (RePlay Novelty@k)",
-    f"{REPLAY}/novelty.py Novelty", _unseen_share, params=CUTOFFS, needs=("train",), ties=FREE_WHOLE))  # fmt: skip
-register(ExtraMeasure(
-    "surprisal", "beyond", "Σ over the top k of log2(|U|/n_i)/log2|U| (unrated items 1) / k (RePlay Surprisal@k)",
-    f"{REPLAY}/surprisal.py Surprisal", _surprisal, params=CUTOFFS, needs=("train",),
-    undefined_when="fewer than two training users", ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "train_coverage",
+        "beyond",
+        "share of the training items in some top k (RePlay Coverage@k)",
+        f"{REPLAY}/coverage.py Coverage",
+        None,
+        summary=GLOBAL,
+        global_summary=_train_coverage,
+        params=CUTOFFS,
+        needs=("train",),
+        aggregate="global",
+        better=HIGHER,
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "unseen_share",
+        "beyond",
+        "share of the top k the user has not rated in training (RePlay Novelty@k)",
+        f"{REPLAY}/novelty.py Novelty",
+        _unseen_share,
+        params=CUTOFFS,
+        needs=("train",),
+        ties=FREE_WHOLE,
+    )
+)
+register(
+    ExtraMeasure(
+        "surprisal",
+        "beyond",
+        "Σ over the top k of log2(|U|/n_i)/log2|U| (unrated items 1) / k (RePlay Surprisal@k)",
+        f"{REPLAY}/surprisal.py Surprisal",
+        _surprisal,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="fewer than two training users",
+        ties=FREE_WHOLE,
+    )
+)

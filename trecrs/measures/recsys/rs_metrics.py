@@ -39,7 +39,17 @@ def _pop_share(ctx: Context, k: int | None) -> pl.DataFrame:
     return _per_query(ctx, agg)
 
 
-register(ExtraMeasure(
-    "pop_share", "beyond", "mean share n_i/|U| of the training users who rated each top-k item (rs_metrics "
-    "popularity@k)", f"{RS_METRICS} popularity", _pop_share, params=CUTOFFS, needs=("train",),
-    undefined_when="no recommendation", better=NEITHER, ties=FREE_WHOLE))  # fmt: skip
+register(
+    ExtraMeasure(
+        "pop_share",
+        "beyond",
+        "mean share n_i/|U| of the training users who rated each top-k item (rs_metrics popularity@k)",
+        f"{RS_METRICS} popularity",
+        _pop_share,
+        params=CUTOFFS,
+        needs=("train",),
+        undefined_when="no recommendation",
+        better=NEITHER,
+        ties=FREE_WHOLE,
+    )
+)

@@ -88,8 +88,11 @@ def sampling_matrix(n: int, m: int) -> np.ndarray:
     if not 0 <= m <= n - 1:
         raise UsageError(f"cannot draw {m} items from the {n - 1} other items of a ranking of {n}")
     if n * (m + 1) > SAMPLED_CELLS_MAX:
-        raise UsageError(f"the correction for {m} items drawn from a ranking of {n} is a {n} x {m + 1} matrix; at "
-                         f"most {SAMPLED_CELLS_MAX:,} entries: draw fewer items", arguments=["n"])  # fmt: skip
+        raise UsageError(
+            f"the correction for {m} items drawn from a ranking of {n} is a {n} x {m + 1} matrix; at "
+            f"most {SAMPLED_CELLS_MAX:,} entries: draw fewer items",
+            arguments=["n"],
+        )
     lf = _log_factorials(n)
     above = np.arange(n)[:, None]  # R - 1
     drawn_above = np.arange(m + 1)[None, :]  # r - 1

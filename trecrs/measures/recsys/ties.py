@@ -31,7 +31,14 @@ WEIGHT = "weight"  # probability of an outcome row (expected mode: one row per o
 # per row, of its tie group (expected mode): size, documents and relevant documents above it, relevant in
 # it, 1-based position in it, and the sums of the linear and exponential gains of its relevant documents
 TIE_T, TIE_A, TIE_C, TIE_R, TIE_J, TIE_GAIN, TIE_GAIN_EXP = (
-    "tie_t", "tie_a", "tie_c", "tie_r", "tie_j", "tie_gain", "tie_gain_exp")  # fmt: skip
+    "tie_t",
+    "tie_a",
+    "tie_c",
+    "tie_r",
+    "tie_j",
+    "tie_gain",
+    "tie_gain_exp",
+)
 
 
 def supports(measure, param, mode: str, depth: int | None = None) -> bool:
@@ -56,8 +63,16 @@ def check(outputs, mode: str, depth: int | None = None) -> None:
             )
 
 
-def ranked(run: pl.DataFrame, qrels: pl.DataFrame, *, level: int, judged_only: bool, mode: str,
-           depth: int | None, score_dtype) -> pl.DataFrame:  # fmt: skip
+def ranked(
+    run: pl.DataFrame,
+    qrels: pl.DataFrame,
+    *,
+    level: int,
+    judged_only: bool,
+    mode: str,
+    depth: int | None,
+    score_dtype,
+) -> pl.DataFrame:
     """``query, doc, rank, rel, relevant`` (and the tie columns in ``expected`` mode): the ranking the
     measures see under tie mode ``mode`` (module docstring)."""
     ordered = trec_order(run.select(QUERY, DOC, SCORE), rank=False, score_dtype=score_dtype)
@@ -130,8 +145,13 @@ def tp_law(ctx, k: int | None) -> pl.DataFrame:
     at = n.with_columns(
         (pl.col("__n") if k is None else pl.min_horizontal(pl.col("__n"), pl.lit(k))).alias("__k")
     )
-    row = at.join(r.select(QUERY, RANK, TIE_T, TIE_A, TIE_C, TIE_R), left_on=[QUERY, "__k"],
-                  right_on=[QUERY, RANK], how="left", maintain_order="left")  # fmt: skip
+    row = at.join(
+        r.select(QUERY, RANK, TIE_T, TIE_A, TIE_C, TIE_R),
+        left_on=[QUERY, "__k"],
+        right_on=[QUERY, RANK],
+        how="left",
+        maintain_order="left",
+    )
     t = row.get_column(TIE_T).fill_null(1).to_numpy()
     rr = row.get_column(TIE_R).fill_null(0).to_numpy()
     m = (row.get_column("__k") - row.get_column(TIE_A).fill_null(0)).to_numpy()
@@ -160,8 +180,9 @@ def first_relevant(ctx, k: int | None) -> pl.DataFrame:
     limit = r.get_column("num_ret").to_numpy()
     if k is not None:
         limit = np.minimum(limit, k)
-    v = expected_first(r.get_column(TIE_A).to_numpy(), r.get_column(TIE_T).to_numpy(),
-                       r.get_column(TIE_R).to_numpy(), limit)  # fmt: skip
+    v = expected_first(
+        r.get_column(TIE_A).to_numpy(), r.get_column(TIE_T).to_numpy(), r.get_column(TIE_R).to_numpy(), limit
+    )
     got = pl.DataFrame({QUERY: r.get_column(QUERY), "value": v})
     return ctx.stats.select(QUERY).join(got, on=QUERY, how="left", maintain_order="left").fill_null(0.0)
 

@@ -147,8 +147,18 @@ _MEASURES: tuple[tuple[str, str, str, Fn, Callable[[np.ndarray], bool], dict], .
 )  # fmt: skip
 for _name, _doc, _src, _fn, _empty, _kw in _MEASURES:
     _k = _name != "tm_r_precision"  # R-Precision takes no k
-    register(ExtraMeasure(
-        _name, "ranking", _doc + "; e: the value without a relevant item (-1: none)", f"{TORCHMETRICS}/{_src}",
-        _with_action(_fn, _empty), params=VALUES, param_names=("k", "e") if _k else ("e",),
-        defaults=(10.0, 0.0) if _k else (0.0,), validate=_validate,
-        undefined_when="no relevant item and e = -1 (skip)", **_kw))  # fmt: skip
+    register(
+        ExtraMeasure(
+            _name,
+            "ranking",
+            _doc + "; e: the value without a relevant item (-1: none)",
+            f"{TORCHMETRICS}/{_src}",
+            _with_action(_fn, _empty),
+            params=VALUES,
+            param_names=("k", "e") if _k else ("e",),
+            defaults=(10.0, 0.0) if _k else (0.0,),
+            validate=_validate,
+            undefined_when="no relevant item and e = -1 (skip)",
+            **_kw,
+        )
+    )

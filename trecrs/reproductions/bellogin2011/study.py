@@ -30,7 +30,12 @@ def study_section(out: Path) -> list[str]:
             ]
     if not lines:
         return []
-    return ["## Five-fold table (`trecrs study`, docs/study.md)", "",
-            "Mean over the folds of each split ± the half-width of the 95% t interval; * where Nadeau & Bengio's "
-            "corrected resampled t test over the folds (their training sets overlap) against SVD50 gives p < 0.05; "
-            "average ranks across the splits.", "", *lines]  # fmt: skip
+    return [
+        "## Five-fold table (`trecrs study`, docs/study.md)",
+        "",
+        "Mean over the folds of each split ± the half-width of the 95% t interval; * where Nadeau & Bengio's "
+        "corrected resampled t test over the folds (their training sets overlap) against SVD50 gives p < 0.05; "
+        "average ranks across the splits.",
+        "",
+        *lines,
+    ]

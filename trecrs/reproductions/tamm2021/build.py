@@ -52,7 +52,7 @@ def reproduce(
             "relevant_rating": RELEVANT_RATING,
             "split": SPLIT,
             "counts": experiment.counts,
-        },  # fmt: skip
+        },
         command=command,
         inputs={"data": data},
     )

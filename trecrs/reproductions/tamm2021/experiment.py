@@ -73,11 +73,17 @@ def prepare(data: PathLike, progress: Progress | None = None) -> tuple[Experimen
     if relevant.height == 0:
         raise SemanticError(f"no test user with training ratings rated an item {RELEVANT_RATING:g} in {data}")
     counts = {
-        "ratings": ratings.height, "train": train.height, "test": test.height,
-        "test_users": test.get_column(USER).n_unique(), "warm_test_users": warm.get_column(USER).n_unique(),
-        "users": relevant.get_column(USER).n_unique(), "relevant": relevant.height,
-        "relevant_unseen_items": relevant.filter(~pl.col(ITEM).is_in(train.get_column(ITEM).implode())).height,
-    }  # fmt: skip
+        "ratings": ratings.height,
+        "train": train.height,
+        "test": test.height,
+        "test_users": test.get_column(USER).n_unique(),
+        "warm_test_users": warm.get_column(USER).n_unique(),
+        "users": relevant.get_column(USER).n_unique(),
+        "relevant": relevant.height,
+        "relevant_unseen_items": relevant.filter(
+            ~pl.col(ITEM).is_in(train.get_column(ITEM).implode())
+        ).height,
+    }
     say(
         f"split: {train.height:,} training and {test.height:,} test ratings; {counts['users']} users evaluated"
     )

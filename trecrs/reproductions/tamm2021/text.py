@@ -16,8 +16,13 @@ from .published import PUBLISHED, SOURCE
 NOT_AVAILABLE = "n/a†"  # the library defines the metric, this version of trecrs has no name for it yet
 
 
-def markdown(results: pl.DataFrame, findings: list[Finding], counts: dict[str, int],
-             runtime: float | None, data: str | None) -> str:  # fmt: skip
+def markdown(
+    results: pl.DataFrame,
+    findings: list[Finding],
+    counts: dict[str, int],
+    runtime: float | None,
+    data: str | None,
+) -> str:
     """The whole report: header, method, our table, the published table, findings, names, files."""
     lines = _header(runtime, data) + _method(counts)
     lines += ["## Each library's value of the same top-20 list", "", _ours(results), _legend(results), ""]
@@ -109,8 +114,13 @@ def _unchecked(findings: list[Finding]) -> list[str]:
     rest = [c for c in CLAIMS if c not in done]
     if not rest:
         return [""]
-    return ["", "Not checked (the libraries they compare are not available in this version): "
-            + "; ".join(md_escape(c) for c in rest) + ".", ""]  # fmt: skip
+    return [
+        "",
+        "Not checked (the libraries they compare are not available in this version): "
+        + "; ".join(md_escape(c) for c in rest)
+        + ".",
+        "",
+    ]
 
 
 def _names() -> list[str]:
