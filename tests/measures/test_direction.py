@@ -42,6 +42,7 @@ NEITHER_EXTRA = {
     "least_rated_share",
     "pop_quantile",
     "arp_share",
+    "pop_share",
 }
 
 

@@ -118,6 +118,7 @@ NOT_REFUSED = {
     ("split", "cut"): "every C long is a time; a cut that leaves a side empty is a semantic error (status 4)",
     ("report", "runtime"): "reported as given: any finite number (argparse refuses NaN and infinities)",
     ("report", "jobs"): "argparse's type takes exactly the valid range [1, 2^63-1]",
+    ("reproduce", "jobs"): "argparse's type takes exactly the valid range [1, 2^63-1]",
     **dict.fromkeys([(c, "threshold") for c in ("sensitivity", "qrels", "split")]
                     + [(c, "relevant_threshold") for c in ("sensitivity", "sampled", "qrels", "candidates", "run")]
                     + [("qrels", "offset")], THRESHOLD),

@@ -225,3 +225,10 @@ def test_options_a_reproduction_does_not_take_are_usage_errors(tmp_path, capsys)
         "trecrs reproduce: error: argument --folds: cremonesi2010 takes no folds",
     ]
     assert not out.exists()
+
+
+def test_the_folds_reproduce_offers_are_bellogin2011s():
+    from trecrs.cli.reproduce import FOLDS
+    from trecrs.reproductions.bellogin2011.constants import SPLITS
+
+    assert FOLDS == tuple(f for folds in SPLITS.values() for f in folds)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import argv, command, note
+from .common import INT64_MAX, argv, command, int_range, note, seed
 
 EXAMPLES = """examples:
   trecrs reproduce bellogin2011 out/sample                  # on the bundled synthetic sample
@@ -21,6 +21,10 @@ does not hold); progress on stderr (a bar on a terminal, a line per 10% in a pip
 bellogin2011 and cremonesi2010 run on the synthetic MovieLens-like sample, generated into OUT_DIR from its
 seed (tamm2021 needs MovieLens 100K).
 """
+
+
+#: MovieLens 100K's predefined folds (bellogin2011's), in its order
+FOLDS = ("u1", "u2", "u3", "u4", "u5", "ua", "ub")
 
 
 def register(sub) -> None:
@@ -40,9 +44,16 @@ def register(sub) -> None:
     p.add_argument(
         "--data", metavar="DIR", help="the MovieLens folder the experiment reads (default: the sample)"
     )
-    p.add_argument("--jobs", type=int, metavar="N", help="folds run at once (bellogin2011; default 2)")
-    p.add_argument("--seed", type=int, metavar="S", help="seed of the random draws (default 1)")
-    p.add_argument("--folds", nargs="+", metavar="FOLD", help="bellogin2011: a subset of u1..u5 ua ub")
+    p.add_argument(
+        "--jobs",
+        type=int_range(1, INT64_MAX),
+        metavar="N",
+        help="folds run at once (bellogin2011; default 2)",
+    )
+    p.add_argument("--seed", type=seed, metavar="S", help="seed of the random draws (default 1)")
+    p.add_argument(
+        "--folds", nargs="+", metavar="FOLD", choices=FOLDS, help="bellogin2011: a subset of the folds"
+    )
     p.add_argument("--reference", metavar="TSV", help="bellogin2011: the published values to compare")
     p.set_defaults(func=run, folder_outputs={"out_dir": _file_names})
 

@@ -308,7 +308,7 @@ def reproduce(
     ``u1..u5, ua, ub``; ``reference``: the published values (default: Figure 2's D1 bars, compared only on
     MovieLens 100K); ``run_batch(commands, log, progress) -> status``: runs one commands file as
     ``trecrs batch`` does; ``progress``: where the bar and the start and end lines go (None: nowhere).
-    A failed fold lets the others finish, then raises :class:`~..batches.ReproductionError`.
+    A failed fold lets the others finish, then raises :class:`~trecrs.reproductions.batches.ReproductionError`.
     """
     from .. import make_report
 

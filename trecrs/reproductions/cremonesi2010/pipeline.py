@@ -142,7 +142,7 @@ def reproduce(
     does; ``progress``: where the bar and the start and end lines go (None: nowhere). The pipeline is one
     batch: ``jobs`` changes nothing, and there are no ``folds`` and no published values to compare with
     (``reference``); naming either is refused. A failed step raises
-    :class:`~..batches.ReproductionError`.
+    :class:`~trecrs.reproductions.batches.ReproductionError`.
     """
     from .. import make_report
 
