@@ -20,6 +20,8 @@ import polars as pl
 
 from ..protocol.one_plus_random import CASE_SEPARATOR
 from ..schema import DOC, ITEM, QUERY, RATING, REL, SCORE, TIMESTAMP, USER
+from . import audit_codes as codes
+from .audit_codes import training_pair
 
 T = TypeVar("T")
 
@@ -161,34 +163,6 @@ def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
     return out.join(users, on=QUERY, how="left").with_columns(pl.col(USER).fill_null(pl.col(QUERY)))
 
 
-def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Series:
-    """Whether each (user, item) row is a training pair (ids as written): the pairs coded as one integer
-    in the training ids' codes (:func:`trecrs.ids.codes`), sorted once per audit, then looked up by
-    binary search, so that each check and run codes only its own rows."""
-    from ..ids import codes
-
-    if "training pairs" not in a.cache:
-        train = given(a.train)
-        vocab = (_distinct(a, "--train", train, USER), _distinct(a, "--train", train, ITEM))
-        keys = _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
-        keys.sort()  # in place: the training pairs are the audit's largest array
-        a.cache["training pairs"] = (vocab, keys)
-    (vu, vi), keys = a.cache["training pairs"]
-    u, i = codes(users, vu), codes(items, vi)
-    key = _pair_keys(u.fill_null(0), i.fill_null(0))
-    at = np.minimum(np.searchsorted(keys, key), max(keys.size - 1, 0))
-    found = keys[at] == key if keys.size else np.zeros(key.size, dtype=bool)
-    return pl.Series(found & u.is_not_null().to_numpy() & i.is_not_null().to_numpy())
-
-
-def _pair_keys(u: pl.Series, i: pl.Series) -> np.ndarray:
-    """One int64 per row of two code columns (each below 2**31)."""
-    key = u.to_numpy().astype(np.int64)  # a copy, then shifted and or-ed in place
-    key <<= 32
-    key |= i.to_numpy()
-    return key
-
-
 def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
     """One-Plus-Random candidates (query ``USER:ITEM``) with their case's target item."""
     head = pl.col(USER) + CASE_SEPARATOR
@@ -207,11 +181,10 @@ LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommende
        of="test pairs", source="a test rating the model was trained on (" + LEAKAGE + ")",
        advice="split again so that each (user, item) pair is in one part only (trecrs split)")  # fmt: skip
 def overlap(a: AuditInputs) -> Outcome:
-    # a semi join needs no distinct pass over train (a right side's repeats are harmless); test's pairs
-    # are distinct when read from a file (the readers refuse a pair given twice), so their count is cheap
-    test = given(a.test)
-    both = _pairs(test.filter(training_pair(a, test.get_column(USER), test.get_column(ITEM))))
-    return Outcome(both.height, _distinct_pairs(test), _pair_example(both))
+    test, keys = given(a.test), codes.rows(a, "test")
+    both = _pairs(test.filter(pl.Series(codes.in_training(a, keys))))
+    # a pair code stands for one (user, item): its distinct codes are the distinct test pairs
+    return Outcome(both.height, pl.Series(keys).n_unique() if keys.size else 0, _pair_example(both))
 
 
 @check("test-before-train-user", "warning", ("train", "test", "timestamps"),
@@ -219,10 +192,18 @@ def overlap(a: AuditInputs) -> Outcome:
        advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)")  # fmt: skip
 def test_before_train_user(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
-    last = train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
-    joined = test.join(last, on=USER, how="inner")
-    bad = joined.filter(pl.col(TIMESTAMP) < pl.col("_last"))
-    same = joined.filter(pl.col(TIMESTAMP) == pl.col("_last")).height
+    # each user's latest training timestamp in a table indexed by user code; a test rating of a user
+    # without training ratings is compared with nothing
+    tu, su = codes.users(codes.rows(a, "train")), codes.users(codes.rows(a, "test"))
+    size = codes.span(tu, su)
+    last = np.full(size, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(last, tu, train.get_column(TIMESTAMP).to_numpy())
+    mine = last[su]
+    known = codes.present(tu, size)[su]
+    when = test.get_column(TIMESTAMP).to_numpy()
+    older = known & (when < mine)
+    same = int(np.count_nonzero(known & (when == mine)))
+    bad = test.filter(pl.Series(older)).with_columns(pl.Series("_last", mine[older]))
     r = _smallest(bad, [USER, ITEM])
     ex = (
         r
@@ -262,9 +243,12 @@ def future_training(a: AuditInputs) -> Outcome:
        source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
        advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set")  # fmt: skip
 def cold_users(a: AuditInputs) -> Outcome:
-    users = given(a.test).select(USER).unique()
-    cold = users.join(given(a.train).select(USER), on=USER, how="anti")
-    return Outcome(cold.height, users.height, f"user {_least(cold, USER)}" if cold.height else "")
+    tu, su = codes.users(codes.rows(a, "train")), codes.users(codes.rows(a, "test"))
+    size = codes.span(tu, su)
+    known, tested = codes.present(tu, size), codes.present(su, size)
+    cold = int(np.count_nonzero(tested & ~known))
+    ex = f"user {_least(given(a.test).filter(pl.Series(~known[su])), USER)}" if cold else ""
+    return Outcome(cold, int(np.count_nonzero(tested)), ex)
 
 
 @check("cold-items", "info", ("train", "test"), count="test ratings on items without a training rating",
@@ -272,7 +256,8 @@ def cold_users(a: AuditInputs) -> Outcome:
        advice="expect collaborative models to miss these items; count them in the report or filter them")  # fmt: skip
 def cold_items(a: AuditInputs) -> Outcome:
     test = given(a.test)
-    cold = test.join(given(a.train).select(ITEM), on=ITEM, how="anti")
+    ti, si = codes.items(codes.rows(a, "train")), codes.items(codes.rows(a, "test"))
+    cold = test.filter(pl.Series(~codes.present(ti, codes.span(ti, si))[si]))
     return Outcome(cold.height, test.height, _pair_example(cold))
 
 
@@ -344,7 +329,8 @@ def _distinct(a: AuditInputs, source: str, df: pl.DataFrame, col: str) -> pl.Ser
     """The distinct ids of ``col`` of an input, found once per audit (every run compares with them)."""
     key = ("distinct ids", source, col)
     if key not in a.cache:
-        a.cache[key] = df.get_column(col).unique()
+        part = {"--train": "train", "--test": "test"}.get(source)
+        a.cache[key] = df.get_column(col).unique() if part is None else codes.distinct(a, part, col)
     return a.cache[key]
 
 
@@ -521,7 +507,7 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
 def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
-    bad = candidates.join(given(a.train).select(USER, ITEM), on=[USER, ITEM], how="semi")
+    bad = candidates.filter(training_pair(a, candidates.get_column(USER), candidates.get_column(ITEM)))
     r = _smallest(bad, [QUERY, ITEM])
     pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
     return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",
