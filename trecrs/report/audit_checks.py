@@ -163,6 +163,16 @@ def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
     return out.join(users, on=QUERY, how="left").with_columns(pl.col(USER).fill_null(pl.col(QUERY)))
 
 
+def run_queries(a: AuditInputs, name: str, run: pl.DataFrame) -> pl.DataFrame:
+    """``query``: the distinct queries of run ``name``."""
+    return _distinct(a, f"run {name}", run, QUERY).to_frame(QUERY)
+
+
+def qrels_queries(a: AuditInputs) -> pl.DataFrame:
+    """``query``: the distinct queries of the qrels."""
+    return _distinct(a, "--qrels", given(a.qrels), QUERY).to_frame(QUERY)
+
+
 def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
     """One-Plus-Random candidates (query ``USER:ITEM``) with their case's target item."""
     head = pl.col(USER) + CASE_SEPARATOR
@@ -273,7 +283,9 @@ def cold_items(a: AuditInputs) -> Outcome:
 def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Per id column, the run's ids that match no id of the other inputs as written but match one after
     :func:`id_key`; the run lines holding such a query or document id are counted."""
-    found = {col: _form_matches(run.get_column(col).unique(), _references(a, col)) for col in (QUERY, DOC)}
+    found = {
+        col: _form_matches(_distinct(a, f"run {name}", run, col), _references(a, col)) for col in (QUERY, DOC)
+    }
     if not (found[QUERY].height or found[DOC].height):
         return Outcome(0, run.height)
     a.cache[("id-form", name)] = found  # seen-items then also compares the ids by form
@@ -326,7 +338,8 @@ def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
 
 
 def _distinct(a: AuditInputs, source: str, df: pl.DataFrame, col: str) -> pl.Series:
-    """The distinct ids of ``col`` of an input, found once per audit (every run compares with them)."""
+    """The distinct ids of ``col`` of an input (``source``: its option, or ``run NAME``), found once per
+    audit (every run compares with them, and several checks look at a run's queries)."""
     key = ("distinct ids", source, col)
     if key not in a.cache:
         part = {"--train": "train", "--test": "test"}.get(source)
@@ -363,8 +376,12 @@ def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataF
        source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
        advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped")  # fmt: skip
 def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
-    relevant = given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
-    missing = relevant.join(run.select(QUERY).unique(), on=QUERY, how="anti")
+    if "relevant queries" not in a.cache:
+        a.cache["relevant queries"] = (
+            given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
+        )
+    relevant = a.cache["relevant queries"]
+    missing = relevant.join(run_queries(a, name, run), on=QUERY, how="anti")
     return Outcome(
         missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else ""
     )
@@ -376,8 +393,8 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
 def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """With --test, the extra queries are told apart: users of --test with no qrels line (no relevant test
     rating: trec_eval rightly leaves them out) and queries whose user is no test user (ids that match nothing)."""
-    queries = run.select(QUERY).unique()
-    extra = queries.join(given(a.qrels).select(QUERY).unique(), on=QUERY, how="anti")
+    queries = run_queries(a, name, run)
+    extra = queries.join(qrels_queries(a), on=QUERY, how="anti")
     ex = f"query {_least(extra, QUERY)}" if extra.height else ""
     if a.test is None or not extra.height:
         detail = "without --test, users with no relevant test rating are not told apart from ids that match nothing"
@@ -470,9 +487,7 @@ def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     values = {"cutoff": k, "straddled": len(s.straddled), "truncated": cut.height}
     detail = f"{len(s.straddled)} of {s.queries} run queries have a tie group across rank {k}"
     if a.qrels is not None:
-        evaluated = (
-            run.select(QUERY).unique().join(a.qrels.select(QUERY).unique(), on=QUERY, how="semi").height
-        )
+        evaluated = run_queries(a, name, run).join(qrels_queries(a), on=QUERY, how="semi").height
         values |= {"values_move": s.mixed, "evaluated": evaluated}
         detail += (f"; in {s.mixed} of them the tied documents differ in relevance (what trecrs eval's tie "
                    f"warning counts, of {evaluated} evaluated queries)")  # fmt: skip

@@ -18,7 +18,7 @@ from ..evaluate.result import Evaluation
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import NEITHER, better, sign
 from ..schema import DOC, ITEM, QUERY, SCORE, USER
-from .audit_checks import AuditInputs, Outcome, check, given, query_users
+from .audit_checks import AuditInputs, Outcome, check, qrels_queries, query_users
 from .audit_codes import training_counts
 from .stats import detectable_dz
 
@@ -46,7 +46,7 @@ def _evaluated(a: AuditInputs, name: str, run: pl.DataFrame) -> Evaluation:
 def _qrels_queries(a: AuditInputs) -> int:
     """The queries of the qrels: the users with a value are among them (trec_eval evaluates a run's queries
     that the qrels hold, with or without a relevant document at -l)."""
-    return given(a.qrels).get_column(QUERY).n_unique()
+    return qrels_queries(a).height
 
 
 @check("power", "info", ("qrels", "runs"), per_run=True,
