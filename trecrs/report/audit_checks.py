@@ -55,7 +55,7 @@ class Outcome:
 class AuditInputs:
     """Everything an audit may look at; each check runs when the inputs it needs are here."""
 
-    train: pl.DataFrame | None = None  # ratings: user, item, rating, timestamp
+    train: pl.DataFrame | None = None  # ratings: user, item, timestamp (and rating when given as a frame)
     test: pl.DataFrame | None = None
     qrels: pl.DataFrame | None = None
     candidates: pl.DataFrame | None = None  # query, user, item
