@@ -236,15 +236,16 @@ def _same_second(n: int, what: str, when: str) -> str:
 def future_training(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
-    bad = train.filter(pl.col(TIMESTAMP) > oldest)
-    same = train.filter(pl.col(TIMESTAMP) == oldest).height
-    r = _smallest(bad, [USER, ITEM])
+    when = train.get_column(TIMESTAMP).to_numpy()
+    newer = when > oldest
+    same = int(np.count_nonzero(when == oldest))
+    r = codes.smallest_pair(a, "train", newer)
     ex = (
-        f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})"
+        f"user {r[0]}, item {r[1]}: rated at {when[r[2]]}, after the oldest test rating ({oldest})"
         if r
         else ""
     )
-    return Outcome(bad.height, train.height, ex, severity="info" if a.random_split else None,
+    return Outcome(int(np.count_nonzero(newer)), train.height, ex, severity="info" if a.random_split else None,
                    values={"random_split": a.random_split, "same_second": same},
                    detail=_same_second(same, "training ratings", "the second of the oldest test rating"))  # fmt: skip
 
