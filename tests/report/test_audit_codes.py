@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trecrs.recommenders import make_recommender
+from trecrs.report import audit_codes
 from trecrs.report.audit_checks import AuditInputs, training_pair
 from trecrs.report.audit_measures import BASELINES, baseline_run
 
@@ -32,6 +33,31 @@ def test_training_pair_is_membership_in_the_training_pairs_as_written(train, lin
     assert training_pair(a, users, items).to_list() == [p in set(train) for p in lines]
     # the codes are built once; a second lookup (another run) gives the same answer
     assert training_pair(a, users, items).to_list() == [p in set(train) for p in lines]
+
+
+def test_codes_agree_after_other_categorical_columns_come_and_go():
+    # polars' categorical codes restart from 0 once no categorical column is alive: the audit keeps its own
+    a = AuditInputs(train=train_frame([("1", "1"), ("2", "3")]))
+    assert training_pair(a, pl.Series(["2"]), pl.Series(["3"])).to_list() == [True]
+    pl.Series(["z", "3", "2"]).cast(pl.Categorical)  # another column coded, then dropped
+    got = training_pair(a, pl.Series(["3", "2", "1", "z"]), pl.Series(["2", "3", "3", "1"]))
+    assert got.to_list() == [False, True, False, False]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(IDS, IDS), min_size=1, max_size=20), st.lists(st.booleans(), min_size=20, max_size=20)
+)
+def test_smallest_pair_and_distinct_ids_are_decoded_from_the_codes(pairs, bits):
+    train = train_frame(pairs)
+    rows = train.select("user", "item").rows()
+    mask = np.array(bits[: len(rows)])
+    a = AuditInputs(train=train)
+    chosen = [(u, i, n) for n, (u, i) in enumerate(rows) if mask[n]]
+    assert audit_codes.smallest_pair(a, "train", mask) == (min(chosen) if chosen else None)
+    assert "user" not in a.train.columns  # the training ids live on as codes only
+    assert sorted(audit_codes.distinct(a, "train", "user").to_list()) == sorted({u for u, _ in rows})
+    assert sorted(audit_codes.distinct(a, "train", "item").to_list()) == sorted({i for _, i in rows})
 
 
 def test_baseline_runs_score_as_the_fitted_recommenders():
