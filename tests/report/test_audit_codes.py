@@ -35,12 +35,25 @@ def test_training_pair_is_membership_in_the_training_pairs_as_written(train, lin
     assert training_pair(a, users, items).to_list() == [p in set(train) for p in lines]
 
 
+def test_number_codes_keep_apart_ids_written_otherwise():
+    # plain decimal ids are coded by their numbers; "01", "+1", "5.0" are other ids, as trec_eval sees them
+    a = AuditInputs(train=train_frame([("1", "5"), ("2", "10"), ("3", "5")]))
+    users = pl.Series(["1", "01", "+1", "1", "1", "-0", "2", "u2"])
+    items = pl.Series(["5", "5", "5", "05", "5.0", "5", "10", "10"])
+    assert training_pair(a, users, items).to_list() == [True, False, False, False, False, False, True, False]
+    assert audit_codes._numeric(a) is not None
+    counts = audit_codes.training_counts(a, pl.Series(["5", "05", "10", "x", "99"]))
+    assert counts.to_list() == [2, 0, 1, 0, 0]
+
+
 def test_codes_agree_after_other_categorical_columns_come_and_go():
-    # polars' categorical codes restart from 0 once no categorical column is alive: the audit keeps its own
-    a = AuditInputs(train=train_frame([("1", "1"), ("2", "3")]))
-    assert training_pair(a, pl.Series(["2"]), pl.Series(["3"])).to_list() == [True]
-    pl.Series(["z", "3", "2"]).cast(pl.Categorical)  # another column coded, then dropped
-    got = training_pair(a, pl.Series(["3", "2", "1", "z"]), pl.Series(["2", "3", "3", "1"]))
+    # ids that are not numbers get polars categorical codes, which restart from 0 once no categorical
+    # column is alive: the audit keeps its own
+    a = AuditInputs(train=train_frame([("a", "a"), ("b", "c")]))
+    assert training_pair(a, pl.Series(["b"]), pl.Series(["c"])).to_list() == [True]
+    assert audit_codes._numeric(a) is None
+    pl.Series(["z", "c", "b"]).cast(pl.Categorical)  # another column coded, then dropped
+    got = training_pair(a, pl.Series(["c", "b", "a", "z"]), pl.Series(["b", "c", "c", "a"]))
     assert got.to_list() == [False, True, False, False]
 
 
