@@ -41,13 +41,14 @@ def _numbers(ids: pl.Series, top: int) -> np.ndarray:
     num = ids.cast(pl.Utf8).cast(pl.Int64, strict=False)  # accepts "+5", "-0", "05": refused below
     plain = (num.is_not_null() & (num >= 0) & (num < top) & ~ids.str.starts_with("+") & ~ids.str.starts_with("-")
              & ~(ids.str.starts_with("0") & (ids.str.len_bytes() > 1)))  # fmt: skip
-    return num.set(~plain, -1).to_numpy()
+    return num.set(~plain, -1).cast(pl.Int32).to_numpy()  # top < 2**31
 
 
 def _keys(u: np.ndarray, i: np.ndarray) -> np.ndarray:
     """Pair codes of number codes; a row with an id that is no number (-1) gets all ones, no training row's."""
-    key = u.astype(np.uint64) << np.uint64(32)
-    key |= i.astype(np.uint64) & _LOW
+    key = u.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= i.view(np.uint32)  # in place, widened chunk by chunk: no temporary the size of the column
     key[(u < 0) | (i < 0)] = np.uint64(0xFFFFFFFFFFFFFFFF)
     return key
 
@@ -58,11 +59,19 @@ def _numeric(a: AuditInputs) -> int | None:
     if "numbers below" not in a.cache:
         parts = [p for p in ("train", "test") if getattr(a, p) is not None]
         top = min(2 * sum(getattr(a, p).height for p in parts) + 2**16, 2**31 - 1)
-        found = {p: [_numbers(getattr(a, p).get_column(c), top) for c in (USER, ITEM)] for p in parts}
-        numeric = all(int(x.min(initial=0)) >= 0 for cols in found.values() for x in cols)
+        found: dict[str, np.ndarray] = {}
+        for p in parts:  # one part at a time, stopped at the first id that is no number
+            u = _numbers(getattr(a, p).get_column(USER), top)
+            i = _numbers(getattr(a, p).get_column(ITEM), top) if u.min(initial=0) >= 0 else u
+            if i.min(initial=0) < 0:
+                found = {}
+                break
+            found[p] = _keys(u, i)
+            del u, i
+        numeric = len(found) == len(parts)
         a.cache["numbers below"] = top if numeric else None
-        for p, (u, i) in found.items() if numeric else ():
-            a.cache[("pair codes", p)] = _keys(u, i)
+        for p, key in found.items():
+            a.cache[("pair codes", p)] = key
     return a.cache["numbers below"]
 
 
