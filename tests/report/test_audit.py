@@ -262,6 +262,21 @@ def test_counts_equal_a_direct_computation(train_rows, test_rows, run_rows, k):
     users = {u for u, _ in tr}
     assert f["cold-users"].count == len({u for u, _ in te} - users)
     assert f["cold-items"].count == sum(i not in {i for _, i in tr} for _, i in te)
+    # the examples: the smallest offending pair (ids bytewise), decoded from the audit's integer codes
+    both = min(tr & te, default=None)
+    assert f["overlap"].example == (f"user {both[0]}, item {both[1]}" if both else "")
+    older = min(((u, i, t) for u, i, _, t in test.rows() if u in last and t < last[u]), default=None)
+    assert f["test-before-train-user"].example == (
+        f"user {older[0]}, item {older[1]}: rated at {older[2]}, the user's latest training rating at "
+        f"{last[older[0]]}" if older else "")  # fmt: skip
+    newer = min(((u, i, t) for u, i, _, t in train.rows() if t > oldest), default=None)
+    assert f["future-training"].example == (
+        f"user {newer[0]}, item {newer[1]}: rated at {newer[2]}, after the oldest test rating ({oldest})"
+        if newer else "")  # fmt: skip
+    cold = sorted({u for u, _ in te} - users)
+    assert f["cold-users"].example == (f"user {cold[0]}" if cold else "")
+    cold_pair = min(((u, i) for u, i in te if i not in {i for _, i in tr}), default=None)
+    assert f["cold-items"].example == (f"user {cold_pair[0]}, item {cold_pair[1]}" if cold_pair else "")
     if run.height:
         assert f["seen-items"].count == sum((q, d) in tr for q, d, _ in run.rows())
         ordered = trec_order(run)

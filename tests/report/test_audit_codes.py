@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trecrs.recommenders import make_recommender
+from trecrs.report import audit_codes
 from trecrs.report.audit_checks import AuditInputs, training_pair
 from trecrs.report.audit_measures import BASELINES, baseline_run
 
@@ -32,6 +33,44 @@ def test_training_pair_is_membership_in_the_training_pairs_as_written(train, lin
     assert training_pair(a, users, items).to_list() == [p in set(train) for p in lines]
     # the codes are built once; a second lookup (another run) gives the same answer
     assert training_pair(a, users, items).to_list() == [p in set(train) for p in lines]
+
+
+def test_number_codes_keep_apart_ids_written_otherwise():
+    # plain decimal ids are coded by their numbers; "01", "+1", "5.0" are other ids, as trec_eval sees them
+    a = AuditInputs(train=train_frame([("1", "5"), ("2", "10"), ("3", "5")]))
+    users = pl.Series(["1", "01", "+1", "1", "1", "-0", "2", "u2"])
+    items = pl.Series(["5", "5", "5", "05", "5.0", "5", "10", "10"])
+    assert training_pair(a, users, items).to_list() == [True, False, False, False, False, False, True, False]
+    assert audit_codes._numeric(a) is not None
+    counts = audit_codes.training_counts(a, pl.Series(["5", "05", "10", "x", "99"]))
+    assert counts.to_list() == [2, 0, 1, 0, 0]
+
+
+def test_codes_agree_after_other_categorical_columns_come_and_go():
+    # ids that are not numbers get polars categorical codes, which restart from 0 once no categorical
+    # column is alive: the audit keeps its own
+    a = AuditInputs(train=train_frame([("a", "a"), ("b", "c")]))
+    assert training_pair(a, pl.Series(["b"]), pl.Series(["c"])).to_list() == [True]
+    assert audit_codes._numeric(a) is None
+    pl.Series(["z", "c", "b"]).cast(pl.Categorical)  # another column coded, then dropped
+    got = training_pair(a, pl.Series(["c", "b", "a", "z"]), pl.Series(["b", "c", "c", "a"]))
+    assert got.to_list() == [False, True, False, False]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(IDS, IDS), min_size=1, max_size=20), st.lists(st.booleans(), min_size=20, max_size=20)
+)
+def test_smallest_pair_and_distinct_ids_are_decoded_from_the_codes(pairs, bits):
+    train = train_frame(pairs)
+    rows = train.select("user", "item").rows()
+    mask = np.array(bits[: len(rows)])
+    a = AuditInputs(train=train)
+    chosen = [(u, i, n) for n, (u, i) in enumerate(rows) if mask[n]]
+    assert audit_codes.smallest_pair(a, "train", mask) == (min(chosen) if chosen else None)
+    assert "user" not in a.train.columns  # the training ids live on as codes only
+    assert sorted(audit_codes.distinct(a, "train", "user").to_list()) == sorted({u for u, _ in rows})
+    assert sorted(audit_codes.distinct(a, "train", "item").to_list()) == sorted({i for _, i in rows})
 
 
 def test_baseline_runs_score_as_the_fitted_recommenders():

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ..errors import SemanticError, UsageError
-from ..schema import TIMESTAMP
+from ..schema import ITEM, TIMESTAMP, USER
 from . import audit_measures  # noqa: F401  (registers power and baselines)
 from .audit_checks import CHECKS, NEEDS, SEVERITIES, AuditInputs, Outcome
 from .markdown import md_escape, md_table
@@ -34,6 +34,8 @@ PathLike = str | os.PathLike
 Runs = dict[str, PathLike | pl.DataFrame] | Iterable[PathLike]
 DEFAULT_MEASURES = ("P.10", "ndcg_cut.10")
 DEFAULT_CUTOFF = 10
+#: The columns of a training file the checks read (no check looks at a training rating's value).
+TRAIN_ROLES = (USER, ITEM, TIMESTAMP)
 
 
 @dataclass(frozen=True)
@@ -179,12 +181,13 @@ def _inputs(
     """Read what is given as paths (each with its own reader's errors) into an :class:`AuditInputs`."""
     from ..files.candidates import read_candidates, read_items
     from ..files.ratings import as_ratings, read_ratings
+    from ..files.ratings_format import ROLES
     from ..files.trec import read_qrels, read_run
     from ..measures.request import parse_measures
 
-    def ratings(x: object) -> pl.DataFrame | None:
-        if isinstance(x, str | os.PathLike) and ratings_options:
-            return read_ratings(x, **ratings_options)
+    def ratings(x: object, roles: tuple[str, ...] = ROLES) -> pl.DataFrame | None:
+        if isinstance(x, str | os.PathLike):
+            return read_ratings(x, **ratings_options, roles=roles)
         return None if x is None else as_ratings(x)
 
     if random_split is None:
@@ -192,7 +195,7 @@ def _inputs(
     names = list(measures or DEFAULT_MEASURES)
     request = parse_measures(names, trec_eval_version=trec_eval_version)
     a = AuditInputs(
-        train=ratings(train), test=ratings(test),
+        train=ratings(train, TRAIN_ROLES), test=ratings(test),
         qrels=None if qrels is None else read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels,
         candidates=(None if candidates is None else read_candidates(candidates)
                     if isinstance(candidates, str | os.PathLike) else candidates),

@@ -20,6 +20,8 @@ import polars as pl
 
 from ..protocol.one_plus_random import CASE_SEPARATOR
 from ..schema import DOC, ITEM, QUERY, RATING, REL, SCORE, TIMESTAMP, USER
+from . import audit_codes as codes
+from .audit_codes import training_pair
 
 T = TypeVar("T")
 
@@ -53,7 +55,7 @@ class Outcome:
 class AuditInputs:
     """Everything an audit may look at; each check runs when the inputs it needs are here."""
 
-    train: pl.DataFrame | None = None  # ratings: user, item, rating, timestamp
+    train: pl.DataFrame | None = None  # ratings: user, item, timestamp (and rating when given as a frame)
     test: pl.DataFrame | None = None
     qrels: pl.DataFrame | None = None
     candidates: pl.DataFrame | None = None  # query, user, item
@@ -161,32 +163,14 @@ def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
     return out.join(users, on=QUERY, how="left").with_columns(pl.col(USER).fill_null(pl.col(QUERY)))
 
 
-def training_pair(a: AuditInputs, users: pl.Series, items: pl.Series) -> pl.Series:
-    """Whether each (user, item) row is a training pair (ids as written): the pairs coded as one integer
-    in the training ids' codes (:func:`trecrs.ids.codes`), sorted once per audit, then looked up by
-    binary search, so that each check and run codes only its own rows."""
-    from ..ids import codes
-
-    if "training pairs" not in a.cache:
-        train = given(a.train)
-        vocab = (_distinct(a, "--train", train, USER), _distinct(a, "--train", train, ITEM))
-        keys = _pair_keys(codes(train.get_column(USER), vocab[0]), codes(train.get_column(ITEM), vocab[1]))
-        keys.sort()  # in place: the training pairs are the audit's largest array
-        a.cache["training pairs"] = (vocab, keys)
-    (vu, vi), keys = a.cache["training pairs"]
-    u, i = codes(users, vu), codes(items, vi)
-    key = _pair_keys(u.fill_null(0), i.fill_null(0))
-    at = np.minimum(np.searchsorted(keys, key), max(keys.size - 1, 0))
-    found = keys[at] == key if keys.size else np.zeros(key.size, dtype=bool)
-    return pl.Series(found & u.is_not_null().to_numpy() & i.is_not_null().to_numpy())
+def run_queries(a: AuditInputs, name: str, run: pl.DataFrame) -> pl.DataFrame:
+    """``query``: the distinct queries of run ``name``."""
+    return _distinct(a, f"run {name}", run, QUERY).to_frame(QUERY)
 
 
-def _pair_keys(u: pl.Series, i: pl.Series) -> np.ndarray:
-    """One int64 per row of two code columns (each below 2**31)."""
-    key = u.to_numpy().astype(np.int64)  # a copy, then shifted and or-ed in place
-    key <<= 32
-    key |= i.to_numpy()
-    return key
+def qrels_queries(a: AuditInputs) -> pl.DataFrame:
+    """``query``: the distinct queries of the qrels."""
+    return _distinct(a, "--qrels", given(a.qrels), QUERY).to_frame(QUERY)
 
 
 def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
@@ -207,11 +191,10 @@ LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommende
        of="test pairs", source="a test rating the model was trained on (" + LEAKAGE + ")",
        advice="split again so that each (user, item) pair is in one part only (trecrs split)")  # fmt: skip
 def overlap(a: AuditInputs) -> Outcome:
-    # a semi join needs no distinct pass over train (a right side's repeats are harmless); test's pairs
-    # are distinct when read from a file (the readers refuse a pair given twice), so their count is cheap
-    test = given(a.test)
-    both = _pairs(test.filter(training_pair(a, test.get_column(USER), test.get_column(ITEM))))
-    return Outcome(both.height, _distinct_pairs(test), _pair_example(both))
+    test, keys = given(a.test), codes.rows(a, "test")
+    both = _pairs(test.filter(pl.Series(codes.in_training(a, keys))))
+    # a pair code stands for one (user, item): its distinct codes are the distinct test pairs
+    return Outcome(both.height, pl.Series(keys).n_unique() if keys.size else 0, _pair_example(both))
 
 
 @check("test-before-train-user", "warning", ("train", "test", "timestamps"),
@@ -219,10 +202,18 @@ def overlap(a: AuditInputs) -> Outcome:
        advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)")  # fmt: skip
 def test_before_train_user(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
-    last = train.group_by(USER).agg(pl.col(TIMESTAMP).max().alias("_last"))
-    joined = test.join(last, on=USER, how="inner")
-    bad = joined.filter(pl.col(TIMESTAMP) < pl.col("_last"))
-    same = joined.filter(pl.col(TIMESTAMP) == pl.col("_last")).height
+    # each user's latest training timestamp in a table indexed by user code; a test rating of a user
+    # without training ratings is compared with nothing
+    tu, su = codes.users(codes.rows(a, "train")), codes.users(codes.rows(a, "test"))
+    size = codes.span(tu, su)
+    last = np.full(size, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(last, tu, train.get_column(TIMESTAMP).to_numpy())
+    mine = last[su]
+    known = codes.present(tu, size)[su]
+    when = test.get_column(TIMESTAMP).to_numpy()
+    older = known & (when < mine)
+    same = int(np.count_nonzero(known & (when == mine)))
+    bad = test.filter(pl.Series(older)).with_columns(pl.Series("_last", mine[older]))
     r = _smallest(bad, [USER, ITEM])
     ex = (
         r
@@ -245,15 +236,16 @@ def _same_second(n: int, what: str, when: str) -> str:
 def future_training(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
-    bad = train.filter(pl.col(TIMESTAMP) > oldest)
-    same = train.filter(pl.col(TIMESTAMP) == oldest).height
-    r = _smallest(bad, [USER, ITEM])
+    when = train.get_column(TIMESTAMP).to_numpy()
+    newer = when > oldest
+    same = int(np.count_nonzero(when == oldest))
+    r = codes.smallest_pair(a, "train", newer)
     ex = (
-        f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, after the oldest test rating ({oldest})"
+        f"user {r[0]}, item {r[1]}: rated at {when[r[2]]}, after the oldest test rating ({oldest})"
         if r
         else ""
     )
-    return Outcome(bad.height, train.height, ex, severity="info" if a.random_split else None,
+    return Outcome(int(np.count_nonzero(newer)), train.height, ex, severity="info" if a.random_split else None,
                    values={"random_split": a.random_split, "same_second": same},
                    detail=_same_second(same, "training ratings", "the second of the oldest test rating"))  # fmt: skip
 
@@ -262,9 +254,12 @@ def future_training(a: AuditInputs) -> Outcome:
        source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
        advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set")  # fmt: skip
 def cold_users(a: AuditInputs) -> Outcome:
-    users = given(a.test).select(USER).unique()
-    cold = users.join(given(a.train).select(USER), on=USER, how="anti")
-    return Outcome(cold.height, users.height, f"user {_least(cold, USER)}" if cold.height else "")
+    tu, su = codes.users(codes.rows(a, "train")), codes.users(codes.rows(a, "test"))
+    size = codes.span(tu, su)
+    known, tested = codes.present(tu, size), codes.present(su, size)
+    cold = int(np.count_nonzero(tested & ~known))
+    ex = f"user {_least(given(a.test).filter(pl.Series(~known[su])), USER)}" if cold else ""
+    return Outcome(cold, int(np.count_nonzero(tested)), ex)
 
 
 @check("cold-items", "info", ("train", "test"), count="test ratings on items without a training rating",
@@ -272,7 +267,8 @@ def cold_users(a: AuditInputs) -> Outcome:
        advice="expect collaborative models to miss these items; count them in the report or filter them")  # fmt: skip
 def cold_items(a: AuditInputs) -> Outcome:
     test = given(a.test)
-    cold = test.join(given(a.train).select(ITEM), on=ITEM, how="anti")
+    ti, si = codes.items(codes.rows(a, "train")), codes.items(codes.rows(a, "test"))
+    cold = test.filter(pl.Series(~codes.present(ti, codes.span(ti, si))[si]))
     return Outcome(cold.height, test.height, _pair_example(cold))
 
 
@@ -288,7 +284,9 @@ def cold_items(a: AuditInputs) -> Outcome:
 def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Per id column, the run's ids that match no id of the other inputs as written but match one after
     :func:`id_key`; the run lines holding such a query or document id are counted."""
-    found = {col: _form_matches(run.get_column(col).unique(), _references(a, col)) for col in (QUERY, DOC)}
+    found = {
+        col: _form_matches(_distinct(a, f"run {name}", run, col), _references(a, col)) for col in (QUERY, DOC)
+    }
     if not (found[QUERY].height or found[DOC].height):
         return Outcome(0, run.height)
     a.cache[("id-form", name)] = found  # seen-items then also compares the ids by form
@@ -341,10 +339,12 @@ def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
 
 
 def _distinct(a: AuditInputs, source: str, df: pl.DataFrame, col: str) -> pl.Series:
-    """The distinct ids of ``col`` of an input, found once per audit (every run compares with them)."""
+    """The distinct ids of ``col`` of an input (``source``: its option, or ``run NAME``), found once per
+    audit (every run compares with them, and several checks look at a run's queries)."""
     key = ("distinct ids", source, col)
     if key not in a.cache:
-        a.cache[key] = df.get_column(col).unique()
+        part = {"--train": "train", "--test": "test"}.get(source)
+        a.cache[key] = df.get_column(col).unique() if part is None else codes.distinct(a, part, col)
     return a.cache[key]
 
 
@@ -377,8 +377,12 @@ def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataF
        source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
        advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped")  # fmt: skip
 def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
-    relevant = given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
-    missing = relevant.join(run.select(QUERY).unique(), on=QUERY, how="anti")
+    if "relevant queries" not in a.cache:
+        a.cache["relevant queries"] = (
+            given(a.qrels).filter(pl.col(REL) >= a.relevance_level).select(QUERY).unique()
+        )
+    relevant = a.cache["relevant queries"]
+    missing = relevant.join(run_queries(a, name, run), on=QUERY, how="anti")
     return Outcome(
         missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else ""
     )
@@ -390,8 +394,8 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
 def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """With --test, the extra queries are told apart: users of --test with no qrels line (no relevant test
     rating: trec_eval rightly leaves them out) and queries whose user is no test user (ids that match nothing)."""
-    queries = run.select(QUERY).unique()
-    extra = queries.join(given(a.qrels).select(QUERY).unique(), on=QUERY, how="anti")
+    queries = run_queries(a, name, run)
+    extra = queries.join(qrels_queries(a), on=QUERY, how="anti")
     ex = f"query {_least(extra, QUERY)}" if extra.height else ""
     if a.test is None or not extra.height:
         detail = "without --test, users with no relevant test rating are not told apart from ids that match nothing"
@@ -484,9 +488,7 @@ def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     values = {"cutoff": k, "straddled": len(s.straddled), "truncated": cut.height}
     detail = f"{len(s.straddled)} of {s.queries} run queries have a tie group across rank {k}"
     if a.qrels is not None:
-        evaluated = (
-            run.select(QUERY).unique().join(a.qrels.select(QUERY).unique(), on=QUERY, how="semi").height
-        )
+        evaluated = run_queries(a, name, run).join(qrels_queries(a), on=QUERY, how="semi").height
         values |= {"values_move": s.mixed, "evaluated": evaluated}
         detail += (f"; in {s.mixed} of them the tied documents differ in relevance (what trecrs eval's tie "
                    f"warning counts, of {evaluated} evaluated queries)")  # fmt: skip
@@ -521,7 +523,7 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
        advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
 def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
-    bad = candidates.join(given(a.train).select(USER, ITEM), on=[USER, ITEM], how="semi")
+    bad = candidates.filter(training_pair(a, candidates.get_column(USER), candidates.get_column(ITEM)))
     r = _smallest(bad, [QUERY, ITEM])
     pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
     return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",

@@ -18,7 +18,8 @@ from ..evaluate.result import Evaluation
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import NEITHER, better, sign
 from ..schema import DOC, ITEM, QUERY, SCORE, USER
-from .audit_checks import AuditInputs, Outcome, check, given, query_users
+from .audit_checks import AuditInputs, Outcome, check, qrels_queries, query_users
+from .audit_codes import training_counts
 from .stats import detectable_dz
 
 ALPHA = 0.05
@@ -45,7 +46,7 @@ def _evaluated(a: AuditInputs, name: str, run: pl.DataFrame) -> Evaluation:
 def _qrels_queries(a: AuditInputs) -> int:
     """The queries of the qrels: the users with a value are among them (trec_eval evaluates a run's queries
     that the qrels hold, with or without a relevant document at -l)."""
-    return given(a.qrels).get_column(QUERY).n_unique()
+    return qrels_queries(a).height
 
 
 @check("power", "info", ("qrels", "runs"), per_run=True,
@@ -114,17 +115,6 @@ def _random_scores(a: AuditInputs, pairs: pl.DataFrame) -> np.ndarray:
 
 #: Each baseline's score of the rows of a frame of (query, user, item) pairs, by recommender name.
 BASELINE_SCORES = {"toppop": _toppop_scores, "random": _random_scores}
-
-
-def training_counts(a: AuditInputs, items: pl.Series) -> pl.Series:
-    """The number of training ratings of each of ``items`` (0 for an item nobody rated): TopPop's score,
-    :func:`trecrs.data.popularity.item_popularity`, counted once per audit."""
-    from ..data.popularity import COUNT, item_popularity
-
-    if "popularity" not in a.cache:
-        a.cache["popularity"] = item_popularity(given(a.train))
-    pop = a.cache["popularity"]
-    return items.replace_strict(pop.get_column(ITEM), pop.get_column(COUNT), default=0, return_dtype=pl.Int64)
 
 
 @check("baselines", "info", ("qrels", "train", "runs"), per_run=True,
