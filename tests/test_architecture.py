@@ -213,3 +213,25 @@ def test_evaluate_package_order():
         }
         later = sorted(inside - {f"trecrs.evaluate.{n}" for n in EVALUATE_ORDER[:i]})
         assert not later, f"trecrs.evaluate.{name} imports {later}, which come after it in EVALUATE_ORDER"
+
+
+MAX_FMT_SKIPS = 40
+
+
+def test_the_formatter_lays_out_all_but_data_tables():
+    """``# fmt: skip`` only closes a module-level data table (a bracket at column 0, not a signature), where
+    hand alignment carries meaning; everything else is laid out by ``ruff format``."""
+    marked = [
+        (path.relative_to(PACKAGE.parent), n, line)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if line.rstrip().endswith("# fmt: skip")
+    ]
+    code = [line[: line.rindex("#")].rstrip() for _, _, line in marked]
+    elsewhere = [
+        (str(p), n)
+        for (p, n, line), c in zip(marked, code, strict=True)
+        if line[:1] not in ")]}" or c.endswith(":")
+    ]
+    assert not elsewhere, f"fmt: skip outside a module-level data table: {elsewhere}"
+    assert len(marked) <= MAX_FMT_SKIPS, len(marked)

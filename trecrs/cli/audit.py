@@ -32,11 +32,16 @@ run and what they need. --strict exits 1 when an error finding has a count above
 def register(sub) -> None:
     from ..report.audit import FORMATS
 
-    p = command(sub, "audit", help="check an evaluation for leakage, protocol flaws, ties, power and baselines",
-                description="Check a split, its qrels, candidates and runs for the flaws offline evaluations keep "
-                "showing: test pairs in training, training data from the future, seen items left in rankings, "
-                "users dropped from the mean, negatives that are positives, ties at the cutoff, too few users to "
-                "detect a difference, runs that do not beat TopPop (docs/audit.md).", epilog=EXAMPLES)  # fmt: skip
+    p = command(
+        sub,
+        "audit",
+        help="check an evaluation for leakage, protocol flaws, ties, power and baselines",
+        description="Check a split, its qrels, candidates and runs for the flaws offline evaluations keep "
+        "showing: test pairs in training, training data from the future, seen items left in rankings, "
+        "users dropped from the mean, negatives that are positives, ties at the cutoff, too few users to "
+        "detect a difference, runs that do not beat TopPop (docs/audit.md).",
+        epilog=EXAMPLES,
+    )
     p.add_argument("runs", metavar="RUN", nargs="*", help="TREC runs to check (each by its path)")
     p.add_argument("--train", metavar="TRAIN", help="training ratings file")
     p.add_argument("--test", metavar="TEST", help="test ratings file")
@@ -97,19 +102,33 @@ def run(args) -> int:
     from ..report.audit import FORMATS, audit, declared_random_split
 
     result = audit(
-        train=args.train, test=args.test, ratings_options=_ratings_options(args),
-        qrels=args.qrels, runs=args.runs, candidates=args.candidates, items=args.items, measures=args.measures,
-        relevance_level=args.level, threshold=args.threshold, seed=args.seed,
+        train=args.train,
+        test=args.test,
+        ratings_options=_ratings_options(args),
+        qrels=args.qrels,
+        runs=args.runs,
+        candidates=args.candidates,
+        items=args.items,
+        measures=args.measures,
+        relevance_level=args.level,
+        threshold=args.threshold,
+        seed=args.seed,
         random_split=args.random_split or declared_random_split(args.train, args.test),
-    )  # fmt: skip
+    )
     text = FORMATS[args.format](result)
     if args.output:
         write_text_atomic(args.output, text)
         params = {
             k: getattr(args, k) for k in ("measures", "level", "threshold", "random_split", "seed", "format")
         }
-        write_manifest(args.output, "audit", inputs=_inputs(args), parameters=params, command=argv(),
-                       extra={"failed": result.failed})  # fmt: skip
+        write_manifest(
+            args.output,
+            "audit",
+            inputs=_inputs(args),
+            parameters=params,
+            command=argv(),
+            extra={"failed": result.failed},
+        )
         wrote(args.output)
     else:
         sys.stdout.write(text)

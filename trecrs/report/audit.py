@@ -78,11 +78,22 @@ class AuditResult:
         return {"findings": [f.to_dict() for f in self.findings], "skipped": self.skipped}
 
 
-def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.DataFrame | None = None,
-          runs: Runs | None = None, candidates: PathLike | pl.DataFrame | None = None,
-          items: PathLike | Iterable[str] | None = None, measures: list[str] | tuple[str, ...] | None = None,
-          relevance_level: int = 1, threshold: float = 4.0, random_split: bool | None = None, seed: int = 0,
-          trec_eval_version: int = 9, ratings_options: dict | None = None) -> AuditResult:  # fmt: skip
+def audit(
+    *,
+    train: object = None,
+    test: object = None,
+    qrels: PathLike | pl.DataFrame | None = None,
+    runs: Runs | None = None,
+    candidates: PathLike | pl.DataFrame | None = None,
+    items: PathLike | Iterable[str] | None = None,
+    measures: list[str] | tuple[str, ...] | None = None,
+    relevance_level: int = 1,
+    threshold: float = 4.0,
+    random_split: bool | None = None,
+    seed: int = 0,
+    trec_eval_version: int = 9,
+    ratings_options: dict | None = None,
+) -> AuditResult:
     """Check an evaluation's inputs for the flaws of docs/audit.md; every input is optional.
 
     ``train``/``test``: ratings (paths, read as every command reads them, or frames); ``qrels``; ``runs``: a
@@ -97,9 +108,21 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
     A check of one run that finds no answer on it (a :class:`~trecrs.errors.SemanticError`: no query of the
     run is in the qrels) is listed as not run for that run, with the reason; the other runs are checked.
     """
-    a = _inputs(train, test, qrels, runs, candidates, items, measures, relevance_level=relevance_level,
-                threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version,
-                ratings_options=ratings_options or {})  # fmt: skip
+    a = _inputs(
+        train,
+        test,
+        qrels,
+        runs,
+        candidates,
+        items,
+        measures,
+        relevance_level=relevance_level,
+        threshold=threshold,
+        random_split=random_split,
+        seed=seed,
+        trec_eval_version=trec_eval_version,
+        ratings_options=ratings_options or {},
+    )
     found: list[tuple[tuple, AuditFinding]] = []
     skipped: list[dict] = []
     for rank, c in enumerate(CHECKS.values()):
@@ -128,8 +151,19 @@ def audit(*, train: object = None, test: object = None, qrels: PathLike | pl.Dat
 def _finding(c: Check, o: Outcome, run: str | None) -> AuditFinding:
     if o.count > o.of:  # every count is a subset of what it is out of (docs/audit.md)
         raise AssertionError(f"audit check {c.id}: count {o.count} above its base {o.of}")
-    return AuditFinding(c.id, o.severity or c.severity, int(o.count), int(o.of), o.example if o.count else "",
-                        c.source, o.advice or c.advice, run, o.measure, o.values, o.detail)  # fmt: skip
+    return AuditFinding(
+        c.id,
+        o.severity or c.severity,
+        int(o.count),
+        int(o.of),
+        o.example if o.count else "",
+        c.source,
+        o.advice or c.advice,
+        run,
+        o.measure,
+        o.values,
+        o.detail,
+    )
 
 
 def _why_missing(a: AuditInputs, missing: list[str]) -> dict:
@@ -139,8 +173,10 @@ def _why_missing(a: AuditInputs, missing: list[str]) -> dict:
     for part in ("train", "test"):
         df = getattr(a, part)
         if df is not None and df.height and (rows := df.get_column(TIMESTAMP).is_null().arg_true()).len():
-            return {"reason": f"{untimed_line(a.paths.get(part), int(rows[0]), a.ratings_options)}: a rating "
-                              "without a timestamp"}  # fmt: skip
+            return {
+                "reason": f"{untimed_line(a.paths.get(part), int(rows[0]), a.ratings_options)}: a rating "
+                "without a timestamp"
+            }
     return {}
 
 
@@ -195,17 +231,36 @@ def _inputs(
     names = list(measures or DEFAULT_MEASURES)
     request = parse_measures(names, trec_eval_version=trec_eval_version)
     a = AuditInputs(
-        train=ratings(train, TRAIN_ROLES), test=ratings(test),
+        train=ratings(train, TRAIN_ROLES),
+        test=ratings(test),
         qrels=None if qrels is None else read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels,
-        candidates=(None if candidates is None else read_candidates(candidates)
-                    if isinstance(candidates, str | os.PathLike) else candidates),
-        items=(None if items is None else read_items(items) if isinstance(items, str | os.PathLike)
-               else pl.Series("item", list(items), dtype=pl.Utf8)),
-        runs=_runs(runs, read_run), measures=names, cutoff=_cutoff(request), relevance_level=relevance_level,
-        threshold=threshold, random_split=random_split, seed=seed, trec_eval_version=trec_eval_version,
-        paths={k: os.fspath(v) for k, v in (("train", train), ("test", test)) if isinstance(v, str | os.PathLike)},
+        candidates=(
+            None
+            if candidates is None
+            else read_candidates(candidates)
+            if isinstance(candidates, str | os.PathLike)
+            else candidates
+        ),
+        items=(
+            None
+            if items is None
+            else read_items(items)
+            if isinstance(items, str | os.PathLike)
+            else pl.Series("item", list(items), dtype=pl.Utf8)
+        ),
+        runs=_runs(runs, read_run),
+        measures=names,
+        cutoff=_cutoff(request),
+        relevance_level=relevance_level,
+        threshold=threshold,
+        random_split=random_split,
+        seed=seed,
+        trec_eval_version=trec_eval_version,
+        paths={
+            k: os.fspath(v) for k, v in (("train", train), ("test", test)) if isinstance(v, str | os.PathLike)
+        },
         ratings_options=ratings_options,
-    )  # fmt: skip
+    )
     return a
 
 
@@ -293,16 +348,26 @@ def _by_needs(result: AuditResult) -> list[tuple[str, list[str]]]:
 
 def format_markdown(result: AuditResult) -> str:
     """The same report as a Markdown table (worst first), then the passed and skipped checks."""
-    rows = [[f.severity, f"`{f.id}`", *map(md_escape, (f.run or "", f.measure or "")), str(f.count),
-             f"{f.of} {CHECKS[f.id].of}", *map(md_escape, (f.example, f.detail, f.advice))]
-            for f in result.findings if f.count]  # fmt: skip
+    rows = [
+        [
+            f.severity,
+            f"`{f.id}`",
+            *map(md_escape, (f.run or "", f.measure or "")),
+            str(f.count),
+            f"{f.of} {CHECKS[f.id].of}",
+            *map(md_escape, (f.example, f.detail, f.advice)),
+        ]
+        for f in result.findings
+        if f.count
+    ]
     header = ["severity", "finding", "run", "measure", "count", "of", "example", "detail", "advice"]
     out = md_table(header, rows, align="llllrllll") if rows else ""
     passed = sorted(
         {f.id for f in result.findings if f.count == 0} - {f.id for f in result.findings if f.count}
     )
     tail = ([f"Passed: {', '.join(f'`{p}`' for p in passed)}."] if passed else []) + [
-        f"Not run: {', '.join(f'`{i}`' for i in ids)} ({why})." for why, ids in _by_needs(result)]  # fmt: skip
+        f"Not run: {', '.join(f'`{i}`' for i in ids)} ({why})." for why, ids in _by_needs(result)
+    ]
     return out + ("\n" if out and tail else "") + "\n".join(tail) + ("\n" if tail else "")
 
 

@@ -78,8 +78,10 @@ class AuditInputs:
         if need == "runs":
             return bool(self.runs)
         if need == "timestamps":
-            return all(df is not None and df.height and df.get_column(TIMESTAMP).null_count() == 0
-                       for df in (self.train, self.test))  # fmt: skip
+            return all(
+                df is not None and df.height and df.get_column(TIMESTAMP).null_count() == 0
+                for df in (self.train, self.test)
+            )
         if need == "opr":
             return self.candidates is not None and _opr(self.candidates).height > 0
         if need == "ids":
@@ -108,8 +110,17 @@ CHECKS: dict[str, Check] = {}
 CheckFunc = TypeVar("CheckFunc", bound=Callable[..., Outcome | list[Outcome]])
 
 
-def check(id: str, severity: str, needs: tuple[str, ...], *, count: str, of: str, source: str, advice: str,
-          per_run: bool = False) -> Callable[[CheckFunc], CheckFunc]:  # fmt: skip
+def check(
+    id: str,
+    severity: str,
+    needs: tuple[str, ...],
+    *,
+    count: str,
+    of: str,
+    source: str,
+    advice: str,
+    per_run: bool = False,
+) -> Callable[[CheckFunc], CheckFunc]:
     """Decorator adding a check to :data:`CHECKS` (an id registered twice is refused)."""
 
     def deco(func: CheckFunc) -> CheckFunc:
@@ -183,13 +194,21 @@ def _opr(candidates: pl.DataFrame) -> pl.DataFrame:
 
 # --------------------------------------------------------------------------------------------- the split
 
-LEAKAGE = ("Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommender system offline evaluation', "
-           "TOIS 2023; Hidasi & Czapp, 'Widespread flaws in offline evaluation of recommender systems', RecSys 2023")  # fmt: skip
+LEAKAGE = (
+    "Ji, Sun, Zhang & Li, 'A critical study on data leakage in recommender system offline evaluation', "
+    "TOIS 2023; Hidasi & Czapp, 'Widespread flaws in offline evaluation of recommender systems', RecSys 2023"
+)
 
 
-@check("overlap", "error", ("train", "test"), count="distinct (user, item) pairs in both train and test",
-       of="test pairs", source="a test rating the model was trained on (" + LEAKAGE + ")",
-       advice="split again so that each (user, item) pair is in one part only (trecrs split)")  # fmt: skip
+@check(
+    "overlap",
+    "error",
+    ("train", "test"),
+    count="distinct (user, item) pairs in both train and test",
+    of="test pairs",
+    source="a test rating the model was trained on (" + LEAKAGE + ")",
+    advice="split again so that each (user, item) pair is in one part only (trecrs split)",
+)
 def overlap(a: AuditInputs) -> Outcome:
     test, keys = given(a.test), codes.rows(a, "test")
     both = _pairs(test.filter(pl.Series(codes.in_training(a, keys))))
@@ -197,9 +216,15 @@ def overlap(a: AuditInputs) -> Outcome:
     return Outcome(both.height, pl.Series(keys).n_unique() if keys.size else 0, _pair_example(both))
 
 
-@check("test-before-train-user", "warning", ("train", "test", "timestamps"),
-       count="test ratings older than the same user's latest training rating", of="test ratings", source=LEAKAGE,
-       advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)")  # fmt: skip
+@check(
+    "test-before-train-user",
+    "warning",
+    ("train", "test", "timestamps"),
+    count="test ratings older than the same user's latest training rating",
+    of="test ratings",
+    source=LEAKAGE,
+    advice="split each user's ratings by time (trecrs split --method temporal, or --method loo --pick latest)",
+)
 def test_before_train_user(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     # each user's latest training timestamp in a table indexed by user code; a test rating of a user
@@ -219,8 +244,13 @@ def test_before_train_user(a: AuditInputs) -> Outcome:
         r
         and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
     )
-    return Outcome(bad.height, test.height, ex or "", values={"same_second": same}, detail=_same_second(
-        same, "test ratings", "the same second as the user's latest training rating"))  # fmt: skip
+    return Outcome(
+        bad.height,
+        test.height,
+        ex or "",
+        values={"same_second": same},
+        detail=_same_second(same, "test ratings", "the same second as the user's latest training rating"),
+    )
 
 
 def _same_second(n: int, what: str, when: str) -> str:
@@ -229,10 +259,16 @@ def _same_second(n: int, what: str, when: str) -> str:
     return f"{n} more {what} at {when} are not counted (within one second the order is unknown)" if n else ""
 
 
-@check("future-training", "warning", ("train", "test", "timestamps"),
-       count="training ratings newer than the oldest test rating", of="training ratings", source=LEAKAGE,
-       advice="cut train and test at one point in time (trecrs split --method temporal --cut T); a random split "
-       "is declared with --random-split (or by its manifest) and makes this a note")  # fmt: skip
+@check(
+    "future-training",
+    "warning",
+    ("train", "test", "timestamps"),
+    count="training ratings newer than the oldest test rating",
+    of="training ratings",
+    source=LEAKAGE,
+    advice="cut train and test at one point in time (trecrs split --method temporal --cut T); a random split "
+    "is declared with --random-split (or by its manifest) and makes this a note",
+)
 def future_training(a: AuditInputs) -> Outcome:
     train, test = given(a.train), given(a.test)
     oldest = cast(int, test.get_column(TIMESTAMP).min())  # every rating has one ("timestamps")
@@ -245,14 +281,25 @@ def future_training(a: AuditInputs) -> Outcome:
         if r
         else ""
     )
-    return Outcome(int(np.count_nonzero(newer)), train.height, ex, severity="info" if a.random_split else None,
-                   values={"random_split": a.random_split, "same_second": same},
-                   detail=_same_second(same, "training ratings", "the second of the oldest test rating"))  # fmt: skip
+    return Outcome(
+        int(np.count_nonzero(newer)),
+        train.height,
+        ex,
+        severity="info" if a.random_split else None,
+        values={"random_split": a.random_split, "same_second": same},
+        detail=_same_second(same, "training ratings", "the second of the oldest test rating"),
+    )
 
 
-@check("cold-users", "warning", ("train", "test"), count="test users without a training rating", of="test users",
-       source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
-       advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set")  # fmt: skip
+@check(
+    "cold-users",
+    "warning",
+    ("train", "test"),
+    count="test users without a training rating",
+    of="test users",
+    source="a user the model knows nothing of can only get a non-personalised list (Hidasi & Czapp, RecSys 2023)",
+    advice="report cold users apart (trecrs eval --user-groups) or leave them out of the test set",
+)
 def cold_users(a: AuditInputs) -> Outcome:
     tu, su = codes.users(codes.rows(a, "train")), codes.users(codes.rows(a, "test"))
     size = codes.span(tu, su)
@@ -262,9 +309,15 @@ def cold_users(a: AuditInputs) -> Outcome:
     return Outcome(cold, int(np.count_nonzero(tested)), ex)
 
 
-@check("cold-items", "info", ("train", "test"), count="test ratings on items without a training rating",
-       of="test ratings", source="an item no training rating mentions cannot be scored by collaborative models",
-       advice="expect collaborative models to miss these items; count them in the report or filter them")  # fmt: skip
+@check(
+    "cold-items",
+    "info",
+    ("train", "test"),
+    count="test ratings on items without a training rating",
+    of="test ratings",
+    source="an item no training rating mentions cannot be scored by collaborative models",
+    advice="expect collaborative models to miss these items; count them in the report or filter them",
+)
 def cold_items(a: AuditInputs) -> Outcome:
     test = given(a.test)
     ti, si = codes.items(codes.rows(a, "train")), codes.items(codes.rows(a, "test"))
@@ -275,12 +328,18 @@ def cold_items(a: AuditInputs) -> Outcome:
 # --------------------------------------------------------------------------------------------- runs
 
 
-@check("id-form", "error", ("runs", "ids"), per_run=True,
-       count="run lines whose query or document id matches an id of the other inputs only in another form "
-       "(a leading prefix such as u, a number written otherwise: 1.0, 001)", of="run lines",
-       source="trec_eval and every check compare ids as strings: '242.0' is not '242', so such lines are "
-       "judged non-relevant and escape every check",
-       advice="write the run's ids exactly as the other files write them (242, not 242.0; 1, not u1)")  # fmt: skip
+@check(
+    "id-form",
+    "error",
+    ("runs", "ids"),
+    per_run=True,
+    count="run lines whose query or document id matches an id of the other inputs only in another form "
+    "(a leading prefix such as u, a number written otherwise: 1.0, 001)",
+    of="run lines",
+    source="trec_eval and every check compare ids as strings: '242.0' is not '242', so such lines are "
+    "judged non-relevant and escape every check",
+    advice="write the run's ids exactly as the other files write them (242, not 242.0; 1, not u1)",
+)
 def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Per id column, the run's ids that match no id of the other inputs as written but match one after
     :func:`id_key`; the run lines holding such a query or document id are counted."""
@@ -298,8 +357,10 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     r = _smallest(found[col], ["id"])
     ref = "query" if r["source"] in ("--qrels", "--candidates") else "user" if col == QUERY else "item"
     ex = f"{'query' if col == QUERY else 'document'} {r['id']} of {name} is {ref} {r['ref']} of {r['source']}"
-    detail = (f"{found[QUERY].height} query ids and {found[DOC].height} document ids of {name} match only in "
-              "another form; seen-items compares them by form, the other checks as written")  # fmt: skip
+    detail = (
+        f"{found[QUERY].height} query ids and {found[DOC].height} document ids of {name} match only in "
+        "another form; seen-items compares them by form, the other checks as written"
+    )
     values = {"query_ids": found[QUERY].height, "doc_ids": found[DOC].height}
     return Outcome(bad.height, run.height, ex, values=values, detail=detail)
 
@@ -320,8 +381,11 @@ def _keyed(ids: pl.Series | pl.DataFrame, name: str) -> pl.DataFrame:
     """``name, _full, _bare, _plain``: each id with its :func:`id_key` with and without its prefix, and
     whether it has none."""
     frame = ids.to_frame(name) if isinstance(ids, pl.Series) else ids.select(name)
-    return frame.with_columns(id_key(pl.col(name)).alias("_full"), id_key(pl.col(name), bare=True).alias("_bare"),
-                              pl.col(name).str.contains(r"^[A-Za-z_]").not_().alias("_plain"))  # fmt: skip
+    return frame.with_columns(
+        id_key(pl.col(name)).alias("_full"),
+        id_key(pl.col(name), bare=True).alias("_bare"),
+        pl.col(name).str.contains(r"^[A-Za-z_]").not_().alias("_plain"),
+    )
 
 
 def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
@@ -333,8 +397,13 @@ def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
             sources += [("--train", a.train, USER), ("--test", a.test, USER)]
     else:
         items = None if a.items is None else a.items.to_frame(ITEM)
-        sources = [("--train", a.train, ITEM), ("--test", a.test, ITEM), ("--qrels", a.qrels, DOC),
-                   ("--candidates", a.candidates, ITEM), ("--items", items, ITEM)]  # fmt: skip
+        sources = [
+            ("--train", a.train, ITEM),
+            ("--test", a.test, ITEM),
+            ("--qrels", a.qrels, DOC),
+            ("--candidates", a.candidates, ITEM),
+            ("--items", items, ITEM),
+        ]
     return [(s, _distinct(a, s, df, c)) for s, df, c in sources if df is not None]
 
 
@@ -363,19 +432,27 @@ def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataF
     for source, ref in refs:
         keyed = _keyed(ref.unique(), "ref")
         # the same prefix, a number written otherwise; a prefix the reference has not; one the run has not
-        hits = [loose.join(keyed, on="_full"),
-                loose.join(keyed.filter(pl.col("_plain")), left_on="_bare", right_on="_full"),
-                loose.filter(pl.col("_plain")).join(keyed, left_on="_full", right_on="_bare")]  # fmt: skip
+        hits = [
+            loose.join(keyed, on="_full"),
+            loose.join(keyed.filter(pl.col("_plain")), left_on="_bare", right_on="_full"),
+            loose.filter(pl.col("_plain")).join(keyed, left_on="_full", right_on="_bare"),
+        ]
         hit = pl.concat([h.select("id", "ref") for h in hits]).group_by("id").agg(pl.col("ref").min())
         out = pl.concat([out, hit.select("id", "ref", pl.lit(source).alias("source"))])
         loose = loose.join(hit.select("id"), on="id", how="anti")
     return out
 
 
-@check("missing-users", "warning", ("qrels", "runs"), per_run=True,
-       count="qrels queries with a relevant document that the run does not rank", of="queries with a relevant document",
-       source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
-       advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped")  # fmt: skip
+@check(
+    "missing-users",
+    "warning",
+    ("qrels", "runs"),
+    per_run=True,
+    count="qrels queries with a relevant document that the run does not rank",
+    of="queries with a relevant document",
+    source="trec_eval averages over the queries a run answers unless -c (trec_eval's README, -c)",
+    advice="evaluate with -c (every qrels query counts, a missing one scores 0), or say how many users were dropped",
+)
 def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     if "relevant queries" not in a.cache:
         a.cache["relevant queries"] = (
@@ -388,9 +465,16 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     )
 
 
-@check("extra-users", "info", ("qrels", "runs"), per_run=True, count="run queries absent from the qrels",
-       of="run queries", source="trec_eval ignores the queries the qrels do not judge",
-       advice="check that the run and the qrels come from the same split (ids, One-Plus-Random case names)")  # fmt: skip
+@check(
+    "extra-users",
+    "info",
+    ("qrels", "runs"),
+    per_run=True,
+    count="run queries absent from the qrels",
+    of="run queries",
+    source="trec_eval ignores the queries the qrels do not judge",
+    advice="check that the run and the qrels come from the same split (ids, One-Plus-Random case names)",
+)
 def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """With --test, the extra queries are told apart: users of --test with no qrels line (no relevant test
     rating: trec_eval rightly leaves them out) and queries whose user is no test user (ids that match nothing)."""
@@ -403,20 +487,40 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     users = query_users(a, extra.with_columns(pl.lit("").alias(DOC))).select(QUERY, USER)
     unmatched = users.join(a.test.select(USER).unique(), on=USER, how="anti").height
     quiet = extra.height - unmatched
-    detail = (f"{quiet} users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
-              f"out); {unmatched} queries whose user is not in --test (ids that match nothing)")  # fmt: skip
-    advice = None if unmatched else ("nothing to fix: the qrels hold no relevant rating of these users (trecrs "
-                                     "qrels --nonrelevant writes their ratings as judged non-relevant, and "
-                                     "trec_eval then evaluates them)")  # fmt: skip
-    return Outcome(extra.height, queries.height, ex, values={"no_relevant_test_rating": quiet, "unmatched": unmatched},
-                   detail=detail, advice=advice)  # fmt: skip
+    detail = (
+        f"{quiet} users of --test with no qrels line (no relevant test rating: trec_eval leaves them "
+        f"out); {unmatched} queries whose user is not in --test (ids that match nothing)"
+    )
+    advice = (
+        None
+        if unmatched
+        else (
+            "nothing to fix: the qrels hold no relevant rating of these users (trecrs "
+            "qrels --nonrelevant writes their ratings as judged non-relevant, and "
+            "trec_eval then evaluates them)"
+        )
+    )
+    return Outcome(
+        extra.height,
+        queries.height,
+        ex,
+        values={"no_relevant_test_rating": quiet, "unmatched": unmatched},
+        detail=detail,
+        advice=advice,
+    )
 
 
-@check("seen-items", "error", ("train", "runs"), per_run=True,
-       count="run lines whose (user, item) is a training pair (a query's user: its user in --candidates, else the query id)",
-       of="run lines", source="items the user already rated, left in the ranking (Bellogín, Castells & Cantador, "
-       "RecSys 2011: every methodology but TestRatings removes Tr_u from L_u)",
-       advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)")  # fmt: skip
+@check(
+    "seen-items",
+    "error",
+    ("train", "runs"),
+    per_run=True,
+    count="run lines whose (user, item) is a training pair (a query's user: its user in --candidates, else the query id)",
+    of="run lines",
+    source="items the user already rated, left in the ranking (Bellogín, Castells & Cantador, "
+    "RecSys 2011: every methodology but TestRatings removes Tr_u from L_u)",
+    advice="remove each user's training items from the run (trecrs run does; trecrs candidates lists L_u)",
+)
 def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Run lines on a training pair, ids as written; when id-form found ids of this run written in another
     form, the lines matching a training pair once those ids are written as the other inputs write them
@@ -426,15 +530,24 @@ def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     found = a.cache.get(("id-form", name))
     if found is None:
         return Outcome(seen.height, run.height, _seen_example(seen))
-    rewritten = query_users(a, run.with_columns(
-        pl.col(c).replace(found[c].get_column("id"), found[c].get_column("ref")) for c in (QUERY, DOC)))  # fmt: skip
+    rewritten = query_users(
+        a,
+        run.with_columns(
+            pl.col(c).replace(found[c].get_column("id"), found[c].get_column("ref")) for c in (QUERY, DOC)
+        ),
+    )
     seen_by_form = rewritten.filter(training_pair(a, rewritten.get_column(USER), rewritten.get_column(DOC)))
     more = seen_by_form.height - seen.height
     detail = f"{more} of them only once ids are compared by form (see id-form)" if more else ""
     if not seen.height:  # the example as the run writes it
         r = _smallest(seen_by_form, [QUERY, DOC])
-        seen = pl.DataFrame([{QUERY: _written(found[QUERY], r[QUERY]), DOC: _written(found[DOC], r[DOC]),
-                              USER: r[USER]}]) if r else seen  # fmt: skip
+        seen = (
+            pl.DataFrame(
+                [{QUERY: _written(found[QUERY], r[QUERY]), DOC: _written(found[DOC], r[DOC]), USER: r[USER]}]
+            )
+            if r
+            else seen
+        )
     return Outcome(
         seen_by_form.height, run.height, _seen_example(seen), values={"by_form": more}, detail=detail
     )
@@ -453,14 +566,20 @@ def _seen_example(seen: pl.DataFrame) -> str:
     )
 
 
-@check("ties-at-cutoff", "warning", ("runs",), per_run=True,
-       count="run queries where the tie group holding the document at rank k continues below rank k, or where a "
-       "list cut at exactly k documents ends inside a tie group (trec_eval's order; k the deepest cutoff among -m, "
-       "default 10)", of="run queries",
-       source="the order of tied documents decides the value (McSherry & Najork, ECIR 2008); trec_eval breaks "
-       "ties by document id, other tools by file order",
-       advice="break ties in the recommender and write lists past the cutoff, or report trecrs eval --ties expected "
-       "(and best/worst for the range)")  # fmt: skip
+@check(
+    "ties-at-cutoff",
+    "warning",
+    ("runs",),
+    per_run=True,
+    count="run queries where the tie group holding the document at rank k continues below rank k, or where a "
+    "list cut at exactly k documents ends inside a tie group (trec_eval's order; k the deepest cutoff among -m, "
+    "default 10)",
+    of="run queries",
+    source="the order of tied documents decides the value (McSherry & Najork, ECIR 2008); trec_eval breaks "
+    "ties by document id, other tools by file order",
+    advice="break ties in the recommender and write lists past the cutoff, or report trecrs eval --ties expected "
+    "(and best/worst for the range)",
+)
 def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Queries with a tie group across rank k (``straddled``), and lists of exactly k documents whose last
     two are tied (``truncated``): whether the next candidate ties with the last line is unknowable from the
@@ -490,8 +609,10 @@ def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     if a.qrels is not None:
         evaluated = run_queries(a, name, run).join(qrels_queries(a), on=QUERY, how="semi").height
         values |= {"values_move": s.mixed, "evaluated": evaluated}
-        detail += (f"; in {s.mixed} of them the tied documents differ in relevance (what trecrs eval's tie "
-                   f"warning counts, of {evaluated} evaluated queries)")  # fmt: skip
+        detail += (
+            f"; in {s.mixed} of them the tied documents differ in relevance (what trecrs eval's tie "
+            f"warning counts, of {evaluated} evaluated queries)"
+        )
     detail += f"; {cut.height} more lists end inside a tie group at rank {k}"
     return Outcome(len(s.straddled) + cut.height, s.queries, ex, values=values, detail=detail)
 
@@ -504,9 +625,16 @@ def _cut_in_a_tie(run: pl.DataFrame, k: int, dtype: type[pl.DataType]) -> pl.Dat
     return sizes.filter((pl.col("_n") == k) & (pl.col("_size") > 1)).select(QUERY, "_size")
 
 
-@check("unknown-items", "warning", ("items", "runs"), per_run=True, count="run lines whose item is not in the catalogue",
-       of="run lines", source="coverage and novelty measures divide by the catalogue; an item outside it is a wrong id",
-       advice="check the item ids (leading zeros, a prefix) or give the catalogue the run was made from")  # fmt: skip
+@check(
+    "unknown-items",
+    "warning",
+    ("items", "runs"),
+    per_run=True,
+    count="run lines whose item is not in the catalogue",
+    of="run lines",
+    source="coverage and novelty measures divide by the catalogue; an item outside it is a wrong id",
+    advice="check the item ids (leading zeros, a prefix) or give the catalogue the run was made from",
+)
 def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     items = given(a.items).to_frame(DOC).unique()
     bad = run.select(QUERY, DOC).join(items, on=DOC, how="anti")
@@ -517,25 +645,39 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
 # --------------------------------------------------------------------------------------------- candidates
 
 
-@check("candidate-in-train", "error", ("candidates", "train"),
-       count="candidate lines whose (user, item) is a training pair (one pair may be a candidate of several queries)",
-       of="candidate lines", source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
-       advice="write the candidates from this training file (trecrs candidates --train)")  # fmt: skip
+@check(
+    "candidate-in-train",
+    "error",
+    ("candidates", "train"),
+    count="candidate lines whose (user, item) is a training pair (one pair may be a candidate of several queries)",
+    of="candidate lines",
+    source="L_u excludes Tr_u (Bellogín, Castells & Cantador, RecSys 2011)",
+    advice="write the candidates from this training file (trecrs candidates --train)",
+)
 def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
     bad = candidates.filter(training_pair(a, candidates.get_column(USER), candidates.get_column(ITEM)))
     r = _smallest(bad, [QUERY, ITEM])
     pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
-    return Outcome(bad.height, candidates.height, f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",
-                   values={"distinct_pairs": pairs, "of_distinct_pairs": of_pairs},
-                   detail=f"{pairs} of {of_pairs} distinct (user, item) pairs" if bad.height else "")  # fmt: skip
+    return Outcome(
+        bad.height,
+        candidates.height,
+        f"query {r[QUERY]}, item {r[ITEM]} (user {r[USER]})" if r else "",
+        values={"distinct_pairs": pairs, "of_distinct_pairs": of_pairs},
+        detail=f"{pairs} of {of_pairs} distinct (user, item) pairs" if bad.height else "",
+    )
 
 
-@check("negative-is-positive", "error", ("candidates", "test", "opr"),
-       count="One-Plus-Random candidates that are a relevant test item (rating >= --threshold) of the user other "
-       "than the query's own", of="One-Plus-Random candidates besides the targets",
-       source="the N random items are assumed not relevant (Cremonesi, Koren & Turrin, RecSys 2010)",
-       advice="draw the random items among the items the user did not rate (trecrs candidates --methodology one-plus-random)")  # fmt: skip
+@check(
+    "negative-is-positive",
+    "error",
+    ("candidates", "test", "opr"),
+    count="One-Plus-Random candidates that are a relevant test item (rating >= --threshold) of the user other "
+    "than the query's own",
+    of="One-Plus-Random candidates besides the targets",
+    source="the N random items are assumed not relevant (Cremonesi, Koren & Turrin, RecSys 2010)",
+    advice="draw the random items among the items the user did not rate (trecrs candidates --methodology one-plus-random)",
+)
 def negative_is_positive(a: AuditInputs) -> Outcome:
     negatives = _opr(given(a.candidates)).filter(pl.col(ITEM) != pl.col("_target"))
     # one row per pair, so that the join counts candidate lines (a frame given in Python may repeat a pair)

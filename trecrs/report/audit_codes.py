@@ -39,8 +39,14 @@ def _anchor(a: AuditInputs) -> None:
 def _numbers(ids: pl.Series, top: int) -> np.ndarray:
     """Each id's number when it is a plain decimal (no sign, no leading zero) below ``top``, else -1."""
     num = ids.cast(pl.Utf8).cast(pl.Int64, strict=False)  # accepts "+5", "-0", "05": refused below
-    plain = (num.is_not_null() & (num >= 0) & (num < top) & ~ids.str.starts_with("+") & ~ids.str.starts_with("-")
-             & ~(ids.str.starts_with("0") & (ids.str.len_bytes() > 1)))  # fmt: skip
+    plain = (
+        num.is_not_null()
+        & (num >= 0)
+        & (num < top)
+        & ~ids.str.starts_with("+")
+        & ~ids.str.starts_with("-")
+        & ~(ids.str.starts_with("0") & (ids.str.len_bytes() > 1))
+    )
     return num.set(~plain, -1).cast(pl.Int32).to_numpy()  # top < 2**31
 
 

@@ -49,14 +49,19 @@ def _qrels_queries(a: AuditInputs) -> int:
     return qrels_queries(a).height
 
 
-@check("power", "info", ("qrels", "runs"), per_run=True,
-       count="users with a value of the measure (sd of their values, and the smallest difference a paired t test "
-       "at alpha 0.05 detects with power 0.8 against another run of the same variance)",
-       of="qrels queries",
-       source="Cohen, 'Statistical power analysis for the behavioral sciences', 1988 (noncentral t); "
-       "Sakai, 'Statistical significance, power, and sample sizes', SIGIR 2014",
-       advice="a difference between two runs smaller than the detectable one is not evidence either way: "
-       "add users (more folds, a larger split) or compare fewer systems")  # fmt: skip
+@check(
+    "power",
+    "info",
+    ("qrels", "runs"),
+    per_run=True,
+    count="users with a value of the measure (sd of their values, and the smallest difference a paired t test "
+    "at alpha 0.05 detects with power 0.8 against another run of the same variance)",
+    of="qrels queries",
+    source="Cohen, 'Statistical power analysis for the behavioral sciences', 1988 (noncentral t); "
+    "Sakai, 'Statistical significance, power, and sample sizes', SIGIR 2014",
+    advice="a difference between two runs smaller than the detectable one is not evidence either way: "
+    "add users (more folds, a larger split) or compare fewer systems",
+)
 def power(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
     """Per measure: n users, the sd of their values and the detectable difference delta = dz * sd_d with
     sd_d = sqrt(2) * sd (the other run independent, with the same sd: the conservative case; a correlation
@@ -72,11 +77,29 @@ def power(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
             dz = (n, detectable_dz(n, ALPHA, POWER))
         delta = dz[1] * math.sqrt(2.0) * sd
         label = ev.printed_names(col)[0]
-        ex = (f"{label}: mean {v.mean():.4f}, sd {sd:.4f} over {n} users: a paired t test detects a difference of "
-              f"{delta:.4f} (alpha {ALPHA}, power {POWER})") if n > 1 else f"{label}: {n} users, no test possible"  # fmt: skip
-        out.append(Outcome(n, _qrels_queries(a), ex, measure=label, values={
-            "mean": float(v.mean()) if n else None, "sd": _num(sd), "detectable_difference": _num(delta),
-            "alpha": ALPHA, "power": POWER}))  # fmt: skip
+        ex = (
+            (
+                f"{label}: mean {v.mean():.4f}, sd {sd:.4f} over {n} users: a paired t test detects a difference of "
+                f"{delta:.4f} (alpha {ALPHA}, power {POWER})"
+            )
+            if n > 1
+            else f"{label}: {n} users, no test possible"
+        )
+        out.append(
+            Outcome(
+                n,
+                _qrels_queries(a),
+                ex,
+                measure=label,
+                values={
+                    "mean": float(v.mean()) if n else None,
+                    "sd": _num(sd),
+                    "detectable_difference": _num(delta),
+                    "alpha": ALPHA,
+                    "power": POWER,
+                },
+            )
+        )
     return out
 
 
@@ -117,12 +140,18 @@ def _random_scores(a: AuditInputs, pairs: pl.DataFrame) -> np.ndarray:
 BASELINE_SCORES = {"toppop": _toppop_scores, "random": _random_scores}
 
 
-@check("baselines", "info", ("qrels", "train", "runs"), per_run=True,
-       count="baselines (TopPop, a seeded Random) whose mean the run does not beat; a warning when TopPop is one",
-       of="baselines", source="Cremonesi, Koren & Turrin, RecSys 2010 (TopPop beats many models on top-N); "
-       "Ferrari Dacrema, Cremonesi & Jannach, 'Are we really making much progress?', RecSys 2019",
-       advice="a run that does not beat the most popular items learns nothing the counts do not give: check the model, "
-       "its training data and the candidates it scores")  # fmt: skip
+@check(
+    "baselines",
+    "info",
+    ("qrels", "train", "runs"),
+    per_run=True,
+    count="baselines (TopPop, a seeded Random) whose mean the run does not beat; a warning when TopPop is one",
+    of="baselines",
+    source="Cremonesi, Koren & Turrin, RecSys 2010 (TopPop beats many models on top-N); "
+    "Ferrari Dacrema, Cremonesi & Jannach, 'Are we really making much progress?', RecSys 2019",
+    advice="a run that does not beat the most popular items learns nothing the counts do not give: check the model, "
+    "its training data and the candidates it scores",
+)
 def baselines(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
     """Per measure: the run's mean beside TopPop's and Random's over the same candidates (the candidates of
     the run's queries when --candidates is given, else the run's own items), evaluated the same way. Over
@@ -150,17 +179,36 @@ def baselines(a: AuditInputs, run: pl.DataFrame, name: str) -> list[Outcome]:
         beaten = [b for b in BASELINES if not s * mine > s * theirs[b]]
         values = {"run": mine, **theirs, "not_beaten": beaten}
         if "TopPop" in beaten and _ranks_by_popularity(a, name, run):
-            out.append(Outcome(len(beaten), len(BASELINES), ex, severity="info", measure=label,
-                               values=values | {"popularity_baseline": True}, detail=POPULARITY_NOTE,
-                               advice=POPULARITY_ADVICE))  # fmt: skip
+            out.append(
+                Outcome(
+                    len(beaten),
+                    len(BASELINES),
+                    ex,
+                    severity="info",
+                    measure=label,
+                    values=values | {"popularity_baseline": True},
+                    detail=POPULARITY_NOTE,
+                    advice=POPULARITY_ADVICE,
+                )
+            )
             continue
-        out.append(Outcome(len(beaten), len(BASELINES), ex, severity="warning" if "TopPop" in beaten else "info",
-                           measure=label, values=values))  # fmt: skip
+        out.append(
+            Outcome(
+                len(beaten),
+                len(BASELINES),
+                ex,
+                severity="warning" if "TopPop" in beaten else "info",
+                measure=label,
+                values=values,
+            )
+        )
     return out
 
 
-POPULARITY_NOTE = ("this run ranks every list in the order of training popularity (up to ties): it is the "
-                   "popularity baseline (TopPop ranks the same way), not a model that fails to beat it")  # fmt: skip
+POPULARITY_NOTE = (
+    "this run ranks every list in the order of training popularity (up to ties): it is the "
+    "popularity baseline (TopPop ranks the same way), not a model that fails to beat it"
+)
 POPULARITY_ADVICE = "nothing to fix: compare the other runs with this one"
 
 
@@ -174,8 +222,9 @@ def _ranks_by_popularity(a: AuditInputs, name: str, run: pl.DataFrame) -> bool:
 
     key = ("popularity order", name)
     if key not in a.cache:
-        ranked = trec_order(run.select(QUERY, DOC, SCORE), rank=False,
-                            score_dtype=get(a.trec_eval_version).score_dtype)  # fmt: skip
+        ranked = trec_order(
+            run.select(QUERY, DOC, SCORE), rank=False, score_dtype=get(a.trec_eval_version).score_dtype
+        )
         # a query's rows are consecutive in trec_eval's order: a step within one follows a row of its query
         counts = training_counts(a, ranked.get_column(DOC))
         steps = counts.diff().filter(
