@@ -204,3 +204,45 @@ def test_trecrs_run_of_a_large_split_reads_coded_ids_and_writes_the_same_run(
         assert proc.returncode == 0, proc.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") > 100
+
+
+def test_coded_scores_rank_text_ids_of_the_split_as_text_scores_do(tmp_path, monkeypatch):
+    """A score file read with coded ids (numbers) on a split whose ids are text: each number finds the id
+    that is its own text (7 is "7", never "007"), and the run, counts and errors are the text reader's."""
+    from trecrs.files import ratings_fast
+    from trecrs.files.scores import read_score_table
+    from trecrs.protocol.candidates import candidate_set
+    from trecrs.protocol.runs import build_run
+
+    train = pl.DataFrame(
+        {"user": ["7", "007", "0", "x"], "item": ["1", "1", "01", "2"], "rating": [4.0, 3.0, 5.0, 1.0]}
+    )
+    test = pl.DataFrame({"user": ["7", "007", "0"], "item": ["2", "01", "1"], "rating": [5.0, 4.0, 2.0]})
+    scores = tmp_path / "s.tsv"
+    scores.write_text("user\titem\tscore\n7\t2\t0.5\n7\t1\t0.9\n0\t1\t0.25\n0\t2\t0.75\n4294967295\t2\t1\n")
+    monkeypatch.setattr(ratings_fast, "CODED_MIN_BYTES", 0)
+    coded = read_score_table(scores, coded=True)
+    assert coded.frame.schema["user"] == pl.UInt32
+    text = read_score_table(scores)
+    runs = []
+    for table in (coded, text):
+        cands = candidate_set("all-items", train, test)
+        with pytest.raises(InputError) as err:
+            build_run(cands, table, missing="drop")
+        runs.append(str(err.value))
+    assert runs[0] == runs[1] and "(first: '4294967295'; 1 score(s))" in runs[0]
+    scores.write_text("user\titem\tscore\n7\t2\t0.5\n7\t1\t0.9\n0\t1\t0.25\n0\t2\t0.75\n")
+    coded, text = read_score_table(scores, coded=True), read_score_table(scores)
+    assert coded.frame.schema["user"] == pl.UInt32
+    from tests.warned import warned
+
+    built = []
+    for table in (coded, text):
+        with warned(r"^3 of 6 candidates \(50.0%\) have no score: left out$"):
+            built.append(build_run(candidate_set("all-items", train, test), table, missing="drop"))
+    # candidates: 7 {01, 2} (1 is trained), 007 {01, 2}, 0 {1, 2}; scored: 7's 2 (its 1 is trained), 0's 1
+    # and 2; nothing scores 007's (the number 7 is the id "7") nor 7's 01
+    want = [("0", "2", 1, 0.75), ("0", "1", 2, 0.25), ("7", "2", 1, 0.5)]
+    for result in built:
+        assert result.run.select("query", "doc", "rank", "score").rows() == want
+    assert built[0].info == built[1].info and built[0].info["scores_outside_candidates"] == 1

@@ -125,11 +125,17 @@ def run(args) -> int:
     with option_errors(columns="score_columns"):  # the score reader's columns= is --score-columns here
         normalise_score_columns(args.score_columns)  # a bad mapping is refused before the scores are read
         table = read_score_table(
-            args.scores, kind="rank" if args.ranks else None, fmt=args.fmt, columns=args.score_columns
+            args.scores,
+            kind="rank" if args.ranks else None,
+            fmt=args.fmt,
+            columns=args.score_columns,
+            coded=True,
         )
+    order = table.order
     chunks = iter_run(
         cands, table, missing=args.missing, depth=args.depth, tag=tag, scores_path=args.scores, info=info
     )
+    del table  # the run holds the scores until it has coded them
     write_run_stream(chunks, args.output)
     inputs["scores"] = args.scores
     params.update(
@@ -137,13 +143,13 @@ def run(args) -> int:
         missing=args.missing,
         depth=args.depth,
         tag=tag,
-        order=table.order,
+        order=order,
     )
     write_manifest(
         args.output, "run", inputs=inputs, parameters=params, command=argv(), extra={"counts": info}
     )
     report_candidates(info, args.methodology or "candidates")
-    if table.order == "list":
+    if order == "list":
         note(f"ranked in the order of the top-N lists of {args.scores} (rank 1 first), not by score")
     if info["scores_outside_candidates"]:
         note(

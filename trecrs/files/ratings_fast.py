@@ -195,10 +195,7 @@ def _parse_coded(
         pl.col(c).cast(pl.UInt32, strict=False) if c in ids else pl.col(c)
         for c in map(names.__getitem__, read)
     ]
-    # a cast reads "+7" and "007" as 7: ids of such a form are not their number's text
-    text = [pl.col(c) for c in ids]
-    odd = [(t.str.starts_with("0") & (t.str.len_bytes() > 1)) | t.str.starts_with("+") for t in text]
-    flag = pl.any_horizontal(*odd, *(pl.col(c).cast(pl.UInt32, strict=False).is_null() for c in ids))
+    flag = not_plain_decimal(ids)
     try:
         lazy = pl.scan_csv(source, **options).select(*columns, flag.alias(_ODD))
         table = lazy.collect(engine="streaming")
@@ -207,6 +204,14 @@ def _parse_coded(
     if table.height == 0 or table.get_column(_ODD).any():
         return None
     return table.drop(_ODD)
+
+
+def not_plain_decimal(columns: list[str]) -> pl.Expr:
+    """Whether a row's text id of ``columns`` is not a plain decimal below 2**32 (its UInt32 number's own
+    text): a cast reads "+7" and "007" as 7, and ids of such a form are not their number's text."""
+    text = [pl.col(c) for c in columns]
+    odd = [(t.str.starts_with("0") & (t.str.len_bytes() > 1)) | t.str.starts_with("+") for t in text]
+    return pl.any_horizontal(*odd, *(t.cast(pl.UInt32, strict=False).is_null() for t in text))
 
 
 def refused(df: pl.DataFrame, fields: list[str] | None = None) -> bool:

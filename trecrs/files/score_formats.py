@@ -260,7 +260,7 @@ def _taken(k: int, strip: bool) -> pl.Expr:
 _KNOWN_NAMES = frozenset(n for names in HEADER_NAMES.values() for n in names)
 
 
-def _has_header(first: list[str], spec: ScoreFormat, kind: str | None, mapping) -> bool:
+def has_header(first: list[str], spec: ScoreFormat, kind: str | None, mapping) -> bool:
     """A first line is a header when a field where a number is expected is not a number (with a mapping
     by names, always). ``1 2 high`` is a bad score, not a header: a header has a known name, or some
     other field that is not a number either."""
@@ -285,6 +285,12 @@ def _positional(spec: ScoreFormat, kind: str | None) -> tuple[str, ...]:
     return spec.positional_ranks if kind == RANK else spec.positional
 
 
+def positional_roles(spec: ScoreFormat, kind: str | None) -> dict[str, int]:
+    """Role -> position of the fields of a headerless line (:func:`_positional`, the skipped ones left out)."""
+    names = _positional(spec, kind) or spec.positional
+    return {r: k for k, r in enumerate(names) if r != _SKIP}
+
+
 def read_delimited(
     path: PathLike, spec: ScoreFormat, *, kind: str | None, mapping, extra_fields: bool = False
 ) -> pl.DataFrame:
@@ -292,7 +298,7 @@ def read_delimited(
     lines, strip = _split(read_lines(path), spec.separator, path)
     first = lines.head(1).with_columns(pl.col(_FIELDS).list.eval(pl.element().str.strip_chars()))
     head = (first if strip else lines).row(0, named=True)
-    if _has_header(head[_FIELDS], spec, kind, mapping):
+    if has_header(head[_FIELDS], spec, kind, mapping):
         roles = roles_of_names(head[_FIELDS], mapping, path=path, line=head[LINENO])
         lines = lines.slice(1)
         if lines.height == 0:
@@ -304,7 +310,7 @@ def read_delimited(
         count, layout, exact = max(roles.values()) + 1, "the column mapping's", False
     else:
         names = _positional(spec, kind) or spec.positional
-        roles = {r: k for k, r in enumerate(names) if r != _SKIP}
+        roles = positional_roles(spec, kind)
         layout = spec.layout if spec.positional_ranks != names else " ".join(names)
         count, exact = len(names), not extra_fields
     _check_counts(lines, path, count, layout, exact)

@@ -32,7 +32,8 @@ from .lines import LINENO, first_repeat, read_lines, split_fields, take_fields
 from .manifest import write_manifest
 from .output import write_table
 from .parquet import is_parquet, read_parquet
-from .score_formats import normalise_score_columns, read_raw, roles_of_names, value_role
+from .score_formats import normalise_score_columns, read_raw, roles_of_names, score_format, value_role
+from .scores_fast import read_coded_scores
 from .trec import rank_contradictions
 
 SCORE_KINDS: tuple[str, ...] = ("score", "rank")
@@ -62,7 +63,12 @@ class ScoreTable:
 
 
 def read_score_table(
-    path: PathLike, *, kind: str | None = None, fmt: str = "auto", columns: ColumnsArg = None
+    path: PathLike,
+    *,
+    kind: str | None = None,
+    fmt: str = "auto",
+    columns: ColumnsArg = None,
+    coded: bool = False,
 ) -> ScoreTable:
     """Read a score file or top-N lists in any layout of :data:`~trecrs.files.score_formats.FORMATS`.
 
@@ -72,8 +78,15 @@ def read_score_table(
     ``kind``: rank by the ``"score"`` or the ``"rank"`` column; None: the score column if there is one,
     else the rank column. Ranks become scores ``max_rank + 1 - rank``, so rank 1 comes first; when a file
     has both, the scores rank (as trec_eval ranks) and a rank column that contradicts them is warned about.
+    ``coded``: a large plain ``user item score`` file is read with UInt32 ids when every id is a plain
+    decimal (:mod:`~trecrs.files.scores_fast`); any other file, or one it refuses, with text ids.
     """
     _check_kind(kind)
+    if coded and columns is None:
+        spec = score_format(path, fmt)
+        frame = read_coded_scores(path, spec, kind)
+        if frame is not None:
+            return ScoreTable(frame, "score", spec.name)
     raw, spec = read_raw(path, fmt=fmt, kind=kind, columns=columns)
     return _table(raw, path, kind, spec.name)
 

@@ -95,7 +95,7 @@ def make_split(
     # without a catalogue the items are coded once, in natural order; with one, the rated items are coded
     # for the overlap check (refused before the catalogue is read) and coded again in its order after
     vocab = _natural_unique(rated_items) if items is None else rated_items.unique()
-    tr, te = _coded(train, users, vocab), _coded(test, users, vocab)
+    tr, te = _coded(train, users, vocab, rating=False), _coded(test, users, vocab)
     users, vocab = users.cast(pl.Utf8), vocab.cast(pl.Utf8)
     _refuse_overlap(tr, te, vocab.len(), train, test, paths)
     catalogue_given = items is not None
@@ -112,7 +112,7 @@ def make_split(
                 f"the catalogue lacks {outside.len()} item(s) that have ratings (first: {outside.sort()[0]!r})",
             )
         items_s = natural_unique(catalogue)
-        tr, te = _coded(train, users, items_s), _coded(test, users, items_s)
+        tr, te = _coded(train, users, items_s, rating=False), _coded(test, users, items_s)
     return IndexedSplit(users.alias(USER), items_s.alias(ITEM), tr, te, catalogue_given)
 
 
@@ -131,20 +131,26 @@ def _natural_unique(ids: pl.Series) -> pl.Series:
     return ids.unique().sort() if ids.dtype.is_integer() else natural_unique(ids)
 
 
-def _coded(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.DataFrame:
+def _coded(ratings: pl.DataFrame, users: pl.Series, items: pl.Series, *, rating: bool = True) -> pl.DataFrame:
     """``_u, _i, rating`` of ``ratings`` sorted by (user, item): each id's position in ``users`` / ``items``
-    (distinct ids holding every id of ``ratings``), read as the physical code of an ``Enum`` of them."""
+    (distinct ids holding every id of ``ratings``), read as the physical code of an ``Enum`` of them.
+    ``rating=False``: the codes alone (no methodology reads a training rating: a Netflix-sized training
+    set's ratings would hold 0.6 GB for nothing)."""
     if users.dtype.is_integer():
-        return _coded_numbers(ratings, users, items)
+        return _coded_numbers(ratings, users, items, rating=rating)
 
     def code(column: str, index: pl.Series) -> pl.Expr:
         return pl.col(column).cast(pl.Enum(index)).to_physical().cast(pl.Int64)
 
-    coded = ratings.select(code(USER, users).alias(_U), code(ITEM, items).alias(_I), RATING)
+    coded = ratings.select(
+        code(USER, users).alias(_U), code(ITEM, items).alias(_I), *([RATING] if rating else [])
+    )
     return coded.sort(pl.col(_U) * items.len() + pl.col(_I))  # one integer key: (user, item) order
 
 
-def _coded_numbers(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) -> pl.DataFrame:
+def _coded_numbers(
+    ratings: pl.DataFrame, users: pl.Series, items: pl.Series, *, rating: bool
+) -> pl.DataFrame:
     """:func:`_coded` of coded ids, ``users`` and ``items`` their sorted distinct numbers: the rows are
     ordered by (user, item) on the numbers (their codes' order), then each column is taken in that order
     and its numbers found by a binary search, one column at a time (a 100-million-rating split is never
@@ -155,13 +161,13 @@ def _coded_numbers(ratings: pl.DataFrame, users: pl.Series, items: pl.Series) ->
     key |= item.to_numpy()
     order = pl.Series(key).arg_sort()  # pairs are distinct: no ties to order
     del key
-    return pl.DataFrame(
-        {
-            _U: users.search_sorted(user.gather(order)).cast(pl.Int64),
-            _I: items.search_sorted(item.gather(order)).cast(pl.Int64),
-            RATING: ratings.get_column(RATING).gather(order),
-        }
-    )
+    columns = {
+        _U: users.search_sorted(user.gather(order)).cast(pl.Int64),
+        _I: items.search_sorted(item.gather(order)).cast(pl.Int64),
+    }
+    if rating:
+        columns[RATING] = ratings.get_column(RATING).gather(order)
+    return pl.DataFrame(columns)
 
 
 def _refuse_overlap(

@@ -22,7 +22,8 @@ class IndexedSplit:
     """A validated train/test split with integer codes: users and items numbered in natural id order.
 
     ``items`` is the catalogue I (the given one, else the items of train ∪ test); ``users`` every user of
-    train ∪ test. ``train`` / ``test`` hold codes ``_u``, ``_i`` (and ``rating``), sorted by (user, item).
+    train ∪ test. ``train`` / ``test`` hold codes ``_u``, ``_i`` (``test`` its ``rating`` too), sorted by
+    (user, item).
     """
 
     users: pl.Series

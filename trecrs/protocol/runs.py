@@ -148,10 +148,32 @@ def _check_run_options(missing: str, depth: int | None, tag: str) -> None:
 
 def _codes(values: pl.Series, index: pl.Series) -> pl.Series:
     """:func:`~trecrs.ids.codes` of ``values`` in ``index`` (distinct ids), read as the physical codes of an
-    ``Enum`` of ``index``: one lookup per value instead of a join."""
+    ``Enum`` of ``index``: one lookup per value instead of a join. Coded ids (numbers, from
+    :func:`~trecrs.files.scores.read_score_table`) are looked up by :func:`_number_codes`."""
+    if values.dtype.is_integer():
+        return _number_codes(values, index)
     if index.null_count():
         return codes(values, index)
     return values.cast(pl.Enum(index), strict=False).to_physical().cast(pl.Int64)
+
+
+def _number_codes(values: pl.Series, index: pl.Series) -> pl.Series:
+    """The position in ``index`` (distinct text ids) of the id each number of ``values`` was read from
+    (null when none): a coded id is the plain decimal of its number, so only the index ids that are their
+    own number's text can match, found by one binary search per value, the numbers never made text."""
+    index_numbers = index.cast(pl.UInt32, strict=False)
+    own = index_numbers.is_not_null() & (index_numbers.cast(pl.Utf8) == index)
+    at = np.flatnonzero(own.to_numpy())
+    keys = index_numbers.to_numpy()[at].astype(np.int64)
+    order = np.argsort(keys)
+    keys, at = keys[order], at[order]
+    if keys.size == 0:
+        return pl.Series(values=[None] * values.len(), dtype=pl.Int64)
+    v = values.to_numpy()
+    found = np.minimum(np.searchsorted(keys, v), keys.size - 1)
+    hit = keys[found] == v
+    codes_ = pl.Series(at[found].astype(np.int64))
+    return codes_.scatter(np.flatnonzero(~hit), None) if not hit.all() else codes_
 
 
 def _coded_scores(
@@ -177,7 +199,7 @@ def _coded_scores(
                 scores_path,
                 row[_LINENO],
                 f"{n_users} user(s) of the score file are in neither the training nor the test ratings "
-                f"(first: {row[USER]!r}; {unknown.height} score(s)); do the ids belong to this split?",
+                f"(first: {str(row[USER])!r}; {unknown.height} score(s)); do the ids belong to this split?",
             )
     return coded.filter(pl.col(_U).is_not_null() & pl.col(_I).is_not_null()).select(_U, _I, SCORE, _S)
 
@@ -305,7 +327,7 @@ class _DocOrder:
 def _finish(
     info: dict,
     cands: CandidateSet | FrameCandidates,
-    scores: pl.DataFrame,
+    n_scores: int,
     tally: _Tally,
     *,
     missing: str,
@@ -319,11 +341,11 @@ def _finish(
     info.update(
         cands.info,
         candidates=tally.candidates,
-        scores=scores.height,
+        scores=n_scores,
         scored_candidates=tally.candidates - tally.missing,
         missing=tally.missing,
         missing_policy=missing,
-        scores_outside_candidates=scores.height - n_used,
+        scores_outside_candidates=n_scores - n_used,
         depth=depth,
         cut_by_depth=tally.cut,
         lines=tally.written,
@@ -335,7 +357,7 @@ def _finish(
         raise InputError(
             scores_path,
             None,
-            f"none of the {scores.height} scores is a candidate pair of this "
+            f"none of the {n_scores} scores is a candidate pair of this "
             "methodology; do the user and item ids belong to this split?",
         )
     if missing == "fail" and tally.missing:
@@ -384,6 +406,7 @@ def iter_run(
     else:
         table = as_score_table(scores, kind=kind, columns=columns)
         scores, order = table.frame, table.order
+        del table
     info["order"] = order
     if isinstance(cands, CandidateSet):
         users, items = cands.split.users, cands.split.items
@@ -392,7 +415,9 @@ def iter_run(
     scored = _coded_scores(cands, scores, users, items, scores_path)
     smin = cast(float, scores.get_column(SCORE).min())  # a Float64 column, never empty
     fill = float(smin - max(1.0, abs(smin)))
-    tally = _Tally(np.zeros(scores.height, dtype=bool))
+    n_scores = scores.height
+    tally = _Tally(np.zeros(n_scores, dtype=bool))
+    del scores  # the coded pairs are all the run needs: a caller that passed a ScoreTable may let it go
     doc_order = _DocOrder.of(items)
 
     def name(row: dict) -> tuple[str, str, str]:
@@ -408,7 +433,15 @@ def iter_run(
             if joined is not None:
                 yield _run_chunk(joined, cands, items, depth, tag, tally, doc_order)
     _finish(
-        info, cands, scores, tally, missing=missing, depth=depth, tag=tag, fill=fill, scores_path=scores_path
+        info,
+        cands,
+        n_scores,
+        tally,
+        missing=missing,
+        depth=depth,
+        tag=tag,
+        fill=fill,
+        scores_path=scores_path,
     )
 
 
