@@ -78,27 +78,29 @@ def pair_codes(a: pl.Series, b: pl.Series) -> np.ndarray:
     return high
 
 
+def plain_decimal(text: pl.Expr) -> pl.Expr:
+    """Whether an id (text) is a plain decimal below 2**32: digits only, no sign, no leading zero, so the
+    id is its UInt32 number's own text (``"7"``; not ``"007"``, ``"+7"``, ``"-0"``). The one rule by which
+    trecrs holds ids as numbers (the readers' coded ids, :func:`id_codes`, the audit's codes)."""
+    leading_zero = text.str.starts_with("0") & (text.str.len_bytes() > 1)
+    return text.cast(pl.UInt32, strict=False).is_not_null() & ~text.str.starts_with("+") & ~leading_zero
+
+
 def id_codes(ids: pl.Series) -> np.ndarray:
     """One int64 per id, equal exactly when the ids are: the id's own number when every id is a plain
-    decimal (no sign, no leading zero: ``"7"`` and ``"007"`` stay apart) below twice the count of ids
-    plus 65536, else its polars categorical code (an integer column's own values, or their dense rank
-    when they exceed that bound). Numbers cost a parse where categorical codes cost a
-    hash of every string; the bound keeps a count per code (``np.bincount``) about the column's size."""
+    decimal (:func:`plain_decimal`: ``"7"`` and ``"007"`` stay apart) below twice the count of ids plus
+    65536, else its polars categorical code (an integer column's own values, or their dense rank when they
+    exceed that bound). Numbers cost a parse where categorical codes cost a hash of every string; the bound
+    keeps a count per code (``np.bincount``) about the column's size."""
+    top = min(2 * ids.len() + 2**16, 2**31)  # and room for a row's rank beside a code in one int64 key
     if ids.dtype.is_integer():  # coded ids (:func:`~trecrs.files.ratings.read_ratings`): their own numbers
-        top = min(2 * ids.len() + 2**16, 2**31)
         if ids.len() and cast(int, ids.max()) < top:
             return ids.cast(pl.Int64).to_numpy()
         return ids.rank("dense").cast(pl.Int64).to_numpy() - 1
-    numbers = ids.cast(pl.Int64, strict=False)
-    top = min(2 * ids.len() + 2**16, 2**31)  # and room for a row's rank beside a code in one int64 key
-    low, high = numbers.min(), numbers.max()
-    plain = numbers.null_count() == 0 and ids.len() > 0
-    if plain and 0 <= cast(int, low) and cast(int, high) < top:
-        values = numbers.to_numpy()
-        # a plain decimal has as many characters as its number has digits
-        digits = np.searchsorted(10 ** np.arange(1, 11, dtype=np.int64), values, side="right") + 1
-        if np.array_equal(ids.str.len_bytes().to_numpy(), digits):
-            return values
+    if ids.len() and ids.to_frame("id").select(plain_decimal(pl.col("id")).all()).item():
+        numbers = ids.cast(pl.Int64)
+        if cast(int, numbers.max()) < top:
+            return numbers.to_numpy()
     return ids.cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ..ids import plain_decimal
 from ..ranges import RATING_ABS_MAX
 from ..schema import ITEM, RATING, TIMESTAMP, USER
 from .lines import LINE, _open_bytes, check_text, is_stdin
@@ -207,11 +208,10 @@ def _parse_coded(
 
 
 def not_plain_decimal(columns: list[str]) -> pl.Expr:
-    """Whether a row's text id of ``columns`` is not a plain decimal below 2**32 (its UInt32 number's own
-    text): a cast reads "+7" and "007" as 7, and ids of such a form are not their number's text."""
-    text = [pl.col(c) for c in columns]
-    odd = [(t.str.starts_with("0") & (t.str.len_bytes() > 1)) | t.str.starts_with("+") for t in text]
-    return pl.any_horizontal(*odd, *(t.cast(pl.UInt32, strict=False).is_null() for t in text))
+    """Whether a row's text id of ``columns`` is not a plain decimal below 2**32
+    (:func:`~trecrs.ids.plain_decimal`): a cast reads "+7" and "007" as 7, and such ids are not their
+    number's text."""
+    return ~pl.all_horizontal(*(plain_decimal(pl.col(c)) for c in columns))
 
 
 def refused(df: pl.DataFrame, fields: list[str] | None = None) -> bool:

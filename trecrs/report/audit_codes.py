@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..ids import pair_codes
+from ..ids import pair_codes, plain_decimal
 from ..schema import ITEM, USER
 
 if TYPE_CHECKING:
@@ -37,17 +37,11 @@ def _anchor(a: AuditInputs) -> None:
 
 
 def _numbers(ids: pl.Series, top: int) -> np.ndarray:
-    """Each id's number when it is a plain decimal (no sign, no leading zero) below ``top``, else -1."""
-    num = ids.cast(pl.Utf8).cast(pl.Int64, strict=False)  # accepts "+5", "-0", "05": refused below
-    plain = (
-        num.is_not_null()
-        & (num >= 0)
-        & (num < top)
-        & ~ids.str.starts_with("+")
-        & ~ids.str.starts_with("-")
-        & ~(ids.str.starts_with("0") & (ids.str.len_bytes() > 1))
-    )
-    return num.set(~plain, -1).cast(pl.Int32).to_numpy()  # top < 2**31
+    """Each id's number when it is a plain decimal (:func:`~trecrs.ids.plain_decimal`) below ``top``, else -1."""
+    text = ids.cast(pl.Utf8)
+    num = text.cast(pl.UInt32, strict=False)
+    plain = text.to_frame("id").select(plain_decimal(pl.col("id"))).to_series() & (num < top)
+    return num.cast(pl.Int64).set(~plain, -1).cast(pl.Int32).to_numpy()  # top < 2**31
 
 
 def _keys(u: np.ndarray, i: np.ndarray) -> np.ndarray:
