@@ -214,10 +214,13 @@ def test_process_batches_run_a_commands_file(tmp_path):
 
 def test_process_batches_stop_ends_the_running_processes(tmp_path):
     """Leaving the runner's block (Ctrl-C, SIGTERM) ends the batches under way: status 143, no wait."""
-    slow = f"trecrs datasets synthetic --users 200000 --items 20000 --seed 1 {tmp_path}/big"
+    # a minute of valid steps (about a second each): still running when stopped, on any machine
+    slow = [
+        f"trecrs datasets synthetic --users 2000 --items 2000 --seed 1 {tmp_path}/big{n}" for n in range(60)
+    ]
     run = ProcessBatches(thread_env())
     got: list[int] = []
-    worker = threading.Thread(target=lambda: got.append(run(*_batch_file(tmp_path, slow))))
+    worker = threading.Thread(target=lambda: got.append(run(*_batch_file(tmp_path, *slow))))
     worker.start()
     while not run._live:
         time.sleep(0.01)
@@ -226,7 +229,7 @@ def test_process_batches_stop_ends_the_running_processes(tmp_path):
     run.stop()
     worker.join()
     assert got == [143] and time.monotonic() - started < 10
-    assert run(*_batch_file(tmp_path, slow)) == 143  # stopped: starts nothing more
+    assert run(*_batch_file(tmp_path, *slow)) == 143  # stopped: starts nothing more
 
 
 def test_run_batches_lets_the_other_folds_finish(tmp_path):
