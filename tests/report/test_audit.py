@@ -325,7 +325,7 @@ def test_a_random_split_is_declared_by_its_manifest(tmp_path):
 
 
 def test_id_key_sets_the_number_s_form_apart():
-    from trecrs.report.audit_checks import _form_matches, id_key
+    from trecrs.report.audit_ids import form_matches, id_key
 
     ids = ["u1", "1.0", "001", "1", "user_7", "242.0", "2.5", "u1:242", "abc", "inf", "i01", "u001"]
     got = pl.DataFrame({"id": ids}).select(id_key(pl.col("id")), id_key(pl.col("id"), bare=True).alias("b"))
@@ -347,7 +347,7 @@ def test_id_key_sets_the_number_s_form_apart():
     ]
     refs = [("--train", pl.Series(["1", "u2", "v3", "i04"])), ("--qrels", pl.Series(["5"]))]
     run = pl.Series(["1", "u1", "2", "u2.0", "u3", "i4", "5.0", "x"])
-    found = _form_matches(run, refs).sort("id").rows()
+    found = form_matches(run, refs).sort("id").rows()
     # u1 has a prefix 1 has not; 2 lacks u2's; u2.0 writes u2's number otherwise; i4 is i04; u3 is not v3
     assert found == [("2", "u2", "--train"), ("5.0", "5", "--qrels"), ("i4", "i04", "--train"),
                      ("u1", "1", "--train"), ("u2.0", "u2", "--train")]  # fmt: skip
@@ -474,7 +474,7 @@ def test_candidate_lines_and_distinct_pairs_and_same_second_timestamps():
 def test_every_count_is_within_its_base():
     """The invariant the report relies on: a finding's count is a subset of its ``of``."""
     from trecrs.report.audit import _finding
-    from trecrs.report.audit_checks import Outcome
+    from trecrs.report.audit_registry import Outcome
 
     with pytest.raises(AssertionError, match="count 3 above its base 2"):
         _finding(CHECKS["power"], Outcome(3, 2), "r")

@@ -89,3 +89,54 @@ def test_baseline_runs_score_as_the_fitted_recommenders():
     toppop = baseline_run(a, "TopPop", pairs).get_column("score").to_list()
     counts = train.get_column("item").value_counts()
     assert toppop[2] == 0.0 and toppop[0] == counts.filter(pl.col("item") == "3").item(0, "count")
+
+
+# ids of every kind the coding tells apart: plain decimals, one above any number code's bound (a coded id
+# the audit codes by category), and ids that keep a file's ids as text (a leading zero, a prefix)
+FILE_IDS = st.sampled_from(["1", "2", "10", "4294967295"])
+TEXT_IDS = st.sampled_from(["1", "2", "007", "u1"])
+ROW = st.tuples(st.integers(0, 9), st.integers(0, 3))  # (timestamp, rating - 1)
+
+
+def _write(path, pairs, rows) -> None:
+    path.write_text("".join(f"{u}\t{i}\t{r + 1}\t{t}\n" for (u, i), (t, r) in zip(pairs, rows, strict=False)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(FILE_IDS, FILE_IDS), min_size=1, max_size=16, unique=True),
+    st.lists(st.tuples(st.one_of(FILE_IDS, TEXT_IDS), FILE_IDS), min_size=1, max_size=10, unique=True),
+    st.lists(ROW, min_size=16, max_size=16),
+    st.booleans(),
+)
+def test_a_training_file_read_with_coded_ids_gives_the_same_report(train, test, when, text_train):
+    """A large training file's ids are read as numbers (never held as text): the report is the same as
+    with its ids read as text, whether the numbers serve as codes or the audit codes ids by category."""
+    import tempfile
+    from pathlib import Path
+
+    from trecrs.files import ratings_fast
+    from trecrs.report.audit import audit, format_json
+
+    if text_train:  # an id that is no plain decimal: the file's ids stay text
+        train = [("007", "1"), *train]
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        _write(tmp / "train.tsv", train, when)
+        _write(tmp / "test.tsv", test, when)
+        run = "".join(f"{u} Q0 {i} {n} {9 - n} r\n" for n, (u, i) in enumerate(dict.fromkeys(train[:5] + test[:5])))
+        (tmp / "a.run").write_text(run)
+        (tmp / "q.qrels").write_text("".join(f"{u} 0 {i} 1\n" for u, i in test))
+        kw = {
+            "train": tmp / "train.tsv",
+            "test": tmp / "test.tsv",
+            "qrels": tmp / "q.qrels",
+            "runs": [tmp / "a.run"],
+        }
+        as_text = format_json(audit(**kw))
+        old = ratings_fast.CODED_MIN_BYTES
+        try:
+            ratings_fast.CODED_MIN_BYTES = 0
+            assert format_json(audit(**kw)) == as_text
+        finally:
+            ratings_fast.CODED_MIN_BYTES = old

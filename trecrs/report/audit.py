@@ -1,6 +1,6 @@
 """``trecrs audit``: can the evaluation behind a number be trusted?
 
-:func:`audit` runs every check of :data:`~.audit_checks.CHECKS` whose inputs are given (a split, qrels,
+:func:`audit` runs every check of :data:`~.audit_registry.CHECKS` whose inputs are given (a split, qrels,
 runs, candidates, a catalogue) and returns its :class:`AuditFinding` list, worst first: leakage between train
 and test (Ji et al., TOIS 2023; Hidasi & Czapp, RecSys 2023), items the user already rated left in a
 ranking, users a run drops from trec_eval's mean, One-Plus-Random negatives that are positives, ties that
@@ -22,12 +22,13 @@ import polars as pl
 from ..errors import SemanticError, UsageError
 from ..schema import ITEM, TIMESTAMP, USER
 from . import audit_measures  # noqa: F401  (registers power and baselines)
-from .audit_checks import CHECKS, NEEDS, SEVERITIES, AuditInputs, Outcome
+from .audit_checks import AuditInputs
+from .audit_registry import CHECKS, NEEDS, SEVERITIES, Outcome
 from .markdown import md_escape, md_table
 
 if TYPE_CHECKING:
     from ..measures.request import MeasureRequest
-    from .audit_checks import Check
+    from .audit_registry import Check
 
 PathLike = str | os.PathLike
 #: The runs of an audit: paths (each named by its path), or name -> path or frame.
@@ -217,13 +218,14 @@ def _inputs(
     """Read what is given as paths (each with its own reader's errors) into an :class:`AuditInputs`."""
     from ..files.candidates import read_candidates, read_items
     from ..files.ratings import as_ratings, read_ratings
+    from ..files.ratings_fast import large
     from ..files.ratings_format import ROLES
     from ..files.trec import read_qrels, read_run
     from ..measures.request import parse_measures
 
-    def ratings(x: object, roles: tuple[str, ...] = ROLES) -> pl.DataFrame | None:
+    def ratings(x: object, roles: tuple[str, ...] = ROLES, coded: bool = False) -> pl.DataFrame | None:
         if isinstance(x, str | os.PathLike):
-            return read_ratings(x, **ratings_options, roles=roles)
+            return read_ratings(x, **ratings_options, roles=roles, coded=coded and large(x))
         return None if x is None else as_ratings(x)
 
     if random_split is None:
@@ -231,7 +233,8 @@ def _inputs(
     names = list(measures or DEFAULT_MEASURES)
     request = parse_measures(names, trec_eval_version=trec_eval_version)
     a = AuditInputs(
-        train=ratings(train, TRAIN_ROLES),
+        # the checks read training ids only as codes (audit_codes): a large file's are never held as text
+        train=ratings(train, TRAIN_ROLES, coded=True),
         test=ratings(test),
         qrels=None if qrels is None else read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels,
         candidates=(

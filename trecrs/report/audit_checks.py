@@ -3,15 +3,12 @@
 A check is a function of the audit's inputs (:class:`AuditInputs`), and of one run when it looks at runs,
 returning an :class:`Outcome`: a count, what it is out of, and one concrete example. The registry
 (:data:`CHECKS`) holds what the report prints beside the count; the definitions, sources and advice are
-also in docs/audit.md. The measures' checks (``power``, ``baselines``) are in :mod:`.audit_measures`.
-
-Examples are chosen without regard to the files' line order (the smallest ids, bytewise), so the same
-inputs give the same report however their lines are ordered.
+also in docs/audit.md. The measures' checks (``power``, ``baselines``) are in :mod:`.audit_measures`;
+the examples are chosen, and ids compared by form, by :mod:`.audit_ids`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
@@ -22,33 +19,10 @@ from ..protocol.one_plus_random import CASE_SEPARATOR
 from ..schema import DOC, ITEM, QUERY, RATING, REL, SCORE, TIMESTAMP, USER
 from . import audit_codes as codes
 from .audit_codes import training_pair
+from .audit_ids import distinct_pairs, form_matches, least, pair_example, smallest, unique_pairs
+from .audit_registry import Outcome, check
 
 T = TypeVar("T")
-
-#: Severities, worst first.
-SEVERITIES = ("error", "warning", "info")
-
-#: What each input is called on the command line (the report says which a skipped check needs).
-NEEDS = {
-    "train": "--train", "test": "--test", "qrels": "--qrels", "runs": "a RUN", "candidates": "--candidates",
-    "items": "--items", "timestamps": "timestamps on every rating of --train and --test",
-    "opr": "One-Plus-Random candidates (queries USER:ITEM)",
-    "ids": "--train, --test, --qrels, --candidates or --items (ids to compare with)",
-}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one check found: ``count`` of ``of``, one offending example (empty when nothing was found)."""
-
-    count: int
-    of: int
-    example: str = ""
-    severity: str | None = None  # when the check's own severity depends on what it found
-    measure: str | None = None  # the measure of a per-measure check
-    values: dict = field(default_factory=dict)  # further numbers (the report prints them in JSON)
-    detail: str = ""  # one sentence saying what the count holds, beside the numbers it leaves out
-    advice: str | None = None  # when the fix depends on what was found (else the check's advice)
 
 
 @dataclass
@@ -91,47 +65,6 @@ class AuditInputs:
         return getattr(self, need) is not None
 
 
-@dataclass(frozen=True)
-class Check:
-    """A registered check: what it counts, out of what, its source and the advice that fixes it."""
-
-    id: str
-    severity: str
-    needs: tuple[str, ...]
-    per_run: bool
-    count: str  # what ``count`` counts
-    of: str  # what ``of`` counts (plural noun: "test pairs")
-    source: str
-    advice: str
-    func: Callable[..., Outcome | list[Outcome]]
-
-
-CHECKS: dict[str, Check] = {}
-CheckFunc = TypeVar("CheckFunc", bound=Callable[..., Outcome | list[Outcome]])
-
-
-def check(
-    id: str,
-    severity: str,
-    needs: tuple[str, ...],
-    *,
-    count: str,
-    of: str,
-    source: str,
-    advice: str,
-    per_run: bool = False,
-) -> Callable[[CheckFunc], CheckFunc]:
-    """Decorator adding a check to :data:`CHECKS` (an id registered twice is refused)."""
-
-    def deco(func: CheckFunc) -> CheckFunc:
-        if id in CHECKS:
-            raise ValueError(f"audit check {id!r} registered twice")
-        CHECKS[id] = Check(id, severity, needs, per_run, count, of, source, advice, func)
-        return func
-
-    return deco
-
-
 # --------------------------------------------------------------------------------------------- helpers
 
 
@@ -140,29 +73,6 @@ def given(value: T | None) -> T:
     if value is None:
         raise ValueError("an audit check ran without an input it needs")
     return value
-
-
-def _least(df: pl.DataFrame, column: str) -> str:
-    """The smallest (bytewise) id of a string column."""
-    return cast(str, df.get_column(column).min())
-
-
-def _pairs(df: pl.DataFrame) -> pl.DataFrame:
-    return df.select(USER, ITEM).unique()
-
-
-def _distinct_pairs(df: pl.DataFrame) -> int:
-    return df.height if df.height < 2 else df.select(USER, ITEM).n_unique()
-
-
-def _smallest(df: pl.DataFrame, by: list[str]) -> dict:
-    """The row with the smallest ``by`` values (bytewise), as a dict; {} for an empty frame."""
-    return df.bottom_k(1, by=by).row(0, named=True) if df.height else {}
-
-
-def _pair_example(df: pl.DataFrame, what: str = "") -> str:
-    r = _smallest(df, [USER, ITEM])
-    return f"user {r[USER]}, item {r[ITEM]}{what}" if r else ""
 
 
 def query_users(a: AuditInputs, run: pl.DataFrame) -> pl.DataFrame:
@@ -211,9 +121,9 @@ LEAKAGE = (
 )
 def overlap(a: AuditInputs) -> Outcome:
     test, keys = given(a.test), codes.rows(a, "test")
-    both = _pairs(test.filter(pl.Series(codes.in_training(a, keys))))
+    both = unique_pairs(test.filter(pl.Series(codes.in_training(a, keys))))
     # a pair code stands for one (user, item): its distinct codes are the distinct test pairs
-    return Outcome(both.height, pl.Series(keys).n_unique() if keys.size else 0, _pair_example(both))
+    return Outcome(both.height, pl.Series(keys).n_unique() if keys.size else 0, pair_example(both))
 
 
 @check(
@@ -239,7 +149,7 @@ def test_before_train_user(a: AuditInputs) -> Outcome:
     older = known & (when < mine)
     same = int(np.count_nonzero(known & (when == mine)))
     bad = test.filter(pl.Series(older)).with_columns(pl.Series("_last", mine[older]))
-    r = _smallest(bad, [USER, ITEM])
+    r = smallest(bad, [USER, ITEM])
     ex = (
         r
         and f"user {r[USER]}, item {r[ITEM]}: rated at {r[TIMESTAMP]}, the user's latest training rating at {r['_last']}"
@@ -305,7 +215,7 @@ def cold_users(a: AuditInputs) -> Outcome:
     size = codes.span(tu, su)
     known, tested = codes.present(tu, size), codes.present(su, size)
     cold = int(np.count_nonzero(tested & ~known))
-    ex = f"user {_least(given(a.test).filter(pl.Series(~known[su])), USER)}" if cold else ""
+    ex = f"user {least(given(a.test).filter(pl.Series(~known[su])), USER)}" if cold else ""
     return Outcome(cold, int(np.count_nonzero(tested)), ex)
 
 
@@ -322,7 +232,7 @@ def cold_items(a: AuditInputs) -> Outcome:
     test = given(a.test)
     ti, si = codes.items(codes.rows(a, "train")), codes.items(codes.rows(a, "test"))
     cold = test.filter(pl.Series(~codes.present(ti, codes.span(ti, si))[si]))
-    return Outcome(cold.height, test.height, _pair_example(cold))
+    return Outcome(cold.height, test.height, pair_example(cold))
 
 
 # --------------------------------------------------------------------------------------------- runs
@@ -344,7 +254,7 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     """Per id column, the run's ids that match no id of the other inputs as written but match one after
     :func:`id_key`; the run lines holding such a query or document id are counted."""
     found = {
-        col: _form_matches(_distinct(a, f"run {name}", run, col), _references(a, col)) for col in (QUERY, DOC)
+        col: form_matches(_distinct(a, f"run {name}", run, col), _references(a, col)) for col in (QUERY, DOC)
     }
     if not (found[QUERY].height or found[DOC].height):
         return Outcome(0, run.height)
@@ -354,7 +264,7 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
         | pl.col(DOC).is_in(found[DOC].get_column("id").implode())
     )
     col = QUERY if found[QUERY].height else DOC
-    r = _smallest(found[col], ["id"])
+    r = smallest(found[col], ["id"])
     ref = "query" if r["source"] in ("--qrels", "--candidates") else "user" if col == QUERY else "item"
     ex = f"{'query' if col == QUERY else 'document'} {r['id']} of {name} is {ref} {r['ref']} of {r['source']}"
     detail = (
@@ -363,29 +273,6 @@ def id_form(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     )
     values = {"query_ids": found[QUERY].height, "doc_ids": found[DOC].height}
     return Outcome(bad.height, run.height, ex, values=values, detail=detail)
-
-
-def id_key(ids: pl.Expr, *, bare: bool = False) -> pl.Expr:
-    """The key of string ids that tells their forms apart from their values: the number after an id's
-    prefix (its leading run of letters or ``_``) written in one form, behind the prefix (``u001`` and
-    ``u1.0`` give ``u1``; ``001`` and ``1.0`` give ``1``), or without it when ``bare`` (``u1`` gives ``1``).
-    An id with no number after its prefix keeps its text."""
-    num = ids.str.replace(r"^[A-Za-z_]+", "").cast(pl.Float64, strict=False)
-    integral = num.is_finite() & (num == num.floor()) & (num.abs() < 2.0**53)
-    canon = pl.when(integral).then(num.cast(pl.Int64).cast(pl.Utf8)).otherwise(num.cast(pl.Utf8))
-    key = canon if bare else ids.str.extract(r"^([A-Za-z_]*)", 1) + canon
-    return pl.when(num.is_finite()).then(key).otherwise(ids)
-
-
-def _keyed(ids: pl.Series | pl.DataFrame, name: str) -> pl.DataFrame:
-    """``name, _full, _bare, _plain``: each id with its :func:`id_key` with and without its prefix, and
-    whether it has none."""
-    frame = ids.to_frame(name) if isinstance(ids, pl.Series) else ids.select(name)
-    return frame.with_columns(
-        id_key(pl.col(name)).alias("_full"),
-        id_key(pl.col(name), bare=True).alias("_bare"),
-        pl.col(name).str.contains(r"^[A-Za-z_]").not_().alias("_plain"),
-    )
 
 
 def _references(a: AuditInputs, col: str) -> list[tuple[str, pl.Series]]:
@@ -417,32 +304,6 @@ def _distinct(a: AuditInputs, source: str, df: pl.DataFrame, col: str) -> pl.Ser
     return a.cache[key]
 
 
-def _form_matches(ids: pl.Series, refs: list[tuple[str, pl.Series]]) -> pl.DataFrame:
-    """``id, ref, source``: the ids found in no reference as written that match one by :func:`id_key` (the
-    first option's, its smallest such id bytewise): the same prefix and the same number written otherwise
-    (``u001``, ``u1``), or the same number with a prefix on one side only (``u1``, ``1``); ``u1`` and ``v1``
-    differ."""
-    loose = ids.to_frame("id")
-    for _, ref in refs:  # anti joins first: no distinct pass over a large file when every id matches
-        loose = loose.join(ref.to_frame("id"), on="id", how="anti")
-    out = pl.DataFrame(schema={"id": pl.Utf8, "ref": pl.Utf8, "source": pl.Utf8})
-    if not loose.height:
-        return out
-    loose = _keyed(loose, "id")
-    for source, ref in refs:
-        keyed = _keyed(ref.unique(), "ref")
-        # the same prefix, a number written otherwise; a prefix the reference has not; one the run has not
-        hits = [
-            loose.join(keyed, on="_full"),
-            loose.join(keyed.filter(pl.col("_plain")), left_on="_bare", right_on="_full"),
-            loose.filter(pl.col("_plain")).join(keyed, left_on="_full", right_on="_bare"),
-        ]
-        hit = pl.concat([h.select("id", "ref") for h in hits]).group_by("id").agg(pl.col("ref").min())
-        out = pl.concat([out, hit.select("id", "ref", pl.lit(source).alias("source"))])
-        loose = loose.join(hit.select("id"), on="id", how="anti")
-    return out
-
-
 @check(
     "missing-users",
     "warning",
@@ -461,7 +322,7 @@ def missing_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     relevant = a.cache["relevant queries"]
     missing = relevant.join(run_queries(a, name, run), on=QUERY, how="anti")
     return Outcome(
-        missing.height, relevant.height, f"query {_least(missing, QUERY)}" if missing.height else ""
+        missing.height, relevant.height, f"query {least(missing, QUERY)}" if missing.height else ""
     )
 
 
@@ -480,7 +341,7 @@ def extra_users(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     rating: trec_eval rightly leaves them out) and queries whose user is no test user (ids that match nothing)."""
     queries = run_queries(a, name, run)
     extra = queries.join(qrels_queries(a), on=QUERY, how="anti")
-    ex = f"query {_least(extra, QUERY)}" if extra.height else ""
+    ex = f"query {least(extra, QUERY)}" if extra.height else ""
     if a.test is None or not extra.height:
         detail = "without --test, users with no relevant test rating are not told apart from ids that match nothing"
         return Outcome(extra.height, queries.height, ex, detail=detail if extra.height else "")
@@ -540,7 +401,7 @@ def seen_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     more = seen_by_form.height - seen.height
     detail = f"{more} of them only once ids are compared by form (see id-form)" if more else ""
     if not seen.height:  # the example as the run writes it
-        r = _smallest(seen_by_form, [QUERY, DOC])
+        r = smallest(seen_by_form, [QUERY, DOC])
         seen = (
             pl.DataFrame(
                 [{QUERY: _written(found[QUERY], r[QUERY]), DOC: _written(found[DOC], r[DOC]), USER: r[USER]}]
@@ -560,7 +421,7 @@ def _written(found: pl.DataFrame, ref: str) -> str:
 
 
 def _seen_example(seen: pl.DataFrame) -> str:
-    r = _smallest(seen, [QUERY, DOC])
+    r = smallest(seen, [QUERY, DOC])
     return (
         f"query {r[QUERY]}, doc {r[DOC]}" + ("" if r[USER] == r[QUERY] else f" (user {r[USER]})") if r else ""
     )
@@ -598,7 +459,7 @@ def ties_at_cutoff(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
         top, size = s.group[q]
         ex = f"query {q}: {size} documents tied at ranks {top} to {top + size - 1}, across rank {k}"
     else:
-        r = _smallest(cut, [QUERY])
+        r = smallest(cut, [QUERY])
         ex = (
             f"query {r[QUERY]}: its {k} documents end with {r['_size']} tied at ranks {k - r['_size'] + 1} to {k}"
             if r
@@ -638,7 +499,7 @@ def _cut_in_a_tie(run: pl.DataFrame, k: int, dtype: type[pl.DataType]) -> pl.Dat
 def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
     items = given(a.items).to_frame(DOC).unique()
     bad = run.select(QUERY, DOC).join(items, on=DOC, how="anti")
-    r = _smallest(bad, [QUERY, DOC])
+    r = smallest(bad, [QUERY, DOC])
     return Outcome(bad.height, run.height, f"query {r[QUERY]}, doc {r[DOC]}" if r else "")
 
 
@@ -657,8 +518,8 @@ def unknown_items(a: AuditInputs, run: pl.DataFrame, name: str) -> Outcome:
 def candidate_in_train(a: AuditInputs) -> Outcome:
     candidates = given(a.candidates)
     bad = candidates.filter(training_pair(a, candidates.get_column(USER), candidates.get_column(ITEM)))
-    r = _smallest(bad, [QUERY, ITEM])
-    pairs, of_pairs = _distinct_pairs(bad), _distinct_pairs(candidates)
+    r = smallest(bad, [QUERY, ITEM])
+    pairs, of_pairs = distinct_pairs(bad), distinct_pairs(candidates)
     return Outcome(
         bad.height,
         candidates.height,
@@ -685,6 +546,6 @@ def negative_is_positive(a: AuditInputs) -> Outcome:
         given(a.test).filter(pl.col(RATING) >= a.threshold).select(USER, ITEM, RATING).unique([USER, ITEM])
     )
     bad = negatives.join(relevant, on=[USER, ITEM], how="inner")
-    r = _smallest(bad, [QUERY, ITEM])
+    r = smallest(bad, [QUERY, ITEM])
     ex = f"query {r[QUERY]}: item {r[ITEM]}, rated {r[RATING]:g} in the test set" if r else ""
     return Outcome(bad.height, negatives.height, ex, values={"threshold": a.threshold})

@@ -6,7 +6,8 @@ item of a row are read back from it (``>> 32``, ``& 0xFFFFFFFF``) for the checks
 alone, and a per-user or per-item table is an array indexed by code. An id's code is, per audit:
 
 * its own number, when every user and item id of ``--train`` and ``--test`` is a plain decimal (no sign,
-  no leading zero: ``7`` and ``007`` stay apart) below twice their count plus 65536: a parse, where a
+  no leading zero: ``7`` and ``007`` stay apart) below twice their count plus 65536 (a large training file
+  is read with coded ids, :func:`~trecrs.files.ratings.read_ratings`, and never held as text): a parse, where a
   categorical code costs a hash of every string (MovieLens and Netflix ids). An id of another input that
   is no such number is no training id, and gets a code no training row has;
 * else its polars categorical code (:func:`trecrs.ids.pair_codes`). Polars' categorical codes are global
@@ -37,7 +38,13 @@ def _anchor(a: AuditInputs) -> None:
 
 
 def _numbers(ids: pl.Series, top: int) -> np.ndarray:
-    """Each id's number when it is a plain decimal (:func:`~trecrs.ids.plain_decimal`) below ``top``, else -1."""
+    """Each id's number when it is a plain decimal (:func:`~trecrs.ids.plain_decimal`) below ``top``, else -1.
+    Coded ids (an integer column, :func:`~trecrs.files.ratings.read_ratings`) are plain decimals already."""
+    if ids.dtype.is_integer():
+        num = ids.cast(pl.UInt32).to_numpy()
+        out = num.astype(np.int32, casting="unsafe")  # top < 2**31: a number that wraps is above it
+        out[num >= top] = -1
+        return out
     text = ids.cast(pl.Utf8)
     num = text.cast(pl.UInt32, strict=False)
     plain = text.to_frame("id").select(plain_decimal(pl.col("id"))).to_series() & (num < top)

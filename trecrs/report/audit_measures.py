@@ -1,4 +1,4 @@
-"""The audit's checks on the measures' values: ``power`` and ``baselines`` (registered in :data:`.audit_checks.CHECKS`).
+"""The audit's checks on the measures' values: ``power`` and ``baselines`` (registered in :data:`.audit_registry.CHECKS`).
 
 Both evaluate each run as ``trecrs eval -m ... [-l N]`` does (warnings silenced: the audit reports ties and
 missing users itself) and look at the per-user values of each measure asked for.
@@ -18,8 +18,9 @@ from ..evaluate.result import Evaluation
 from ..evaluate.settings import EvalSettings
 from ..measures.direction import NEITHER, better, sign
 from ..schema import DOC, ITEM, QUERY, SCORE, USER
-from .audit_checks import AuditInputs, Outcome, check, qrels_queries, query_users
+from .audit_checks import AuditInputs, qrels_queries, query_users
 from .audit_codes import training_counts
+from .audit_registry import Outcome, check
 from .stats import detectable_dz
 
 ALPHA = 0.05
