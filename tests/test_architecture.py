@@ -49,6 +49,7 @@ EVALUATE_ORDER = (
 )
 
 MAX_FUNCTION_LINES = 80  # body lines, docstring excluded
+MAX_MODULE_LINES = 600  # lines of a module, everything counted
 
 
 def _modules() -> dict[str, Path]:
@@ -199,6 +200,12 @@ def _long_functions() -> list[tuple[str, int]]:
 
 def test_functions_are_short():
     assert not _long_functions(), f"functions over {MAX_FUNCTION_LINES} lines: {_long_functions()}"
+
+
+def test_modules_are_short():
+    """A module is one concept: past MAX_MODULE_LINES it holds two, and is split along them."""
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
 def test_evaluate_package_order():

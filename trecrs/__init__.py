@@ -23,7 +23,7 @@ _PUBLIC = {
     "verify_movielens": ".data.datasets:verify",
     "Split": ".data.splits:Split",
     "split": ".data.splits:split",
-    "split_file": ".data.splits:split_file",
+    "split_file": ".data.split_files:split_file",
     "synthetic_ratings": ".data.synthetic:generate",
     "TEXT_FORMATS": ".evaluate:TEXT_FORMATS",
     "EvalSettings": ".evaluate:EvalSettings",

@@ -9,7 +9,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from trecrs.data.splits import SPLITTERS, output_extension, round_half_up, split
+from trecrs.data.split_files import output_extension
+from trecrs.data.splits import SPLITTERS, round_half_up, split
 from trecrs.errors import UsageError
 from trecrs.files.ratings import read_ratings
 
@@ -392,7 +393,7 @@ def test_split_files_match_the_straightforward_reference(
 ):
     """``coded``: the file is read as a large one, its ids coded as numbers (ratings.dat's plain
     decimals) or, when they are names (u.data here), as text after the coded parse refuses them."""
-    from trecrs.data.splits import split_file
+    from trecrs.data.split_files import split_file
     from trecrs.files import ratings_fast
     from trecrs.files.ratings_format import ratings_format
 

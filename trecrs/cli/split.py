@@ -138,7 +138,8 @@ def _add_io_options(p) -> None:
 
 def _file_names(args) -> list[str]:
     """The files ``split`` writes in OUT_DIR, known before the input is read (for the output check)."""
-    from ..data.splits import check_folds, output_extension
+    from ..data.split_files import output_extension
+    from ..data.splits import check_folds
 
     ext = ".parquet" if args.fmt == "parquet" else output_extension(args.ratings)
     folds = check_folds(5 if args.folds is None else args.folds) if args.method == "kfold" else 0
@@ -150,7 +151,7 @@ OPTIONS = ("ratio", "folds", "given", "all_but", "cut", "last", "last_ratio", "p
 
 
 def run(args) -> int:
-    from ..data.splits import split_file
+    from ..data.split_files import split_file
     from ..files.ratings import parse_columns
 
     columns = parse_columns(args.columns) if args.columns else None
