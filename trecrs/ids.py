@@ -68,6 +68,25 @@ def codes(values: pl.Series, index: pl.Series) -> pl.Series:
     return joined.get_column("_c")
 
 
+def positions(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The index of each of ``values`` (non-negative integers) in ``keys`` (distinct non-negative integers,
+    ascending), -1 where it is none of them: read from a table indexed by number when the largest key is
+    below twice the values' count plus 65536 (the table then costs about the values' own size), else found
+    by a binary search per value."""
+    out = np.full(values.size, -1, dtype=np.int64)
+    if keys.size == 0:
+        return out
+    top = int(keys[-1]) + 1
+    if top <= 2 * values.size + 2**16:
+        table = np.full(top + 1, -1, dtype=np.int32 if keys.size < 2**31 else np.int64)  # [top]: no key
+        table[keys] = np.arange(keys.size)
+        return table[np.minimum(values, top)].astype(np.int64)
+    found = np.minimum(np.searchsorted(keys, values), keys.size - 1)
+    hit = keys[found] == values
+    out[hit] = found[hit]
+    return out
+
+
 def pair_codes(a: pl.Series, b: pl.Series) -> np.ndarray:
     """One uint64 per row of two id columns, equal for two rows exactly when both their ids are: the
     categorical code of ``a`` in the high 32 bits, of ``b`` in the low ones (a duplicate check on these

@@ -9,7 +9,16 @@ import polars as pl
 import pytest
 
 from trecrs.files.hashing import file_digest
-from trecrs.ids import IdCodes, codes, hash_ids, mix64, natural_key, natural_sort, natural_unique
+from trecrs.ids import (
+    IdCodes,
+    codes,
+    hash_ids,
+    mix64,
+    natural_key,
+    natural_sort,
+    natural_unique,
+    positions,
+)
 from trecrs.protocol.one_plus_random import case_keys
 from trecrs.recommenders.baselines import RandomScores
 
@@ -107,3 +116,15 @@ def test_file_digest_matches_hashlib(tmp_path, algorithm):
     path.write_bytes(data)
     assert file_digest(path, algorithm, chunk=4096) == hashlib.new(algorithm, data).hexdigest()
     assert file_digest(path) == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("top", [50, 10**9])  # a table indexed by number; a binary search
+def test_positions_are_indexes_in_the_keys(top):
+    rng = np.random.default_rng(7)
+    keys = np.unique(rng.integers(0, top, 40)).astype(np.int64)
+    values = np.concatenate([rng.choice(keys, 30), rng.integers(0, top, 30), [top, 2**32 - 1]]).astype(
+        np.uint32
+    )
+    want = [int(np.flatnonzero(keys == v)[0]) if v in keys else -1 for v in values]
+    assert positions(values, keys).tolist() == want
+    assert positions(values, keys[:0]).tolist() == [-1] * values.size

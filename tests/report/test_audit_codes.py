@@ -124,7 +124,9 @@ def test_a_training_file_read_with_coded_ids_gives_the_same_report(train, test, 
         tmp = Path(d)
         _write(tmp / "train.tsv", train, when)
         _write(tmp / "test.tsv", test, when)
-        run = "".join(f"{u} Q0 {i} {n} {9 - n} r\n" for n, (u, i) in enumerate(dict.fromkeys(train[:5] + test[:5])))
+        run = "".join(
+            f"{u} Q0 {i} {n} {9 - n} r\n" for n, (u, i) in enumerate(dict.fromkeys(train[:5] + test[:5]))
+        )
         (tmp / "a.run").write_text(run)
         (tmp / "q.qrels").write_text("".join(f"{u} 0 {i} 1\n" for u, i in test))
         kw = {

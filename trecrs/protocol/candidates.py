@@ -39,7 +39,7 @@ from ..data.ratings import validate_ratings
 from ..errors import InputError, UsageError
 from ..files.candidates import read_candidates, read_items, write_candidates  # noqa: F401 - re-exported
 from ..files.ratings import as_ratings
-from ..ids import natural_unique
+from ..ids import natural_unique, positions
 from ..schema import CANDIDATES_SCHEMA, ITEM, QUERY, RATING, USER
 from .indexed import (
     _I,
@@ -153,17 +153,18 @@ def _coded_numbers(
 ) -> pl.DataFrame:
     """:func:`_coded` of coded ids, ``users`` and ``items`` their sorted distinct numbers: the rows are
     ordered by (user, item) on the numbers (their codes' order), then each column is taken in that order
-    and its numbers found by a binary search, one column at a time (a 100-million-rating split is never
-    held twice)."""
+    and its numbers found (:func:`~trecrs.ids.positions`), one column at a time (a 100-million-rating
+    split is never held twice)."""
     user, item = ratings.get_column(USER), ratings.get_column(ITEM)
     key = user.to_numpy().astype(np.uint64)
     key <<= np.uint64(32)
     key |= item.to_numpy()
     order = pl.Series(key).arg_sort()  # pairs are distinct: no ties to order
     del key
+    at = order.to_numpy()  # numpy's gather of a column: a fifth of the time of polars' on 16M rows
     columns = {
-        _U: users.search_sorted(user.gather(order)).cast(pl.Int64),
-        _I: items.search_sorted(item.gather(order)).cast(pl.Int64),
+        _U: pl.Series(positions(user.to_numpy()[at], users.to_numpy())),
+        _I: pl.Series(positions(item.to_numpy()[at], items.to_numpy())),
     }
     if rating:
         columns[RATING] = ratings.get_column(RATING).gather(order)

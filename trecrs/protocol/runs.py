@@ -36,7 +36,7 @@ from ..files.lines import LINENO as _LINENO
 from ..files.lines import first_duplicate, is_stdin
 from ..files.output import write_chunks
 from ..files.scores import as_score_table, percent
-from ..ids import codes
+from ..ids import codes, positions
 from ..ordering import c_floats, query_blocks, score_doc_key
 from ..schema import DOC, ITEM, ITER, QUERY, RANK, RUN_SCHEMA, SCORE, TAG, USER
 from .candidates import _I, _Q, _U, CandidateSet, candidate_set
@@ -160,7 +160,7 @@ def _codes(values: pl.Series, index: pl.Series) -> pl.Series:
 def _number_codes(values: pl.Series, index: pl.Series) -> pl.Series:
     """The position in ``index`` (distinct text ids) of the id each number of ``values`` was read from
     (null when none): a coded id is the plain decimal of its number, so only the index ids that are their
-    own number's text can match, found by one binary search per value, the numbers never made text."""
+    own number's text can match, found by :func:`~trecrs.ids.positions`, the numbers never made text."""
     index_numbers = index.cast(pl.UInt32, strict=False)
     own = index_numbers.is_not_null() & (index_numbers.cast(pl.Utf8) == index)
     at = np.flatnonzero(own.to_numpy())
@@ -169,10 +169,9 @@ def _number_codes(values: pl.Series, index: pl.Series) -> pl.Series:
     keys, at = keys[order], at[order]
     if keys.size == 0:
         return pl.Series(values=[None] * values.len(), dtype=pl.Int64)
-    v = values.to_numpy()
-    found = np.minimum(np.searchsorted(keys, v), keys.size - 1)
-    hit = keys[found] == v
-    codes_ = pl.Series(at[found].astype(np.int64))
+    found = positions(values.to_numpy(), keys)
+    hit = found >= 0
+    codes_ = pl.Series(at[np.maximum(found, 0)].astype(np.int64))
     return codes_.scatter(np.flatnonzero(~hit), None) if not hit.all() else codes_
 
 
