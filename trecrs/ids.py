@@ -73,18 +73,16 @@ def positions(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     ascending), -1 where it is none of them: read from a table indexed by number when the largest key is
     below twice the values' count plus 65536 (the table then costs about the values' own size), else found
     by a binary search per value."""
-    out = np.full(values.size, -1, dtype=np.int64)
     if keys.size == 0:
-        return out
+        return np.full(values.size, -1, dtype=np.int64)
     top = int(keys[-1]) + 1
     if top <= 2 * values.size + 2**16:
         table = np.full(top + 1, -1, dtype=np.int32 if keys.size < 2**31 else np.int64)  # [top]: no key
         table[keys] = np.arange(keys.size)
         return table[np.minimum(values, top)].astype(np.int64)
-    found = np.minimum(np.searchsorted(keys, values), keys.size - 1)
-    hit = keys[found] == values
-    out[hit] = found[hit]
-    return out
+    found = np.minimum(np.searchsorted(keys, values), keys.size - 1).astype(np.int64)
+    found[keys[found] != values] = -1
+    return found
 
 
 def pair_codes(a: pl.Series, b: pl.Series) -> np.ndarray:

@@ -4,13 +4,18 @@ own fitted scores (trecrs.recommenders)."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trecrs.files import ratings_fast
 from trecrs.recommenders import make_recommender
 from trecrs.report import audit_codes
+from trecrs.report.audit import audit, format_json
 from trecrs.report.audit_checks import AuditInputs, training_pair
 from trecrs.report.audit_measures import BASELINES, baseline_run
 
@@ -99,25 +104,21 @@ ROW = st.tuples(st.integers(0, 9), st.integers(0, 3))  # (timestamp, rating - 1)
 
 
 def _write(path, pairs, rows) -> None:
-    path.write_text("".join(f"{u}\t{i}\t{r + 1}\t{t}\n" for (u, i), (t, r) in zip(pairs, rows, strict=False)))
+    path.write_text(
+        "".join(f"{u}\t{i}\t{r + 1}\t{t}\n" for (u, i), (t, r) in zip(pairs, rows[: len(pairs)], strict=True))
+    )
 
 
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.tuples(FILE_IDS, FILE_IDS), min_size=1, max_size=16, unique=True),
     st.lists(st.tuples(st.one_of(FILE_IDS, TEXT_IDS), FILE_IDS), min_size=1, max_size=10, unique=True),
-    st.lists(ROW, min_size=16, max_size=16),
+    st.lists(ROW, min_size=17, max_size=17),  # a time for each of 16 pairs and the text id's
     st.booleans(),
 )
 def test_a_training_file_read_with_coded_ids_gives_the_same_report(train, test, when, text_train):
     """A large training file's ids are read as numbers (never held as text): the report is the same as
     with its ids read as text, whether the numbers serve as codes or the audit codes ids by category."""
-    import tempfile
-    from pathlib import Path
-
-    from trecrs.files import ratings_fast
-    from trecrs.report.audit import audit, format_json
-
     if text_train:  # an id that is no plain decimal: the file's ids stay text
         train = [("007", "1"), *train]
     with tempfile.TemporaryDirectory() as d:
