@@ -16,6 +16,13 @@ def test_library_arguments_become_the_command_options(cli, tmp_path):
     assert not (tmp_path / "s").exists()
 
 
+def test_an_unknown_argument_is_named_by_its_command(cli, tmp_path):
+    code, out, err = cli("split", "--method", "holdout", "--bogus=1", SAMPLE, tmp_path / "s")
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err == "trecrs split: error: unrecognized arguments: --bogus=1\n"
+    assert not (tmp_path / "s").exists()
+
+
 def test_several_arguments_are_all_named(cli, tmp_path):
     code, _, err = cli(
         "split",

@@ -66,6 +66,19 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, with an unknown argument named by the command's parser (``trecrs eval: error:
+        unrecognized arguments: ...``), where argparse names the program alone."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            commands = next(
+                (a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {}
+            )
+            commands.get(getattr(parsed, "command", None), self).error(
+                f"unrecognized arguments: {' '.join(extra)}"
+            )
+        return parsed
+
 
 def _named_command(argv: Sequence[str] | None) -> str | None:
     """The command ``argv`` names, if its first word is one (``trecrs eval ...``); None otherwise."""
