@@ -66,6 +66,13 @@ def negative_only_query(case: Case, qrels_only: bool = False) -> bool:
     return any(v < 0 and (qrels_only or q in run) for q, v in best.items())
 
 
+def _negative_depth(case: Case) -> bool:
+    """``-M`` below 0: undefined behaviour of trec_eval (usually a segmentation fault); trecrs refuses it."""
+    return any(
+        f == "-M" and v.lstrip().startswith("-") for f, v in zip(case.flags, case.flags[1:], strict=False)
+    )
+
+
 def _rbp_after_yaap(case: Case) -> bool:
     measures = [case.flags[i + 1] for i, f in enumerate(case.flags[:-1]) if f == "-m"]
     return "yaap" in measures and any(m == "all_trec" or m.startswith("rbp") for m in measures)
@@ -89,6 +96,14 @@ KNOWN: tuple[Known, ...] = (
         'the queries (alone, the query fails: "Can\'t calculate measure"). trecrs computes the query from its '
         "own judgments",
         condition=_gain_pairs_and_negative_only_query,
+    ),
+    Known(
+        "negative-depth",
+        "a negative -M makes trec_eval's num_ret negative (form_res_rels.c), which its measures use as a count and an "
+        "index: it usually dies of a segmentation fault (reference crashed); when it survives, its output is "
+        "whatever the memory held (10.0 once printed num_q alone). "
+        "trecrs refuses the value (a usage error, docs/errors.md)",
+        condition=_negative_depth,
     ),
     Known(
         "pytrec-eval-nan-sign",
